@@ -1,0 +1,39 @@
+/*
+ * The gpumemsim command line: main.c dispatches to one function per subcommand, each in its
+ * own cmd_<name>.c. A subcommand gets argv with argv[0] = its own name, prints its own --help,
+ * and returns the process exit code: 0 success, 1 failure (message on stderr), 2 usage error.
+ */
+#ifndef CLI_H
+#define CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+int cmd_info(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_synth(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_db(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+
+/* Prints "gpumemsim CMD: message" to stderr (printf style). */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* 1 when s is "-h" or "--help". */
+int cli_is_help(const char *s);
+
+/* Parses a byte count: "123", "1.5GiB", "800MB", "64k" (k/M/G/T = powers of 1000 when
+ * followed by "B", powers of 1024 with "iB" or a bare letter). Returns 0 or -1 on bad text. */
+int cli_parse_bytes(const char *s, uint64_t *out);
+
+/* Parses a budget: a plain number <= 1 (or ending in '%') is a ratio of baseline memory,
+ * anything with a unit (or an integer > 1) is absolute bytes. Sets exactly one of *ratio
+ * (>0) or *bytes (>0). Returns 0 or -1 on bad text. */
+int cli_parse_budget(const char *s, double *ratio, uint64_t *bytes);
+
+/* Formats bytes as "1.50 GiB" into buf; returns buf. */
+const char *cli_format_bytes(uint64_t bytes, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,99 @@
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "gpumemsim %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cli_is_help(const char *s)
+{
+    return strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0;
+}
+
+/* Multiplier for a unit suffix; 0 when the suffix is not a unit. */
+static double unit_multiplier(const char *u)
+{
+    static const struct { const char *name; double mult; } units[] = {
+        {"", 1}, {"b", 1},
+        {"k", 1024.0}, {"kib", 1024.0}, {"kb", 1e3},
+        {"m", 1048576.0}, {"mib", 1048576.0}, {"mb", 1e6},
+        {"g", 1073741824.0}, {"gib", 1073741824.0}, {"gb", 1e9},
+        {"t", 1099511627776.0}, {"tib", 1099511627776.0}, {"tb", 1e12},
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcasecmp(u, units[i].name) == 0)
+            return units[i].mult;
+    return 0;
+}
+
+int cli_parse_bytes(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !isfinite(v) || v < 0)
+        return -1;
+    while (*end == ' ')
+        end++;
+    double mult = unit_multiplier(end);
+    if (mult == 0)
+        return -1;
+    double bytes = v * mult;
+    if (bytes >= 18446744073709551615.0)
+        return -1;
+    *out = (uint64_t)bytes;
+    return 0;
+}
+
+int cli_parse_budget(const char *s, double *ratio, uint64_t *bytes)
+{
+    char *end;
+    *ratio = 0;
+    *bytes = 0;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !isfinite(v) || v <= 0)
+        return -1;
+    if (strcmp(end, "%") == 0) {
+        *ratio = v / 100.0;
+        return 0;
+    }
+    if (*end == '\0' && v <= 1.0) {
+        *ratio = v;
+        return 0;
+    }
+    if (*end == '\0' && v != floor(v))
+        return -1; /* "1.5" is neither a ratio nor a byte count */
+    if (cli_parse_bytes(s, bytes) != 0 || *bytes == 0)
+        return -1;
+    return 0;
+}
+
+const char *cli_format_bytes(uint64_t bytes, char *buf, size_t len)
+{
+    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = (double)bytes;
+    size_t u = 0;
+    while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+    else
+        snprintf(buf, len, "%.2f %s", v, units[u]);
+    return buf;
+}

@@ -1,0 +1,9 @@
+/* Placeholder until the plot subcommand lands; replaced by its real implementation. */
+#include "cli.h"
+
+int cmd_plot(int argc, char **argv)
+{
+    (void)argc;
+    cli_error(argv[0], "not implemented yet");
+    return 1;
+}

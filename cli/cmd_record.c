@@ -1,0 +1,9 @@
+/* Placeholder until the record subcommand lands; replaced by its real implementation. */
+#include "cli.h"
+
+int cmd_record(int argc, char **argv)
+{
+    (void)argc;
+    cli_error(argv[0], "not implemented yet");
+    return 1;
+}

@@ -1,0 +1,9 @@
+/* Placeholder until the sim subcommand lands; replaced by its real implementation. */
+#include "cli.h"
+
+int cmd_sim(int argc, char **argv)
+{
+    (void)argc;
+    cli_error(argv[0], "not implemented yet");
+    return 1;
+}

@@ -1,0 +1,21 @@
+/*
+ * The eviction policies gpumemsim knows, by CLI name: dtr, dtr-eq, dtr-local, lru, size, msps,
+ * random. Adding a policy = one new file in heuristics/ + one line in registry.c.
+ */
+#ifndef POL_REGISTRY_H
+#define POL_REGISTRY_H
+
+#include <stddef.h>
+
+struct sim_policy;
+
+/* The policy named `name`, or NULL. */
+const struct sim_policy *pol_find(const char *name);
+/* Number of policies and the i-th one (registry order), for listings. */
+size_t pol_count(void);
+const struct sim_policy *pol_at(size_t i);
+/* CLI name and one-line description of a policy. */
+const char *pol_name(const struct sim_policy *p);
+const char *pol_description(const struct sim_policy *p);
+
+#endif

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs every Debian package gpumemsim needs to build, test and draw charts.
+# Idempotent and quiet when everything is already there. Run as root (or with sudo available)
+# on Debian 12. CUDA/CUPTI is optional and never installed here: the tracer builds only where
+# the CUDA toolkit already sits at /usr/local/cuda.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config      # compiler and build system
+  libzstd-dev                           # .gmt frames
+  libjansson-dev                        # DTR JSON logs
+  libsqlite3-dev                        # results store
+  check libsubunit-dev                  # unit tests (check.pc links subunit)
+  gnuplot-nox                           # charts (pngcairo, svg, pdfcairo terminals)
+)
+# clang gives the libFuzzer targets; it is optional, so only listed when asked for.
+if [ "${GMS_WITH_CLANG:-0}" = 1 ]; then packages+=(clang); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+    echo "setup-deps: need root to install: ${missing[*]}" >&2
+    echo "setup-deps: run as root, or install them yourself with apt-get" >&2
+    exit 1
+  fi
+fi
+echo "setup-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq >/dev/null
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

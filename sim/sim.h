@@ -1,0 +1,88 @@
+/*
+ * sim: replay a trace under a memory budget, evicting and rematerializing tensors with the
+ * semantics of Dynamic Tensor Rematerialization (../shared/spec/dtr-semantics.md).
+ *
+ * Two steps: load a trace once into an immutable sim_trace (the schedule of the spec's
+ * section 1, plus its baseline figures), then run it any number of times, from any number of
+ * threads at once, with different budgets and policies. A run never fails for a budget that
+ * is too small: that is a result (status SIM_OOM), not an error.
+ */
+#ifndef SIM_H
+#define SIM_H
+
+#include <stdint.h>
+
+#include "gms_error.h"
+
+struct sim_policy; /* sim/policy.h */
+
+typedef struct sim_trace sim_trace;
+
+typedef struct sim_baseline {
+    uint64_t memory;     /* peak bytes with an infinite budget (spec section 4) */
+    uint64_t compute;    /* sum of all op costs (ns) */
+    uint64_t constants;  /* bytes of CONSTANT tensors */
+    uint64_t bottleneck; /* largest op footprint (spec section 4) */
+    uint64_t ops;        /* ops in the schedule (constants included) */
+} sim_baseline;
+
+/* Loads a .gmt trace or DTR log (sniffed) into a replayable schedule. */
+int sim_trace_load(const char *path, sim_trace **out, gms_error *err);
+void sim_trace_free(sim_trace *t);
+const sim_baseline *sim_trace_baseline(const sim_trace *t);
+
+typedef enum sim_status { SIM_OK = 0, SIM_OOM = 1, SIM_REMAT_LIMIT = 2 } sim_status;
+
+/* "ok", "oom", "remat-limit". */
+const char *sim_status_name(sim_status s);
+
+typedef enum sim_semantics { SIM_SEMANTICS_SIMRD = 0 } sim_semantics;
+
+/* What a run reports as it goes, for memory timelines. */
+typedef enum sim_event_kind {
+    SIM_EV_COMPUTE = 1,     /* a model op ran */
+    SIM_EV_REMAT = 2,       /* an op ran again to rematerialize an evicted tensor */
+    SIM_EV_EVICT = 3,       /* the policy evicted a storage */
+    SIM_EV_EVICT_EAGER = 4, /* a storage was freed because its last reference was released */
+} sim_event_kind;
+
+typedef struct sim_event {
+    sim_event_kind kind;
+    uint64_t clock;        /* simulated time after the event (ns, clock starts at 1) */
+    uint64_t memory;       /* resident bytes after the event */
+    uint64_t size;         /* bytes evicted/produced */
+    const char *op;        /* op name for COMPUTE/REMAT, else NULL */
+} sim_event;
+
+typedef void (*sim_observer)(void *ctx, const sim_event *ev);
+
+typedef struct sim_config {
+    const struct sim_policy *policy; /* from the heuristics registry; required */
+    uint64_t budget;                 /* bytes; UINT64_MAX = unlimited */
+    double remat_limit;              /* L: stop once remat cost > (L-1) x baseline compute; 2.0 */
+    uint64_t seed;                   /* for randomized policies */
+    sim_semantics semantics;
+    sim_observer observer;           /* optional */
+    void *observer_ctx;
+} sim_config;
+
+/* Fills cfg with the defaults (remat_limit 2.0, unlimited budget, seed 0, simrd semantics). */
+void sim_config_init(sim_config *cfg);
+
+typedef struct sim_result {
+    sim_status status;
+    double overhead;          /* clock / baseline compute (only meaningful when SIM_OK) */
+    uint64_t clock;           /* final simulated time (starts at 1) */
+    uint64_t evictions;       /* chosen by the policy */
+    uint64_t eager_evictions; /* freed on release */
+    uint64_t remats;          /* ops recomputed */
+    uint64_t remat_compute;   /* ns spent recomputing */
+    uint64_t peak_memory;     /* bytes */
+    double wall_s;            /* the simulator's own wall time for this run */
+} sim_result;
+
+/* Runs one simulation. Returns 0 and fills *res (whatever the status); non-zero only for
+ * caller errors (no policy, ...). Thread-safe for distinct sim_result/config on one trace. */
+int sim_run(const sim_trace *t, const sim_config *cfg, sim_result *res, gms_error *err);
+
+#endif
