@@ -1,0 +1,151 @@
+#include "test_dtrlog_util.h"
+
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dtrlog.h"
+
+void tu_event_text(const gmt_event *ev, char *buf, size_t len)
+{
+    int n = 0;
+#define PUT(...) n += snprintf(buf + n, (size_t)n < len ? len - (size_t)n : 0, __VA_ARGS__)
+    switch (ev->kind) {
+    case GMT_CONSTANT:
+        PUT("CONSTANT %" PRIu64 " %" PRIu64, ev->id, ev->size);
+        break;
+    case GMT_CALL:
+    case GMT_MUTATE:
+        PUT("%s %s %" PRIu64 " in=", ev->kind == GMT_CALL ? "CALL" : "MUTATE", ev->op,
+            ev->dur_ns);
+        for (uint32_t i = 0; i < ev->n_inputs; i++)
+            PUT("%s%" PRIu64, i ? "," : "", ev->inputs[i]);
+        if (ev->kind == GMT_CALL) {
+            PUT(" out=");
+            for (uint32_t i = 0; i < ev->n_outputs; i++)
+                PUT("%s%" PRIu64 ":%" PRIu64 ":%" PRId32, i ? "," : "", ev->outputs[i].id,
+                    ev->outputs[i].size, ev->outputs[i].alias_of);
+        } else {
+            PUT(" mut=");
+            for (uint32_t i = 0; i < ev->n_mutated; i++)
+                PUT("%s%" PRIu32, i ? "," : "", ev->mutated[i]);
+        }
+        break;
+    case GMT_COPY:
+    case GMT_COPY_FROM:
+        PUT("%s %" PRIu64 " %" PRIu64, ev->kind == GMT_COPY ? "COPY" : "COPY_FROM", ev->id,
+            ev->src);
+        break;
+    case GMT_RELEASE:
+        PUT("RELEASE %" PRIu64, ev->id);
+        break;
+    case GMT_ANNOTATE:
+        PUT("ANNOTATE %s", ev->text);
+        if (ev->has_value)
+            PUT(" %" PRId64, ev->value);
+        break;
+    case GMT_NAME:
+        PUT("NAME %" PRIu64 " %s", ev->id, ev->text);
+        break;
+    default:
+        PUT("KIND%d", (int)ev->kind);
+    }
+#undef PUT
+}
+
+char *tu_read_log(const char *text)
+{
+    char *out = NULL;
+    size_t out_len = 0;
+    FILE *o = open_memstream(&out, &out_len);
+    ck_assert_ptr_nonnull(o);
+    /* fmemopen needs a non-empty buffer; an empty log is tested with a real file */
+    FILE *f = fmemopen((void *)text, strlen(text), "r");
+    ck_assert_ptr_nonnull(f);
+    dtrlog_reader *r;
+    gms_error err;
+    gms_error_clear(&err);
+    ck_assert_int_eq(dtrlog_reader_open_stream(f, "t.log", 1, &r, &err), 0);
+    gmt_event ev;
+    int rc;
+    char line[4096];
+    while ((rc = dtrlog_reader_next(r, &ev, &err)) == 1) {
+        tu_event_text(&ev, line, sizeof line);
+        fprintf(o, "%s\n", line);
+    }
+    if (rc < 0) {
+        fprintf(o, "ERROR %d %s\n", err.code, err.msg);
+        /* an error is sticky */
+        ck_assert_int_lt(dtrlog_reader_next(r, &ev, &err), 0);
+    }
+    dtrlog_reader_close(r);
+    fclose(o);
+    return out;
+}
+
+char *tu_tmp_path(const char *name)
+{
+    static char dir[512];
+    if (!dir[0]) {
+        const char *t = getenv("TMPDIR");
+        snprintf(dir, sizeof dir, "%s/gms-dtrlog-test-XXXXXX", t && *t ? t : "/tmp");
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+    }
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    ck_assert_ptr_nonnull(p);
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+char *tu_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 65536 + 1 > cap) {
+            cap = (n + 65536 + 1) * 2;
+            char *b = realloc(buf, cap);
+            ck_assert_ptr_nonnull(b);
+            buf = b;
+        }
+        size_t k = fread(buf + n, 1, 65536, f);
+        n += k;
+        if (k == 0)
+            break;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+int tu_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(text, 1, strlen(text), f), strlen(text));
+    ck_assert_int_eq(fclose(f), 0);
+    return 0;
+}
+
+char *tu_dtr_dir(void)
+{
+    const char *shared = getenv("GMS_SHARED_DIR");
+    ck_assert_msg(shared && *shared, "GMS_SHARED_DIR is not set (run through ctest)");
+    size_t n = strlen(shared) + 64;
+    char *p = malloc(n);
+    ck_assert_ptr_nonnull(p);
+    snprintf(p, n, "%s/traces/dtr-iclr21", shared);
+    struct stat st;
+    ck_assert_msg(stat(p, &st) == 0 && S_ISDIR(st.st_mode), "missing test data folder %s", p);
+    return p;
+}

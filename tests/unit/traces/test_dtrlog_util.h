@@ -1,0 +1,29 @@
+/* Helpers shared by the DTR log unit tests: run the reader over text and render what it
+ * produced as one line per event, so a test can compare against a short expected string. */
+#ifndef TEST_DTRLOG_UTIL_H
+#define TEST_DTRLOG_UTIL_H
+
+#include <stddef.h>
+
+#include "gmt.h"
+
+/* One event as text: "CONSTANT 5 64", "CALL op 9 in=1,2 out=3:64:-1", "NAME 7 foo"... */
+void tu_event_text(const gmt_event *ev, char *buf, size_t len);
+
+/* Reads text (as file "t.log") with dtrlog_reader and returns every event's text, one per
+ * line; an error adds a last line "ERROR <code> <message>". Caller frees. */
+char *tu_read_log(const char *text);
+
+/* Path of a fresh file name in a per-process temporary folder (not created). Caller frees. */
+char *tu_tmp_path(const char *name);
+
+/* Whole content of a file, NUL-terminated (*len = bytes); NULL when it cannot be read. */
+char *tu_slurp(const char *path, size_t *len);
+
+/* Writes text to path; returns 0. */
+int tu_write_file(const char *path, const char *text);
+
+/* $GMS_SHARED_DIR/traces/dtr-iclr21, failing the test loudly when absent. Caller frees. */
+char *tu_dtr_dir(void);
+
+#endif

@@ -1,0 +1,176 @@
+/*
+ * gmt_source: one reader over every trace format gpumemsim understands. The format is sniffed
+ * from the first bytes (a zstd frame or the raw .gmt magic -> .gmt; '{' or whitespace -> DTR
+ * JSON log), never from the file name; reading is delegated to gmt_reader or dtrlog_reader.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dtrlog.h"
+#include "gmt.h"
+
+#define SOURCE_META_MAX 4
+
+struct gmt_source {
+    gmt_format format;
+    gmt_reader *gmt;
+    dtrlog_reader *log;
+    /* metadata of a DTR log (a .gmt has its own header) */
+    const char *keys[SOURCE_META_MAX];
+    char *values[SOURCE_META_MAX];
+    size_t n_meta;
+};
+
+static const unsigned char ZSTD_MAGIC[4] = {0x28, 0xb5, 0x2f, 0xfd};
+
+/* Guesses the model from a DTR log's file name: the part before the first '-' (the DTR paper's
+ * logs are "<model>-<batch>-<budget>-<date>-default.log"), without a torchvision "tv_" prefix
+ * and, when there is no '-', without the extension. "unet-6-8000000000.0-...log" -> "unet". */
+static char *guess_model(const char *base)
+{
+    size_t n = strcspn(base, "-");
+    if (base[n] == '\0') {
+        const char *dot = strrchr(base, '.');
+        if (dot && dot != base)
+            n = (size_t)(dot - base);
+    }
+    if (n > 3 && strncmp(base, "tv_", 3) == 0) {
+        base += 3;
+        n -= 3;
+    }
+    return strndup(base, n);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static int add_meta(gmt_source *s, const char *key, char *value)
+{
+    if (!value)
+        return -1;
+    s->keys[s->n_meta] = key;
+    s->values[s->n_meta++] = value;
+    return 0;
+}
+
+/* Reads the first bytes of path and decides its format. */
+static int sniff(const char *path, gmt_format *fmt, gms_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return gms_error_set(err, GMS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return gms_error_set(err, GMS_EIO,
+                             "%s: is a directory (expected a .gmt trace or a DTR log file)",
+                             path);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return gms_error_set(err, GMS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    unsigned char b[8];
+    size_t n = fread(b, 1, sizeof b, f);
+    int failed = ferror(f);
+    fclose(f);
+    if (failed)
+        return gms_error_set(err, GMS_EIO, "%s: read failed", path);
+    if (n == 0)
+        return gms_error_set(err, GMS_EFORMAT,
+                             "%s: empty file (expected a .gmt trace or a DTR log)", path);
+    if ((n >= 4 && memcmp(b, ZSTD_MAGIC, 4) == 0) || (n >= 7 && memcmp(b, "GMTRACE", 7) == 0)) {
+        *fmt = GMT_FORMAT_GMT;
+        return 0;
+    }
+    if (b[0] == '{' || b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
+        *fmt = GMT_FORMAT_DTR_LOG;
+        return 0;
+    }
+    return gms_error_set(err, GMS_EFORMAT,
+                         "%s: not a .gmt trace or DTR JSON log (first byte 0x%02x); "
+                         "expected a zstd-compressed .gmt or one JSON object per line",
+                         path, b[0]);
+}
+
+int gmt_source_open(const char *path, gmt_source **out, gms_error *err)
+{
+    *out = NULL;
+    gmt_format fmt = GMT_FORMAT_GMT;
+    int rc = sniff(path, &fmt, err);
+    if (rc != 0)
+        return rc;
+    gmt_source *s = calloc(1, sizeof *s);
+    if (!s)
+        return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
+    s->format = fmt;
+    if (fmt == GMT_FORMAT_GMT) {
+        rc = gmt_reader_open(path, &s->gmt, err);
+    } else {
+        const char *base = base_name(path);
+        if (add_meta(s, "source", strdup(base)) || add_meta(s, "producer", strdup("dtr-log")) ||
+            add_meta(s, "model", guess_model(base)) || add_meta(s, "time_unit", strdup("ns")))
+            rc = gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
+        else
+            rc = dtrlog_reader_open(path, &s->log, err);
+    }
+    if (rc != 0) {
+        gmt_source_close(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+int gmt_source_next(gmt_source *s, gmt_event *ev, gms_error *err)
+{
+    return s->gmt ? gmt_reader_next(s->gmt, ev, err) : dtrlog_reader_next(s->log, ev, err);
+}
+
+gmt_format gmt_source_format(const gmt_source *s)
+{
+    return s->format;
+}
+
+const char *gmt_source_meta(const gmt_source *s, const char *key)
+{
+    if (s->gmt)
+        return gmt_reader_meta(s->gmt, key);
+    for (size_t i = 0; i < s->n_meta; i++)
+        if (strcmp(s->keys[i], key) == 0)
+            return s->values[i];
+    return NULL;
+}
+
+size_t gmt_source_meta_count(const gmt_source *s)
+{
+    return s->gmt ? gmt_reader_meta_count(s->gmt) : s->n_meta;
+}
+
+void gmt_source_meta_at(const gmt_source *s, size_t i, const char **key, const char **value)
+{
+    if (s->gmt) {
+        gmt_reader_meta_at(s->gmt, i, key, value);
+        return;
+    }
+    *key = s->keys[i];
+    *value = s->values[i];
+}
+
+const char *gmt_source_warning(const gmt_source *s)
+{
+    return s->gmt ? gmt_reader_warning(s->gmt) : NULL;
+}
+
+void gmt_source_close(gmt_source *s)
+{
+    if (!s)
+        return;
+    if (s->gmt)
+        gmt_reader_close(s->gmt);
+    dtrlog_reader_close(s->log);
+    for (size_t i = 0; i < s->n_meta; i++)
+        free(s->values[i]);
+    free(s);
+}
