@@ -1,9 +1,269 @@
-/* Placeholder until the convert subcommand lands; replaced by its real implementation. */
+/*
+ * gpumemsim convert: DTR JSON log <-> .gmt trace (and .gmt -> .gmt, log -> log).
+ *
+ * Reads any trace gpumemsim understands (format sniffed by gmt_source) and writes it in the
+ * format --to names. Both writers write a temporary file and rename it into place, so on any
+ * error no output file is left behind.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
 #include "cli.h"
+#include "dtrlog.h"
+#include "gmt.h"
+
+static const char *const CMD = "convert";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gpumemsim convert INPUT [-o OUTPUT] [--to gmt|dtr-log] [--quiet]\n"
+            "\n"
+            "Converts a trace between the DTR JSON log format (one JSON object per line, as\n"
+            "written by the DTR paper's instrumented PyTorch) and gpumemsim's .gmt format.\n"
+            "The input format is detected from the file's content.\n"
+            "\n"
+            "options:\n"
+            "  -o, --output FILE   where to write (default: INPUT with its extension replaced\n"
+            "                      by .gmt or .log); must differ from INPUT\n"
+            "  -t, --to FORMAT     gmt (default) or dtr-log\n"
+            "  -q, --quiet         print nothing on success\n"
+            "  -h, --help          show this help\n"
+            "\n"
+            "A log converted to .gmt and back is byte-identical to the original. On any error\n"
+            "the message names the file and line (or event) and no output file is written.\n"
+            "\n"
+            "examples:\n"
+            "  gpumemsim convert unet-6-...-default.log -o unet.gmt\n"
+            "  gpumemsim convert unet.gmt --to dtr-log -o unet.log\n");
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* INPUT with its extension (if any, in the last path component) replaced by ext. */
+static char *default_output(const char *input, const char *ext)
+{
+    const char *base = base_name(input);
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot && dot != base ? (size_t)(dot - input) : strlen(input);
+    size_t n = stem + strlen(ext) + 1;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "%.*s%s", (int)stem, input, ext);
+    return out;
+}
+
+/* 1 when both paths name the same existing file (or are the same text). */
+static int same_file(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0)
+        return 1;
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+static uint64_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The output side: one of the two writers. */
+typedef struct sink {
+    gmt_writer *gmt;
+    dtrlog_writer *log;
+} sink;
+
+/* Opens the writer for format to_log/gmt and, for a .gmt, writes the header metadata: a DTR
+ * log gets producer/source/model, a .gmt input keeps its own header. */
+static int sink_open(sink *k, const char *out, int to_log, gmt_source *src, const char *input,
+                     gms_error *err)
+{
+    memset(k, 0, sizeof *k);
+    if (to_log)
+        return dtrlog_writer_open(out, &k->log, err);
+    int rc = gmt_writer_open(out, &k->gmt, err);
+    if (rc != 0)
+        return rc;
+    if (gmt_source_format(src) == GMT_FORMAT_DTR_LOG) {
+        const char *model = gmt_source_meta(src, "model");
+        if ((rc = gmt_writer_meta(k->gmt, "producer", "gpumemsim convert " GMS_VERSION, err)) ||
+            (rc = gmt_writer_meta(k->gmt, "source", base_name(input), err)) ||
+            (model && *model && (rc = gmt_writer_meta(k->gmt, "model", model, err))) ||
+            (rc = gmt_writer_meta(k->gmt, "source_format", "dtr-log", err)))
+            return rc;
+    } else {
+        for (size_t i = 0; i < gmt_source_meta_count(src); i++) {
+            const char *key, *value;
+            gmt_source_meta_at(src, i, &key, &value);
+            if ((rc = gmt_writer_meta(k->gmt, key, value, err)))
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static int sink_write(sink *k, const gmt_event *ev, gms_error *err)
+{
+    return k->log ? dtrlog_writer_write(k->log, ev, err) : gmt_writer_write(k->gmt, ev, err);
+}
+
+static int sink_close(sink *k, gms_error *err)
+{
+    int rc = k->log ? dtrlog_writer_close(k->log, err) : gmt_writer_close(k->gmt, err);
+    k->log = NULL;
+    k->gmt = NULL;
+    return rc;
+}
+
+static void sink_abort(sink *k)
+{
+    if (k->log)
+        dtrlog_writer_abort(k->log);
+    if (k->gmt)
+        gmt_writer_abort(k->gmt);
+    k->log = NULL;
+    k->gmt = NULL;
+}
+
+/* Copies every event of input into output. Returns 0 or 1 (message printed). */
+static int convert(const char *input, const char *output, int to_log, int quiet)
+{
+    gms_error err;
+    gms_error_clear(&err);
+    gmt_source *src = NULL;
+    sink k;
+    memset(&k, 0, sizeof k);
+    double t0 = now_s();
+    if (gmt_source_open(input, &src, &err) != 0) {
+        cli_error(CMD, "%s", err.msg);
+        return 1;
+    }
+    if (sink_open(&k, output, to_log, src, input, &err) != 0)
+        goto fail;
+    gmt_event ev;
+    int rc;
+    uint64_t events = 0;
+    while ((rc = gmt_source_next(src, &ev, &err)) == 1) {
+        if (sink_write(&k, &ev, &err) != 0)
+            goto fail;
+        events++;
+    }
+    if (rc < 0)
+        goto fail;
+    if (gmt_source_warning(src)) {
+        /* a truncated .gmt: refuse to write a shorter trace that looks complete */
+        gms_error_set(&err, GMS_EFORMAT, "%s (convert refuses partial traces)",
+                      gmt_source_warning(src));
+        goto fail;
+    }
+    if (sink_close(&k, &err) != 0)
+        goto fail;
+    gmt_source_close(src);
+    double dt = now_s() - t0;
+    if (!quiet) {
+        char in_b[32], out_b[32];
+        uint64_t in_size = file_size(input), out_size = file_size(output);
+        printf("%s -> %s (%s): %" PRIu64 " events, %s in, %s out, %.3f s (%.0f events/s)\n",
+               input, output, to_log ? "dtr-log" : "gmt", events,
+               cli_format_bytes(in_size, in_b, sizeof in_b),
+               cli_format_bytes(out_size, out_b, sizeof out_b), dt,
+               dt > 0 ? (double)events / dt : 0.0);
+    }
+    return 0;
+fail:
+    sink_abort(&k);
+    gmt_source_close(src);
+    cli_error(CMD, "%s", err.msg);
+    return 1;
+}
 
 int cmd_convert(int argc, char **argv)
 {
-    (void)argc;
-    cli_error(argv[0], "not implemented yet");
-    return 1;
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"to", required_argument, NULL, 't'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *output = NULL, *to = "gmt";
+    int quiet = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:t:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            output = optarg;
+            break;
+        case 't':
+            to = optarg;
+            break;
+        case 'q':
+            quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            if (optopt)
+                cli_error(CMD, "option -%c needs a value or is unknown (see --help)", optopt);
+            else
+                cli_error(CMD, "unknown option '%s' (see --help)", argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        if (optind >= argc)
+            cli_error(CMD, "no input file given (see --help)");
+        else
+            cli_error(CMD, "expected one input file, got %d (see --help)", argc - optind);
+        return 2;
+    }
+    const char *input = argv[optind];
+    int to_log;
+    if (strcmp(to, "gmt") == 0)
+        to_log = 0;
+    else if (strcmp(to, "dtr-log") == 0 || strcmp(to, "log") == 0)
+        to_log = 1;
+    else {
+        cli_error(CMD, "unknown output format '%s' for --to (use gmt or dtr-log)", to);
+        return 2;
+    }
+    char *def = NULL;
+    if (!output) {
+        def = default_output(input, to_log ? ".log" : ".gmt");
+        if (!def) {
+            cli_error(CMD, "out of memory");
+            return 1;
+        }
+        output = def;
+    }
+    int rc;
+    if (same_file(input, output)) {
+        cli_error(CMD, "output %s is the input file; choose another name with -o", output);
+        rc = 2;
+    } else {
+        rc = convert(input, output, to_log, quiet);
+    }
+    free(def);
+    return rc;
 }
