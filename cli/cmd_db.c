@@ -1,9 +1,219 @@
-/* Placeholder until the db subcommand lands; replaced by its real implementation. */
+/* gpumemsim db: list, export and merge result stores (analysis/store.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_util.h"
 #include "cli.h"
+#include "store.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gpumemsim db runs DB [--trace NAME] [--policy P[,Q...]]\n"
+            "       gpumemsim db export DB --csv|--json [-o FILE] [--trace NAME] [--policy P,...]\n"
+            "       gpumemsim db merge A.db B.db ... -o OUT.db [--force]\n\n"
+            "  runs     print the stored runs as a table (one line per run, then a tally)\n"
+            "  export   write every stored run as CSV or JSON, to FILE or stdout\n"
+            "  merge    write the union of several stores (e.g. the shards of a sweep) to\n"
+            "           OUT.db without duplicates; an existing OUT.db is only replaced with\n"
+            "           --force, and OUT.db appears only when the merge is complete\n\n"
+            "  --trace NAME   only this trace: its name (file name without extension), a glob\n"
+            "                 such as 'unet*', or its content hash\n"
+            "  --policy LIST  only these policies (comma-separated)\n");
+}
+
+typedef struct db_opts {
+    const char *trace;
+    char **policies;
+    size_t n_policies;
+    const char *out;
+    int csv, json, force;
+    const char **pos; /* positional arguments */
+    size_t n_pos;
+} db_opts;
+
+/* Parses the options shared by the db subcommands; returns 0, or the exit code. */
+static int parse(int argc, char **argv, db_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    if (!(o->pos = calloc((size_t)argc, sizeof *o->pos))) {
+        cli_error("db", "out of memory");
+        return 1;
+    }
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        int has_val = i + 1 < argc;
+        if (strcmp(a, "--trace") == 0 && has_val) {
+            o->trace = argv[++i];
+        } else if (strcmp(a, "--policy") == 0 && has_val) {
+            cli_list_free(o->policies);
+            if (cli_list_split(argv[++i], &o->policies, &o->n_policies) != 0) {
+                cli_error("db", "--policy '%s': expected a comma-separated list of names",
+                          argv[i]);
+                return 2;
+            }
+        } else if (strcmp(a, "-o") == 0 && has_val) {
+            o->out = argv[++i];
+        } else if (strcmp(a, "--csv") == 0) {
+            o->csv = 1;
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(a, "--force") == 0) {
+            o->force = 1;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            cli_error("db", "unknown option or missing value: '%s' (see gpumemsim db --help)",
+                      a);
+            return 2;
+        } else {
+            o->pos[o->n_pos++] = a;
+        }
+    }
+    return 0;
+}
+
+typedef struct table_ctx {
+    int pass; /* 0: measure widths, 1: print */
+    int w_trace, w_policy, w_params;
+    size_t n, ok, oom, limit;
+} table_ctx;
+
+static int table_row(void *vctx, const store_row *r)
+{
+    table_ctx *t = vctx;
+    if (t->pass == 0) {
+        int l = (int)strlen(r->trace_name);
+        t->w_trace = l > t->w_trace ? l : t->w_trace;
+        l = (int)strlen(r->policy);
+        t->w_policy = l > t->w_policy ? l : t->w_policy;
+        l = (int)strlen(r->params);
+        t->w_params = l > t->w_params ? l : t->w_params;
+        t->n++;
+        t->ok += strcmp(r->status, "ok") == 0;
+        t->oom += strcmp(r->status, "oom") == 0;
+        t->limit += strcmp(r->status, "remat-limit") == 0;
+        return 0;
+    }
+    char budget[32], peak[32], overhead[32] = "-";
+    cli_format_bytes(r->budget, budget, sizeof budget);
+    cli_format_bytes(r->peak_memory, peak, sizeof peak);
+    if (r->has_overhead)
+        snprintf(overhead, sizeof overhead, "%.4f", r->overhead);
+    printf("%-*s  %-*s  %-*s  %5.3f  %11s  %-11s  %8s  %9llu  %9llu  %11s\n", t->w_trace,
+           r->trace_name, t->w_policy, r->policy, t->w_params, r->params, r->ratio, budget,
+           r->status, overhead, (unsigned long long)r->evictions,
+           (unsigned long long)r->remats, peak);
+    return 0;
+}
+
+static int db_runs(store *s, const store_filter *f)
+{
+    table_ctx t = {0, 5, 6, 6, 0, 0, 0, 0};
+    gms_error err;
+    if (store_query_runs(s, f, table_row, &t, &err)) {
+        cli_error("db runs", "%s", err.msg);
+        return 1;
+    }
+    printf("%-*s  %-*s  %-*s  %5s  %11s  %-11s  %8s  %9s  %9s  %11s\n", t.w_trace, "TRACE",
+           t.w_policy, "POLICY", t.w_params, "PARAMS", "RATIO", "BUDGET", "STATUS", "OVERHEAD",
+           "EVICTIONS", "REMATS", "PEAK");
+    t.pass = 1;
+    if (store_query_runs(s, f, table_row, &t, &err)) {
+        cli_error("db runs", "%s", err.msg);
+        return 1;
+    }
+    printf("%zu runs: %zu ok, %zu oom, %zu remat-limit\n", t.n, t.ok, t.oom, t.limit);
+    return 0;
+}
+
+static int db_export(store *s, const store_filter *f, const db_opts *o)
+{
+    if (o->csv == o->json) {
+        cli_error("db export", "say which format: --csv or --json");
+        return 2;
+    }
+    gms_error err;
+    cli_outfile of;
+    FILE *out = stdout;
+    if (o->out) {
+        if (cli_outfile_open(&of, "db export", o->out))
+            return 1;
+        out = of.f;
+    }
+    int rc = o->csv ? store_export_csv(s, f, out, &err) : store_export_json(s, f, out, &err);
+    if (rc) {
+        cli_error("db export", "%s", err.msg);
+        if (o->out)
+            cli_outfile_abort(&of);
+        return 1;
+    }
+    if (o->out)
+        return cli_outfile_commit(&of, "db export") ? 1 : 0;
+    return fflush(stdout) == 0 ? 0 : 1;
+}
+
+static int db_merge(const db_opts *o)
+{
+    if (!o->out || o->n_pos == 0) {
+        cli_error("db merge", "usage: gpumemsim db merge A.db B.db ... -o OUT.db [--force]");
+        return 2;
+    }
+    gms_error err;
+    if (store_merge(o->pos, o->n_pos, o->out, o->force, &err)) {
+        cli_error("db merge", "%s", err.msg);
+        return 1;
+    }
+    store *s;
+    if (store_open(o->out, STORE_READONLY, &s, &err) == 0) {
+        table_ctx t = {0, 0, 0, 0, 0, 0, 0, 0};
+        store_query_runs(s, NULL, table_row, &t, &err);
+        store_close(s);
+        fprintf(stderr, "merged %zu stores into %s: %zu runs\n", o->n_pos, o->out, t.n);
+    }
+    return 0;
+}
 
 int cmd_db(int argc, char **argv)
 {
-    (void)argc;
-    cli_error(argv[0], "not implemented yet");
-    return 1;
+    if (argc < 2 || cli_is_help(argv[1])) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const char *sub = argv[1];
+    for (int i = 2; i < argc; i++)
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        }
+    db_opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        goto done;
+    if (strcmp(sub, "merge") == 0) {
+        rc = db_merge(&o);
+        goto done;
+    }
+    if (strcmp(sub, "runs") != 0 && strcmp(sub, "export") != 0) {
+        cli_error("db", "unknown subcommand '%s' (runs, export or merge)", sub);
+        rc = 2;
+        goto done;
+    }
+    if (o.n_pos != 1) {
+        cli_error("db", "%s takes exactly one store (see gpumemsim db --help)", sub);
+        rc = 2;
+        goto done;
+    }
+    store *s;
+    gms_error err;
+    if (store_open(o.pos[0], STORE_READONLY, &s, &err)) {
+        cli_error("db", "%s", err.msg);
+        rc = 1;
+        goto done;
+    }
+    store_filter f = {o.trace, (const char *const *)o.policies, o.n_policies};
+    rc = strcmp(sub, "runs") == 0 ? db_runs(s, &f) : db_export(s, &f, &o);
+    store_close(s);
+done:
+    cli_list_free(o.policies);
+    free(o.pos);
+    return rc;
 }

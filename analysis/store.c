@@ -1,0 +1,399 @@
+/* store: opening, schema migrations and writing runs (see store.h). */
+#include "store_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifndef GMS_VERSION
+#define GMS_VERSION "unknown"
+#endif
+
+#define STORE_BUSY_TIMEOUT_MS 30000
+
+int store_db_error(sqlite3 *db, gms_error *err, const char *what)
+{
+    return gms_error_set(err, GMS_EDB, "%s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+}
+
+int store_exec(sqlite3 *db, const char *sql, const char *what, gms_error *err)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        gms_error_set(err, GMS_EDB, "%s: %s", what, msg ? msg : sqlite3_errmsg(db));
+        sqlite3_free(msg);
+        return GMS_EDB;
+    }
+    return 0;
+}
+
+int store_check_header(const char *path, gms_error *err)
+{
+    static const char magic[16] = "SQLite format 3";
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (errno == ENOENT)
+            return 0;
+        return gms_error_set(err, GMS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    }
+    char head[16];
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    if (n == 0)
+        return 0; /* an empty file is an empty database */
+    if (n < sizeof head || memcmp(head, magic, sizeof magic) != 0)
+        return gms_error_set(err, GMS_EFORMAT,
+                             "%s: not a SQLite database (not a gpumemsim result store); "
+                             "check the path, or pass a new file name",
+                             path);
+    return 0;
+}
+
+/* ---- schema versions: migrations[v] takes a store from version v to v+1 ---- */
+
+/* v1: the traces and runs tables. */
+static const char schema_v1[] =
+    "CREATE TABLE traces ("
+    "  hash TEXT PRIMARY KEY,"
+    "  name TEXT NOT NULL,"
+    "  path TEXT NOT NULL,"
+    "  ops INTEGER NOT NULL,"
+    "  baseline_memory INTEGER NOT NULL,"
+    "  baseline_compute INTEGER NOT NULL,"
+    "  added_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')));"
+    "CREATE TABLE runs ("
+    "  id INTEGER PRIMARY KEY,"
+    "  trace_hash TEXT NOT NULL REFERENCES traces(hash),"
+    "  policy TEXT NOT NULL,"
+    "  params TEXT NOT NULL DEFAULT '',"
+    "  budget INTEGER NOT NULL,"
+    "  ratio REAL,"
+    "  remat_limit REAL NOT NULL,"
+    "  semantics TEXT NOT NULL,"
+    "  status TEXT NOT NULL CHECK (status IN ('ok','oom','remat-limit')),"
+    "  overhead REAL CHECK ((status = 'ok') = (overhead IS NOT NULL)),"
+    "  evictions INTEGER NOT NULL,"
+    "  eager_evictions INTEGER NOT NULL,"
+    "  remats INTEGER NOT NULL,"
+    "  remat_compute INTEGER NOT NULL,"
+    "  peak_memory INTEGER NOT NULL,"
+    "  wall_s REAL NOT NULL,"
+    "  tool_version TEXT NOT NULL,"
+    "  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
+    "  UNIQUE (trace_hash, policy, params, budget, remat_limit, semantics));";
+
+/* v2: memory timelines of runs, and an index for per-policy queries. */
+static const char schema_v2[] =
+    "CREATE TABLE timelines ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  seq INTEGER NOT NULL,"
+    "  clock INTEGER NOT NULL,"
+    "  memory INTEGER NOT NULL,"
+    "  kind TEXT NOT NULL,"
+    "  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
+    "CREATE INDEX runs_by_policy ON runs (policy, trace_hash);";
+
+static const char *const migrations[STORE_SCHEMA_VERSION] = {schema_v1, schema_v2};
+
+static int read_user_version(sqlite3 *db, int *version, gms_error *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+        return store_db_error(db, err, "reading the schema version");
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return store_db_error(db, err, "reading the schema version");
+    return 0;
+}
+
+/* Runs PRAGMA quick_check and the table inventory: a corrupt file or one holding foreign
+ * tables fails here, before anything is written. */
+static int validate(sqlite3 *db, const char *path, int version, gms_error *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, NULL) != SQLITE_OK)
+        goto corrupt;
+    int rc = sqlite3_step(st);
+    int ok = rc == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(st, 0), "ok") == 0;
+    sqlite3_finalize(st);
+    if (!ok)
+        goto corrupt;
+    if (version == 0) {
+        if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) !=
+            SQLITE_OK)
+            goto corrupt;
+        int n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+        sqlite3_finalize(st);
+        if (n != 0)
+            return gms_error_set(err, GMS_EFORMAT,
+                                 "%s: a SQLite database but not a gpumemsim result store "
+                                 "(it has other tables); pass a new file name",
+                                 path);
+    }
+    return 0;
+corrupt:
+    return gms_error_set(err, GMS_EFORMAT,
+                         "%s: corrupt or not a SQLite database (%s); restore it from a copy or "
+                         "pass a new file name",
+                         path, sqlite3_errmsg(db));
+}
+
+/* Takes the schema from its current version to STORE_SCHEMA_VERSION, one step per
+ * transaction. The version is re-read inside each transaction, so two processes opening the
+ * same new store at once migrate it exactly once. */
+static int migrate(store *s, gms_error *err)
+{
+    for (;;) {
+        if (store_exec(s->db, "BEGIN IMMEDIATE", "starting a schema migration", err))
+            return GMS_EDB;
+        int v;
+        if (read_user_version(s->db, &v, err))
+            goto fail;
+        if (v >= STORE_SCHEMA_VERSION) {
+            s->version = v;
+            return store_exec(s->db, "COMMIT", "finishing a schema migration", err);
+        }
+        char what[64];
+        snprintf(what, sizeof what, "migrating the schema from version %d to %d", v, v + 1);
+        if (store_exec(s->db, migrations[v], what, err))
+            goto fail;
+        char pragma[48];
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
+        if (store_exec(s->db, pragma, what, err) || store_exec(s->db, "COMMIT", what, err))
+            goto fail;
+    }
+fail:
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return GMS_EDB;
+}
+
+int store_open(const char *path, int flags, store **out, gms_error *err)
+{
+    *out = NULL;
+    int readonly = (flags & STORE_READONLY) != 0;
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        if (errno != ENOENT || readonly || !(flags & STORE_CREATE))
+            return gms_error_set(err, GMS_EIO, "%s: cannot open the result store: %s", path,
+                                 strerror(errno));
+    } else if (!S_ISREG(sb.st_mode)) {
+        return gms_error_set(err, GMS_EFORMAT, "%s: not a regular file", path);
+    }
+    int rc = store_check_header(path, err);
+    if (rc)
+        return rc;
+
+    store *s = calloc(1, sizeof *s);
+    if (!s || !(s->path = strdup(path))) {
+        free(s);
+        return gms_error_set(err, GMS_ENOMEM, "out of memory opening %s", path);
+    }
+    s->readonly = readonly;
+    int oflags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    if (sqlite3_open_v2(path, &s->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        rc = gms_error_set(err, GMS_EDB, "%s: cannot open: %s", path,
+                           s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        goto fail;
+    }
+    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+    sqlite3_extended_result_codes(s->db, 0);
+    int v = 0;
+    if (read_user_version(s->db, &v, NULL) != 0) {
+        rc = gms_error_set(err, GMS_EFORMAT, "%s: corrupt or not a SQLite database (%s)", path,
+                           sqlite3_errmsg(s->db));
+        goto fail;
+    }
+    if ((rc = validate(s->db, path, v, err)) != 0)
+        goto fail;
+    if (v > STORE_SCHEMA_VERSION) {
+        rc = gms_error_set(err, GMS_EVERSION,
+                           "%s: written by a newer gpumemsim (schema version %d, this build "
+                           "reads up to %d); upgrade gpumemsim",
+                           path, v, STORE_SCHEMA_VERSION);
+        goto fail;
+    }
+    s->version = v;
+    if (readonly) {
+        if (v == 0) {
+            rc = gms_error_set(err, GMS_EFORMAT,
+                               "%s: an empty database, not a result store yet; fill it with "
+                               "'gpumemsim sweep ... --db %s'",
+                               path, path);
+            goto fail;
+        }
+        *out = s;
+        return 0;
+    }
+    if ((rc = store_exec(s->db, "PRAGMA journal_mode = WAL", "enabling WAL", err)) ||
+        (rc = store_exec(s->db, "PRAGMA synchronous = NORMAL", "setting synchronous", err)) ||
+        (rc = store_exec(s->db, "PRAGMA foreign_keys = ON", "enabling foreign keys", err)) ||
+        (rc = migrate(s, err)))
+        goto fail;
+    *out = s;
+    return 0;
+fail:
+    sqlite3_close(s->db);
+    free(s->path);
+    free(s);
+    return rc;
+}
+
+void store_close(store *s)
+{
+    if (!s)
+        return;
+    sqlite3_finalize(s->put_run);
+    sqlite3_finalize(s->has_run);
+    sqlite3_finalize(s->put_timeline);
+    sqlite3_close(s->db);
+    free(s->path);
+    free(s);
+}
+
+int store_schema_version(const store *s)
+{
+    return s->version;
+}
+
+/* Prepares *st from sql once; later calls reuse it (reset and unbound). */
+static int prepared(store *s, sqlite3_stmt **st, const char *sql, gms_error *err)
+{
+    if (s->readonly)
+        return gms_error_set(err, GMS_ESTATE, "%s: opened read-only", s->path);
+    if (*st) {
+        sqlite3_reset(*st);
+        sqlite3_clear_bindings(*st);
+        return 0;
+    }
+    if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
+        return store_db_error(s->db, err, "preparing a statement");
+    return 0;
+}
+
+int store_put_trace(store *s, const store_trace *t, gms_error *err)
+{
+    if (s->readonly)
+        return gms_error_set(err, GMS_ESTATE, "%s: opened read-only", s->path);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT OR IGNORE INTO traces (hash, name, path, ops, baseline_memory,"
+                           " baseline_compute) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return store_db_error(s->db, err, "recording a trace");
+    sqlite3_bind_text(st, 1, t->hash, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, t->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, t->path, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)t->ops);
+    sqlite3_bind_int64(st, 5, (sqlite3_int64)t->baseline_memory);
+    sqlite3_bind_int64(st, 6, (sqlite3_int64)t->baseline_compute);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_db_error(s->db, err, "recording a trace");
+    return 0;
+}
+
+static void bind_key(sqlite3_stmt *st, const store_key *k)
+{
+    sqlite3_bind_text(st, 1, k->trace_hash, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, k->policy, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, k->params ? k->params : "", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)k->budget);
+    sqlite3_bind_double(st, 5, k->remat_limit);
+    sqlite3_bind_text(st, 6, k->semantics, -1, SQLITE_STATIC);
+}
+
+int store_has_run(store *s, const store_key *k, int *found, gms_error *err)
+{
+    *found = 0;
+    if (prepared(s, &s->has_run,
+                 "SELECT 1 FROM runs WHERE trace_hash = ?1 AND policy = ?2 AND params = ?3"
+                 " AND budget = ?4 AND remat_limit = ?5 AND semantics = ?6",
+                 err))
+        return GMS_EDB;
+    bind_key(s->has_run, k);
+    int rc = sqlite3_step(s->has_run);
+    if (rc == SQLITE_ROW)
+        *found = 1;
+    else if (rc != SQLITE_DONE)
+        return store_db_error(s->db, err, "looking up a run");
+    sqlite3_reset(s->has_run);
+    return 0;
+}
+
+int store_begin(store *s, gms_error *err)
+{
+    return store_exec(s->db, "BEGIN IMMEDIATE", "starting a transaction", err);
+}
+
+int store_commit(store *s, gms_error *err)
+{
+    return store_exec(s->db, "COMMIT", "committing", err);
+}
+
+void store_rollback(store *s)
+{
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int store_put_run(store *s, const store_run *r, int64_t *run_id, gms_error *err)
+{
+    if (run_id)
+        *run_id = 0;
+    if (prepared(s, &s->put_run,
+                 "INSERT OR IGNORE INTO runs (trace_hash, policy, params, budget, remat_limit,"
+                 " semantics, ratio, status, overhead, evictions, eager_evictions, remats,"
+                 " remat_compute, peak_memory, wall_s, tool_version) VALUES (?1, ?2, ?3, ?4,"
+                 " ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                 err))
+        return GMS_EDB;
+    sqlite3_stmt *st = s->put_run;
+    bind_key(st, &r->key);
+    sqlite3_bind_double(st, 7, r->ratio);
+    sqlite3_bind_text(st, 8, r->status, -1, SQLITE_STATIC);
+    if (strcmp(r->status, "ok") == 0)
+        sqlite3_bind_double(st, 9, r->overhead);
+    else
+        sqlite3_bind_null(st, 9);
+    sqlite3_bind_int64(st, 10, (sqlite3_int64)r->evictions);
+    sqlite3_bind_int64(st, 11, (sqlite3_int64)r->eager_evictions);
+    sqlite3_bind_int64(st, 12, (sqlite3_int64)r->remats);
+    sqlite3_bind_int64(st, 13, (sqlite3_int64)r->remat_compute);
+    sqlite3_bind_int64(st, 14, (sqlite3_int64)r->peak_memory);
+    sqlite3_bind_double(st, 15, r->wall_s);
+    sqlite3_bind_text(st, 16, GMS_VERSION, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return store_db_error(s->db, err, "recording a run");
+    if (run_id && sqlite3_changes(s->db) == 1)
+        *run_id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+int store_put_timeline(store *s, int64_t run_id, int64_t seq, uint64_t clock, uint64_t memory,
+                       const char *kind, gms_error *err)
+{
+    if (s->version < 2)
+        return gms_error_set(err, GMS_ESTATE, "%s: schema too old for timelines", s->path);
+    if (prepared(s, &s->put_timeline,
+                 "INSERT OR IGNORE INTO timelines (run_id, seq, clock, memory, kind)"
+                 " VALUES (?1, ?2, ?3, ?4, ?5)",
+                 err))
+        return GMS_EDB;
+    sqlite3_stmt *st = s->put_timeline;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, seq);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)clock);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)memory);
+    sqlite3_bind_text(st, 5, kind, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return store_db_error(s->db, err, "recording a timeline sample");
+    return 0;
+}

@@ -1,0 +1,155 @@
+/*
+ * store: the SQLite result store of gpumemsim sweeps.
+ *
+ * Three tables (docs/sweeps.md shows the full schema):
+ *   traces     one row per trace content (64-bit FNV-1a of the file bytes, hex), its name, path,
+ *              op count and baseline memory/compute;
+ *   runs       one row per simulation: the run key (trace hash, policy, params, budget bytes,
+ *              remat limit, semantics; UNIQUE, so a repeated run is never stored twice) and
+ *              its outcome (status, overhead (NULL unless ok), counters, wall time, version);
+ *   timelines  optional memory-over-time samples of a run (schema version 2 and later).
+ *
+ * The schema is versioned with PRAGMA user_version; opening an older store migrates it one
+ * version step at a time, each step in its own transaction. The database runs in WAL mode with
+ * synchronous=NORMAL and a busy timeout, so a process killed at any moment loses only what it
+ * had not committed, and readers never block the writer.
+ *
+ * A file that is not a SQLite database, is corrupt, was written by a newer gpumemsim or holds
+ * somebody else's tables is refused with a clear message and never modified.
+ *
+ * A store handle is used by one thread at a time.
+ */
+#ifndef STORE_H
+#define STORE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gms_error.h"
+
+#define STORE_SCHEMA_VERSION 2
+
+typedef struct store store;
+
+enum {
+    STORE_CREATE = 1,   /* create the file when it does not exist */
+    STORE_READONLY = 2, /* never write (older schema versions are read as they are) */
+};
+
+/* Opens (and with STORE_CREATE creates) the store at path; migrates an older schema unless
+ * STORE_READONLY. Fails with GMS_EIO (missing file), GMS_EFORMAT (not SQLite, corrupt,
+ * foreign tables), GMS_EVERSION (newer schema) or GMS_EDB. */
+int store_open(const char *path, int flags, store **out, gms_error *err);
+void store_close(store *s);
+
+/* The schema version of the open file (after migration unless read-only). */
+int store_schema_version(const store *s);
+
+/* Content hash of a file: 64-bit FNV-1a of its bytes as 16 lowercase hex digits + NUL. */
+int store_hash_file(const char *path, char hex[17], gms_error *err);
+
+typedef struct store_trace {
+    char hash[17];
+    const char *name; /* display name, e.g. the file's base name */
+    const char *path;
+    uint64_t ops;
+    uint64_t baseline_memory;
+    uint64_t baseline_compute;
+} store_trace;
+
+/* Records a trace; a trace already stored (same hash) keeps its first name and path. */
+int store_put_trace(store *s, const store_trace *t, gms_error *err);
+
+/* What identifies a run: a second run with the same key is the same experiment. */
+typedef struct store_key {
+    const char *trace_hash;
+    const char *policy;
+    const char *params;   /* policy parameters, "" or e.g. "seed=3" */
+    uint64_t budget;      /* bytes */
+    double remat_limit;
+    const char *semantics; /* "simrd" */
+} store_key;
+
+typedef struct store_run {
+    store_key key;
+    double ratio;          /* budget / baseline memory as requested (the decimal literal) */
+    const char *status;    /* "ok", "oom", "remat-limit" */
+    double overhead;       /* stored only when status is "ok" */
+    uint64_t evictions;
+    uint64_t eager_evictions;
+    uint64_t remats;
+    uint64_t remat_compute;
+    uint64_t peak_memory;
+    double wall_s;
+} store_run;
+
+/* Sets *found to 1 when a run with this key is stored. */
+int store_has_run(store *s, const store_key *k, int *found, gms_error *err);
+
+/* Transactions around a batch of store_put_run calls (BEGIN IMMEDIATE ... COMMIT). Outside a
+ * transaction each put commits on its own. */
+int store_begin(store *s, gms_error *err);
+int store_commit(store *s, gms_error *err);
+void store_rollback(store *s);
+
+/* Inserts a run unless its key is stored already (INSERT OR IGNORE). *run_id (may be NULL)
+ * gets the new row id, or 0 when the run was already there. The trace must be stored. */
+int store_put_run(store *s, const store_run *r, int64_t *run_id, gms_error *err);
+
+/* Appends one timeline sample (seq = 0, 1, ...) to a run. kind: "compute", "remat", "evict",
+ * "evict-eager". */
+int store_put_timeline(store *s, int64_t run_id, int64_t seq, uint64_t clock, uint64_t memory,
+                       const char *kind, gms_error *err);
+
+/* One stored run joined with its trace, as the query functions hand it out. Strings stay
+ * valid for the duration of the callback only. has_overhead is 0 for failed runs. */
+typedef struct store_row {
+    int64_t id;
+    const char *trace_name;
+    const char *trace_hash;
+    uint64_t baseline_memory;
+    uint64_t baseline_compute;
+    const char *policy;
+    const char *params;
+    double ratio;
+    uint64_t budget;
+    double remat_limit;
+    const char *semantics;
+    const char *status;
+    int has_overhead;
+    double overhead;
+    uint64_t evictions;
+    uint64_t eager_evictions;
+    uint64_t remats;
+    uint64_t remat_compute;
+    uint64_t peak_memory;
+    double wall_s;
+    const char *tool_version;
+    const char *created_at;
+} store_row;
+
+/* Which rows a query returns: NULL/0 fields mean "any". policies is a NULL-free array. */
+typedef struct store_filter {
+    const char *trace_name;
+    const char *const *policies;
+    size_t n_policies;
+} store_filter;
+
+/* Calls fn for every matching run in a stable order (trace name, policy, ratio, budget,
+ * params). fn returns 0 to go on, non-zero to stop (that value is returned). */
+typedef int (*store_row_fn)(void *ctx, const store_row *row);
+int store_query_runs(store *s, const store_filter *f, store_row_fn fn, void *ctx,
+                     gms_error *err);
+
+/* Writes the matching runs as CSV (header line, RFC 4180 quoting) or as a JSON array. */
+int store_export_csv(store *s, const store_filter *f, FILE *out, gms_error *err);
+int store_export_json(store *s, const store_filter *f, FILE *out, gms_error *err);
+
+/* Merges the stores inputs[0..n) into a new store at out_path: the union of their traces,
+ * runs and timelines, without duplicates (the run key decides). Refuses an existing out_path
+ * unless force. Built in a temporary file beside out_path and renamed into place, so out_path
+ * is either untouched or complete. Every input is validated first. */
+int store_merge(const char *const *inputs, size_t n, const char *out_path, int force,
+                gms_error *err);
+
+#endif

@@ -1,0 +1,29 @@
+/* Private to analysis/store*.c: the store handle and small SQLite helpers. */
+#ifndef STORE_INTERNAL_H
+#define STORE_INTERNAL_H
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+struct store {
+    sqlite3 *db;
+    int version;  /* schema version of the file */
+    int readonly;
+    char *path;
+    sqlite3_stmt *put_run;   /* prepared lazily, finalized by store_close */
+    sqlite3_stmt *has_run;
+    sqlite3_stmt *put_timeline;
+};
+
+/* Fills err with "what: sqlite message" and returns GMS_EDB. */
+int store_db_error(sqlite3 *db, gms_error *err, const char *what);
+
+/* Runs SQL that returns no rows; on failure fills err (prefixed with what). */
+int store_exec(sqlite3 *db, const char *sql, const char *what, gms_error *err);
+
+/* Checks that path holds a SQLite database (or is empty/missing): 0, or GMS_EFORMAT with a
+ * message. Reads only the 16-byte header, so it never modifies anything. */
+int store_check_header(const char *path, gms_error *err);
+
+#endif

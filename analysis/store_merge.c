@@ -1,0 +1,140 @@
+/* store_merge: the union of several result stores in a new file (see store.h). */
+#include "store_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char copy_traces[] =
+    "INSERT OR IGNORE INTO main.traces (hash, name, path, ops, baseline_memory, baseline_compute,"
+    " added_at) SELECT hash, name, path, ops, baseline_memory, baseline_compute, added_at"
+    " FROM src.traces ORDER BY rowid";
+
+static const char copy_runs[] =
+    "INSERT OR IGNORE INTO main.runs (trace_hash, policy, params, budget, ratio, remat_limit,"
+    " semantics, status, overhead, evictions, eager_evictions, remats, remat_compute,"
+    " peak_memory, wall_s, tool_version, created_at) SELECT trace_hash, policy, params, budget,"
+    " ratio, remat_limit, semantics, status, overhead, evictions, eager_evictions, remats,"
+    " remat_compute, peak_memory, wall_s, tool_version, created_at FROM src.runs ORDER BY id";
+
+/* Timeline samples follow their run by key (row ids differ between stores); the primary key
+ * (run_id, seq) drops samples of a run that is already there. */
+static const char copy_timelines[] =
+    "INSERT OR IGNORE INTO main.timelines (run_id, seq, clock, memory, kind)"
+    " SELECT m.id, t.seq, t.clock, t.memory, t.kind FROM src.timelines t"
+    " JOIN src.runs r ON r.id = t.run_id"
+    " JOIN main.runs m ON m.trace_hash = r.trace_hash AND m.policy = r.policy"
+    "  AND m.params = r.params AND m.budget = r.budget AND m.remat_limit = r.remat_limit"
+    "  AND m.semantics = r.semantics";
+
+/* Copies one validated input store into the open output. */
+static int merge_one(store *outs, const char *path, int version, gms_error *err)
+{
+    sqlite3 *db = outs->db;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS src", -1, &st, NULL) != SQLITE_OK)
+        return store_db_error(db, err, "attaching an input");
+    sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return gms_error_set(err, GMS_EDB, "%s: cannot attach: %s", path, sqlite3_errmsg(db));
+    char what[512];
+    snprintf(what, sizeof what, "merging %s", path);
+    rc = store_exec(db, "BEGIN", what, err);
+    if (!rc)
+        rc = store_exec(db, copy_traces, what, err);
+    if (!rc)
+        rc = store_exec(db, copy_runs, what, err);
+    if (!rc && version >= 2)
+        rc = store_exec(db, copy_timelines, what, err);
+    if (!rc)
+        rc = store_exec(db, "COMMIT", what, err);
+    if (rc)
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_exec(db, "DETACH DATABASE src", NULL, NULL, NULL);
+    return rc;
+}
+
+static void remove_with_sidecars(const char *path)
+{
+    char side[4096];
+    unlink(path);
+    snprintf(side, sizeof side, "%s-journal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+}
+
+int store_merge(const char *const *inputs, size_t n, const char *out_path, int force,
+                gms_error *err)
+{
+    if (n == 0)
+        return gms_error_set(err, GMS_EINVAL, "nothing to merge: name at least one input store");
+    int *versions = calloc(n, sizeof *versions);
+    if (!versions)
+        return gms_error_set(err, GMS_ENOMEM, "out of memory");
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        store *in;
+        if ((rc = store_open(inputs[i], STORE_READONLY, &in, err)) == 0) {
+            versions[i] = in->version;
+            store_close(in);
+        }
+    }
+    struct stat sb;
+    if (!rc && !force && stat(out_path, &sb) == 0)
+        rc = gms_error_set(err, GMS_EIO, "%s: exists; pass --force to replace it", out_path);
+    if (rc) {
+        free(versions);
+        return rc;
+    }
+
+    size_t len = strlen(out_path) + 16;
+    char *tmp = malloc(len);
+    if (!tmp) {
+        free(versions);
+        return gms_error_set(err, GMS_ENOMEM, "out of memory");
+    }
+    snprintf(tmp, len, "%s.tmp-XXXXXX", out_path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        rc = gms_error_set(err, GMS_EIO, "%s: cannot create a temporary file: %s", tmp,
+                           strerror(errno));
+        free(tmp);
+        free(versions);
+        return rc;
+    }
+    close(fd);
+    store *out = NULL;
+    rc = store_open(tmp, STORE_CREATE, &out, err);
+    /* the output is built with a rollback journal so it is one self-contained file to rename */
+    if (!rc)
+        rc = store_exec(out->db, "PRAGMA journal_mode = DELETE", "preparing the output", err);
+    if (!rc)
+        rc = store_exec(out->db, "PRAGMA synchronous = FULL", "preparing the output", err);
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = merge_one(out, inputs[i], versions[i], err);
+    store_close(out);
+    if (!rc) {
+        if (force) {
+            char side[4096];
+            snprintf(side, sizeof side, "%s-wal", out_path);
+            unlink(side);
+            snprintf(side, sizeof side, "%s-shm", out_path);
+            unlink(side);
+        }
+        if (rename(tmp, out_path) != 0)
+            rc = gms_error_set(err, GMS_EIO, "%s: cannot rename into place: %s", out_path,
+                               strerror(errno));
+    }
+    if (rc)
+        remove_with_sidecars(tmp);
+    free(tmp);
+    free(versions);
+    return rc;
+}

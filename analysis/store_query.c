@@ -1,0 +1,204 @@
+/* store: reading runs back (store_query_runs) and exporting them as CSV or JSON. */
+#include "store_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char query_head[] =
+    "SELECT r.id, t.name, r.trace_hash, t.baseline_memory, t.baseline_compute, r.policy,"
+    " r.params, r.ratio, r.budget, r.remat_limit, r.semantics, r.status, r.overhead,"
+    " r.evictions, r.eager_evictions, r.remats, r.remat_compute, r.peak_memory, r.wall_s,"
+    " r.tool_version, r.created_at FROM runs r JOIN traces t ON t.hash = r.trace_hash"
+    " WHERE (?1 IS NULL OR t.name = ?1 OR t.name GLOB ?1 OR t.hash = ?1)";
+static const char query_tail[] = " ORDER BY t.name, r.trace_hash, r.policy, r.budget, r.params";
+
+static const char *text_or_empty(sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    return t ? (const char *)t : "";
+}
+
+int store_query_runs(store *s, const store_filter *f, store_row_fn fn, void *ctx,
+                     gms_error *err)
+{
+    size_t np = f ? f->n_policies : 0;
+    size_t len = sizeof query_head + sizeof query_tail + 32 + np * 8;
+    char *sql = malloc(len);
+    if (!sql)
+        return gms_error_set(err, GMS_ENOMEM, "out of memory");
+    size_t off = (size_t)snprintf(sql, len, "%s", query_head);
+    if (np) {
+        off += (size_t)snprintf(sql + off, len - off, " AND r.policy IN (");
+        for (size_t i = 0; i < np; i++)
+            off += (size_t)snprintf(sql + off, len - off, "%s?%zu", i ? "," : "", i + 2);
+        off += (size_t)snprintf(sql + off, len - off, ")");
+    }
+    snprintf(sql + off, len - off, "%s", query_tail);
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    free(sql);
+    if (rc != SQLITE_OK)
+        return store_db_error(s->db, err, "querying runs");
+    if (f && f->trace_name)
+        sqlite3_bind_text(st, 1, f->trace_name, -1, SQLITE_STATIC);
+    for (size_t i = 0; i < np; i++)
+        sqlite3_bind_text(st, (int)i + 2, f->policies[i], -1, SQLITE_STATIC);
+    int result = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        store_row r;
+        r.id = sqlite3_column_int64(st, 0);
+        r.trace_name = text_or_empty(st, 1);
+        r.trace_hash = text_or_empty(st, 2);
+        r.baseline_memory = (uint64_t)sqlite3_column_int64(st, 3);
+        r.baseline_compute = (uint64_t)sqlite3_column_int64(st, 4);
+        r.policy = text_or_empty(st, 5);
+        r.params = text_or_empty(st, 6);
+        r.ratio = sqlite3_column_type(st, 7) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 7);
+        r.budget = (uint64_t)sqlite3_column_int64(st, 8);
+        r.remat_limit = sqlite3_column_double(st, 9);
+        r.semantics = text_or_empty(st, 10);
+        r.status = text_or_empty(st, 11);
+        r.has_overhead = sqlite3_column_type(st, 12) != SQLITE_NULL;
+        r.overhead = r.has_overhead ? sqlite3_column_double(st, 12) : NAN;
+        r.evictions = (uint64_t)sqlite3_column_int64(st, 13);
+        r.eager_evictions = (uint64_t)sqlite3_column_int64(st, 14);
+        r.remats = (uint64_t)sqlite3_column_int64(st, 15);
+        r.remat_compute = (uint64_t)sqlite3_column_int64(st, 16);
+        r.peak_memory = (uint64_t)sqlite3_column_int64(st, 17);
+        r.wall_s = sqlite3_column_double(st, 18);
+        r.tool_version = text_or_empty(st, 19);
+        r.created_at = text_or_empty(st, 20);
+        if ((result = fn(ctx, &r)) != 0)
+            break;
+    }
+    if (result == 0 && rc != SQLITE_DONE)
+        result = store_db_error(s->db, err, "reading runs");
+    sqlite3_finalize(st);
+    return result;
+}
+
+/* Shortest "%.Ng" that reads back as exactly v, so exports are stable and exact. */
+static const char *fmt_double(double v, char *buf, size_t len)
+{
+    if (isnan(v)) {
+        buf[0] = '\0';
+        return buf;
+    }
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
+/* Writes s as a CSV field, quoted when it holds a comma, quote or line break. */
+static void csv_field(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static const char csv_header[] =
+    "trace,trace_hash,policy,params,ratio,budget,remat_limit,semantics,status,overhead,"
+    "evictions,eager_evictions,remats,remat_compute,peak_memory,baseline_memory,"
+    "baseline_compute,tool_version,wall_s,created_at\n";
+
+static int csv_row(void *ctx, const store_row *r)
+{
+    FILE *out = ctx;
+    char b1[40], b2[40], b3[40], b4[40];
+    csv_field(out, r->trace_name);
+    fprintf(out, ",%s,", r->trace_hash);
+    csv_field(out, r->policy);
+    fputc(',', out);
+    csv_field(out, r->params);
+    fprintf(out, ",%s,%llu,%s,", fmt_double(r->ratio, b1, sizeof b1),
+            (unsigned long long)r->budget, fmt_double(r->remat_limit, b2, sizeof b2));
+    csv_field(out, r->semantics);
+    fprintf(out, ",%s,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,", r->status,
+            fmt_double(r->overhead, b3, sizeof b3), (unsigned long long)r->evictions,
+            (unsigned long long)r->eager_evictions, (unsigned long long)r->remats,
+            (unsigned long long)r->remat_compute, (unsigned long long)r->peak_memory,
+            (unsigned long long)r->baseline_memory, (unsigned long long)r->baseline_compute);
+    csv_field(out, r->tool_version);
+    fprintf(out, ",%s,%s\n", fmt_double(r->wall_s, b4, sizeof b4), r->created_at);
+    return 0;
+}
+
+int store_export_csv(store *s, const store_filter *f, FILE *out, gms_error *err)
+{
+    fputs(csv_header, out);
+    return store_query_runs(s, f, csv_row, out, err);
+}
+
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+typedef struct json_ctx {
+    FILE *out;
+    size_t n;
+} json_ctx;
+
+static int json_row(void *ctx, const store_row *r)
+{
+    json_ctx *j = ctx;
+    FILE *out = j->out;
+    char b[40];
+    fputs(j->n++ ? ",\n  {" : "\n  {", out);
+    fputs("\"trace\": ", out);
+    json_string(out, r->trace_name);
+    fprintf(out, ", \"trace_hash\": \"%s\", \"policy\": ", r->trace_hash);
+    json_string(out, r->policy);
+    fputs(", \"params\": ", out);
+    json_string(out, r->params);
+    fprintf(out, ", \"ratio\": %s", isnan(r->ratio) ? "null" : fmt_double(r->ratio, b, sizeof b));
+    fprintf(out, ", \"budget\": %llu", (unsigned long long)r->budget);
+    fprintf(out, ", \"remat_limit\": %s, \"semantics\": ", fmt_double(r->remat_limit, b, sizeof b));
+    json_string(out, r->semantics);
+    fprintf(out, ", \"status\": \"%s\", \"overhead\": %s", r->status,
+            r->has_overhead ? fmt_double(r->overhead, b, sizeof b) : "null");
+    fprintf(out,
+            ", \"evictions\": %llu, \"eager_evictions\": %llu, \"remats\": %llu,"
+            " \"remat_compute\": %llu, \"peak_memory\": %llu, \"baseline_memory\": %llu,"
+            " \"baseline_compute\": %llu, \"tool_version\": ",
+            (unsigned long long)r->evictions, (unsigned long long)r->eager_evictions,
+            (unsigned long long)r->remats, (unsigned long long)r->remat_compute,
+            (unsigned long long)r->peak_memory, (unsigned long long)r->baseline_memory,
+            (unsigned long long)r->baseline_compute);
+    json_string(out, r->tool_version);
+    fprintf(out, ", \"wall_s\": %s, \"created_at\": ", fmt_double(r->wall_s, b, sizeof b));
+    json_string(out, r->created_at);
+    fputc('}', out);
+    return 0;
+}
+
+int store_export_json(store *s, const store_filter *f, FILE *out, gms_error *err)
+{
+    json_ctx j = {out, 0};
+    fputc('[', out);
+    int rc = store_query_runs(s, f, json_row, &j, err);
+    fputs(j.n ? "\n]\n" : "]\n", out);
+    return rc;
+}

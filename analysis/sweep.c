@@ -1,0 +1,521 @@
+/* sweep: the parallel, resumable, sharded sweep runner (see sweep.h). */
+#include "sweep.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "registry.h"
+#include "sim.h"
+#include "store.h"
+
+#define SWEEP_SEMANTICS "simrd"
+#define SWEEP_TICK_NS 500000000L /* progress refresh while nothing commits */
+
+typedef struct sw_trace {
+    const char *path;
+    char name[256];
+    char hash[17];
+    sim_trace *t;
+    gms_error err;
+    int rc;
+} sw_trace;
+
+typedef struct sw_sample {
+    uint64_t clock, memory;
+    sim_event_kind kind;
+} sw_sample;
+
+typedef struct sw_item {
+    uint32_t trace, policy, ratio, seed;
+    uint64_t budget;
+    char params[32];
+    /* filled by the worker */
+    sim_result res;
+    sw_sample *samples;
+    size_t n_samples, cap_samples;
+    int sample_oom;
+    int next_done; /* index of the next completed item in the done list, -1 at its end */
+} sw_item;
+
+typedef struct sweep_ctx {
+    const sweep_spec *spec;
+    sw_trace *traces;
+    const struct sim_policy **policies;
+    sw_item *items;
+    size_t n_items;
+    size_t *todo; /* indexes into items, in run order */
+    size_t n_todo;
+
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t next;      /* next todo slot to hand out */
+    int done_head;    /* completed but not yet written (LIFO list through next_done) */
+    size_t running;   /* workers still alive */
+    int stop;         /* set on a fatal error */
+    gms_error werr;   /* first worker error */
+} sweep_ctx;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The trace's display name: its file name without directory and extension. */
+static void trace_name(const char *path, char *out, size_t len)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    snprintf(out, len, "%s", base);
+    char *dot = strrchr(out, '.');
+    if (dot && dot != out && (strcmp(dot, ".gmt") == 0 || strcmp(dot, ".log") == 0 ||
+                              strcmp(dot, ".json") == 0))
+        *dot = '\0';
+}
+
+/* ---- a tiny parallel-for: n tasks over `jobs` threads ---- */
+
+typedef struct pfor {
+    pthread_mutex_t mu;
+    size_t next, n;
+    void (*fn)(void *ctx, size_t i);
+    void *ctx;
+} pfor;
+
+static void *pfor_main(void *arg)
+{
+    pfor *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        size_t i = p->next++;
+        pthread_mutex_unlock(&p->mu);
+        if (i >= p->n)
+            return NULL;
+        p->fn(p->ctx, i);
+    }
+}
+
+/* Runs fn(ctx, 0..n-1) on up to jobs threads (on the caller's thread when that fails). */
+static void parallel_for(size_t n, unsigned jobs, void (*fn)(void *, size_t), void *ctx)
+{
+    pfor p = {PTHREAD_MUTEX_INITIALIZER, 0, n, fn, ctx};
+    size_t nt = jobs < n ? jobs : n;
+    pthread_t *th = nt > 1 ? calloc(nt, sizeof *th) : NULL;
+    size_t started = 0;
+    for (; th && started < nt; started++)
+        if (pthread_create(&th[started], NULL, pfor_main, &p) != 0)
+            break;
+    pfor_main(&p);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+}
+
+static void load_one(void *ctx, size_t i)
+{
+    sw_trace *t = &((sw_trace *)ctx)[i];
+    gms_error_clear(&t->err);
+    t->rc = store_hash_file(t->path, t->hash, &t->err);
+    if (!t->rc)
+        t->rc = sim_trace_load(t->path, &t->t, &t->err);
+}
+
+/* ---- workers ---- */
+
+static void observe(void *ctx, const sim_event *ev)
+{
+    sw_item *it = ctx;
+    if (it->sample_oom)
+        return;
+    if (it->n_samples == it->cap_samples) {
+        size_t cap = it->cap_samples ? it->cap_samples * 2 : 1024;
+        sw_sample *s = realloc(it->samples, cap * sizeof *s);
+        if (!s) {
+            it->sample_oom = 1;
+            return;
+        }
+        it->samples = s;
+        it->cap_samples = cap;
+    }
+    it->samples[it->n_samples++] = (sw_sample){ev->clock, ev->memory, ev->kind};
+}
+
+static void *worker_main(void *arg)
+{
+    sweep_ctx *c = arg;
+    for (;;) {
+        pthread_mutex_lock(&c->mu);
+        if (c->stop || c->next >= c->n_todo) {
+            c->running--;
+            pthread_cond_signal(&c->cv);
+            pthread_mutex_unlock(&c->mu);
+            return NULL;
+        }
+        size_t idx = c->todo[c->next++];
+        pthread_mutex_unlock(&c->mu);
+
+        sw_item *it = &c->items[idx];
+        sim_config cfg;
+        sim_config_init(&cfg);
+        cfg.policy = c->policies[it->policy];
+        cfg.budget = it->budget;
+        cfg.remat_limit = c->spec->remat_limit;
+        cfg.seed = it->seed;
+        cfg.semantics = SIM_SEMANTICS_SIMRD;
+        if (c->spec->timelines) {
+            cfg.observer = observe;
+            cfg.observer_ctx = it;
+        }
+        gms_error err;
+        gms_error_clear(&err);
+        int rc = sim_run(c->traces[it->trace].t, &cfg, &it->res, &err);
+
+        pthread_mutex_lock(&c->mu);
+        if (rc) {
+            if (!c->stop)
+                gms_error_set(&c->werr, rc, "%s: %s at budget %llu: %s",
+                              c->traces[it->trace].path, c->spec->policies[it->policy],
+                              (unsigned long long)it->budget, err.msg);
+            c->stop = 1;
+        } else {
+            it->next_done = c->done_head;
+            c->done_head = (int)idx;
+        }
+        pthread_cond_signal(&c->cv);
+        pthread_mutex_unlock(&c->mu);
+    }
+}
+
+static const char *sample_kind(sim_event_kind k)
+{
+    switch (k) {
+    case SIM_EV_COMPUTE: return "compute";
+    case SIM_EV_REMAT: return "remat";
+    case SIM_EV_EVICT: return "evict";
+    case SIM_EV_EVICT_EAGER: return "evict-eager";
+    }
+    return "?";
+}
+
+/* Writes one finished run (and its timeline) inside the caller's transaction. */
+static int write_item(sweep_ctx *c, store *s, sw_item *it, gms_error *err)
+{
+    const sw_trace *t = &c->traces[it->trace];
+    store_run r = {
+        .key = {t->hash, c->spec->policies[it->policy], it->params, it->budget,
+                c->spec->remat_limit, SWEEP_SEMANTICS},
+        .ratio = c->spec->ratios[it->ratio],
+        .status = sim_status_name(it->res.status),
+        .overhead = it->res.overhead,
+        .evictions = it->res.evictions,
+        .eager_evictions = it->res.eager_evictions,
+        .remats = it->res.remats,
+        .remat_compute = it->res.remat_compute,
+        .peak_memory = it->res.peak_memory,
+        .wall_s = it->res.wall_s,
+    };
+    int64_t id;
+    int rc = store_put_run(s, &r, &id, err);
+    for (size_t i = 0; !rc && id && i < it->n_samples; i++)
+        rc = store_put_timeline(s, id, (int64_t)i, it->samples[i].clock, it->samples[i].memory,
+                                sample_kind(it->samples[i].kind), err);
+    free(it->samples);
+    it->samples = NULL;
+    it->n_samples = it->cap_samples = 0;
+    return rc;
+}
+
+/* The stable shard hash of a run key (FNV-1a over its fields). */
+static uint64_t key_hash(const char *trace_hash, const char *policy, const char *params,
+                         uint64_t budget)
+{
+    char buf[512];
+    int n = snprintf(buf, sizeof buf, "%s|%s|%s|%llu", trace_hash, policy, params,
+                     (unsigned long long)budget);
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int i = 0; i < n && i < (int)sizeof buf; i++) {
+        h ^= (unsigned char)buf[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+static int validate_spec(const sweep_spec *sp, gms_error *err)
+{
+    if (sp->n_traces == 0)
+        return gms_error_set(err, GMS_EINVAL, "no traces to sweep");
+    if (sp->n_policies == 0 || sp->n_ratios == 0)
+        return gms_error_set(err, GMS_EINVAL, "no policies or no budgets to sweep");
+    if (sp->seeds < 1 || sp->jobs < 1)
+        return gms_error_set(err, GMS_EINVAL, "seeds and jobs must be at least 1");
+    if (sp->shard_n < 1 || sp->shard_k < 1 || sp->shard_k > sp->shard_n)
+        return gms_error_set(err, GMS_EINVAL, "shard %u/%u: need 1 <= K <= N", sp->shard_k,
+                             sp->shard_n);
+    if (!(sp->remat_limit >= 1.0))
+        return gms_error_set(err, GMS_EINVAL, "remat limit %g: must be at least 1",
+                             sp->remat_limit);
+    for (size_t i = 0; i < sp->n_policies; i++)
+        if (!pol_find(sp->policies[i]))
+            return gms_error_set(err, GMS_EINVAL,
+                                 "unknown policy '%s' (see 'gpumemsim sweep --help' for the list)",
+                                 sp->policies[i]);
+    for (size_t i = 0; i < sp->n_ratios; i++)
+        if (!(sp->ratios[i] > 0 && sp->ratios[i] <= SWEEP_MAX_RATIO))
+            return gms_error_set(err, GMS_EINVAL, "budget ratio %g out of range (0, %g]",
+                                 sp->ratios[i], SWEEP_MAX_RATIO);
+    return 0;
+}
+
+/* Builds the work list of this shard: every combination, minus those already stored,
+ * biggest traces (most ops) first so the slowest runs do not end up alone at the tail. */
+static int plan(sweep_ctx *c, store *s, size_t n_items, size_t *skipped, gms_error *err)
+{
+    const sweep_spec *sp = c->spec;
+    uint32_t *order = malloc(sp->n_traces * sizeof *order);
+    if (!order)
+        return gms_error_set(err, GMS_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < sp->n_traces; i++) { /* insertion sort by ops, descending */
+        uint32_t j = i;
+        uint64_t ops = sim_trace_baseline(c->traces[i].t)->ops;
+        for (; j > 0 && sim_trace_baseline(c->traces[order[j - 1]].t)->ops < ops; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    size_t k = 0;
+    for (uint32_t ti = 0; ti < sp->n_traces; ti++) {
+        uint32_t t = order[ti];
+        const sim_baseline *b = sim_trace_baseline(c->traces[t].t);
+        for (uint32_t p = 0; p < sp->n_policies; p++) {
+            unsigned seeds = sweep_policy_is_random(sp->policies[p]) ? sp->seeds : 1;
+            for (uint32_t r = 0; r < sp->n_ratios; r++)
+                for (uint32_t seed = 0; seed < seeds; seed++) {
+                    sw_item *it = &c->items[k++];
+                    it->trace = t;
+                    it->policy = p;
+                    it->ratio = r;
+                    it->seed = seed;
+                    it->budget = (uint64_t)((double)b->memory * sp->ratios[r]);
+                    if (sweep_policy_is_random(sp->policies[p]))
+                        snprintf(it->params, sizeof it->params, "seed=%u", seed);
+                }
+        }
+    }
+    free(order);
+    (void)n_items;
+    *skipped = 0;
+    c->n_todo = 0;
+    for (size_t i = 0; i < k; i++) {
+        sw_item *it = &c->items[i];
+        const char *hash = c->traces[it->trace].hash, *pol = sp->policies[it->policy];
+        if (sp->shard_n > 1 &&
+            key_hash(hash, pol, it->params, it->budget) % sp->shard_n != sp->shard_k - 1)
+            continue;
+        store_key key = {hash, pol, it->params, it->budget, sp->remat_limit, SWEEP_SEMANTICS};
+        int found;
+        if (store_has_run(s, &key, &found, err))
+            return GMS_EDB;
+        if (found) {
+            (*skipped)++;
+            continue;
+        }
+        c->todo[c->n_todo++] = i;
+    }
+    return 0;
+}
+
+/* The writer loop on the calling thread: commits finished runs in batches (one transaction
+ * per batch; each row is a complete run) and reports progress. */
+static int write_loop(sweep_ctx *c, store *s, sweep_progress *pg, double t0, gms_error *err)
+{
+    const sweep_spec *sp = c->spec;
+    int rc = 0;
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        while (c->done_head < 0 && c->running > 0 && !c->stop) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += SWEEP_TICK_NS;
+            if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+            }
+            if (pthread_cond_timedwait(&c->cv, &c->mu, &ts) != 0 && sp->progress) {
+                pthread_mutex_unlock(&c->mu);
+                pg->elapsed_s = now_s() - t0;
+                sp->progress(sp->progress_ctx, pg);
+                pthread_mutex_lock(&c->mu);
+            }
+        }
+        int head = c->done_head;
+        c->done_head = -1;
+        int finished = c->running == 0 || c->stop;
+        pthread_mutex_unlock(&c->mu);
+
+        if (head >= 0) {
+            rc = store_begin(s, err);
+            size_t ok = 0, failed = 0, n = 0;
+            for (int i = head; !rc && i >= 0; i = c->items[i].next_done) {
+                rc = write_item(c, s, &c->items[i], err);
+                n++;
+                if (c->items[i].res.status == SIM_OK)
+                    ok++;
+                else
+                    failed++;
+            }
+            if (!rc)
+                rc = store_commit(s, err);
+            if (rc) {
+                store_rollback(s);
+            } else {
+                pg->done += n;
+                pg->ok += ok;
+                pg->failed += failed;
+                pg->elapsed_s = now_s() - t0;
+                if (sp->progress)
+                    sp->progress(sp->progress_ctx, pg);
+            }
+        }
+        pthread_mutex_lock(&c->mu);
+        if (rc) {
+            c->stop = 1;
+            break;
+        }
+        if (finished && c->done_head < 0)
+            break;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+int sweep_run(const sweep_spec *sp, const char *db_path, sweep_progress *summary,
+              gms_error *err)
+{
+    int rc = validate_spec(sp, err);
+    if (rc)
+        return rc;
+    double t0 = now_s();
+    sweep_ctx c;
+    memset(&c, 0, sizeof c);
+    c.spec = sp;
+    c.done_head = -1;
+    store *s = NULL;
+    pthread_t *th = NULL;
+    c.traces = calloc(sp->n_traces, sizeof *c.traces);
+    c.policies = calloc(sp->n_policies, sizeof *c.policies);
+    if (!c.traces || !c.policies) {
+        rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < sp->n_policies; i++)
+        c.policies[i] = pol_find(sp->policies[i]);
+
+    /* 1. load every trace (in parallel) before touching the store */
+    for (size_t i = 0; i < sp->n_traces; i++) {
+        c.traces[i].path = sp->traces[i];
+        trace_name(sp->traces[i], c.traces[i].name, sizeof c.traces[i].name);
+    }
+    parallel_for(sp->n_traces, sp->jobs, load_one, c.traces);
+    for (size_t i = 0; i < sp->n_traces; i++)
+        if (c.traces[i].rc) {
+            rc = gms_error_set(err, c.traces[i].rc, "%s", c.traces[i].err.msg);
+            goto out;
+        }
+    for (size_t i = 0; i < sp->n_traces; i++)
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(c.traces[i].hash, c.traces[j].hash) == 0) {
+                rc = gms_error_set(err, GMS_EINVAL, "%s and %s are the same trace (same bytes)",
+                                   c.traces[j].path, c.traces[i].path);
+                goto out;
+            }
+
+    /* 2. the store, the traces in it, and the work list */
+    if ((rc = store_open(db_path, STORE_CREATE, &s, err)))
+        goto out;
+    if ((rc = store_begin(s, err)))
+        goto out;
+    for (size_t i = 0; i < sp->n_traces && !rc; i++) {
+        const sim_baseline *b = sim_trace_baseline(c.traces[i].t);
+        store_trace st = {.name = c.traces[i].name, .path = c.traces[i].path, .ops = b->ops,
+                          .baseline_memory = b->memory, .baseline_compute = b->compute};
+        memcpy(st.hash, c.traces[i].hash, sizeof st.hash);
+        rc = store_put_trace(s, &st, err);
+    }
+    if (rc || (rc = store_commit(s, err))) {
+        store_rollback(s);
+        goto out;
+    }
+    size_t n_items = 0;
+    sweep_progress pg = {0};
+    for (size_t p = 0; p < sp->n_policies; p++)
+        n_items += sp->n_ratios * (sweep_policy_is_random(sp->policies[p]) ? sp->seeds : 1);
+    n_items *= sp->n_traces;
+    c.items = calloc(n_items, sizeof *c.items);
+    c.n_items = n_items;
+    c.todo = calloc(n_items, sizeof *c.todo);
+    if (!c.items || !c.todo) {
+        rc = gms_error_set(err, GMS_ENOMEM, "out of memory for %zu runs", n_items);
+        goto out;
+    }
+    if ((rc = plan(&c, s, n_items, &pg.skipped, err)))
+        goto out;
+    pg.total = c.n_todo;
+    if (sp->progress)
+        sp->progress(sp->progress_ctx, &pg);
+
+    /* 3. workers simulate, this thread writes */
+    if (pthread_mutex_init(&c.mu, NULL) || pthread_cond_init(&c.cv, NULL)) {
+        rc = gms_error_set(err, GMS_ENOMEM, "cannot create thread primitives");
+        goto out;
+    }
+    size_t nt = sp->jobs < c.n_todo ? sp->jobs : c.n_todo;
+    th = calloc(nt ? nt : 1, sizeof *th);
+    if (!th) {
+        rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
+        goto sync_out;
+    }
+    for (size_t i = 0; i < nt; i++) {
+        pthread_mutex_lock(&c.mu);
+        c.running++;
+        pthread_mutex_unlock(&c.mu);
+        if (pthread_create(&th[i], NULL, worker_main, &c) != 0) {
+            pthread_mutex_lock(&c.mu);
+            c.running--;
+            pthread_mutex_unlock(&c.mu);
+            nt = i;
+            break;
+        }
+    }
+    if (nt == 0 && c.n_todo > 0) {
+        rc = gms_error_set(err, GMS_ENOMEM, "cannot start worker threads");
+        goto sync_out;
+    }
+    rc = write_loop(&c, s, &pg, t0, err);
+    for (size_t i = 0; i < nt; i++)
+        pthread_join(th[i], NULL);
+    if (!rc && c.werr.code)
+        rc = gms_error_set(err, c.werr.code, "%s", c.werr.msg);
+    pg.finished = 1;
+    pg.elapsed_s = now_s() - t0;
+    if (!rc && sp->progress)
+        sp->progress(sp->progress_ctx, &pg);
+    if (summary)
+        *summary = pg;
+sync_out:
+    pthread_cond_destroy(&c.cv);
+    pthread_mutex_destroy(&c.mu);
+out:
+    for (size_t i = 0; c.items && i < c.n_items; i++)
+        free(c.items[i].samples);
+    free(th);
+    free(c.items);
+    free(c.todo);
+    store_close(s);
+    for (size_t i = 0; c.traces && i < sp->n_traces; i++)
+        sim_trace_free(c.traces[i].t);
+    free(c.traces);
+    free(c.policies);
+    return rc;
+}

@@ -1,0 +1,73 @@
+/*
+ * sweep: simulate every (trace, policy, budget ratio, seed) combination on a pool of threads
+ * and record each run in a result store (store.h).
+ *
+ * Resumable: combinations whose run key is already stored are skipped, and every stored row is
+ * a complete run committed in its own (batched) transaction, so a sweep killed at any moment
+ * and started again ends with exactly the rows of an uninterrupted sweep.
+ * Sharded: shard K of N takes the combinations whose stable key hash is K-1 modulo N, so N
+ * machines can split one sweep and `store_merge` their stores into the full result.
+ *
+ * Each trace is loaded once and shared read-only by the worker threads; the calling thread is
+ * the only one that writes to the store.
+ */
+#ifndef SWEEP_H
+#define SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gms_error.h"
+
+/* The largest budget ratio a sweep accepts (ratios are in (0, SWEEP_MAX_RATIO]). */
+#define SWEEP_MAX_RATIO 10.0
+
+/* Parses budget ratios: "start:stop:step" (inclusive; each value is start + i*step rounded to
+ * the decimals written in start and step and read back with strtod, so "0.1:1:0.1" gives
+ * exactly the doubles of the literals 0.1, 0.2, ..., 1.0) or a list "0.2,0.5". Every ratio
+ * must lie in (0, SWEEP_MAX_RATIO]. *ratios is malloc'ed. */
+int sweep_parse_ratios(const char *text, double **ratios, size_t *n, gms_error *err);
+
+/* Parses "K/N" (1 <= K <= N). */
+int sweep_parse_shard(const char *text, unsigned *k, unsigned *n, gms_error *err);
+
+/* The policy's parameter string for a seed: "seed=K" for randomized policies, "" otherwise. */
+int sweep_policy_is_random(const char *policy);
+
+typedef struct sweep_progress {
+    size_t total;    /* runs this invocation has to do (already stored ones excluded) */
+    size_t done;     /* committed so far */
+    size_t ok;       /* of them, status ok */
+    size_t failed;   /* oom or remat-limit */
+    size_t skipped;  /* combinations already in the store */
+    double elapsed_s;
+    int finished;    /* 1 on the last call */
+} sweep_progress;
+
+/* Called on the sweep's calling thread after each commit and about twice a second. */
+typedef void (*sweep_progress_fn)(void *ctx, const sweep_progress *p);
+
+typedef struct sweep_spec {
+    const char *const *traces; /* trace files (.gmt or DTR logs) */
+    size_t n_traces;
+    const char *const *policies; /* registry names (heuristics/registry.h) */
+    size_t n_policies;
+    const double *ratios;
+    size_t n_ratios;
+    unsigned seeds;        /* runs per randomized policy (seeds 0..seeds-1); >= 1 */
+    double remat_limit;    /* sim_config.remat_limit */
+    unsigned shard_k;      /* 1-based shard index; shard_n = 1 means everything */
+    unsigned shard_n;
+    unsigned jobs;         /* worker threads, >= 1 */
+    int timelines;         /* also store each run's memory timeline */
+    sweep_progress_fn progress; /* optional */
+    void *progress_ctx;
+} sweep_spec;
+
+/* Runs the sweep into the store at db_path (created if missing). Validates everything (trace
+ * files, policy names, ratios, the store) before writing anything. On success *summary (may be
+ * NULL) holds the final counts. */
+int sweep_run(const sweep_spec *spec, const char *db_path, sweep_progress *summary,
+              gms_error *err);
+
+#endif
