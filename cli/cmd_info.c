@@ -1,9 +1,286 @@
-/* Placeholder until the info subcommand lands; replaced by its real implementation. */
+/*
+ * gpumemsim info: summarize a trace (.gmt or DTR log): events by kind, ops, distinct op
+ * names, constant bytes, baseline memory and compute (from the simulator), annotations and
+ * header metadata. --json prints the same as one JSON object with stable keys.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "gmt.h"
+#include "gmt_stats.h"
+#include "sim.h"
+
+static const char *const CMD = "info";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gpumemsim info FILE [--json] [--ops]\n"
+            "\n"
+            "Summarizes a trace (.gmt or DTR JSON log, detected from the content): events by\n"
+            "kind, ops (CALL + MUTATE), distinct op names, constant bytes, baseline peak memory\n"
+            "and total compute time (no memory budget; see the DTR semantics spec, section 4),\n"
+            "annotations and the header metadata. Warns when a .gmt file is truncated.\n"
+            "\n"
+            "options:\n"
+            "  --json      print one JSON object with the keys file, format, events,\n"
+            "              events_by_kind, ops, distinct_op_names, outputs, views,\n"
+            "              constant_bytes, baseline_memory, baseline_compute, annotations,\n"
+            "              meta, warning\n"
+            "  --ops       also list every op name with its count (text output)\n"
+            "  -h, --help  show this help\n"
+            "\n"
+            "example:\n"
+            "  gpumemsim info unet.gmt\n");
+}
+
+typedef struct info {
+    const char *path;
+    gmt_format format;
+    gmt_stats *stats;
+    /* header metadata, copied (the source is closed before printing) */
+    char **keys, **values;
+    size_t n_meta;
+    char *warning;
+    sim_baseline baseline;
+    int have_baseline;
+} info;
+
+static void info_free(info *in)
+{
+    gmt_stats_free(in->stats);
+    for (size_t i = 0; i < in->n_meta; i++) {
+        free(in->keys[i]);
+        free(in->values[i]);
+    }
+    free(in->keys);
+    free(in->values);
+    free(in->warning);
+}
+
+/* Copies the source's metadata and warning into in. */
+static int copy_meta(info *in, const gmt_source *src, gms_error *err)
+{
+    size_t n = gmt_source_meta_count(src);
+    in->keys = calloc(n ? n : 1, sizeof *in->keys);
+    in->values = calloc(n ? n : 1, sizeof *in->values);
+    if (!in->keys || !in->values)
+        return gms_error_set(err, GMS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const char *k, *v;
+        gmt_source_meta_at(src, i, &k, &v);
+        in->keys[i] = strdup(k);
+        in->values[i] = strdup(v);
+        in->n_meta = i + 1;
+        if (!in->keys[i] || !in->values[i])
+            return gms_error_set(err, GMS_ENOMEM, "out of memory");
+    }
+    const char *w = gmt_source_warning(src);
+    if (w && !(in->warning = strdup(w)))
+        return gms_error_set(err, GMS_ENOMEM, "out of memory");
+    return 0;
+}
+
+/* Reads every event of the trace into the statistics. */
+static int scan(info *in, gms_error *err)
+{
+    gmt_source *src;
+    int rc = gmt_source_open(in->path, &src, err);
+    if (rc != 0)
+        return rc;
+    in->format = gmt_source_format(src);
+    in->stats = gmt_stats_new();
+    if (!in->stats) {
+        gmt_source_close(src);
+        return gms_error_set(err, GMS_ENOMEM, "out of memory");
+    }
+    gmt_event ev;
+    while ((rc = gmt_source_next(src, &ev, err)) == 1)
+        if ((rc = gmt_stats_add(in->stats, &ev, err)) != 0)
+            break;
+    if (rc == 0)
+        rc = copy_meta(in, src, err);
+    else if (rc < 0)
+        rc = err && err->code ? err->code : GMS_EFORMAT;
+    gmt_source_close(src);
+    return rc;
+}
+
+/* Baseline memory and compute come from the simulator, so they are exactly what sim uses.
+ * Until sim_trace_load is implemented the two fields are left out (have_baseline = 0). */
+static int load_baseline(info *in, gms_error *err)
+{
+    (void)err;
+    in->have_baseline = 0;
+    return 0;
+}
+
+static const char *format_name(gmt_format f)
+{
+    return f == GMT_FORMAT_GMT ? "gmt" : "dtr-log";
+}
+
+static void print_text(const info *in, int list_ops)
+{
+    const gmt_stats *s = in->stats;
+    char b[32];
+    printf("file:               %s (%s)\n", in->path, format_name(in->format));
+    printf("events:             %" PRIu64 "\n", gmt_stats_events(s));
+    for (int k = 1; k < GMT_KIND_COUNT; k++)
+        if (gmt_stats_kind(s, (gmt_kind)k))
+            printf("  %-16s  %" PRIu64 "\n", gmt_kind_name((gmt_kind)k),
+                   gmt_stats_kind(s, (gmt_kind)k));
+    if (gmt_stats_kind(s, (gmt_kind)0))
+        printf("  %-16s  %" PRIu64 "\n", "(unknown)", gmt_stats_kind(s, (gmt_kind)0));
+    printf("ops:                %" PRIu64 " (CALL + MUTATE)\n", gmt_stats_ops(s));
+    printf("distinct op names:  %zu\n", gmt_stats_op_names(s));
+    printf("outputs:            %" PRIu64 " (%" PRIu64 " views)\n", gmt_stats_outputs(s),
+           gmt_stats_views(s));
+    printf("constant bytes:     %" PRIu64 " (%s)\n", gmt_stats_constant_bytes(s),
+           cli_format_bytes(gmt_stats_constant_bytes(s), b, sizeof b));
+    if (in->have_baseline) {
+        printf("baseline memory:    %" PRIu64 " (%s peak, no budget)\n", in->baseline.memory,
+               cli_format_bytes(in->baseline.memory, b, sizeof b));
+        printf("baseline compute:   %" PRIu64 " ns (%.3f ms)\n", in->baseline.compute,
+               (double)in->baseline.compute / 1e6);
+    }
+    printf("annotations:       ");
+    if (gmt_stats_annotations(s) == 0)
+        printf(" none");
+    for (size_t i = 0; i < gmt_stats_annotations(s); i++) {
+        uint64_t n;
+        const char *a = gmt_stats_annotation_at(s, i, &n);
+        printf(" %s x%" PRIu64 "%s", a, n, i + 1 < gmt_stats_annotations(s) ? "," : "");
+    }
+    printf("\nmeta:\n");
+    for (size_t i = 0; i < in->n_meta; i++)
+        printf("  %-16s  %s\n", in->keys[i], in->values[i]);
+    if (list_ops) {
+        printf("op names:\n");
+        for (size_t i = 0; i < gmt_stats_op_names(s); i++) {
+            uint64_t n;
+            const char *op = gmt_stats_op_name_at(s, i, &n);
+            printf("  %-40s  %" PRIu64 "\n", op, n);
+        }
+    }
+}
+
+static json_t *jint(uint64_t v)
+{
+    return json_integer(v > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)v);
+}
+
+/* Builds the --json object; NULL when out of memory. */
+static json_t *to_json(const info *in)
+{
+    const gmt_stats *s = in->stats;
+    json_t *o = json_object(), *kinds = json_object(), *ann = json_object(),
+           *meta = json_object();
+    if (!o || !kinds || !ann || !meta) {
+        json_decref(o);
+        json_decref(kinds);
+        json_decref(ann);
+        json_decref(meta);
+        return NULL;
+    }
+    int bad = 0;
+    for (int k = 1; k < GMT_KIND_COUNT; k++)
+        bad |= json_object_set_new(kinds, gmt_kind_name((gmt_kind)k),
+                                   jint(gmt_stats_kind(s, (gmt_kind)k)));
+    for (size_t i = 0; i < gmt_stats_annotations(s); i++) {
+        uint64_t n;
+        const char *a = gmt_stats_annotation_at(s, i, &n);
+        bad |= json_object_set_new(ann, a, jint(n));
+    }
+    for (size_t i = 0; i < in->n_meta; i++)
+        bad |= json_object_set_new(meta, in->keys[i], json_string(in->values[i]));
+    bad |= json_object_set_new(o, "file", json_string(in->path));
+    bad |= json_object_set_new(o, "format", json_string(format_name(in->format)));
+    bad |= json_object_set_new(o, "events", jint(gmt_stats_events(s)));
+    bad |= json_object_set_new(o, "events_by_kind", kinds);
+    bad |= json_object_set_new(o, "ops", jint(gmt_stats_ops(s)));
+    bad |= json_object_set_new(o, "distinct_op_names", jint(gmt_stats_op_names(s)));
+    bad |= json_object_set_new(o, "outputs", jint(gmt_stats_outputs(s)));
+    bad |= json_object_set_new(o, "views", jint(gmt_stats_views(s)));
+    bad |= json_object_set_new(o, "constant_bytes", jint(gmt_stats_constant_bytes(s)));
+    if (in->have_baseline) {
+        bad |= json_object_set_new(o, "baseline_memory", jint(in->baseline.memory));
+        bad |= json_object_set_new(o, "baseline_compute", jint(in->baseline.compute));
+    }
+    bad |= json_object_set_new(o, "annotations", ann);
+    bad |= json_object_set_new(o, "meta", meta);
+    bad |= json_object_set_new(o, "warning", in->warning ? json_string(in->warning) : json_null());
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
 
 int cmd_info(int argc, char **argv)
 {
-    (void)argc;
-    cli_error(argv[0], "not implemented yet");
-    return 1;
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"ops", no_argument, NULL, 'p'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int as_json = 0, list_ops = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            as_json = 1;
+            break;
+        case 'p':
+            list_ops = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            cli_error(CMD, "unknown option '%s' (see --help)", argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        if (optind >= argc)
+            cli_error(CMD, "no trace file given (see --help)");
+        else
+            cli_error(CMD, "expected one trace file, got %d (see --help)", argc - optind);
+        return 2;
+    }
+    info in;
+    memset(&in, 0, sizeof in);
+    in.path = argv[optind];
+    gms_error err;
+    gms_error_clear(&err);
+    if (scan(&in, &err) != 0 || load_baseline(&in, &err) != 0) {
+        cli_error(CMD, "%s", err.msg);
+        info_free(&in);
+        return 1;
+    }
+    int rc = 0;
+    if (as_json) {
+        json_t *o = to_json(&in);
+        if (!o || json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
+            cli_error(CMD, "cannot print JSON (out of memory?)");
+            rc = 1;
+        } else {
+            putchar('\n');
+        }
+        json_decref(o);
+    } else {
+        print_text(&in, list_ops);
+    }
+    if (in.warning)
+        fprintf(stderr, "gpumemsim info: warning: %s\n", in.warning);
+    info_free(&in);
+    return rc;
 }
