@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Every DTR paper log converts to .gmt and back to a byte-identical log; .gmt -> .gmt and
+# log -> log copies are lossless too; the summary line reports the event count.
+. "$(dirname "$0")/common.sh"
+n=0
+for log in "$DTR_DIR"/*.log; do
+  b=$(basename "$log" .log)
+  "$GMS_BIN" convert "$log" -o "$T/$b.gmt" >"$T/summary" || fail "convert $b to .gmt"
+  lines=$(wc -l <"$log")
+  events=$(sed -n 's/.*: \([0-9]*\) events,.*/\1/p' "$T/summary")
+  [ -n "$events" ] && [ "$events" -gt 0 ] && [ "$events" -lt "$lines" ] ||
+    fail "$b: summary '$(cat "$T/summary")' has no plausible event count"
+  "$GMS_BIN" convert "$T/$b.gmt" --to dtr-log -o "$T/$b.back.log" --quiet >"$T/quiet" ||
+    fail "convert $b.gmt back to a log"
+  [ ! -s "$T/quiet" ] || fail "--quiet printed: $(cat "$T/quiet")"
+  cmp "$log" "$T/$b.back.log" || fail "$b: log -> gmt -> log is not byte-identical"
+  "$GMS_BIN" convert -q "$T/$b.gmt" --to gmt -o "$T/$b.copy.gmt" || fail "gmt -> gmt $b"
+  "$GMS_BIN" convert -q "$T/$b.copy.gmt" --to dtr-log -o "$T/$b.copy.log" || fail "$b copy back"
+  cmp "$log" "$T/$b.copy.log" || fail "$b: gmt -> gmt lost something"
+  "$GMS_BIN" convert -q "$log" --to dtr-log -o "$T/$b.same.log" || fail "log -> log $b"
+  cmp "$log" "$T/$b.same.log" || fail "$b: log -> log is not byte-identical"
+  n=$((n + 1))
+done
+[ "$n" -ge 5 ] || fail "expected the 5 DTR paper logs in $DTR_DIR, found $n"
+
+# default output name: extension replaced, next to the input
+cp "$DTR_DIR"/unet-*.log "$T/unet.log"
+"$GMS_BIN" convert -q "$T/unet.log" || fail "convert with the default output name"
+[ -s "$T/unet.gmt" ] || fail "default output unet.gmt not written"
+
+# a hand-written log with non-x<digits> names, views, MUTATE and COPY_FROM
+cat >"$T/hand.log" <<'LOG'
+{"ANNOTATION":"START","INSTRUCTION":"ANNOTATE"}
+{"INSTRUCTION":"CONSTANT","NAME":"weight"}
+{"INSTRUCTION":"MEMORY","MEMORY":"16","NAME":"weight"}
+{"ARGS":["weight","x7"],"INSTRUCTION":"CALL","NAME":"mm","RESULT":["out","x12"],"TIME":"5"}
+{"INSTRUCTION":"MEMORY","MEMORY":"8","NAME":"out"}
+{"ALIAS":"-1","INSTRUCTION":"ALIAS","NAME":"out"}
+{"INSTRUCTION":"MEMORY","MEMORY":"16","NAME":"x12"}
+{"ALIAS":"0","INSTRUCTION":"ALIAS","NAME":"x12"}
+{"ARGS":["out","x12"],"INSTRUCTION":"MUTATE","MUTATE":[1,0],"NAME":"relu_","TIME":"3"}
+{"DST":"out","INSTRUCTION":"COPY_FROM","SRC":"x12"}
+{"ANNOTATION":"BACKWARD","INSTRUCTION":"ANNOTATE"}
+{"INSTRUCTION":"RELEASE","NAME":"weight"}
+LOG
+"$GMS_BIN" convert -q "$T/hand.log" -o "$T/hand.gmt" || fail "convert hand.log"
+"$GMS_BIN" convert -q "$T/hand.gmt" --to dtr-log -o "$T/hand.back.log" || fail "hand.gmt back"
+cmp "$T/hand.log" "$T/hand.back.log" || fail "hand.log does not round-trip"
+echo "ok: $n logs round-trip byte for byte"

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# info on a DTR log and on its .gmt reports the same numbers; --json is valid JSON with the
+# documented keys; counts agree with the log itself; bad inputs give clear errors.
+. "$(dirname "$0")/common.sh"
+command -v jq >/dev/null || fail "jq is required (scripts/setup-deps.sh installs it)"
+n=0
+for log in "$DTR_DIR"/*.log; do
+  b=$(basename "$log" .log)
+  "$GMS_BIN" convert -q "$log" -o "$T/$b.gmt" || fail "convert $b"
+  "$GMS_BIN" info --json "$log" >"$T/log.json" || fail "info --json $b.log"
+  "$GMS_BIN" info --json "$T/$b.gmt" >"$T/gmt.json" || fail "info --json $b.gmt"
+  for f in "$T/log.json" "$T/gmt.json"; do
+    jq -e 'type == "object" and (["events_by_kind","ops","distinct_op_names","constant_bytes",
+           "annotations","meta"] - keys == [])' "$f" >/dev/null ||
+      fail "$b: $(basename "$f") is not a JSON object with the documented keys: $(cat "$f")"
+  done
+  diff <(jq -S 'del(.file, .format, .meta)' "$T/log.json") \
+       <(jq -S 'del(.file, .format, .meta)' "$T/gmt.json") >&2 ||
+    fail "$b: info differs between the log and its .gmt"
+  [ "$(jq -r .format "$T/log.json")/$(jq -r .format "$T/gmt.json")" = dtr-log/gmt ] ||
+    fail "$b: formats not detected"
+  # numbers checked against the log itself
+  calls=$(grep -c '"INSTRUCTION":"CALL"' "$log" || true)
+  mutates=$(grep -c '"INSTRUCTION":"MUTATE"' "$log" || true)
+  [ "$(jq .ops "$T/log.json")" = $((calls + mutates)) ] || fail "$b: ops != CALL + MUTATE lines"
+  [ "$(jq .events_by_kind.CALL "$T/log.json")" = "$calls" ] || fail "$b: CALL count"
+  ops=$(jq -r 'select(.INSTRUCTION == "CALL" or .INSTRUCTION == "MUTATE") | .NAME' "$log" |
+        sort -u | wc -l)
+  [ "$(jq .distinct_op_names "$T/log.json")" = "$ops" ] || fail "$b: distinct op names"
+  starts=$(grep -c '"ANNOTATION":"START"' "$log" || true)
+  [ "$(jq .annotations.START "$T/log.json")" = "$starts" ] || fail "$b: START annotations"
+  [ "$(jq -r .meta.model "$T/gmt.json")" = "$(jq -r .meta.model "$T/log.json")" ] ||
+    fail "$b: model lost in conversion"
+  n=$((n + 1))
+done
+[ "$n" -ge 5 ] || fail "expected the 5 DTR paper logs, found $n"
+
+# constant bytes = sum of the MEMORY lines that follow CONSTANT lines (U-Net)
+log=$(ls "$DTR_DIR"/unet-*.log)
+want=$(jq -s '. as $a | [range(1; length) | select($a[. - 1].INSTRUCTION == "CONSTANT")
+              | $a[.].MEMORY | tonumber] | add' "$log")
+got=$("$GMS_BIN" info --json "$log" | jq .constant_bytes)
+[ "$got" = "$want" ] || fail "constant bytes $got, expected $want"
+[ "$("$GMS_BIN" info --json "$log" | jq -r .meta.model)" = unet ] || fail "model not guessed"
+
+# text output names the essentials
+"$GMS_BIN" info "$log" >"$T/text" || fail "info (text)"
+for k in "events:" "ops:" "distinct op names:" "constant bytes:" "annotations:" "meta:"; do
+  grep -q "^$k" "$T/text" || fail "text output lacks '$k'"
+done
+"$GMS_BIN" info --ops "$log" | grep -q "cudnn_convolution" || fail "--ops lists no op names"
+
+# a truncated .gmt: info reports what it read and warns
+size=$(wc -c <"$T/$(basename "$log" .log).gmt")
+head -c $((size / 2)) "$T/$(basename "$log" .log).gmt" >"$T/half.gmt"
+"$GMS_BIN" info --json "$T/half.gmt" >"$T/half.json" 2>"$T/err" || true
+grep -qi "warning: .*trunc" "$T/err" || fail "no truncation warning: $(cat "$T/err")"
+
+# bad inputs
+expect_fail "missing file" "$GMS_BIN" info "$T/nope.gmt"
+expect_err_matches "missing file" "^gpumemsim info: .*nope\.gmt: cannot open: No such file"
+expect_fail "directory" "$GMS_BIN" info "$T"
+expect_err_matches "directory" "^gpumemsim info: .*: is a directory"
+: >"$T/empty.log"
+expect_fail "empty file" "$GMS_BIN" info "$T/empty.log"
+expect_err_matches "empty file" "^gpumemsim info: .*empty\.log: empty file"
+printf '%s\n' '{"INSTRUCTION":"RELEASE","NAME":"x1"}' 'oops' >"$T/bad.log"
+expect_fail "malformed" "$GMS_BIN" info "$T/bad.log"
+expect_err_matches "malformed" "^gpumemsim info: .*bad\.log:2: not valid JSON"
+expect_fail "no file" "$GMS_BIN" info
+expect_err_matches "no file" "no trace file"
+"$GMS_BIN" info --help | grep -q "usage: gpumemsim info" || fail "--help"
+echo "ok: $n logs"
