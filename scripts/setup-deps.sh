@@ -12,6 +12,7 @@ packages=(
   libsqlite3-dev                        # results store
   check libsubunit-dev                  # unit tests (check.pc links subunit)
   gnuplot-nox                           # charts (pngcairo, svg, pdfcairo terminals)
+  jq                                    # CLI tests check --json output
 )
 # clang gives the libFuzzer targets; it is optional, so only listed when asked for.
 if [ "${GMS_WITH_CLANG:-0}" = 1 ]; then packages+=(clang); fi
