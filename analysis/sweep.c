@@ -143,21 +143,36 @@ static void observe(void *ctx, const sim_event *ev)
     it->samples[it->n_samples++] = (sw_sample){ev->clock, ev->memory, ev->kind};
 }
 
+/* A worker: takes the next run off the shared list, simulates it with a runner it reuses
+ * while consecutive runs share a trace (the list is grouped by trace), and hands the result
+ * to the writer. */
 static void *worker_main(void *arg)
 {
     sweep_ctx *c = arg;
+    sim_runner *runner = NULL;
+    uint32_t runner_trace = UINT32_MAX;
     for (;;) {
         pthread_mutex_lock(&c->mu);
         if (c->stop || c->next >= c->n_todo) {
             c->running--;
             pthread_cond_signal(&c->cv);
             pthread_mutex_unlock(&c->mu);
+            sim_runner_free(runner);
             return NULL;
         }
         size_t idx = c->todo[c->next++];
         pthread_mutex_unlock(&c->mu);
 
         sw_item *it = &c->items[idx];
+        gms_error err;
+        gms_error_clear(&err);
+        int rc = 0;
+        if (runner_trace != it->trace) {
+            sim_runner_free(runner);
+            runner = NULL;
+            runner_trace = it->trace;
+            rc = sim_runner_new(c->traces[it->trace].t, &runner, &err);
+        }
         sim_config cfg;
         sim_config_init(&cfg);
         cfg.policy = c->policies[it->policy];
@@ -169,9 +184,10 @@ static void *worker_main(void *arg)
             cfg.observer = observe;
             cfg.observer_ctx = it;
         }
-        gms_error err;
-        gms_error_clear(&err);
-        int rc = sim_run(c->traces[it->trace].t, &cfg, &it->res, &err);
+        if (!rc)
+            rc = sim_runner_run(runner, &cfg, &it->res, &err);
+        if (rc)
+            runner_trace = UINT32_MAX;
 
         pthread_mutex_lock(&c->mu);
         if (rc) {
@@ -287,7 +303,6 @@ static int plan(sweep_ctx *c, store *s, size_t n_items, size_t *skipped, gms_err
     size_t k = 0;
     for (uint32_t ti = 0; ti < sp->n_traces; ti++) {
         uint32_t t = order[ti];
-        const sim_baseline *b = sim_trace_baseline(c->traces[t].t);
         for (uint32_t p = 0; p < sp->n_policies; p++) {
             unsigned seeds = sweep_policy_is_random(sp->policies[p]) ? sp->seeds : 1;
             for (uint32_t r = 0; r < sp->n_ratios; r++)
@@ -297,7 +312,7 @@ static int plan(sweep_ctx *c, store *s, size_t n_items, size_t *skipped, gms_err
                     it->policy = p;
                     it->ratio = r;
                     it->seed = seed;
-                    it->budget = (uint64_t)((double)b->memory * sp->ratios[r]);
+                    it->budget = sim_budget_for_ratio(c->traces[t].t, sp->ratios[r]);
                     if (sweep_policy_is_random(sp->policies[p]))
                         snprintf(it->params, sizeof it->params, "seed=%u", seed);
                 }

@@ -1,0 +1,429 @@
+/* Unit tests of the result store: schema, migrations, refusal of foreign files, the unique
+ * run key, export and merge. */
+#include <check.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store.h"
+
+static char dir[256];
+
+static void setup(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/gms-store-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static const char *path_in(const char *name)
+{
+    static char buf[8][300];
+    static int k;
+    char *p = buf[k++ % 8];
+    snprintf(p, 300, "%s/%s", dir, name);
+    return p;
+}
+
+static void put_trace(store *s, const char *hash, const char *name)
+{
+    store_trace t = {.name = name, .path = name, .ops = 10, .baseline_memory = 1000,
+                     .baseline_compute = 500};
+    snprintf(t.hash, sizeof t.hash, "%s", hash);
+    gms_error err;
+    ck_assert_msg(store_put_trace(s, &t, &err) == 0, "%s", err.msg);
+}
+
+static store_run make_run(const char *hash, const char *policy, uint64_t budget, int ok)
+{
+    store_run r = {.key = {hash, policy, "", budget, 2.0, "simrd"},
+                   .ratio = (double)budget / 1000.0,
+                   .status = ok ? "ok" : "oom",
+                   .overhead = 1.25,
+                   .evictions = 3,
+                   .peak_memory = budget};
+    return r;
+}
+
+static int counter(void *ctx, const store_row *r)
+{
+    (void)r;
+    (*(size_t *)ctx)++;
+    return 0;
+}
+
+static size_t count_rows(store *s, const store_filter *f)
+{
+    size_t n = 0;
+    gms_error err;
+    ck_assert_msg(store_query_runs(s, f, counter, &n, &err) == 0, "%s", err.msg);
+    return n;
+}
+
+static int scalar_int(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    int v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+START_TEST(test_new_store_has_current_schema_and_wal)
+{
+    store *s;
+    gms_error err;
+    const char *p = path_in("new.db");
+    ck_assert_msg(store_open(p, STORE_CREATE, &s, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(store_schema_version(s), STORE_SCHEMA_VERSION);
+    store_close(s);
+    ck_assert_int_eq(scalar_int(p, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM sqlite_master WHERE name IN "
+                                   "('traces','runs','timelines')"),
+                     3);
+    sqlite3 *db;
+    sqlite3_open(p, &db);
+    sqlite3_stmt *st;
+    sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "wal");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+END_TEST
+
+/* The v1 schema exactly as gpumemsim wrote it (frozen here on purpose: it is history). */
+static const char v1_schema[] =
+    "CREATE TABLE traces (hash TEXT PRIMARY KEY, name TEXT NOT NULL, path TEXT NOT NULL,"
+    " ops INTEGER NOT NULL, baseline_memory INTEGER NOT NULL, baseline_compute INTEGER NOT NULL,"
+    " added_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')));"
+    "CREATE TABLE runs (id INTEGER PRIMARY KEY, trace_hash TEXT NOT NULL REFERENCES traces(hash),"
+    " policy TEXT NOT NULL, params TEXT NOT NULL DEFAULT '', budget INTEGER NOT NULL, ratio REAL,"
+    " remat_limit REAL NOT NULL, semantics TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN"
+    " ('ok','oom','remat-limit')), overhead REAL CHECK ((status = 'ok') = (overhead IS NOT NULL)),"
+    " evictions INTEGER NOT NULL, eager_evictions INTEGER NOT NULL, remats INTEGER NOT NULL,"
+    " remat_compute INTEGER NOT NULL, peak_memory INTEGER NOT NULL, wall_s REAL NOT NULL,"
+    " tool_version TEXT NOT NULL, created_at TEXT NOT NULL DEFAULT"
+    " (strftime('%Y-%m-%dT%H:%M:%fZ','now')), UNIQUE (trace_hash, policy, params, budget,"
+    " remat_limit, semantics));"
+    "INSERT INTO traces (hash, name, path, ops, baseline_memory, baseline_compute) VALUES"
+    " ('00000000000000aa', 'old', 'old.gmt', 5, 1000, 100);"
+    "INSERT INTO runs (trace_hash, policy, budget, ratio, remat_limit, semantics, status,"
+    " overhead, evictions, eager_evictions, remats, remat_compute, peak_memory, wall_s,"
+    " tool_version) VALUES ('00000000000000aa', 'dtr', 500, 0.5, 2.0, 'simrd', 'ok', 1.5, 1, 0,"
+    " 1, 50, 500, 0.01, '0.0.1');"
+    "PRAGMA user_version = 1;";
+
+START_TEST(test_v1_store_is_migrated_keeping_its_runs)
+{
+    const char *p = path_in("v1.db");
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(p, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db, v1_schema, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+
+    store *s;
+    gms_error err;
+    /* read-only opens read v1 as it is */
+    ck_assert_msg(store_open(p, STORE_READONLY, &s, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(store_schema_version(s), 1);
+    ck_assert_uint_eq(count_rows(s, NULL), 1);
+    store_close(s);
+    ck_assert_int_eq(scalar_int(p, "PRAGMA user_version"), 1);
+
+    ck_assert_msg(store_open(p, 0, &s, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(store_schema_version(s), STORE_SCHEMA_VERSION);
+    ck_assert_uint_eq(count_rows(s, NULL), 1);
+    ck_assert_msg(store_put_timeline(s, 1, 0, 10, 400, "compute", &err) == 0, "%s", err.msg);
+    store_close(s);
+    ck_assert_int_eq(scalar_int(p, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM timelines"), 1);
+}
+END_TEST
+
+START_TEST(test_newer_schema_is_refused)
+{
+    const char *p = path_in("future.db");
+    sqlite3 *db;
+    sqlite3_open(p, &db);
+    ck_assert_int_eq(sqlite3_exec(db, "CREATE TABLE runs(x); PRAGMA user_version = 99;", NULL,
+                                  NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    store *s;
+    gms_error err;
+    ck_assert_int_eq(store_open(p, STORE_CREATE, &s, &err), GMS_EVERSION);
+    ck_assert_ptr_nonnull(strstr(err.msg, "newer"));
+    ck_assert_int_eq(scalar_int(p, "PRAGMA user_version"), 99);
+}
+END_TEST
+
+/* Bytes of a file, to show that a refused file was not modified. */
+static char *slurp(const char *p, size_t *n)
+{
+    FILE *f = fopen(p, "rb");
+    ck_assert_ptr_nonnull(f);
+    char *buf = malloc(1 << 16);
+    *n = fread(buf, 1, 1 << 16, f);
+    fclose(f);
+    return buf;
+}
+
+START_TEST(test_non_sqlite_and_corrupt_files_are_refused_untouched)
+{
+    const char *texts[] = {"hello, I am a CSV file\n1,2,3\n", NULL};
+    const char *p = path_in("notdb.db");
+    FILE *f = fopen(p, "wb");
+    fputs(texts[0], f);
+    fclose(f);
+    store *s;
+    gms_error err;
+    ck_assert_int_eq(store_open(p, STORE_CREATE, &s, &err), GMS_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "not a SQLite database"));
+    size_t n;
+    char *b = slurp(p, &n);
+    ck_assert_uint_eq(n, strlen(texts[0]));
+    ck_assert_int_eq(memcmp(b, texts[0], n), 0);
+    free(b);
+
+    /* a real store with its pages scrambled after the header */
+    const char *c = path_in("corrupt.db");
+    ck_assert_int_eq(store_open(c, STORE_CREATE, &s, &err), 0);
+    store_close(s);
+    f = fopen(c, "r+b");
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    for (long off = 100; off < size; off += 7) {
+        fseek(f, off, SEEK_SET);
+        fputc((int)(off * 31) & 0xff, f);
+    }
+    fclose(f);
+    size_t n1, n2;
+    char *before = slurp(c, &n1);
+    int rc = store_open(c, STORE_CREATE, &s, &err);
+    ck_assert_int_ne(rc, 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "corrupt"));
+    char *after = slurp(c, &n2);
+    ck_assert_uint_eq(n1, n2);
+    ck_assert_int_eq(memcmp(before, after, n1), 0);
+    free(before);
+    free(after);
+}
+END_TEST
+
+START_TEST(test_foreign_database_and_missing_file_are_refused)
+{
+    const char *p = path_in("other.db");
+    sqlite3 *db;
+    sqlite3_open(p, &db);
+    sqlite3_exec(db, "CREATE TABLE customers(name)", NULL, NULL, NULL);
+    sqlite3_close(db);
+    store *s;
+    gms_error err;
+    ck_assert_int_eq(store_open(p, STORE_CREATE, &s, &err), GMS_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "not a gpumemsim result store"));
+    ck_assert_int_eq(store_open(path_in("absent.db"), 0, &s, &err), GMS_EIO);
+    ck_assert_int_eq(store_open(path_in("absent.db"), STORE_READONLY, &s, &err), GMS_EIO);
+    ck_assert_int_ne(access(path_in("absent.db"), F_OK), 0);
+}
+END_TEST
+
+START_TEST(test_repeated_run_key_is_stored_once)
+{
+    store *s;
+    gms_error err;
+    ck_assert_int_eq(store_open(path_in("dup.db"), STORE_CREATE, &s, &err), 0);
+    put_trace(s, "0123456789abcdef", "t");
+    store_run r = make_run("0123456789abcdef", "dtr", 500, 1);
+    int64_t id1, id2;
+    ck_assert_int_eq(store_put_run(s, &r, &id1, &err), 0);
+    ck_assert_int_gt(id1, 0);
+    r.overhead = 9.0; /* same key, other outcome: still the first row */
+    ck_assert_int_eq(store_put_run(s, &r, &id2, &err), 0);
+    ck_assert_int_eq(id2, 0);
+    store_key other = r.key;
+    other.params = "seed=1";
+    int found;
+    ck_assert_int_eq(store_has_run(s, &r.key, &found, &err), 0);
+    ck_assert_int_eq(found, 1);
+    ck_assert_int_eq(store_has_run(s, &other, &found, &err), 0);
+    ck_assert_int_eq(found, 0);
+    ck_assert_uint_eq(count_rows(s, NULL), 1);
+    store_close(s);
+}
+END_TEST
+
+static int grab_overhead(void *ctx, const store_row *r)
+{
+    ((int *)ctx)[0] = r->has_overhead;
+    return 0;
+}
+
+START_TEST(test_failed_run_has_no_overhead_and_filters_apply)
+{
+    store *s;
+    gms_error err;
+    ck_assert_int_eq(store_open(path_in("f.db"), STORE_CREATE, &s, &err), 0);
+    put_trace(s, "00000000000000a1", "alpha");
+    put_trace(s, "00000000000000b2", "beta");
+    store_run r = make_run("00000000000000a1", "dtr", 100, 0);
+    ck_assert_int_eq(store_put_run(s, &r, NULL, &err), 0);
+    r = make_run("00000000000000b2", "lru", 900, 1);
+    ck_assert_int_eq(store_put_run(s, &r, NULL, &err), 0);
+    int has = -1;
+    store_filter fa = {"alpha", NULL, 0};
+    ck_assert_int_eq(store_query_runs(s, &fa, grab_overhead, &has, &err), 0);
+    ck_assert_int_eq(has, 0);
+    const char *pols[] = {"lru"};
+    store_filter fp = {NULL, pols, 1};
+    ck_assert_uint_eq(count_rows(s, &fp), 1);
+    store_filter fg = {"b*", NULL, 0};
+    ck_assert_uint_eq(count_rows(s, &fg), 1);
+    store_close(s);
+}
+END_TEST
+
+START_TEST(test_export_csv_and_json)
+{
+    store *s;
+    gms_error err;
+    ck_assert_int_eq(store_open(path_in("e.db"), STORE_CREATE, &s, &err), 0);
+    put_trace(s, "00000000000000a1", "we,ird\"name");
+    store_run r = make_run("00000000000000a1", "dtr", 300, 1);
+    ck_assert_int_eq(store_put_run(s, &r, NULL, &err), 0);
+    r = make_run("00000000000000a1", "lru", 100, 0);
+    ck_assert_int_eq(store_put_run(s, &r, NULL, &err), 0);
+    char *buf;
+    size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(store_export_csv(s, NULL, f, &err), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "trace,trace_hash,policy,params,ratio,budget"));
+    ck_assert_ptr_nonnull(strstr(buf, "\"we,ird\"\"name\",00000000000000a1,dtr,,0.3,300,2,simrd,"
+                                      "ok,1.25,3,"));
+    ck_assert_ptr_nonnull(strstr(buf, ",lru,,0.1,100,2,simrd,oom,,3,"));
+    free(buf);
+    f = open_memstream(&buf, &len);
+    ck_assert_int_eq(store_export_json(s, NULL, f, &err), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "\"trace\": \"we,ird\\\"name\""));
+    ck_assert_ptr_nonnull(strstr(buf, "\"status\": \"oom\", \"overhead\": null"));
+    ck_assert_int_eq(buf[0], '[');
+    free(buf);
+    store_close(s);
+}
+END_TEST
+
+START_TEST(test_merge_is_a_union_without_duplicates)
+{
+    store *a, *b;
+    gms_error err;
+    const char *pa = path_in("a.db"), *pb = path_in("b.db"), *po = path_in("out.db");
+    ck_assert_int_eq(store_open(pa, STORE_CREATE, &a, &err), 0);
+    ck_assert_int_eq(store_open(pb, STORE_CREATE, &b, &err), 0);
+    put_trace(a, "00000000000000a1", "t1");
+    put_trace(b, "00000000000000a1", "t1");
+    put_trace(b, "00000000000000b2", "t2");
+    int64_t id;
+    store_run r = make_run("00000000000000a1", "dtr", 100, 1);
+    ck_assert_int_eq(store_put_run(a, &r, &id, &err), 0);
+    ck_assert_int_eq(store_put_timeline(a, id, 0, 5, 50, "compute", &err), 0);
+    ck_assert_int_eq(store_put_run(b, &r, NULL, &err), 0); /* in both */
+    r = make_run("00000000000000a1", "lru", 200, 1);
+    ck_assert_int_eq(store_put_run(a, &r, NULL, &err), 0);
+    r = make_run("00000000000000b2", "lru", 300, 0);
+    ck_assert_int_eq(store_put_run(b, &r, NULL, &err), 0);
+    store_close(a);
+    store_close(b);
+
+    const char *in[] = {pa, pb};
+    ck_assert_msg(store_merge(in, 2, po, 0, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM runs"), 3);
+    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM traces"), 2);
+    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM timelines"), 1);
+    /* an existing output is kept unless forced */
+    ck_assert_int_eq(store_merge(in, 1, po, 0, &err), GMS_EIO);
+    ck_assert_ptr_nonnull(strstr(err.msg, "--force"));
+    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM runs"), 3);
+    ck_assert_int_eq(store_merge(in, 1, po, 1, &err), 0);
+    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM runs"), 2);
+    /* a bad input leaves no output and no temporary file */
+    const char *bad = path_in("bad.db");
+    FILE *f = fopen(bad, "w");
+    fputs("not a database at all, really\n", f);
+    fclose(f);
+    const char *in2[] = {pa, bad};
+    const char *po2 = path_in("out2.db");
+    ck_assert_int_eq(store_merge(in2, 2, po2, 0, &err), GMS_EFORMAT);
+    ck_assert_int_ne(access(po2, F_OK), 0);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -q tmp", dir);
+    ck_assert_int_ne(system(cmd), 0);
+}
+END_TEST
+
+START_TEST(test_hash_depends_on_content_only)
+{
+    const char *p1 = path_in("h1"), *p2 = path_in("h2"), *p3 = path_in("h3");
+    FILE *f = fopen(p1, "w");
+    fputs("abc", f);
+    fclose(f);
+    f = fopen(p2, "w");
+    fputs("abc", f);
+    fclose(f);
+    f = fopen(p3, "w");
+    fputs("abd", f);
+    fclose(f);
+    char h1[17], h2[17], h3[17];
+    gms_error err;
+    ck_assert_int_eq(store_hash_file(p1, h1, &err), 0);
+    ck_assert_int_eq(store_hash_file(p2, h2, &err), 0);
+    ck_assert_int_eq(store_hash_file(p3, h3, &err), 0);
+    ck_assert_str_eq(h1, h2);
+    ck_assert_str_ne(h1, h3);
+    ck_assert_str_eq(h1, "e71fa2190541574b"); /* FNV-1a 64 of "abc" */
+    ck_assert_int_eq(store_hash_file(path_in("nope"), h1, &err), GMS_EIO);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("store");
+    TCase *tc = tcase_create("store");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_new_store_has_current_schema_and_wal);
+    tcase_add_test(tc, test_v1_store_is_migrated_keeping_its_runs);
+    tcase_add_test(tc, test_newer_schema_is_refused);
+    tcase_add_test(tc, test_non_sqlite_and_corrupt_files_are_refused_untouched);
+    tcase_add_test(tc, test_foreign_database_and_missing_file_are_refused);
+    tcase_add_test(tc, test_repeated_run_key_is_stored_once);
+    tcase_add_test(tc, test_failed_run_has_no_overhead_and_filters_apply);
+    tcase_add_test(tc, test_export_csv_and_json);
+    tcase_add_test(tc, test_merge_is_a_union_without_duplicates);
+    tcase_add_test(tc, test_hash_depends_on_content_only);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
