@@ -1,0 +1,569 @@
+/* trc_lift: raw tracer records -> gmt events (rules in lift.h and docs/tracer.md). */
+#include "lift.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Order classes for records with equal timestamps. */
+enum { CLS_RANGE_START = 0, CLS_ALLOC = 1, CLS_LAUNCH = 2, CLS_FREE = 3, CLS_RANGE_END = 4 };
+
+typedef struct item {
+    uint64_t ts;
+    uint32_t cls;
+    size_t seq;    /* file order, the last tie-break */
+    size_t rec;    /* the record (launch, kernel, alloc, free, marker) */
+    size_t kernel; /* LAUNCH: matched kernel record or SIZE_MAX */
+} item;
+
+typedef struct alloc_inst {
+    uint64_t addr, bytes;
+    uint64_t tensor; /* gmt tensor id once emitted (CONSTANT or output), else 0 */
+    int live;
+} alloc_inst;
+
+typedef struct open_range {
+    uint64_t id, thread;
+    const char *name;
+} open_range;
+
+typedef struct lifter {
+    const trc_rec *recs;
+    const trc_sink *sink;
+    trc_lift_stats *st;
+    gms_error *err;
+    alloc_inst *inst;
+    size_t n_inst;
+    size_t *live; /* instance indices of live allocations, sorted by address */
+    size_t n_live;
+    uint64_t live_bytes;
+    open_range *ranges;
+    size_t n_ranges;
+    size_t *corr_sorted; /* kernel record indices sorted by correlation id */
+    size_t n_kernels;
+    size_t *data_sorted; /* marker data record indices sorted by marker id */
+    size_t n_data;
+    /* the op in flight */
+    int pending;
+    uint64_t op_range; /* range id + 1, 0 = outside any range */
+    const char *op_name;
+    uint64_t op_dur;
+    size_t *op_refs; /* instance indices, first-reference order, no duplicates */
+    size_t n_op_refs, cap_op_refs;
+    size_t *releases; /* frees seen while the op was in flight */
+    size_t n_releases;
+    int seen_kernel;
+    /* event scratch */
+    uint64_t *ev_inputs;
+    gmt_output *ev_outputs;
+} lifter;
+
+static const trc_rec *g_sort_recs; /* qsort has no context argument */
+
+/* An empty event of the given kind (what gmt_event_init does; kept local so the lifter needs
+ * nothing from the traces library but the header). */
+static void ev_init(gmt_event *ev, gmt_kind kind)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->kind = kind;
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+    const item *x = a, *y = b;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    if (x->cls != y->cls)
+        return x->cls < y->cls ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_corr(const void *a, const void *b)
+{
+    uint64_t x = g_sort_recs[*(const size_t *)a].corr, y = g_sort_recs[*(const size_t *)b].corr;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    uint64_t x = g_sort_recs[*(const size_t *)a].id, y = g_sort_recs[*(const size_t *)b].id;
+    return x < y ? -1 : x > y;
+}
+
+/* Binary search in idx (sorted by key) for a record whose key is k; SIZE_MAX if none. */
+static size_t find_by(const trc_rec *recs, const size_t *idx, size_t n, uint64_t k, int by_corr)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t v = by_corr ? recs[idx[mid]].corr : recs[idx[mid]].id;
+        if (v < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n && (by_corr ? recs[idx[lo]].corr : recs[idx[lo]].id) == k)
+        return idx[lo];
+    return SIZE_MAX;
+}
+
+static int emit(lifter *L, const gmt_event *ev)
+{
+    int rc = L->sink->event(L->sink->ctx, ev, L->err);
+    if (rc == 0) {
+        L->st->events++;
+        if (ev->kind == GMT_CALL)
+            L->st->ops++;
+    }
+    return rc;
+}
+
+/* Index in live of the first entry whose address is >= addr. */
+static size_t live_lower(const lifter *L, uint64_t addr)
+{
+    size_t lo = 0, hi = L->n_live;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (L->inst[L->live[mid]].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The live allocation containing address p (anywhere inside it), or SIZE_MAX. */
+static size_t live_find(const lifter *L, uint64_t p)
+{
+    size_t i = live_lower(L, p);
+    if (i < L->n_live && L->inst[L->live[i]].addr == p)
+        return L->live[i];
+    if (i == 0)
+        return SIZE_MAX;
+    const alloc_inst *a = &L->inst[L->live[i - 1]];
+    return p - a->addr < a->bytes ? L->live[i - 1] : SIZE_MAX;
+}
+
+static int emit_release(lifter *L, size_t inst)
+{
+    if (!L->inst[inst].tensor)
+        return 0; /* never became a tensor (not referenced by any op) */
+    gmt_event ev;
+    ev_init(&ev, GMT_RELEASE);
+    ev.id = L->inst[inst].tensor;
+    L->st->releases++;
+    return emit(L, &ev);
+}
+
+/* Emits the op in flight as one CALL: referenced allocations that are already tensors are its
+ * inputs, the others become its outputs. Then emits the frees seen meanwhile. */
+static int flush_op(lifter *L)
+{
+    if (!L->pending)
+        return 0;
+    L->pending = 0;
+    uint32_t n_in = 0, n_out = 0;
+    for (size_t i = 0; i < L->n_op_refs; i++) {
+        alloc_inst *a = &L->inst[L->op_refs[i]];
+        if (a->tensor) {
+            L->ev_inputs[n_in++] = a->tensor;
+        } else {
+            a->tensor = L->op_refs[i] + 1;
+            L->ev_outputs[n_out].id = a->tensor;
+            L->ev_outputs[n_out].size = a->bytes;
+            L->ev_outputs[n_out].alias_of = -1;
+            n_out++;
+        }
+    }
+    gmt_event ev;
+    ev_init(&ev, GMT_CALL);
+    ev.op = L->op_name ? L->op_name : "kernel";
+    ev.dur_ns = L->op_dur;
+    ev.n_inputs = n_in;
+    ev.inputs = L->ev_inputs;
+    ev.n_outputs = n_out;
+    ev.outputs = L->ev_outputs;
+    L->st->outputs += n_out;
+    L->n_op_refs = 0;
+    int rc = emit(L, &ev);
+    for (size_t i = 0; rc == 0 && i < L->n_releases; i++)
+        rc = emit_release(L, L->releases[i]);
+    L->n_releases = 0;
+    return rc;
+}
+
+/* The first kernel: every device allocation alive now existed before any kernel ran (weights,
+ * inputs copied from the host); they become CONSTANTs in address order. */
+static int emit_constants(lifter *L)
+{
+    L->seen_kernel = 1;
+    for (size_t i = 0; i < L->n_live; i++) {
+        alloc_inst *a = &L->inst[L->live[i]];
+        a->tensor = L->live[i] + 1;
+        gmt_event ev;
+        ev_init(&ev, GMT_CONSTANT);
+        ev.id = a->tensor;
+        ev.size = a->bytes;
+        L->st->constants++;
+        int rc = emit(L, &ev);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static void on_alloc(lifter *L, const trc_rec *r)
+{
+    size_t k = L->n_inst++;
+    L->inst[k] = (alloc_inst){.addr = r->addr, .bytes = r->bytes ? r->bytes : 1, .live = 1};
+    L->st->allocs++;
+    if (r->aux)
+        L->st->pool_allocs++;
+    size_t i = live_lower(L, r->addr);
+    if (i < L->n_live && L->inst[L->live[i]].addr == r->addr) {
+        /* same address still live: its free record was lost; the new one replaces it */
+        alloc_inst *old = &L->inst[L->live[i]];
+        old->live = 0;
+        L->live_bytes -= old->bytes;
+        L->st->unknown_frees++;
+        L->live[i] = k;
+    } else {
+        memmove(L->live + i + 1, L->live + i, (L->n_live - i) * sizeof *L->live);
+        L->live[i] = k;
+        L->n_live++;
+    }
+    L->live_bytes += L->inst[k].bytes;
+    if (L->live_bytes > L->st->peak_bytes)
+        L->st->peak_bytes = L->live_bytes;
+}
+
+static int on_free(lifter *L, const trc_rec *r)
+{
+    size_t i = live_lower(L, r->addr);
+    if (i >= L->n_live || L->inst[L->live[i]].addr != r->addr) {
+        L->st->unknown_frees++;
+        return 0;
+    }
+    size_t k = L->live[i];
+    memmove(L->live + i, L->live + i + 1, (L->n_live - i - 1) * sizeof *L->live);
+    L->n_live--;
+    L->inst[k].live = 0;
+    L->live_bytes -= L->inst[k].bytes;
+    L->st->frees++;
+    if (L->pending) {
+        L->releases[L->n_releases++] = k;
+        return 0;
+    }
+    return emit_release(L, k);
+}
+
+/* Innermost open op range (not an iteration range) for thread; ranges opened by other threads
+ * count when thread is unknown (0) or the range is process-wide (thread 0). */
+static const open_range *innermost_range(const lifter *L, uint64_t thread)
+{
+    for (size_t i = L->n_ranges; i-- > 0;) {
+        const open_range *o = &L->ranges[i];
+        if (o->name && strcmp(o->name, TRC_ITERATION_RANGE) == 0)
+            continue;
+        if (thread == 0 || o->thread == 0 || o->thread == thread)
+            return o;
+    }
+    return NULL;
+}
+
+/* Adds inst to the op's references unless it is there already. */
+static int add_ref(lifter *L, size_t inst)
+{
+    for (size_t i = 0; i < L->n_op_refs; i++)
+        if (L->op_refs[i] == inst)
+            return 0;
+    if (L->n_op_refs == L->cap_op_refs) {
+        size_t cap = L->cap_op_refs ? 2 * L->cap_op_refs : 64;
+        size_t *nr = realloc(L->op_refs, cap * sizeof *nr);
+        uint64_t *ni = realloc(L->ev_inputs, cap * sizeof *ni);
+        if (ni)
+            L->ev_inputs = ni;
+        gmt_output *no = realloc(L->ev_outputs, cap * sizeof *no);
+        if (no)
+            L->ev_outputs = no;
+        if (nr)
+            L->op_refs = nr;
+        if (!nr || !ni || !no)
+            return gms_error_set(L->err, GMS_ENOMEM, "lifter: out of memory");
+        L->cap_op_refs = cap;
+    }
+    L->op_refs[L->n_op_refs++] = inst;
+    return 0;
+}
+
+/* Counts a reference that hits no live allocation: freed (ignored, a warning) or unknown. */
+static void miss(lifter *L, uint64_t p)
+{
+    for (size_t i = L->n_inst; i-- > 0;) {
+        const alloc_inst *a = &L->inst[i];
+        if (!a->live && p - a->addr < a->bytes) {
+            L->st->freed_refs++;
+            return;
+        }
+    }
+    L->st->unresolved_refs++;
+}
+
+/* One kernel execution: a launch record (with its kernel, if matched) or a kernel record
+ * whose launch was not seen. */
+static int on_kernel(lifter *L, const trc_rec *launch, const trc_rec *kernel)
+{
+    int rc = 0;
+    if (!L->seen_kernel && (rc = emit_constants(L)) != 0)
+        return rc;
+    const open_range *o = innermost_range(L, launch ? launch->thread : 0);
+    uint64_t key = o ? o->id + 1 : 0;
+    if (L->pending && (key == 0 || key != L->op_range) && (rc = flush_op(L)) != 0)
+        return rc;
+    if (!L->pending) {
+        L->pending = 1;
+        L->op_range = key;
+        L->op_dur = 0;
+        L->op_name = o ? o->name : (kernel && kernel->name ? kernel->name : "unknown-kernel");
+        if (!L->op_name)
+            L->op_name = "unnamed-range";
+    }
+    L->st->kernels++;
+    if (kernel && kernel->end > kernel->ts)
+        L->op_dur += kernel->end - kernel->ts;
+    for (uint32_t i = 0; launch && i < launch->n_ptrs; i++) {
+        size_t k = live_find(L, launch->ptrs[i]);
+        if (k == SIZE_MAX)
+            miss(L, launch->ptrs[i]);
+        else if ((rc = add_ref(L, k)) != 0)
+            return rc;
+    }
+    return key == 0 ? flush_op(L) : 0;
+}
+
+/* An iteration range/marker: ANNOTATE "iteration" with the marker's payload as value. */
+static int on_iteration(lifter *L, const trc_rec *r)
+{
+    int rc = flush_op(L);
+    if (rc)
+        return rc;
+    gmt_event ev;
+    ev_init(&ev, GMT_ANNOTATE);
+    ev.text = "iteration";
+    size_t d = find_by(L->recs, L->data_sorted, L->n_data, r->id, 0);
+    if (d != SIZE_MAX) {
+        const trc_rec *pd = &L->recs[d];
+        ev.has_value = 1;
+        if (pd->flags == TRC_PAYLOAD_DOUBLE) {
+            double v;
+            memcpy(&v, &pd->value, sizeof v);
+            ev.value = (v > -9e18 && v < 9e18) ? (int64_t)v : 0;
+        } else {
+            ev.value = (int64_t)pd->value;
+        }
+    }
+    L->st->iterations++;
+    return emit(L, &ev);
+}
+
+static int on_marker(lifter *L, const trc_rec *r)
+{
+    L->st->markers++;
+    int is_iter = r->name && strcmp(r->name, TRC_ITERATION_RANGE) == 0;
+    if (r->flags & TRC_MARK_START) {
+        L->ranges[L->n_ranges++] = (open_range){.id = r->id, .thread = r->thread, .name = r->name};
+        return is_iter ? on_iteration(L, r) : 0;
+    }
+    if (r->flags & TRC_MARK_END) {
+        for (size_t i = L->n_ranges; i-- > 0;)
+            if (L->ranges[i].id == r->id) {
+                memmove(L->ranges + i, L->ranges + i + 1, (L->n_ranges - i - 1) * sizeof *L->ranges);
+                L->n_ranges--;
+                if (L->pending && L->op_range == r->id + 1)
+                    return flush_op(L);
+                break;
+            }
+        return 0;
+    }
+    return is_iter ? on_iteration(L, r) : 0; /* instantaneous marker */
+}
+
+static void append_status(trc_lift_stats *st, const char *text)
+{
+    size_t used = strlen(st->status);
+    if (used + 3 >= sizeof st->status)
+        return;
+    snprintf(st->status + used, sizeof st->status - used, "%s%s", used ? "; " : "", text);
+}
+
+/* Tracer facts (INFO records) -> header metadata and stats. */
+static int emit_meta(lifter *L, size_t n)
+{
+    const trc_sink *s = L->sink;
+    int rc = s->meta(s->ctx, "producer", "gpumemsim-tracer " GMS_VERSION, L->err);
+    if (rc == 0)
+        rc = s->meta(s->ctx, "source", "cupti", L->err);
+    if (rc == 0)
+        rc = s->meta(s->ctx, "time_unit", "ns", L->err);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const trc_rec *r = &L->recs[i];
+        if (r->type != TRC_REC_INFO || !r->name)
+            continue;
+        const char *v = r->text ? r->text : "";
+        if (strcmp(r->name, "end") == 0) {
+            L->st->clean_end = 1;
+        } else if (strcmp(r->name, "dropped_records") == 0) {
+            L->st->dropped_records = strtoull(v, NULL, 10);
+        } else if (strcmp(r->name, "status") == 0) {
+            append_status(L->st, v);
+        } else {
+            if (strcmp(r->name, "device") == 0)
+                snprintf(L->st->device, sizeof L->st->device, "%s", v);
+            rc = s->meta(s->ctx, r->name, v, L->err);
+        }
+    }
+    char buf[32];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)L->st->dropped_records);
+    if (rc == 0)
+        rc = s->meta(s->ctx, "dropped_records", buf, L->err);
+    if (rc == 0)
+        rc = s->meta(s->ctx, "tracer_status", L->st->status[0] ? L->st->status : "ok", L->err);
+    if (rc == 0)
+        rc = s->meta(s->ctx, "trace_complete", L->st->clean_end ? "yes" : "no (job died)", L->err);
+    return rc;
+}
+
+static int keep_alloc(const trc_rec *r)
+{
+    return r->flags == TRC_MEM_DEVICE || r->flags == TRC_MEM_MANAGED;
+}
+
+/* Builds the time-ordered item list; fills L's correlation and marker-data indexes. */
+static int build_items(lifter *L, size_t n, item **out, size_t *n_out)
+{
+    const trc_rec *recs = L->recs;
+    size_t nk = 0, nd = 0;
+    for (size_t i = 0; i < n; i++) {
+        nk += recs[i].type == TRC_REC_KERNEL;
+        nd += recs[i].type == TRC_REC_MARKER_DATA;
+    }
+    L->corr_sorted = malloc((nk + 1) * sizeof(size_t));
+    L->data_sorted = malloc((nd + 1) * sizeof(size_t));
+    unsigned char *used = calloc(n + 1, 1);
+    item *it = malloc((n + 1) * sizeof *it);
+    if (!L->corr_sorted || !L->data_sorted || !used || !it) {
+        free(used);
+        free(it);
+        return gms_error_set(L->err, GMS_ENOMEM, "lifter: out of memory for %zu records", n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (recs[i].type == TRC_REC_KERNEL)
+            L->corr_sorted[L->n_kernels++] = i;
+        else if (recs[i].type == TRC_REC_MARKER_DATA)
+            L->data_sorted[L->n_data++] = i;
+    }
+    g_sort_recs = recs;
+    qsort(L->corr_sorted, L->n_kernels, sizeof(size_t), cmp_corr);
+    qsort(L->data_sorted, L->n_data, sizeof(size_t), cmp_id);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const trc_rec *r = &recs[i];
+        item x = {.ts = r->ts, .seq = i, .rec = i, .kernel = SIZE_MAX};
+        switch (r->type) {
+        case TRC_REC_ALLOC:
+        case TRC_REC_FREE:
+            if (!keep_alloc(r))
+                continue;
+            x.cls = r->type == TRC_REC_ALLOC ? CLS_ALLOC : CLS_FREE;
+            break;
+        case TRC_REC_LAUNCH: {
+            x.cls = CLS_LAUNCH;
+            size_t k = r->corr ? find_by(recs, L->corr_sorted, L->n_kernels, r->corr, 1) : SIZE_MAX;
+            if ((k == SIZE_MAX || used[k]) && r->corr2)
+                k = find_by(recs, L->corr_sorted, L->n_kernels, r->corr2, 1);
+            if (k != SIZE_MAX && !used[k]) {
+                used[k] = 1;
+                x.kernel = k;
+            } else {
+                L->st->launches_without_kernel++;
+            }
+            break;
+        }
+        case TRC_REC_MARKER:
+            x.cls = (r->flags & TRC_MARK_END) ? CLS_RANGE_END : CLS_RANGE_START;
+            break;
+        case TRC_REC_MEMCPY:
+            L->st->memcpys++;
+            continue;
+        case TRC_REC_MEMSET:
+            L->st->memsets++;
+            continue;
+        default:
+            continue;
+        }
+        it[m++] = x;
+    }
+    /* kernels whose launch was never seen run at their own start time */
+    for (size_t j = 0; j < L->n_kernels; j++) {
+        size_t k = L->corr_sorted[j];
+        if (used[k])
+            continue;
+        L->st->kernels_without_launch++;
+        it[m++] = (item){.ts = recs[k].ts, .cls = CLS_LAUNCH, .seq = k, .rec = k, .kernel = k};
+    }
+    free(used);
+    qsort(it, m, sizeof *it, cmp_item);
+    *out = it;
+    *n_out = m;
+    return 0;
+}
+
+int trc_lift_records(const trc_rec *recs, size_t n, const trc_sink *sink, trc_lift_stats *st,
+                     gms_error *err)
+{
+    trc_lift_stats local;
+    if (!st)
+        st = &local;
+    memset(st, 0, sizeof *st);
+    st->records = n;
+    lifter L = {.recs = recs, .sink = sink, .st = st, .err = err};
+    item *it = NULL;
+    size_t m = 0;
+    int rc = 0;
+    L.inst = malloc((n + 1) * sizeof *L.inst);
+    L.live = malloc((n + 1) * sizeof *L.live);
+    L.ranges = malloc((n + 1) * sizeof *L.ranges);
+    L.releases = malloc((n + 1) * sizeof *L.releases);
+    if (!L.inst || !L.live || !L.ranges || !L.releases)
+        rc = gms_error_set(err, GMS_ENOMEM, "lifter: out of memory for %zu records", n);
+    if (rc == 0)
+        rc = emit_meta(&L, n);
+    if (rc == 0)
+        rc = build_items(&L, n, &it, &m);
+    for (size_t i = 0; rc == 0 && i < m; i++) {
+        const trc_rec *r = &recs[it[i].rec];
+        if (r->type == TRC_REC_ALLOC)
+            on_alloc(&L, r);
+        else if (r->type == TRC_REC_FREE)
+            rc = on_free(&L, r);
+        else if (r->type == TRC_REC_MARKER)
+            rc = on_marker(&L, r);
+        else if (r->type == TRC_REC_LAUNCH)
+            rc = on_kernel(&L, r, it[i].kernel == SIZE_MAX ? NULL : &recs[it[i].kernel]);
+        else if (r->type == TRC_REC_KERNEL)
+            rc = on_kernel(&L, NULL, r);
+    }
+    if (rc == 0)
+        rc = flush_op(&L);
+    free(it);
+    free(L.inst);
+    free(L.live);
+    free(L.ranges);
+    free(L.releases);
+    free(L.corr_sorted);
+    free(L.data_sorted);
+    free(L.op_refs);
+    free(L.ev_inputs);
+    free(L.ev_outputs);
+    return rc;
+}

@@ -1,0 +1,71 @@
+/*
+ * trc_lift: turns the tracer's raw records (lift_raw.h) into gmt events (gmt.h).
+ *
+ * Pure C, no CUDA: everything the tracer saw is in the raw records, so every inference rule
+ * below is unit-tested on hand-made record sequences. docs/tracer.md explains each rule and
+ * its limits; in short:
+ *   - records are put in host-time order (launch time for kernels; ties: range start, alloc,
+ *     launch, free, range end; then file order);
+ *   - device allocations alive when the first kernel launches are CONSTANTs;
+ *   - kernels launched inside one NVTX range instance (the innermost range open on the
+ *     launching thread) form one op named after the range; cost = summed kernel time; a kernel
+ *     outside any range is an op of its own, named after the kernel;
+ *   - an allocation first referenced by an op (a kernel parameter pointing anywhere inside it)
+ *     is that op's output; allocations referenced before are its inputs;
+ *   - a free is a RELEASE (emitted after the op in flight, if any);
+ *   - a range named "gpumemsim:iteration" is ANNOTATE "iteration" (value = its payload);
+ *   - a reference to memory that is no longer allocated is ignored and counted.
+ *
+ * Events go to a sink (two callbacks), so the same lifter writes .gmt files (trc_lift_to_gmt)
+ * and in-memory event lists (the tests).
+ */
+#ifndef TRC_LIFT_H
+#define TRC_LIFT_H
+
+#include <stdint.h>
+
+#include "gmt.h"
+#include "lift_raw.h"
+
+#define TRC_ITERATION_RANGE "gpumemsim:iteration"
+
+typedef struct trc_sink {
+    void *ctx;
+    /* Header metadata; every call comes before the first event. */
+    int (*meta)(void *ctx, const char *key, const char *value, gms_error *err);
+    /* One event; pointers inside ev are valid only during the call. */
+    int (*event)(void *ctx, const gmt_event *ev, gms_error *err);
+} trc_sink;
+
+typedef struct trc_lift_stats {
+    uint64_t records;                /* raw records read */
+    uint64_t events, ops;            /* gmt events written, of which CALL */
+    uint64_t kernels;                /* kernel executions placed into ops */
+    uint64_t launches_without_kernel; /* launch seen, kernel record missing (dropped?) */
+    uint64_t kernels_without_launch; /* kernel record without launch callback: no references */
+    uint64_t allocs, frees;          /* device allocations / frees seen */
+    uint64_t pool_allocs;            /* of which from a memory pool (cudaMallocAsync) */
+    uint64_t constants, outputs, releases, iterations;
+    uint64_t freed_refs;             /* references to memory that was already freed */
+    uint64_t unresolved_refs;        /* references to memory never seen allocated */
+    uint64_t unknown_frees;          /* frees of addresses that were not allocated */
+    uint64_t memcpys, memsets, markers;
+    uint64_t dropped_records;        /* CUPTI records lost (the tracer's count) */
+    uint64_t peak_bytes;             /* peak live device allocation bytes */
+    int clean_end;                   /* the tracer finished writing (job exited normally) */
+    char status[512];                /* the tracer's problems ("" when none) */
+    char device[128];                /* GPU name, "" if unknown */
+} trc_lift_stats;
+
+/* Lifts n records (any order) into sink. st may be NULL. Returns 0 or the sink's error. */
+int trc_lift_records(const trc_rec *recs, size_t n, const trc_sink *sink, trc_lift_stats *st,
+                     gms_error *err);
+
+/* Lifts raw_path into gmt_path (written atomically: nothing at gmt_path on failure).
+ * Fails with GMS_EINVAL and "no CUDA activity was recorded" when the file holds no kernel and
+ * no device allocation. raw_warning (may be NULL, >= 512 bytes) receives the reader's
+ * truncation warning or "". */
+int trc_lift_to_gmt(const char *raw_path, const char *gmt_path, trc_lift_stats *st,
+                    char *raw_warning, size_t warning_len, gms_error *err);
+
+#endif

@@ -1,0 +1,543 @@
+/* trc_callback: the tracer's Callback API half (see trc.h).
+ *
+ * MEMORY2 activity records reach us late (when a buffer completes), so the question "which
+ * live allocation does this kernel argument point into" is answered from a live-allocation map
+ * kept here, updated on the allocation/free API callbacks themselves (driver and runtime: both
+ * are tracked, inserts and removals are idempotent). At each kernel launch (driver domain:
+ * cuLaunchKernel, cuLaunchKernelEx, cooperative launches) every parameter's bytes are scanned
+ * for 8-byte values inside a live allocation; those values go into a LAUNCH record with the
+ * launch's correlation ids. Runtime launches reach the driver callbacks; if one ever does not,
+ * the runtime callback scans the arguments itself (cudaGetFuncBySymbol). */
+#define _GNU_SOURCE
+#include "trc.h"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define MAX_PARAM_SCAN (64u << 10) /* bytes of one launch's parameters we look at */
+#define MAX_PTRS 256u              /* distinct allocation pointers recorded per launch */
+
+typedef struct range {
+    uint64_t base, size;
+} range;
+
+static pthread_mutex_t g_map_lock = PTHREAD_MUTEX_INITIALIZER;
+static range *g_live;
+static size_t g_n_live, g_cap_live;
+
+typedef struct param_info {
+    CUfunction f;
+    uint32_t n; /* parameters; UINT32_MAX = unknown */
+    uint32_t *offset, *size;
+} param_info;
+
+static pthread_mutex_t g_func_lock = PTHREAD_MUTEX_INITIALIZER;
+static param_info *g_funcs; /* open addressing, g_cap_funcs slots (power of two) */
+static size_t g_n_funcs, g_cap_funcs;
+
+static CUpti_SubscriberHandle g_sub;
+static int g_subscribed;
+static _Thread_local uint32_t tls_rt_corr;   /* enclosing runtime launch's correlation id */
+static _Thread_local int tls_driver_launched; /* the driver launch callback ran for it */
+static int g_warned_params;
+
+uint64_t trc_thread_id(void)
+{
+    return (uint64_t)syscall(SYS_gettid);
+}
+
+/* ---- live allocation map: sorted by base, no overlaps expected ---- */
+
+static size_t map_lower(uint64_t addr)
+{
+    size_t lo = 0, hi = g_n_live;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g_live[mid].base < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void map_insert(uint64_t base, uint64_t size)
+{
+    if (!base)
+        return;
+    pthread_mutex_lock(&g_map_lock);
+    size_t i = map_lower(base);
+    if (i < g_n_live && g_live[i].base == base) {
+        g_live[i].size = size; /* already known (runtime and driver both reported it) */
+    } else {
+        if (g_n_live == g_cap_live) {
+            size_t cap = g_cap_live ? 2 * g_cap_live : 1024;
+            range *nl = realloc(g_live, cap * sizeof *nl);
+            if (!nl) {
+                pthread_mutex_unlock(&g_map_lock);
+                return;
+            }
+            g_live = nl;
+            g_cap_live = cap;
+        }
+        memmove(g_live + i + 1, g_live + i, (g_n_live - i) * sizeof *g_live);
+        g_live[i] = (range){base, size ? size : 1};
+        g_n_live++;
+    }
+    pthread_mutex_unlock(&g_map_lock);
+}
+
+static void map_remove(uint64_t base)
+{
+    pthread_mutex_lock(&g_map_lock);
+    size_t i = map_lower(base);
+    if (i < g_n_live && g_live[i].base == base) {
+        memmove(g_live + i, g_live + i + 1, (g_n_live - i - 1) * sizeof *g_live);
+        g_n_live--;
+    }
+    pthread_mutex_unlock(&g_map_lock);
+}
+
+/* 1 when v points into a live allocation. Called with g_map_lock held. */
+static int map_hit(uint64_t v)
+{
+    if (v < 4096 || g_n_live == 0)
+        return 0;
+    size_t i = map_lower(v);
+    if (i < g_n_live && g_live[i].base == v)
+        return 1;
+    return i > 0 && v - g_live[i - 1].base < g_live[i - 1].size;
+}
+
+/* ---- parameter layouts, cached per function ---- */
+
+static size_t func_slot(CUfunction f)
+{
+    uint64_t h = (uint64_t)(uintptr_t)f * 0x9E3779B97F4A7C15ull;
+    size_t i = (size_t)(h >> 20) & (g_cap_funcs - 1);
+    while (g_funcs[i].f && g_funcs[i].f != f)
+        i = (i + 1) & (g_cap_funcs - 1);
+    return i;
+}
+
+/* Parameter count, offsets and sizes of f (cuFuncGetParamInfo until CUDA_ERROR_INVALID_VALUE).
+ * Returns NULL when unknown. Called with g_func_lock held. */
+static const param_info *func_params(CUfunction f)
+{
+    if (g_n_funcs * 2 >= g_cap_funcs) {
+        size_t old_cap = g_cap_funcs, cap = old_cap ? 2 * old_cap : 1024;
+        param_info *old = g_funcs, *nf = calloc(cap, sizeof *nf);
+        if (!nf)
+            return NULL;
+        g_funcs = nf;
+        g_cap_funcs = cap;
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i].f)
+                g_funcs[func_slot(old[i].f)] = old[i];
+        free(old);
+    }
+    size_t s = func_slot(f);
+    param_info *p = &g_funcs[s];
+    if (p->f)
+        return p->n == UINT32_MAX ? NULL : p;
+    p->f = f;
+    p->n = UINT32_MAX;
+    g_n_funcs++;
+    uint32_t cap = 16, n = 0;
+    uint32_t *off = malloc(cap * sizeof *off), *sz = malloc(cap * sizeof *sz);
+    for (;;) {
+        size_t o = 0, z = 0;
+        CUresult r = cuFuncGetParamInfo(f, n, &o, &z);
+        if (r == CUDA_ERROR_INVALID_VALUE)
+            break; /* past the last parameter */
+        if (r != CUDA_SUCCESS || !off || !sz || n >= 4096) {
+            free(off);
+            free(sz);
+            return NULL;
+        }
+        if (n == cap) {
+            cap *= 2;
+            uint32_t *no = realloc(off, cap * sizeof *no), *ns = realloc(sz, cap * sizeof *ns);
+            off = no ? no : off;
+            sz = ns ? ns : sz;
+            if (!no || !ns) {
+                free(off);
+                free(sz);
+                return NULL;
+            }
+        }
+        off[n] = (uint32_t)o;
+        sz[n] = (uint32_t)z;
+        n++;
+    }
+    p->n = n;
+    p->offset = off;
+    p->size = sz;
+    return p;
+}
+
+/* ---- the scan ---- */
+
+typedef struct ptr_set {
+    uint64_t v[MAX_PTRS];
+    uint32_t n;
+} ptr_set;
+
+static void scan_bytes(const uint8_t *p, size_t len, ptr_set *out)
+{
+    for (size_t off = 0; off + 8 <= len && out->n < MAX_PTRS; off += 8) {
+        uint64_t v;
+        memcpy(&v, p + off, 8);
+        if (!map_hit(v))
+            continue;
+        uint32_t i = 0;
+        while (i < out->n && out->v[i] != v)
+            i++;
+        if (i == out->n)
+            out->v[out->n++] = v;
+    }
+}
+
+/* Scans a launch's arguments (kernelParams or the packed `extra` buffer) into out. */
+static void scan_launch(CUfunction f, void **params, void **extra, ptr_set *out)
+{
+    out->n = 0;
+    if (params && f) {
+        pthread_mutex_lock(&g_func_lock);
+        const param_info *pi = func_params(f);
+        uint32_t n = pi ? pi->n : 0;
+        /* copy the layout so the scan runs without the function lock */
+        uint32_t sizes[512];
+        if (n > 512)
+            n = 512;
+        for (uint32_t i = 0; i < n; i++)
+            sizes[i] = pi->size[i];
+        pthread_mutex_unlock(&g_func_lock);
+        if (!pi && !g_warned_params) {
+            g_warned_params = 1;
+            trc_status("cuFuncGetParamInfo failed for a kernel; its arguments are not scanned "
+                       "(the driver may be older than CUDA 12.4)");
+        }
+        size_t budget = MAX_PARAM_SCAN;
+        pthread_mutex_lock(&g_map_lock);
+        for (uint32_t i = 0; i < n && budget > 0; i++) {
+            size_t len = sizes[i] < budget ? sizes[i] : budget;
+            if (params[i] && len >= 8)
+                scan_bytes(params[i], len, out);
+            budget -= len;
+        }
+        pthread_mutex_unlock(&g_map_lock);
+    } else if (extra) {
+        const uint8_t *buf = NULL;
+        size_t len = 0;
+        for (int i = 0; i < 64 && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+            if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+                buf = extra[i + 1];
+            else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1])
+                len = *(const size_t *)extra[i + 1];
+        }
+        if (buf) {
+            pthread_mutex_lock(&g_map_lock);
+            scan_bytes(buf, len < MAX_PARAM_SCAN ? len : MAX_PARAM_SCAN, out);
+            pthread_mutex_unlock(&g_map_lock);
+        }
+    }
+}
+
+static void write_launch(uint32_t corr, uint32_t rt_corr, const ptr_set *ptrs)
+{
+    trc_rec r;
+    memset(&r, 0, sizeof r);
+    r.type = TRC_REC_LAUNCH;
+    cuptiGetTimestamp(&r.ts);
+    r.corr = corr;
+    r.corr2 = rt_corr;
+    r.thread = trc_thread_id();
+    r.n_ptrs = ptrs->n;
+    r.ptrs = ptrs->v;
+    trc_out_write(&r);
+}
+
+/* The device name and memory, once, from the first launch (an API call on a live context). */
+static void note_device(void)
+{
+    static int done;
+    if (done)
+        return;
+    done = 1;
+    CUdevice dev;
+    char name[256], buf[64];
+    size_t mem = 0;
+    if (cuCtxGetDevice(&dev) != CUDA_SUCCESS)
+        return;
+    if (cuDeviceGetName(name, sizeof name, dev) == CUDA_SUCCESS)
+        trc_out_info("device", name);
+    if (cuDeviceTotalMem(&mem, dev) == CUDA_SUCCESS) {
+        snprintf(buf, sizeof buf, "%zu", mem);
+        trc_out_info("device_memory", buf);
+    }
+    int drv = 0;
+    if (cuDriverGetVersion(&drv) == CUDA_SUCCESS) {
+        snprintf(buf, sizeof buf, "%d.%d", drv / 1000, (drv % 1000) / 10);
+        trc_out_info("cuda_driver", buf);
+    }
+}
+
+static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+    const void *a = cb->functionParams;
+    int enter = cb->callbackSite == CUPTI_API_ENTER;
+    int ok = !enter && cb->functionReturnValue &&
+             *(const CUresult *)cb->functionReturnValue == CUDA_SUCCESS;
+    CUfunction f = NULL;
+    void **params = NULL, **extra = NULL;
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+        const cuLaunchKernel_params *p = a;
+        f = p->f, params = p->kernelParams, extra = p->extra;
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+        const cuLaunchKernelEx_params *p = a;
+        f = p->f, params = p->kernelParams, extra = p->extra;
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+        const cuLaunchCooperativeKernel_params *p = a;
+        f = p->f, params = p->kernelParams;
+        break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2:
+        if (ok)
+            map_insert(*((const cuMemAlloc_v2_params *)a)->dptr,
+                       ((const cuMemAlloc_v2_params *)a)->bytesize);
+        return;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged:
+        if (ok)
+            map_insert(*((const cuMemAllocManaged_params *)a)->dptr,
+                       ((const cuMemAllocManaged_params *)a)->bytesize);
+        return;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2:
+        if (ok) {
+            const cuMemAllocPitch_v2_params *p = a;
+            map_insert(*p->dptr, (uint64_t)*p->pPitch * p->Height);
+        }
+        return;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz:
+        if (ok)
+            map_insert(*((const cuMemAllocAsync_params *)a)->dptr,
+                       ((const cuMemAllocAsync_params *)a)->bytesize);
+        return;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz:
+        if (ok)
+            map_insert(*((const cuMemAllocFromPoolAsync_params *)a)->dptr,
+                       ((const cuMemAllocFromPoolAsync_params *)a)->bytesize);
+        return;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
+        if (ok)
+            map_remove(((const cuMemFree_v2_params *)a)->dptr);
+        return;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
+        if (ok)
+            map_remove(((const cuMemFreeAsync_params *)a)->dptr);
+        return;
+    default:
+        return;
+    }
+    if (!enter)
+        return;
+    note_device();
+    ptr_set ptrs;
+    scan_launch(f, params, extra, &ptrs);
+    write_launch(cb->correlationId, tls_rt_corr, &ptrs);
+    tls_driver_launched = 1;
+}
+
+static int is_runtime_launch(CUpti_CallbackId cbid)
+{
+    return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
+           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 ||
+           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 ||
+           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060 ||
+           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000 ||
+           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000 ||
+           cbid == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000 ||
+           cbid == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000;
+}
+
+/* A runtime launch the driver callback did not see: scan its arguments here. */
+static void runtime_fallback(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+    static cudaError_t (*get_func)(cudaFunction_t *, const void *);
+    static int looked_up, warned;
+    const void *func = NULL;
+    void **args = NULL;
+    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
+        cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000) {
+        const cudaLaunchKernel_v7000_params *p = cb->functionParams;
+        func = p->func, args = p->args;
+    } else if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 ||
+               cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060) {
+        const cudaLaunchKernelExC_v11060_params *p = cb->functionParams;
+        func = p->func, args = p->args;
+    } else if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000 ||
+               cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000) {
+        const cudaLaunchCooperativeKernel_v9000_params *p = cb->functionParams;
+        func = p->func, args = p->args;
+    }
+    if (!looked_up) {
+        looked_up = 1;
+        *(void **)&get_func = dlsym(RTLD_DEFAULT, "cudaGetFuncBySymbol");
+    }
+    cudaFunction_t f = NULL;
+    if (!func || !get_func || get_func(&f, func) != cudaSuccess)
+        f = NULL;
+    if (!f && !warned) {
+        warned = 1;
+        trc_status("a runtime kernel launch reached no driver launch callback and its function "
+                   "could not be resolved; such kernels get no argument references");
+    }
+    ptr_set ptrs;
+    scan_launch((CUfunction)f, args, NULL, &ptrs);
+    write_launch(cb->correlationId, cb->correlationId, &ptrs);
+}
+
+static void on_runtime(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+    int enter = cb->callbackSite == CUPTI_API_ENTER;
+    if (is_runtime_launch(cbid)) {
+        if (enter) {
+            tls_rt_corr = cb->correlationId;
+            tls_driver_launched = 0;
+        } else {
+            if (!tls_driver_launched)
+                runtime_fallback(cbid, cb);
+            tls_rt_corr = 0;
+        }
+        return;
+    }
+    if (enter || !cb->functionReturnValue ||
+        *(const cudaError_t *)cb->functionReturnValue != cudaSuccess)
+        return;
+    const void *a = cb->functionParams;
+    switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020:
+        map_insert((uint64_t)(uintptr_t) * ((const cudaMalloc_v3020_params *)a)->devPtr,
+                   ((const cudaMalloc_v3020_params *)a)->size);
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_ptsz_v11020:
+        map_insert((uint64_t)(uintptr_t) * ((const cudaMallocAsync_v11020_params *)a)->devPtr,
+                   ((const cudaMallocAsync_v11020_params *)a)->size);
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_v11020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_ptsz_v11020:
+        map_insert((uint64_t)(uintptr_t) * ((const cudaMallocFromPoolAsync_v11020_params *)a)->ptr,
+                   ((const cudaMallocFromPoolAsync_v11020_params *)a)->size);
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020:
+        map_remove((uint64_t)(uintptr_t)((const cudaFree_v3020_params *)a)->devPtr);
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_ptsz_v11020:
+        map_remove((uint64_t)(uintptr_t)((const cudaFreeAsync_v11020_params *)a)->devPtr);
+        break;
+    default:
+        break;
+    }
+}
+
+static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                            const void *data)
+{
+    (void)userdata;
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+        on_driver(cbid, data);
+    else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+        on_runtime(cbid, data);
+}
+
+int trc_callback_start(void)
+{
+    CUptiResult res = cuptiSubscribe(&g_sub, on_api, NULL);
+    if (res != CUPTI_SUCCESS) {
+        const char *s = "?";
+        cuptiGetResultString(res, &s);
+        trc_status("cannot subscribe to CUPTI callbacks: %s%s", s,
+                   res == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+                       ? " (another profiler such as nsys or the PyTorch profiler is attached; "
+                         "kernel arguments are not scanned, so the trace has no tensor "
+                         "references)"
+                       : "");
+        return -1;
+    }
+    g_subscribed = 1;
+    static const CUpti_CallbackId driver[] = {
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged,
+        CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,
+        CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync,
+        CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
+        CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz,
+    };
+    static const CUpti_CallbackId runtime[] = {
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020,
+        CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020,
+        CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_ptsz_v11020,
+        CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_v11020,
+        CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_ptsz_v11020,
+        CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020,
+        CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020,
+        CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_ptsz_v11020,
+    };
+    int failed = 0;
+    for (size_t i = 0; i < sizeof driver / sizeof driver[0]; i++)
+        failed |= cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_DRIVER_API, driver[i]) !=
+                  CUPTI_SUCCESS;
+    for (size_t i = 0; i < sizeof runtime / sizeof runtime[0]; i++)
+        failed |= cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RUNTIME_API, runtime[i]) !=
+                  CUPTI_SUCCESS;
+    if (failed)
+        trc_status("some CUPTI launch/allocation callbacks could not be enabled; references "
+                   "may be missing");
+    return 0;
+}
+
+void trc_callback_stop(void)
+{
+    if (g_subscribed)
+        cuptiUnsubscribe(g_sub);
+    g_subscribed = 0;
+}
