@@ -31,6 +31,27 @@ int sim_trace_load(const char *path, sim_trace **out, gms_error *err);
 void sim_trace_free(sim_trace *t);
 const sim_baseline *sim_trace_baseline(const sim_trace *t);
 
+/* ------------------------------------------------------------------------------------------
+ * Building a trace from events (what sim_trace_load does with the events of a file; tests and
+ * generators use it directly). Events are interpreted as the spec's section 1 says: everything
+ * up to and including the first ANNOTATE START is dropped (a trace without START keeps all).
+ */
+struct gmt_event;
+typedef struct sim_trace_builder sim_trace_builder;
+
+int sim_trace_builder_new(sim_trace_builder **out, gms_error *err);
+/* Adds one event (copied; the event's pointers may die right after). Errors name the event by
+ * its 1-based position ("event 12: CALL add: input 7 is not a live tensor"). After an error
+ * the builder is unusable except for _free. */
+int sim_trace_builder_add(sim_trace_builder *b, const struct gmt_event *ev, gms_error *err);
+/* Appends the end-of-trace PINs, freezes the schedule and frees b (also on failure). */
+int sim_trace_builder_finish(sim_trace_builder *b, sim_trace **out, gms_error *err);
+void sim_trace_builder_free(sim_trace_builder *b);
+
+/* Schedule size: storages (one per non-view output) and tensors (outputs) of the trace. */
+uint64_t sim_trace_storages(const sim_trace *t);
+uint64_t sim_trace_tensors(const sim_trace *t);
+
 typedef enum sim_status { SIM_OK = 0, SIM_OOM = 1, SIM_REMAT_LIMIT = 2 } sim_status;
 
 /* "ok", "oom", "remat-limit". */
@@ -52,6 +73,9 @@ typedef struct sim_event {
     uint64_t memory;       /* resident bytes after the event */
     uint64_t size;         /* bytes evicted/produced */
     const char *op;        /* op name for COMPUTE/REMAT, else NULL */
+    uint64_t op_index;     /* COMPUTE/REMAT: the op's position in the schedule (simrd's unique
+                            * name is "<op>/<op_index>"); EVICT*: the storage's op */
+    uint64_t storage;      /* EVICT*: the storage index; else the first output's storage */
 } sim_event;
 
 typedef void (*sim_observer)(void *ctx, const sim_event *ev);
@@ -84,5 +108,16 @@ typedef struct sim_result {
 /* Runs one simulation. Returns 0 and fills *res (whatever the status); non-zero only for
  * caller errors (no policy, ...). Thread-safe for distinct sim_result/config on one trace. */
 int sim_run(const sim_trace *t, const sim_config *cfg, sim_result *res, gms_error *err);
+
+/* A reusable run context: keeps its (trace-sized) memory between runs, so sweeping many
+ * budgets/policies over one trace allocates once. One runner per thread. */
+typedef struct sim_runner sim_runner;
+int sim_runner_new(const sim_trace *t, sim_runner **out, gms_error *err);
+int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_error *err);
+void sim_runner_free(sim_runner *r);
+
+/* Budget for a ratio of baseline memory the way the reference computes it:
+ * Python's int(baseline_memory * ratio) in double arithmetic. */
+uint64_t sim_budget_for_ratio(const sim_trace *t, double ratio);
 
 #endif

@@ -1,0 +1,40 @@
+/* registry: CLI name -> policy (see registry.h). One line per policy. */
+#include <string.h>
+
+#include "policies.h"
+#include "registry.h"
+
+static const sim_policy *const policies[] = {
+    &pol_dtr, &pol_dtr_eq, &pol_dtr_local, &pol_lru, &pol_size, &pol_msps, &pol_random,
+};
+#define N_POLICIES (sizeof policies / sizeof policies[0])
+
+const sim_policy *pol_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < N_POLICIES; i++)
+        if (strcmp(policies[i]->name, name) == 0)
+            return policies[i];
+    return NULL;
+}
+
+size_t pol_count(void)
+{
+    return N_POLICIES;
+}
+
+const sim_policy *pol_at(size_t i)
+{
+    return i < N_POLICIES ? policies[i] : NULL;
+}
+
+const char *pol_name(const sim_policy *p)
+{
+    return p ? p->name : NULL;
+}
+
+const char *pol_description(const sim_policy *p)
+{
+    return p ? p->description : NULL;
+}

@@ -1,0 +1,95 @@
+/*
+ * policy: the interface an eviction policy implements (heuristics/ holds the concrete ones).
+ *
+ * When the simulator must free memory it asks the policy for one victim among the evictable
+ * storages (the "pool": material, unlocked, unpinned storages, in the order they last became
+ * evictable). A policy either
+ *   - gives a score function (lower = better victim): the simulator scans the whole pool in
+ *     order exactly like simrd's Heuristic.choose (spec section 5): the LAST minimum wins
+ *     ties, the first score equal to 0 ends the scan, and when every score is +inf the last
+ *     storage is chosen; or
+ *   - gives a full choose() that walks the pool itself (sim_view_pool_first/next) and returns
+ *     one storage of it.
+ * Policies read storages only through the sim_view functions below; they never see the
+ * simulator's structures. Per-run private state comes from init and goes back through free
+ * (runs on different threads each have their own).
+ *
+ * Costs that need bookkeeping (DTR regions, equivalence classes) are maintained by the
+ * simulator incrementally, exactly as simrd does (spec sections 6 and 7), but only when a
+ * policy says it needs them in `needs`, so that LRU runs do not pay for them.
+ */
+#ifndef SIM_POLICY_H
+#define SIM_POLICY_H
+
+#include <stdint.h>
+
+#include "gms_error.h"
+
+struct sim_config;
+
+/* A running simulation as a policy sees it (read only). */
+typedef struct sim_view sim_view;
+
+/* "No storage". */
+#define SIM_NONE UINT32_MAX
+
+enum {
+    SIM_NEEDS_REGIONS = 1u << 0, /* sim_view_region_cost (DTR, MSPS) */
+    SIM_NEEDS_EQCLASS = 1u << 1, /* sim_view_eqclass_cost (DTR-eq) */
+};
+
+typedef struct sim_policy {
+    const char *name;        /* CLI name: "dtr" */
+    const char *description; /* one line */
+    unsigned needs;          /* SIM_NEEDS_* */
+
+    /* Exactly one of score / choose. */
+    double (*score)(const sim_view *v, uint32_t storage, void *state);
+    uint32_t (*choose)(const sim_view *v, void *state); /* a pool member; pool is never empty */
+
+    /* Optional. init allocates per-run state (*state may stay NULL); free releases it. */
+    int (*init)(const struct sim_config *cfg, void **state, gms_error *err);
+    void (*free)(void *state);
+
+    /* Optional hooks, called after the simulator updated its own state. */
+    void (*on_evict)(const sim_view *v, uint32_t storage, int eager, void *state);
+    void (*on_remat)(const sim_view *v, uint32_t op, void *state);  /* an op ran again */
+    void (*on_access)(const sim_view *v, uint32_t op, void *state); /* a model op ran */
+    void (*on_iteration)(const sim_view *v, void *state); /* ANNOTATE iteration/START marker */
+} sim_policy;
+
+/* ------------------------------------------------------------------------------------------
+ * Views. `s` is a storage index as handed out by the pool functions or a hook.
+ */
+uint64_t sim_view_clock(const sim_view *v);
+uint64_t sim_view_memory(const sim_view *v); /* resident bytes */
+uint64_t sim_view_budget(const sim_view *v);
+
+/* Pool walk in order (oldest-evictable first); SIM_NONE at the end. */
+uint32_t sim_view_pool_first(const sim_view *v);
+uint32_t sim_view_pool_next(const sim_view *v, uint32_t s);
+uint32_t sim_view_pool_size(const sim_view *v);
+
+uint64_t sim_view_size(const sim_view *v, uint32_t s);
+/* Clock at the storage's last access (INT64_MIN before its first one). */
+int64_t sim_view_last_access(const sim_view *v, uint32_t s);
+/* clock - last access (0 when accessed now). */
+uint64_t sim_view_staleness(const sim_view *v, uint32_t s);
+/* Local cost: compute of the storage's op plus the view ops created on it (spec section 2). */
+uint64_t sim_view_compute(const sim_view *v, uint32_t s);
+/* Evicted-neighbourhood costs as simrd caches them (spec section 6); needs SIM_NEEDS_REGIONS.
+ * fwd: through children, rev: through parents. */
+uint64_t sim_view_region_fwd_cost(const sim_view *v, uint32_t s);
+uint64_t sim_view_region_rev_cost(const sim_view *v, uint32_t s);
+/* Sum of the values of the distinct equivalence classes of s's evicted neighbours (spec
+ * section 7; may be negative); needs SIM_NEEDS_EQCLASS. */
+int64_t sim_view_eqclass_cost(const sim_view *v, uint32_t s);
+
+/* ------------------------------------------------------------------------------------------
+ * Score arithmetic with Python's semantics: num / (a * b) where num, a, b are integers and the
+ * product is exact, rounded correctly to a double like Python's int / int. Returns +inf when
+ * a * b == 0 (simrd's "denominator <= 0 -> inf"), whatever num is.
+ */
+double sim_score_ratio(int64_t num, uint64_t a, uint64_t b);
+
+#endif

@@ -1,0 +1,678 @@
+/*
+ * sim_builder: turns a stream of gmt events into the immutable replay schedule of the spec's
+ * section 1 (simrd's parse_file + get_closure), plus the baseline figures of section 4.
+ *
+ * The builder keeps simrd's parse-time state: the name map (handle -> tensor, remembering the
+ * order in which each name was first bound, because the final PINs follow it), each tensor's
+ * parse-time refcount `_ref`, and each storage's external reference count. The latter is
+ * budget-independent, so the builder resolves it once: a RELEASE that drops a storage's last
+ * reference becomes a SCH_RELEASE_LAST entry (the only RELEASE with a runtime effect), other
+ * RELEASEs and every GET vanish from the runtime schedule.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gmt.h"
+#include "sim_internal.h"
+
+#define NO_SLOT UINT32_MAX
+
+typedef struct name_slot {
+    uint64_t handle;
+    uint32_t tensor;
+} name_slot;
+
+struct sim_trace_builder {
+    sim_trace *tr; /* arrays being filled */
+    uint32_t cap_ops, cap_args, cap_tensors, cap_storages, cap_schedule, cap_strings;
+
+    int64_t *tref;     /* per tensor: simrd's parse-time _ref */
+    uint32_t cap_tref;
+    int64_t *sref;     /* per storage: external references */
+    uint32_t cap_sref;
+
+    name_slot *slots;  /* bound names in first-binding order */
+    uint32_t n_slots, cap_slots;
+    uint32_t *index;   /* hash table of slot numbers, NO_SLOT = empty */
+    uint32_t index_cap;
+
+    uint32_t *intern;  /* hash table of string offsets, NO_SLOT = empty */
+    uint32_t intern_cap, intern_n;
+
+    uint64_t events;   /* events added (for messages) */
+    int started;       /* an ANNOTATE START was seen */
+    int failed;
+    uint64_t mem;      /* baseline replay */
+};
+
+int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
+{
+    if (need <= *cap)
+        return 0;
+    uint64_t n = *cap ? (uint64_t)*cap * 2 : 16;
+    while (n < need)
+        n *= 2;
+    if (n > UINT32_MAX)
+        n = UINT32_MAX;
+    if (n < need)
+        return -1;
+    void *p = realloc(*arr, (size_t)n * sz);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = (uint32_t)n;
+    return 0;
+}
+
+static int oom(sim_trace_builder *b, gms_error *err)
+{
+    b->failed = 1;
+    return gms_error_set(err, GMS_ENOMEM, "event %llu: out of memory building the schedule",
+                         (unsigned long long)b->events);
+}
+
+static uint64_t hash64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    x *= UINT64_C(0xc4ceb9fe1a85ec53);
+    x ^= x >> 33;
+    return x;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Op names, interned
+ */
+static uint32_t str_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static int intern_rehash(sim_trace_builder *b, uint32_t cap)
+{
+    uint32_t *n = malloc((size_t)cap * sizeof *n);
+    if (!n)
+        return -1;
+    memset(n, 0xff, (size_t)cap * sizeof *n);
+    for (uint32_t i = 0; i < b->intern_cap; i++) {
+        uint32_t off = b->intern[i];
+        if (off == NO_SLOT)
+            continue;
+        uint32_t j = str_hash(b->tr->strings + off) & (cap - 1);
+        while (n[j] != NO_SLOT)
+            j = (j + 1) & (cap - 1);
+        n[j] = off;
+    }
+    free(b->intern);
+    b->intern = n;
+    b->intern_cap = cap;
+    return 0;
+}
+
+/* Offset of name in the trace's string table, adding it once. */
+static int intern(sim_trace_builder *b, const char *name, uint32_t *off)
+{
+    if ((b->intern_n + 1) * 2 > b->intern_cap &&
+        intern_rehash(b, b->intern_cap ? b->intern_cap * 2 : 64) != 0)
+        return -1;
+    uint32_t mask = b->intern_cap - 1;
+    uint32_t j = str_hash(name) & mask;
+    for (; b->intern[j] != NO_SLOT; j = (j + 1) & mask)
+        if (strcmp(b->tr->strings + b->intern[j], name) == 0) {
+            *off = b->intern[j];
+            return 0;
+        }
+    size_t len = strlen(name) + 1;
+    sim_trace *tr = b->tr;
+    if (len > UINT32_MAX - tr->strings_len ||
+        sim_grow((void **)&tr->strings, &b->cap_strings, tr->strings_len + (uint32_t)len, 1))
+        return -1;
+    memcpy(tr->strings + tr->strings_len, name, len);
+    *off = tr->strings_len;
+    b->intern[j] = tr->strings_len;
+    b->intern_n++;
+    tr->strings_len += (uint32_t)len;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The name map (handle -> tensor), in first-binding order like a Python dict
+ */
+static int index_rehash(sim_trace_builder *b, uint32_t cap)
+{
+    uint32_t *n = malloc((size_t)cap * sizeof *n);
+    if (!n)
+        return -1;
+    memset(n, 0xff, (size_t)cap * sizeof *n);
+    for (uint32_t i = 0; i < b->n_slots; i++) {
+        uint32_t j = (uint32_t)hash64(b->slots[i].handle) & (cap - 1);
+        while (n[j] != NO_SLOT)
+            j = (j + 1) & (cap - 1);
+        n[j] = i;
+    }
+    free(b->index);
+    b->index = n;
+    b->index_cap = cap;
+    return 0;
+}
+
+/* The slot of handle h, or NO_SLOT. */
+static uint32_t name_find(const sim_trace_builder *b, uint64_t h)
+{
+    if (b->index_cap == 0)
+        return NO_SLOT;
+    uint32_t mask = b->index_cap - 1;
+    for (uint32_t j = (uint32_t)hash64(h) & mask; b->index[j] != NO_SLOT; j = (j + 1) & mask)
+        if (b->slots[b->index[j]].handle == h)
+            return b->index[j];
+    return NO_SLOT;
+}
+
+/* Binds h to tensor t: a new name goes last, a rebound one keeps its position. */
+static int name_bind(sim_trace_builder *b, uint64_t h, uint32_t t)
+{
+    uint32_t s = name_find(b, h);
+    if (s != NO_SLOT) {
+        b->slots[s].tensor = t;
+        return 0;
+    }
+    if ((b->n_slots + 1) * 2 > b->index_cap &&
+        index_rehash(b, b->index_cap ? b->index_cap * 2 : 1024) != 0)
+        return -1;
+    if (sim_grow((void **)&b->slots, &b->cap_slots, b->n_slots + 1, sizeof *b->slots))
+        return -1;
+    b->slots[b->n_slots] = (name_slot){h, t};
+    uint32_t mask = b->index_cap - 1;
+    uint32_t j = (uint32_t)hash64(h) & mask;
+    while (b->index[j] != NO_SLOT)
+        j = (j + 1) & mask;
+    b->index[j] = b->n_slots++;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Schedule pieces
+ */
+static int sched(sim_trace_builder *b, uint32_t kind, uint32_t idx)
+{
+    sim_trace *tr = b->tr;
+    if (sim_grow((void **)&tr->schedule, &b->cap_schedule, tr->n_schedule + 1, sizeof(uint32_t)))
+        return -1;
+    tr->schedule[tr->n_schedule++] = (idx << 3) | kind;
+    return 0;
+}
+
+/* Looks up the live tensor of handle h for event kind `what`. */
+static int resolve(sim_trace_builder *b, uint64_t h, const char *what, const char *op,
+                   uint32_t *t, gms_error *err)
+{
+    uint32_t s = name_find(b, h);
+    if (s == NO_SLOT) {
+        b->failed = 1;
+        return gms_error_set(err, GMS_EFORMAT,
+                             "event %llu: %s%s%s: tensor %llu is not defined (no CONSTANT, CALL or "
+                             "COPY bound it after the trace's START)",
+                             (unsigned long long)b->events, what, op ? " " : "", op ? op : "",
+                             (unsigned long long)h);
+    }
+    *t = b->slots[s].tensor;
+    return 0;
+}
+
+/* simrd's rt.get: one more external reference on t's storage. */
+static int get_ref(sim_trace_builder *b, uint32_t t, const char *what, gms_error *err)
+{
+    uint32_t s = b->tr->tensors[t].storage;
+    if (b->sref[s] <= 0) {
+        b->failed = 1;
+        return gms_error_set(err, GMS_EFORMAT,
+                             "event %llu: %s: tensor %llu is used after all its references "
+                             "were released",
+                             (unsigned long long)b->events, what,
+                             (unsigned long long)b->tr->tensors[t].handle);
+    }
+    b->sref[s]++;
+    return 0;
+}
+
+/* simrd's rt.release: drops a reference; the storage's last one becomes a runtime event and
+ * frees the storage in the baseline replay. */
+static int release_ref(sim_trace_builder *b, uint32_t t, gms_error *err)
+{
+    sim_trace *tr = b->tr;
+    uint32_t s = tr->tensors[t].storage;
+    if (b->sref[s] <= 0) {
+        b->failed = 1;
+        return gms_error_set(err, GMS_EFORMAT,
+                             "event %llu: RELEASE: tensor %llu has no reference left to release",
+                             (unsigned long long)b->events, (unsigned long long)tr->tensors[t].handle);
+    }
+    if (--b->sref[s] == 0) {
+        b->mem -= tr->storages[s].size;
+        if (sched(b, SCH_RELEASE_LAST, s))
+            return oom(b, err);
+    }
+    return 0;
+}
+
+/* Creates an op with the given resolved args; outputs are added by add_output. */
+static int new_op(sim_trace_builder *b, const char *name, uint64_t cost, const uint32_t *args,
+                  uint32_t n_args, uint32_t *out, gms_error *err)
+{
+    sim_trace *tr = b->tr;
+    if (tr->n_ops >= SCH_MAX_INDEX || n_args > UINT32_MAX - tr->n_args_total) {
+        b->failed = 1;
+        return gms_error_set(err, GMS_EFORMAT, "event %llu: too many ops for the simulator",
+                             (unsigned long long)b->events);
+    }
+    uint32_t name_off = 0;
+    if (sim_grow((void **)&tr->ops, &b->cap_ops, tr->n_ops + 1, sizeof *tr->ops) ||
+        sim_grow((void **)&tr->args, &b->cap_args, tr->n_args_total + n_args, sizeof(uint32_t)) ||
+        intern(b, name, &name_off))
+        return oom(b, err);
+    sim_op *op = &tr->ops[tr->n_ops];
+    memset(op, 0, sizeof *op);
+    op->cost = cost;
+    op->args_off = tr->n_args_total;
+    op->n_args = n_args;
+    op->out_first = tr->n_tensors;
+    op->name = name_off;
+    if (n_args)
+        memcpy(tr->args + tr->n_args_total, args, (size_t)n_args * sizeof(uint32_t));
+    tr->n_args_total += n_args;
+    *out = tr->n_ops++;
+    return 0;
+}
+
+/* Adds an output tensor to op o: a view of storage `view_of` or (SIM_NONE) a new storage of
+ * `size` bytes. Every new tensor holds one reference on its storage. */
+static int add_output(sim_trace_builder *b, uint32_t o, uint64_t handle, uint32_t view_of,
+                      uint64_t size, int mutated, uint32_t *out, gms_error *err)
+{
+    sim_trace *tr = b->tr;
+    if (tr->n_tensors >= SCH_MAX_INDEX) {
+        b->failed = 1;
+        return gms_error_set(err, GMS_EFORMAT, "event %llu: too many tensors for the simulator",
+                             (unsigned long long)b->events);
+    }
+    if (sim_grow((void **)&tr->tensors, &b->cap_tensors, tr->n_tensors + 1, sizeof *tr->tensors) ||
+        sim_grow((void **)&b->tref, &b->cap_tref, tr->n_tensors + 1, sizeof *b->tref) ||
+        sim_grow((void **)&tr->storages, &b->cap_storages, tr->n_storages + 1,
+                 sizeof *tr->storages) ||
+        sim_grow((void **)&b->sref, &b->cap_sref, tr->n_storages + 1, sizeof *b->sref))
+        return oom(b, err);
+    uint32_t t = tr->n_tensors++;
+    sim_tensor *te = &tr->tensors[t];
+    memset(te, 0, sizeof *te);
+    te->handle = handle;
+    te->op = o;
+    te->mutated = (uint8_t)(mutated > 255 ? 255 : mutated);
+    if (view_of != SIM_NONE) {
+        te->is_view = 1;
+        te->storage = view_of;
+    } else {
+        uint32_t s = tr->n_storages++;
+        tr->storages[s] = (sim_storage_info){.size = size, .root = t};
+        b->sref[s] = 0;
+        te->storage = s;
+        te->size = size;
+        tr->ops[o].total_size += size;
+    }
+    b->sref[te->storage]++;
+    b->tref[t] = 1;
+    tr->ops[o].n_out++;
+    *out = t;
+    return 0;
+}
+
+/* Baseline replay of one op (spec section 4): its outputs are allocated at once. */
+static void baseline_op(sim_trace_builder *b, uint32_t o)
+{
+    sim_trace *tr = b->tr;
+    const sim_op *op = &tr->ops[o];
+    sim_baseline *bl = &tr->baseline;
+    uint64_t foot = op->total_size;
+    for (uint32_t i = 0; i < op->n_args; i++)
+        foot += tr->tensors[tr->args[op->args_off + i]].size;
+    if (foot > bl->bottleneck)
+        bl->bottleneck = foot;
+    b->mem += op->total_size;
+    if (b->mem > bl->memory)
+        bl->memory = b->mem;
+    bl->compute += op->cost;
+    bl->ops++;
+}
+
+/* Forgets everything seen so far: the trace starts after its first ANNOTATE START. */
+static void reset(sim_trace_builder *b)
+{
+    sim_trace *tr = b->tr;
+    tr->n_ops = tr->n_args_total = tr->n_tensors = tr->n_storages = tr->n_schedule = 0;
+    memset(&tr->baseline, 0, sizeof tr->baseline);
+    b->n_slots = 0;
+    if (b->index)
+        memset(b->index, 0xff, (size_t)b->index_cap * sizeof *b->index);
+    b->mem = 0;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Events
+ */
+static int add_constant(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
+{
+    uint32_t o, t;
+    if (new_op(b, "constant", 0, NULL, 0, &o, err) ||
+        add_output(b, o, ev->id, SIM_NONE, ev->size, 0, &t, err))
+        return -1;
+    b->tr->baseline.constants += ev->size;
+    baseline_op(b, o);
+    if (sched(b, SCH_COMPUTE, o) || sched(b, SCH_PIN, t) || name_bind(b, ev->id, t))
+        return oom(b, err);
+    return 0;
+}
+
+static int resolve_inputs(sim_trace_builder *b, const gmt_event *ev, uint32_t **args,
+                          gms_error *err)
+{
+    *args = NULL;
+    if (ev->n_inputs == 0)
+        return 0;
+    *args = malloc((size_t)ev->n_inputs * sizeof **args);
+    if (!*args)
+        return oom(b, err);
+    for (uint32_t i = 0; i < ev->n_inputs; i++)
+        if (resolve(b, ev->inputs[i], gmt_kind_name(ev->kind), ev->op, &(*args)[i], err)) {
+            free(*args);
+            *args = NULL;
+            return -1;
+        }
+    return 0;
+}
+
+static int add_call(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
+{
+    sim_trace *tr = b->tr;
+    uint32_t *args, o, t;
+    if (resolve_inputs(b, ev, &args, err))
+        return -1;
+    int rc = new_op(b, ev->op, ev->dur_ns, args, ev->n_inputs, &o, err);
+    uint32_t first = tr->n_tensors;
+    for (uint32_t i = 0; rc == 0 && i < ev->n_outputs; i++) {
+        const gmt_output *out = &ev->outputs[i];
+        uint32_t view_of = out->alias_of < 0 ? SIM_NONE : tr->tensors[args[out->alias_of]].storage;
+        rc = add_output(b, o, out->id, view_of, view_of == SIM_NONE ? out->size : 0, 0, &t, err);
+    }
+    free(args);
+    if (rc)
+        return -1;
+    baseline_op(b, o);
+    if (sched(b, SCH_COMPUTE, o))
+        return oom(b, err);
+    for (uint32_t i = 0; i < ev->n_outputs; i++)
+        if (name_bind(b, ev->outputs[i].id, first + i))
+            return oom(b, err);
+    return 0;
+}
+
+/* MUTATE = an out-of-place op producing a new storage per mutated input (as big as the root
+ * storage the input lives in), then each mutated name is rebound to its new tensor and the
+ * old tensor is released. */
+static int add_mutate(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
+{
+    sim_trace *tr = b->tr;
+    uint32_t *args, o, t;
+    if (resolve_inputs(b, ev, &args, err))
+        return -1;
+    int rc = new_op(b, ev->op, ev->dur_ns, args, ev->n_inputs, &o, err);
+    uint32_t first = tr->n_tensors;
+    for (uint32_t i = 0; rc == 0 && i < ev->n_mutated; i++) {
+        uint32_t a = args[ev->mutated[i]];
+        uint64_t size = tr->storages[tr->tensors[a].storage].size;
+        rc = add_output(b, o, tr->tensors[a].handle, SIM_NONE, size, tr->tensors[a].mutated + 1,
+                        &t, err);
+    }
+    free(args);
+    if (rc)
+        return -1;
+    baseline_op(b, o);
+    if (sched(b, SCH_COMPUTE, o))
+        return oom(b, err);
+    for (uint32_t i = 0; i < ev->n_mutated; i++) {
+        uint64_t h = ev->inputs[ev->mutated[i]];
+        uint32_t old;
+        if (resolve(b, h, "MUTATE", ev->op, &old, err))
+            return -1;
+        if (name_bind(b, h, first + i))
+            return oom(b, err);
+        b->tref[old]--;
+        if (release_ref(b, old, err))
+            return -1;
+    }
+    return 0;
+}
+
+int sim_trace_builder_add(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
+{
+    if (!b || !ev)
+        return gms_error_set(err, GMS_EINVAL, "sim_trace_builder_add: NULL argument");
+    if (b->failed)
+        return gms_error_set(err, GMS_ESTATE, "sim_trace_builder_add: the builder already failed");
+    b->events++;
+    gms_error verr;
+    if (gmt_event_validate(ev, &verr) != 0) {
+        b->failed = 1;
+        return gms_error_set(err, GMS_EFORMAT, "event %llu: %s", (unsigned long long)b->events,
+                             verr.msg);
+    }
+    uint32_t t = 0, old = 0;
+    switch (ev->kind) {
+    case GMT_CONSTANT:
+        return add_constant(b, ev, err);
+    case GMT_CALL:
+        return add_call(b, ev, err);
+    case GMT_MUTATE:
+        return add_mutate(b, ev, err);
+    case GMT_COPY:
+        if (resolve(b, ev->src, "COPY", NULL, &t, err) || get_ref(b, t, "COPY", err))
+            return -1;
+        b->tref[t]++;
+        return name_bind(b, ev->id, t) ? oom(b, err) : 0;
+    case GMT_COPY_FROM:
+        if (resolve(b, ev->id, "COPY_FROM", NULL, &old, err) ||
+            resolve(b, ev->src, "COPY_FROM", NULL, &t, err))
+            return -1;
+        if (name_bind(b, ev->id, t))
+            return oom(b, err);
+        b->tref[old]--;
+        b->tref[t]++;
+        return release_ref(b, old, err) || get_ref(b, t, "COPY_FROM", err) ? -1 : 0;
+    case GMT_RELEASE: {
+        uint32_t s = name_find(b, ev->id);
+        if (s == NO_SLOT)
+            return 0; /* bound before START: simrd ignores it */
+        t = b->slots[s].tensor;
+        b->tref[t]--;
+        return release_ref(b, t, err);
+    }
+    case GMT_ANNOTATE:
+        if (strcmp(ev->text, "START") == 0 && !b->started) {
+            b->started = 1;
+            reset(b);
+            return 0;
+        }
+        if (strcmp(ev->text, "iteration") == 0 && sched(b, SCH_ITERATION, 0))
+            return oom(b, err);
+        return 0;
+    case GMT_NAME:
+        return 0;
+    }
+    b->failed = 1;
+    return gms_error_set(err, GMS_EFORMAT, "event %llu: unknown kind %d",
+                         (unsigned long long)b->events, (int)ev->kind);
+}
+
+int sim_trace_builder_new(sim_trace_builder **out, gms_error *err)
+{
+    *out = NULL;
+    sim_trace_builder *b = calloc(1, sizeof *b);
+    if (!b || !(b->tr = calloc(1, sizeof *b->tr))) {
+        free(b);
+        return gms_error_set(err, GMS_ENOMEM, "out of memory creating a trace builder");
+    }
+    *out = b;
+    return 0;
+}
+
+static void builder_free_parts(sim_trace_builder *b)
+{
+    free(b->tref);
+    free(b->sref);
+    free(b->slots);
+    free(b->index);
+    free(b->intern);
+    free(b);
+}
+
+void sim_trace_builder_free(sim_trace_builder *b)
+{
+    if (!b)
+        return;
+    sim_trace_free(b->tr);
+    builder_free_parts(b);
+}
+
+/* Builds the CSR arrays: children per tensor and tensors per storage. */
+static int build_links(sim_trace *tr)
+{
+    uint32_t *cnt = calloc((size_t)tr->n_tensors + 1, sizeof *cnt);
+    uint32_t *scnt = calloc((size_t)tr->n_storages + 1, sizeof *scnt);
+    if (!cnt || !scnt) {
+        free(cnt);
+        free(scnt);
+        return -1;
+    }
+    uint64_t total = 0;
+    for (uint32_t o = 0; o < tr->n_ops; o++) {
+        const sim_op *op = &tr->ops[o];
+        for (uint32_t i = 0; i < op->n_args; i++)
+            cnt[tr->args[op->args_off + i]] += op->n_out;
+        total += (uint64_t)op->n_args * op->n_out;
+    }
+    if (total > UINT32_MAX)
+        goto fail;
+    tr->n_children_total = (uint32_t)total;
+    tr->children = malloc((size_t)(total ? total : 1) * sizeof *tr->children);
+    tr->storage_tensors = malloc((size_t)(tr->n_tensors ? tr->n_tensors : 1) * sizeof(uint32_t));
+    if (!tr->children || !tr->storage_tensors)
+        goto fail;
+    uint32_t off = 0;
+    for (uint32_t t = 0; t < tr->n_tensors; t++) {
+        tr->tensors[t].children_off = off;
+        tr->tensors[t].n_children = 0;
+        off += cnt[t];
+        scnt[tr->tensors[t].storage]++;
+    }
+    for (uint32_t o = 0; o < tr->n_ops; o++) {
+        const sim_op *op = &tr->ops[o];
+        for (uint32_t i = 0; i < op->n_args; i++) {
+            sim_tensor *a = &tr->tensors[tr->args[op->args_off + i]];
+            for (uint32_t k = 0; k < op->n_out; k++)
+                tr->children[a->children_off + a->n_children++] = op->out_first + k;
+        }
+    }
+    off = 0;
+    for (uint32_t s = 0; s < tr->n_storages; s++) {
+        tr->storages[s].tensors_off = off;
+        tr->storages[s].n_tensors = 0;
+        off += scnt[s];
+    }
+    for (uint32_t t = 0; t < tr->n_tensors; t++) {
+        sim_storage_info *si = &tr->storages[tr->tensors[t].storage];
+        tr->storage_tensors[si->tensors_off + si->n_tensors++] = t;
+    }
+    free(cnt);
+    free(scnt);
+    return 0;
+fail:
+    free(cnt);
+    free(scnt);
+    return -1;
+}
+
+int sim_trace_builder_finish(sim_trace_builder *b, sim_trace **out, gms_error *err)
+{
+    *out = NULL;
+    if (!b)
+        return gms_error_set(err, GMS_EINVAL, "sim_trace_builder_finish: NULL builder");
+    if (b->failed) {
+        sim_trace_builder_free(b);
+        return gms_error_set(err, GMS_ESTATE, "sim_trace_builder_finish: the builder failed");
+    }
+    sim_trace *tr = b->tr;
+    /* End of log: PIN every still-referenced tensor, in name order (each tensor once: a
+     * repeated PIN of a pinned tensor does nothing). */
+    uint8_t *pinned = calloc((size_t)tr->n_tensors + 1, 1);
+    int rc = pinned ? 0 : -1;
+    for (uint32_t i = 0; rc == 0 && i < b->n_slots; i++) {
+        uint32_t t = b->slots[i].tensor;
+        if (b->tref[t] > 0 && !pinned[t]) {
+            pinned[t] = 1;
+            rc = sched(b, SCH_PIN, t);
+        }
+    }
+    free(pinned);
+    if (rc == 0)
+        rc = build_links(tr);
+    if (rc != 0) {
+        sim_trace_builder_free(b);
+        return gms_error_set(err, GMS_ENOMEM, "out of memory finishing the schedule");
+    }
+    b->tr = NULL;
+    builder_free_parts(b);
+    *out = tr;
+    return 0;
+}
+
+void sim_trace_free(sim_trace *t)
+{
+    if (!t)
+        return;
+    free(t->ops);
+    free(t->args);
+    free(t->tensors);
+    free(t->children);
+    free(t->storages);
+    free(t->storage_tensors);
+    free(t->schedule);
+    free(t->strings);
+    free(t);
+}
+
+const sim_baseline *sim_trace_baseline(const sim_trace *t)
+{
+    return &t->baseline;
+}
+
+uint64_t sim_trace_storages(const sim_trace *t)
+{
+    return t->n_storages;
+}
+
+uint64_t sim_trace_tensors(const sim_trace *t)
+{
+    return t->n_tensors;
+}
+
+uint64_t sim_budget_for_ratio(const sim_trace *t, double ratio)
+{
+    double b = (double)t->baseline.memory * ratio;
+    if (!(b > 0))
+        return 0;
+    if (b >= 18446744073709551616.0)
+        return UINT64_MAX;
+    return (uint64_t)b;
+}

@@ -1,0 +1,128 @@
+/*
+ * sim_eqclass: simrd's equivalence classes of evicted storages for DTR-eq (spec section 7).
+ *
+ * A union-find whose roots hold a compute sum. Evicting a storage gives it a fresh node
+ * (value = its compute) and merges the classes of its evicted neighbours into it; a storage
+ * becoming material subtracts its compute from its class root and leaves the class (which is
+ * never split). New outputs start with an isolated node of value 0, so while in flight they
+ * count as evicted neighbours, quirks included.
+ */
+#include <stdlib.h>
+
+#include "sim_internal.h"
+
+uint32_t sim_eq_new_node(sim_view *v, int64_t value)
+{
+    if (v->eq_n >= v->eq_cap) {
+        uint32_t cap = v->eq_cap;
+        if (sim_grow((void **)&v->eq_parent, &cap, v->eq_n + 1, sizeof *v->eq_parent)) {
+            v->failed_alloc = 1;
+            return SIM_NONE;
+        }
+        uint32_t cap2 = v->eq_cap;
+        if (sim_grow((void **)&v->eq_value, &cap2, v->eq_n + 1, sizeof *v->eq_value)) {
+            v->failed_alloc = 1;
+            return SIM_NONE;
+        }
+        v->eq_cap = cap < cap2 ? cap : cap2;
+    }
+    uint32_t n = v->eq_n++;
+    v->eq_parent[n] = n;
+    v->eq_value[n] = value;
+    return n;
+}
+
+/* Root of node x, halving the path on the way (roots and values are unaffected). */
+static uint32_t find(sim_view *v, uint32_t x)
+{
+    uint32_t *p = v->eq_parent;
+    while (p[x] != x) {
+        p[x] = p[p[x]];
+        x = p[x];
+    }
+    return x;
+}
+
+/* Puts the evicted neighbours of s into v->scratch (repeats possible): the storages of the
+ * parents and children of all of s's tensors that are not material, s excluded. Returns
+ * their number, or 0 with v->failed_alloc set when out of memory. */
+static uint32_t evicted_neighbours(sim_view *v, uint32_t s)
+{
+    const sim_trace *tr = v->tr;
+    v->n_scratch = 0;
+    const uint32_t *ts;
+    uint32_t nt = sim_storage_live_tensors(v, s, &ts);
+    for (uint32_t i = 0; i < nt; i++) {
+        const sim_op *op = &tr->ops[tr->tensors[ts[i]].op];
+        const uint32_t *cs;
+        uint32_t nc = sim_tensor_live_children(v, ts[i], &cs);
+        if (sim_grow((void **)&v->scratch, &v->cap_scratch, v->n_scratch + op->n_args + nc,
+                     sizeof(uint32_t))) {
+            v->failed_alloc = 1;
+            return 0;
+        }
+        const uint32_t *as = tr->args + op->args_off;
+        for (uint32_t j = 0; j < op->n_args; j++) {
+            uint32_t n = tr->tensors[as[j]].storage;
+            if (n != s && !v->ss[n].material)
+                v->scratch[v->n_scratch++] = n;
+        }
+        for (uint32_t j = 0; j < nc; j++) {
+            uint32_t n = tr->tensors[cs[j]].storage;
+            if (n != s && !v->ss[n].material)
+                v->scratch[v->n_scratch++] = n;
+        }
+    }
+    return v->n_scratch;
+}
+
+void sim_eq_on_evict(sim_view *v, uint32_t s)
+{
+    uint32_t me = sim_eq_new_node(v, (int64_t)v->ss[s].compute);
+    if (me == SIM_NONE)
+        return;
+    v->ss[s].ecn = me;
+    uint32_t nn = evicted_neighbours(v, s);
+    for (uint32_t i = 0; i < nn; i++) {
+        uint32_t e = v->ss[v->scratch[i]].ecn;
+        if (e == SIM_NONE)
+            continue;
+        uint32_t l = find(v, e), r = find(v, me);
+        if (l != r) {
+            v->eq_parent[l] = r;
+            v->eq_value[r] += v->eq_value[l];
+        }
+    }
+}
+
+void sim_eq_on_material(sim_view *v, uint32_t s)
+{
+    uint32_t e = v->ss[s].ecn;
+    if (e == SIM_NONE)
+        return;
+    v->eq_value[find(v, e)] -= (int64_t)v->ss[s].compute;
+    v->ss[s].ecn = SIM_NONE;
+}
+
+int64_t sim_view_eqclass_cost(const sim_view *cv, uint32_t s)
+{
+    if (!cv->eq_on)
+        return 0;
+    sim_view *v = (sim_view *)cv; /* the cache (path halving, stamps) is not observable */
+    uint32_t gen = sim_stamp_next(v, v->eq_n);
+    if (v->failed_alloc)
+        return 0;
+    int64_t sum = 0;
+    uint32_t nn = evicted_neighbours(v, s);
+    for (uint32_t i = 0; i < nn; i++) {
+        uint32_t e = v->ss[v->scratch[i]].ecn;
+        if (e == SIM_NONE)
+            continue;
+        uint32_t r = find(v, e);
+        if (v->stamp[r] != gen) {
+            v->stamp[r] = gen;
+            sum += v->eq_value[r];
+        }
+    }
+    return sum;
+}

@@ -1,0 +1,206 @@
+/*
+ * sim_internal: the layout of a loaded trace and of a run's mutable state, shared by the
+ * files of sim/ only (builder, runtime, regions, equivalence classes, views).
+ *
+ * Indices: ops, tensors and storages are numbered in creation order (the schedule's COMPUTE
+ * order), so tensor ids are simrd's global output counter and storage ids follow their root
+ * tensors. All cross references are uint32 indices into the trace's arrays.
+ */
+#ifndef SIM_INTERNAL_H
+#define SIM_INTERNAL_H
+
+#include <stdint.h>
+
+#include "policy.h"
+#include "sim.h"
+#include "sim_set.h"
+
+/* Schedule entries: kind in the low 3 bits, index above. */
+enum {
+    SCH_COMPUTE = 0,      /* index: op */
+    SCH_RELEASE_LAST = 1, /* index: storage whose last external reference dies */
+    SCH_PIN = 2,          /* index: tensor */
+    SCH_ITERATION = 3,    /* an iteration marker (policy hook only) */
+};
+#define SCH_KIND(e) ((e) & 7u)
+#define SCH_INDEX(e) ((e) >> 3)
+#define SCH_MAX_INDEX ((UINT32_C(1) << 29) - 1)
+
+typedef struct sim_op {
+    uint64_t cost;       /* ns */
+    uint64_t total_size; /* bytes of its non-view outputs */
+    uint32_t args_off;   /* into trace->args */
+    uint32_t n_args;
+    uint32_t out_first;  /* first output tensor; outputs are consecutive */
+    uint32_t n_out;
+    uint32_t name;       /* offset of the op name in trace->strings */
+} sim_op;
+
+typedef struct sim_tensor {
+    uint64_t size;         /* own bytes (0 for a view) */
+    uint64_t handle;       /* the trace's tensor id (for messages and event dumps) */
+    uint32_t op;
+    uint32_t storage;
+    uint32_t children_off; /* into trace->children */
+    uint32_t n_children;
+    uint8_t is_view;
+    uint8_t mutated;       /* MUTATE depth: simrd names the tensor "<name>" + this many '$' */
+} sim_tensor;
+
+typedef struct sim_storage_info {
+    uint64_t size;
+    uint32_t root;        /* its root tensor */
+    uint32_t tensors_off; /* into trace->storage_tensors: root first, then views */
+    uint32_t n_tensors;
+} sim_storage_info;
+
+struct sim_trace {
+    sim_op *ops;
+    uint32_t n_ops;
+    uint32_t *args; /* op arguments (tensor indices), duplicates kept */
+    uint32_t n_args_total;
+    sim_tensor *tensors;
+    uint32_t n_tensors;
+    uint32_t *children; /* per tensor: outputs of every op that used it, op order */
+    uint32_t n_children_total;
+    sim_storage_info *storages;
+    uint32_t n_storages;
+    uint32_t *storage_tensors;
+    uint32_t *schedule;
+    uint32_t n_schedule;
+    char *strings; /* NUL-terminated op names */
+    uint32_t strings_len;
+    sim_baseline baseline;
+};
+
+/* ------------------------------------------------------------------------------------------
+ * A run's state.
+ */
+typedef struct sim_region {
+    sim_set interior; /* evicted storages reachable through evicted storages */
+    sim_set frontier; /* material storages adjacent to the base or the interior */
+    uint64_t compute; /* cached sum (see spec section 6) */
+} sim_region;
+
+typedef struct sim_sstate {
+    uint64_t compute;    /* root op + view ops created so far */
+    int64_t last_access; /* INT64_MIN = -inf */
+    uint32_t ref_int;    /* locks */
+    uint32_t prev, next; /* pool links (SIM_NONE at the ends) */
+    uint32_t ecn;        /* equivalence-class node or SIM_NONE */
+    uint8_t material;
+    uint8_t pinned;
+    uint8_t in_pool;
+} sim_sstate;
+
+typedef struct sim_frame {
+    uint32_t t;     /* tensor being materialized */
+    uint32_t u_off; /* its undefined parents on the u-stack */
+    uint32_t u_n;
+    uint32_t u_pos;
+    uint8_t remat;
+    uint8_t entered;
+} sim_frame;
+
+struct sim_view {
+    const sim_trace *tr;
+    const sim_config *cfg;
+    const sim_policy *pol;
+    void *pol_state;
+
+    uint64_t clock;
+    uint64_t memory;
+    uint64_t peak;
+    uint64_t budget;
+    uint64_t remat_compute;
+    uint64_t model_compute;
+    uint64_t remat_limit_floor; /* run stops once remat_compute > this */
+    int remat_unlimited;
+    uint64_t evictions, eager_evictions, remats;
+    uint32_t created_ops; /* ops whose outputs exist (in-flight ones included) */
+    sim_status status;
+    int failed_alloc;
+
+    sim_sstate *ss;     /* per storage */
+    uint8_t *defined;   /* per tensor */
+    uint32_t pool_head, pool_tail, pool_size;
+
+    int regions_on, eq_on;
+    sim_region *fwd, *rev; /* per storage, when regions_on */
+
+    /* equivalence classes: union-find nodes */
+    uint32_t *eq_parent;
+    int64_t *eq_value;
+    uint32_t eq_n, eq_cap;
+
+    /* scratch */
+    sim_frame *frames;
+    uint32_t n_frames, cap_frames;
+    uint32_t *ustack;
+    uint32_t n_ustack, cap_ustack;
+    uint32_t *scratch; /* DFS stack, unions */
+    uint32_t n_scratch, cap_scratch;
+    uint32_t *scratch2;
+    uint32_t n_scratch2, cap_scratch2;
+    uint32_t *stamp; /* per storage / per eq node, for de-duplication */
+    uint32_t cap_stamp;
+    uint32_t stamp_gen;
+    uint32_t *remat_st; /* storages made material by one _compute (siblings + t) */
+    uint32_t cap_remat_st;
+};
+
+/* Grows *arr (elements of size sz) to hold at least need elements. 0 or -1. */
+int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz);
+
+/* regions (sim_regions.c) */
+void sim_regions_on_evict(sim_view *v, uint32_t s);
+void sim_regions_on_compute(sim_view *v, const uint32_t *st, uint32_t n);
+void sim_regions_reset(sim_view *v);
+void sim_regions_free(sim_view *v);
+
+/* equivalence classes (sim_eqclass.c) */
+uint32_t sim_eq_new_node(sim_view *v, int64_t value);
+void sim_eq_on_evict(sim_view *v, uint32_t s);
+void sim_eq_on_material(sim_view *v, uint32_t s);
+
+/* A fresh de-duplication generation for v->stamp (sized for max(storages, eq nodes)). */
+uint32_t sim_stamp_next(sim_view *v, uint32_t need);
+
+/* How many of the n tensors ts[] (in op order) exist now, i.e. were created by an op before
+ * v->created_ops. Usually all of them; otherwise a binary search. */
+static inline uint32_t sim_live_prefix(const sim_view *v, const uint32_t *ts, uint32_t n)
+{
+    const sim_tensor *te = v->tr->tensors;
+    uint32_t lim = v->created_ops;
+    if (n == 0 || te[ts[n - 1]].op < lim)
+        return n;
+    uint32_t lo = 0, hi = n - 1; /* answer in [lo, hi]; ts[hi] is not live */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (te[ts[mid]].op < lim)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Tensors of storage s that exist now (root first, views in creation order). */
+static inline uint32_t sim_storage_live_tensors(const sim_view *v, uint32_t s,
+                                                const uint32_t **out)
+{
+    const sim_storage_info *si = &v->tr->storages[s];
+    *out = v->tr->storage_tensors + si->tensors_off;
+    return sim_live_prefix(v, *out, si->n_tensors);
+}
+
+/* Children of tensor t that exist now (their ops are created; children are in op order). */
+static inline uint32_t sim_tensor_live_children(const sim_view *v, uint32_t t,
+                                                const uint32_t **out)
+{
+    const sim_tensor *te = &v->tr->tensors[t];
+    *out = v->tr->children + te->children_off;
+    return sim_live_prefix(v, *out, te->n_children);
+}
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * sim_load: sim_trace_load, a trace file (.gmt or DTR log, sniffed by gmt_source) fed event by
+ * event through the trace builder.
+ */
+#include <stdio.h>
+
+#include "gmt.h"
+#include "sim_internal.h"
+
+int sim_trace_load(const char *path, sim_trace **out, gms_error *err)
+{
+    *out = NULL;
+    if (!path)
+        return gms_error_set(err, GMS_EINVAL, "sim_trace_load: NULL path");
+    gmt_source *src;
+    int rc = gmt_source_open(path, &src, err);
+    if (rc)
+        return rc;
+    sim_trace_builder *b;
+    rc = sim_trace_builder_new(&b, err);
+    if (rc) {
+        gmt_source_close(src);
+        return rc;
+    }
+    gmt_event ev;
+    gms_error e2;
+    for (;;) {
+        int r = gmt_source_next(src, &ev, err);
+        if (r == 0)
+            break;
+        if (r < 0) {
+            rc = err && err->code ? err->code : GMS_EFORMAT;
+            break;
+        }
+        if (sim_trace_builder_add(b, &ev, &e2) != 0) {
+            rc = gms_error_set(err, e2.code, "%s: %s", path, e2.msg);
+            break;
+        }
+    }
+    gmt_source_close(src);
+    if (rc) {
+        sim_trace_builder_free(b);
+        return rc;
+    }
+    if (sim_trace_builder_finish(b, out, &e2) != 0)
+        return gms_error_set(err, e2.code, "%s: %s", path, e2.msg);
+    return 0;
+}

@@ -1,0 +1,525 @@
+/*
+ * sim_run: the replay engine, simrd's RuntimeV2EagerOptimized (spec section 3) in C.
+ *
+ * A run walks the trace's schedule: COMPUTE creates an op's outputs and materializes them
+ * (rematerializing evicted arguments first, evicting what the policy picks until the outputs
+ * fit), RELEASE_LAST frees a storage whose last reference died (eager eviction), PIN
+ * materializes a tensor and locks it forever. Every order the spec pins down (pool order,
+ * lock/unlock order, which clock a last-access time gets) is followed literally, because the
+ * heuristics' tie-breaks make results depend on it.
+ *
+ * _materialize is recursive in simrd; here it runs on an explicit frame stack so that long
+ * rematerialization chains (a 1M-op synthetic chain) cannot overflow the C stack.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim_internal.h"
+
+void sim_config_init(sim_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->budget = UINT64_MAX;
+    cfg->remat_limit = 2.0;
+    cfg->semantics = SIM_SEMANTICS_SIMRD;
+}
+
+const char *sim_status_name(sim_status s)
+{
+    switch (s) {
+    case SIM_OK: return "ok";
+    case SIM_OOM: return "oom";
+    case SIM_REMAT_LIMIT: return "remat-limit";
+    }
+    return "?";
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The pool: evictable storages in the order they last became evictable (intrusive list).
+ */
+static void pool_append(sim_view *v, uint32_t s)
+{
+    sim_sstate *x = &v->ss[s];
+    x->prev = v->pool_tail;
+    x->next = SIM_NONE;
+    if (v->pool_tail != SIM_NONE)
+        v->ss[v->pool_tail].next = s;
+    else
+        v->pool_head = s;
+    v->pool_tail = s;
+    x->in_pool = 1;
+    v->pool_size++;
+}
+
+static void pool_remove(sim_view *v, uint32_t s)
+{
+    sim_sstate *x = &v->ss[s];
+    if (!x->in_pool)
+        return;
+    if (x->prev != SIM_NONE)
+        v->ss[x->prev].next = x->next;
+    else
+        v->pool_head = x->next;
+    if (x->next != SIM_NONE)
+        v->ss[x->next].prev = x->prev;
+    else
+        v->pool_tail = x->prev;
+    x->in_pool = 0;
+    x->prev = x->next = SIM_NONE;
+    v->pool_size--;
+}
+
+static void lock(sim_view *v, uint32_t s)
+{
+    if (v->ss[s].ref_int++ == 0)
+        pool_remove(v, s);
+}
+
+static void unlock(sim_view *v, uint32_t s)
+{
+    if (--v->ss[s].ref_int == 0)
+        pool_append(v, s);
+}
+
+static void notify(sim_view *v, sim_event_kind kind, uint64_t size, uint32_t op, uint32_t s)
+{
+    sim_event ev = {
+        .kind = kind,
+        .clock = v->clock,
+        .memory = v->memory,
+        .size = size,
+        .op = (kind == SIM_EV_COMPUTE || kind == SIM_EV_REMAT)
+                  ? v->tr->strings + v->tr->ops[op].name
+                  : NULL,
+        .op_index = op,
+        .storage = s,
+    };
+    v->cfg->observer(v->cfg->observer_ctx, &ev);
+}
+
+/* simrd's evict: the storage and all its tensors become undefined; regions and equivalence
+ * classes follow (sections 6, 7). */
+static void evict(sim_view *v, uint32_t s, int eager)
+{
+    const sim_trace *tr = v->tr;
+    sim_sstate *x = &v->ss[s];
+    x->material = 0;
+    v->memory -= tr->storages[s].size;
+    pool_remove(v, s);
+    const uint32_t *ts;
+    uint32_t n = sim_storage_live_tensors(v, s, &ts);
+    for (uint32_t i = 0; i < n; i++)
+        v->defined[ts[i]] = 0;
+    if (v->regions_on)
+        sim_regions_on_evict(v, s);
+    if (v->eq_on)
+        sim_eq_on_evict(v, s);
+    if (eager)
+        v->eager_evictions++;
+    else
+        v->evictions++;
+    if (v->cfg->observer)
+        notify(v, eager ? SIM_EV_EVICT_EAGER : SIM_EV_EVICT, tr->storages[s].size,
+               tr->tensors[tr->storages[s].root].op, s);
+    if (v->pol->on_evict)
+        v->pol->on_evict(v, s, eager, v->pol_state);
+}
+
+/* Heuristic.choose (spec section 5): the LAST minimum in pool order wins, the first zero
+ * cost ends the scan, all +inf -> the last storage. */
+static uint32_t choose(sim_view *v)
+{
+    const sim_policy *p = v->pol;
+    if (p->choose)
+        return p->choose(v, v->pol_state);
+    uint32_t best = SIM_NONE;
+    double best_cost = INFINITY;
+    for (uint32_t s = v->pool_head; s != SIM_NONE; s = v->ss[s].next) {
+        double c = p->score(v, s, v->pol_state);
+        if (c <= best_cost) {
+            best_cost = c;
+            best = s;
+        }
+        if (c == 0)
+            break;
+    }
+    return best;
+}
+
+/* simrd's free(size): evict until `need` more bytes fit; OOM when nothing is evictable. */
+static int free_memory(sim_view *v, uint64_t need)
+{
+    while (v->memory + need > v->budget) {
+        if (v->pool_size == 0) {
+            v->status = SIM_OOM;
+            return -1;
+        }
+        uint32_t s = choose(v);
+        if (s == SIM_NONE || s >= v->tr->n_storages || !v->ss[s].in_pool) {
+            /* a policy returned something that is not evictable: treat as OOM rather than
+             * corrupting the run */
+            v->status = SIM_OOM;
+            return -1;
+        }
+        evict(v, s, 0);
+        if (v->failed_alloc)
+            return -1;
+    }
+    return 0;
+}
+
+/* simrd's _compute(t) for op o (t = the tensor asked for, SIM_NONE for an op without
+ * outputs): run the op once; every undefined output becomes defined, outputs that were
+ * already defined are dropped again (their copy is freed). */
+static int compute(sim_view *v, uint32_t o, uint32_t t, int remat)
+{
+    const sim_trace *tr = v->tr;
+    const sim_op *op = &tr->ops[o];
+    if (sim_grow((void **)&v->remat_st, &v->cap_remat_st, op->n_out + 1, sizeof(uint32_t))) {
+        v->failed_alloc = 1;
+        return -1;
+    }
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < op->n_out; k++) {
+        uint32_t u = op->out_first + k;
+        if (u != t && !v->ss[tr->tensors[u].storage].material)
+            v->remat_st[n++] = tr->tensors[u].storage;
+    }
+    if (t != SIM_NONE && !v->ss[tr->tensors[t].storage].material)
+        v->remat_st[n++] = tr->tensors[t].storage;
+
+    v->clock += op->cost;
+    v->memory += op->total_size;
+    if (v->memory > v->peak)
+        v->peak = v->memory;
+    for (uint32_t k = 0; k < op->n_out; k++) {
+        uint32_t u = op->out_first + k;
+        if (v->defined[u] && u != t) {
+            v->memory -= tr->tensors[u].size; /* duplicate copy dropped */
+        } else {
+            v->defined[u] = 1;
+            v->ss[tr->tensors[u].storage].material = 1;
+        }
+    }
+    if (remat) {
+        v->remat_compute += op->cost;
+        v->remats++;
+    } else {
+        v->model_compute += op->cost;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        pool_append(v, v->remat_st[i]);
+    if (v->regions_on)
+        sim_regions_on_compute(v, v->remat_st, n);
+    if (v->eq_on)
+        for (uint32_t i = 0; i < n; i++)
+            sim_eq_on_material(v, v->remat_st[i]);
+    if (v->cfg->observer)
+        notify(v, remat ? SIM_EV_REMAT : SIM_EV_COMPUTE, op->total_size, o,
+               op->n_out ? tr->tensors[op->out_first].storage : SIM_NONE);
+    if (remat && v->pol->on_remat)
+        v->pol->on_remat(v, o, v->pol_state);
+    return v->failed_alloc ? -1 : 0;
+}
+
+static int push_frame(sim_view *v, uint32_t t, int remat)
+{
+    if (sim_grow((void **)&v->frames, &v->cap_frames, v->n_frames + 1, sizeof *v->frames)) {
+        v->failed_alloc = 1;
+        return -1;
+    }
+    v->frames[v->n_frames++] = (sim_frame){.t = t, .remat = (uint8_t)remat};
+    return 0;
+}
+
+/* simrd's _materialize(t, remat) for op o (spec section 3), iteratively. Returns 0, or -1
+ * when the run stops (OOM, remat limit, out of memory). */
+static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
+{
+    const sim_trace *tr = v->tr;
+    uint32_t base = v->n_frames;
+    if (push_frame(v, t, remat))
+        return -1;
+    while (v->n_frames > base) {
+        sim_frame *f = &v->frames[v->n_frames - 1];
+        /* only the bottom frame can lack a tensor (an op without outputs) */
+        uint32_t fo = f->t != SIM_NONE ? tr->tensors[f->t].op : o;
+        const sim_op *op = &tr->ops[fo];
+        const uint32_t *args = tr->args + op->args_off;
+        if (!f->entered) {
+            f->entered = 1;
+            for (uint32_t i = 0; i < op->n_args; i++)
+                v->ss[tr->tensors[args[i]].storage].last_access = (int64_t)v->clock;
+            if (sim_grow((void **)&v->ustack, &v->cap_ustack, v->n_ustack + op->n_args,
+                         sizeof(uint32_t))) {
+                v->failed_alloc = 1;
+                return -1;
+            }
+            f->u_off = v->n_ustack;
+            for (uint32_t i = 0; i < op->n_args; i++) {
+                if (v->defined[args[i]])
+                    lock(v, tr->tensors[args[i]].storage);
+                else
+                    v->ustack[v->n_ustack++] = args[i];
+            }
+            f->u_n = v->n_ustack - f->u_off;
+            f->u_pos = 0;
+        }
+        int descended = 0;
+        while (f->u_pos < f->u_n) {
+            uint32_t a = v->ustack[f->u_off + f->u_pos];
+            if (!v->defined[a]) {
+                if (push_frame(v, a, 1))
+                    return -1;
+                descended = 1;
+                break;
+            }
+            lock(v, tr->tensors[a].storage);
+            f->u_pos++;
+        }
+        if (descended)
+            continue;
+        if (v->memory + op->total_size > v->budget && free_memory(v, op->total_size))
+            return -1;
+        if (compute(v, fo, f->t, f->remat))
+            return -1;
+        for (uint32_t i = 0; i < op->n_args; i++)
+            unlock(v, tr->tensors[args[i]].storage);
+        v->n_ustack = f->u_off;
+        v->n_frames--;
+        if (!v->remat_unlimited && v->remat_compute > v->remat_limit_floor) {
+            v->status = SIM_REMAT_LIMIT;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* COMPUTE(op): create the outputs (they exist, undefined, while the arguments are
+ * rematerialized: the "in-flight" window), materialize, then stamp the last access. */
+static int run_compute(sim_view *v, uint32_t o)
+{
+    const sim_trace *tr = v->tr;
+    const sim_op *op = &tr->ops[o];
+    for (uint32_t k = 0; k < op->n_out; k++) {
+        const sim_tensor *te = &tr->tensors[op->out_first + k];
+        sim_sstate *x = &v->ss[te->storage];
+        if (te->is_view) {
+            int seen = 0; /* storage.compute sums DISTINCT ops */
+            for (uint32_t j = 0; j < k && !seen; j++)
+                seen = tr->tensors[op->out_first + j].is_view &&
+                       tr->tensors[op->out_first + j].storage == te->storage;
+            if (!seen)
+                x->compute += op->cost;
+        } else {
+            x->compute = op->cost;
+            x->last_access = INT64_MIN;
+            if (v->eq_on && (x->ecn = sim_eq_new_node(v, 0)) == SIM_NONE)
+                return -1;
+        }
+    }
+    v->created_ops = o + 1;
+    if (materialize(v, o, op->n_out ? op->out_first : SIM_NONE, 0))
+        return -1;
+    for (uint32_t k = 0; k < op->n_out; k++)
+        v->ss[tr->tensors[op->out_first + k].storage].last_access = (int64_t)v->clock;
+    if (v->pol->on_access)
+        v->pol->on_access(v, o, v->pol_state);
+    return 0;
+}
+
+static int run_pin(sim_view *v, uint32_t t)
+{
+    const sim_trace *tr = v->tr;
+    if (!v->defined[t] && materialize(v, tr->tensors[t].op, t, 1))
+        return -1;
+    uint32_t s = tr->tensors[t].storage;
+    if (!v->ss[s].pinned) {
+        lock(v, s);
+        v->ss[s].pinned = 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Runner
+ */
+struct sim_runner {
+    sim_view v;
+};
+
+int sim_runner_new(const sim_trace *t, sim_runner **out, gms_error *err)
+{
+    *out = NULL;
+    if (!t)
+        return gms_error_set(err, GMS_EINVAL, "sim_runner_new: NULL trace");
+    sim_runner *r = calloc(1, sizeof *r);
+    if (!r)
+        return gms_error_set(err, GMS_ENOMEM, "out of memory creating a simulation runner");
+    r->v.tr = t;
+    r->v.ss = malloc(((size_t)t->n_storages + 1) * sizeof *r->v.ss);
+    r->v.defined = malloc((size_t)t->n_tensors + 1);
+    if (!r->v.ss || !r->v.defined) {
+        sim_runner_free(r);
+        return gms_error_set(err, GMS_ENOMEM, "out of memory creating a simulation runner");
+    }
+    *out = r;
+    return 0;
+}
+
+void sim_runner_free(sim_runner *r)
+{
+    if (!r)
+        return;
+    sim_view *v = &r->v;
+    sim_regions_free(v);
+    free(v->ss);
+    free(v->defined);
+    free(v->eq_parent);
+    free(v->eq_value);
+    free(v->frames);
+    free(v->ustack);
+    free(v->scratch);
+    free(v->scratch2);
+    free(v->stamp);
+    free(v->remat_st);
+    free(r);
+}
+
+/* Resets the run state for a new run with cfg. */
+static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
+{
+    const sim_trace *tr = v->tr;
+    v->cfg = cfg;
+    v->pol = cfg->policy;
+    v->pol_state = NULL;
+    v->clock = 1;
+    v->memory = v->peak = 0;
+    v->budget = cfg->budget;
+    v->remat_compute = v->model_compute = 0;
+    v->evictions = v->eager_evictions = v->remats = 0;
+    v->created_ops = 0;
+    v->status = SIM_OK;
+    v->failed_alloc = 0;
+    v->pool_head = v->pool_tail = SIM_NONE;
+    v->pool_size = 0;
+    v->n_frames = v->n_ustack = 0;
+    v->eq_n = 0;
+    for (uint32_t s = 0; s < tr->n_storages; s++)
+        v->ss[s] = (sim_sstate){.last_access = INT64_MIN, .prev = SIM_NONE, .next = SIM_NONE,
+                                .ecn = SIM_NONE};
+    memset(v->defined, 0, tr->n_tensors);
+
+    double L = cfg->remat_limit;
+    v->remat_unlimited = 1;
+    if (L != 0 && !isinf(L)) {
+        if (!(L >= 1))
+            return gms_error_set(err, GMS_EINVAL,
+                                 "remat limit %g is invalid: it must be >= 1 (x baseline compute "
+                                 "in total), or 0 for no limit", L);
+        /* Python: baseline_compute * (L - 1) as a float; remat_compute (int) > it, exactly */
+        double lim = (double)tr->baseline.compute * (L - 1.0);
+        if (lim < 18446744073709551616.0) {
+            v->remat_unlimited = 0;
+            v->remat_limit_floor = (uint64_t)lim;
+        }
+    }
+    v->regions_on = (v->pol->needs & SIM_NEEDS_REGIONS) != 0;
+    v->eq_on = (v->pol->needs & SIM_NEEDS_EQCLASS) != 0;
+    if (v->regions_on) {
+        if (!v->fwd) {
+            v->fwd = calloc((size_t)tr->n_storages + 1, sizeof *v->fwd);
+            v->rev = calloc((size_t)tr->n_storages + 1, sizeof *v->rev);
+            if (!v->fwd || !v->rev)
+                return gms_error_set(err, GMS_ENOMEM, "out of memory for DTR regions");
+        }
+        sim_regions_reset(v);
+    }
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_error *err)
+{
+    if (!r || !cfg || !res)
+        return gms_error_set(err, GMS_EINVAL, "sim_run: NULL argument");
+    memset(res, 0, sizeof *res);
+    const sim_policy *p = cfg->policy;
+    if (!p)
+        return gms_error_set(err, GMS_EINVAL, "sim_run: no policy given");
+    if (!p->score == !p->choose)
+        return gms_error_set(err, GMS_EINVAL,
+                             "sim_run: policy %s must have exactly one of score and choose",
+                             p->name ? p->name : "?");
+    if (cfg->semantics != SIM_SEMANTICS_SIMRD)
+        return gms_error_set(err, GMS_EINVAL, "sim_run: unknown semantics %d",
+                             (int)cfg->semantics);
+    double t0 = now_s();
+    sim_view *v = &r->v;
+    if (reset(v, cfg, err))
+        return err ? err->code : GMS_EINVAL;
+    if (p->init && p->init(cfg, &v->pol_state, err) != 0)
+        return err && err->code ? err->code : GMS_EINVAL;
+
+    const sim_trace *tr = v->tr;
+    for (uint32_t i = 0; i < tr->n_schedule; i++) {
+        uint32_t e = tr->schedule[i];
+        int rc = 0;
+        switch (SCH_KIND(e)) {
+        case SCH_COMPUTE:
+            rc = run_compute(v, SCH_INDEX(e));
+            break;
+        case SCH_RELEASE_LAST: {
+            uint32_t s = SCH_INDEX(e);
+            if (v->ss[s].material && !v->ss[s].pinned)
+                evict(v, s, 1);
+            break;
+        }
+        case SCH_PIN:
+            rc = run_pin(v, SCH_INDEX(e));
+            break;
+        case SCH_ITERATION:
+            if (p->on_iteration)
+                p->on_iteration(v, v->pol_state);
+            break;
+        }
+        if (rc || v->failed_alloc)
+            break;
+    }
+    if (p->free)
+        p->free(v->pol_state);
+    v->pol_state = NULL;
+    if (v->failed_alloc)
+        return gms_error_set(err, GMS_ENOMEM, "sim_run: out of memory during the simulation");
+
+    res->status = v->status;
+    res->clock = v->clock;
+    res->overhead = tr->baseline.compute ? sim_score_ratio((int64_t)v->clock, tr->baseline.compute, 1)
+                                         : 1.0;
+    res->evictions = v->evictions;
+    res->eager_evictions = v->eager_evictions;
+    res->remats = v->remats;
+    res->remat_compute = v->remat_compute;
+    res->peak_memory = v->peak;
+    res->wall_s = now_s() - t0;
+    return 0;
+}
+
+int sim_run(const sim_trace *t, const sim_config *cfg, sim_result *res, gms_error *err)
+{
+    sim_runner *r;
+    int rc = sim_runner_new(t, &r, err);
+    if (rc)
+        return rc;
+    rc = sim_runner_run(r, cfg, res, err);
+    sim_runner_free(r);
+    return rc;
+}

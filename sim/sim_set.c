@@ -1,0 +1,108 @@
+/* sim_set: the uint32 hash set behind DTR regions (see sim_set.h). */
+#include "sim_set.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t slot_of(uint32_t x, uint32_t mask)
+{
+    return (x * 2654435761u) & mask;
+}
+
+/* Rehashes into a table of new_cap slots (a power of two larger than count). */
+static int resize(sim_set *s, uint32_t new_cap)
+{
+    uint32_t *n = malloc((size_t)new_cap * sizeof *n);
+    if (!n)
+        return -1;
+    memset(n, 0xff, (size_t)new_cap * sizeof *n);
+    uint32_t mask = new_cap - 1;
+    for (uint32_t i = 0; i < s->cap; i++) {
+        uint32_t v = s->slots[i];
+        if (v == SIM_SET_EMPTY)
+            continue;
+        uint32_t j = slot_of(v, mask);
+        while (n[j] != SIM_SET_EMPTY)
+            j = (j + 1) & mask;
+        n[j] = v;
+    }
+    free(s->slots);
+    s->slots = n;
+    s->cap = new_cap;
+    return 0;
+}
+
+int sim_set_add(sim_set *s, uint32_t x)
+{
+    /* keep the load factor <= 1/2 */
+    if ((s->count + 1) * 2 > s->cap && resize(s, s->cap ? s->cap * 2 : 8) != 0)
+        return -1;
+    uint32_t mask = s->cap - 1;
+    for (uint32_t i = slot_of(x, mask);; i = (i + 1) & mask) {
+        uint32_t v = s->slots[i];
+        if (v == x)
+            return 0;
+        if (v == SIM_SET_EMPTY) {
+            s->slots[i] = x;
+            s->count++;
+            return 1;
+        }
+    }
+}
+
+/* Backward-shift deletion: after emptying slot i, move later entries of the same probe run
+ * back so that every lookup still finds them without tombstones. */
+void sim_set_remove(sim_set *s, uint32_t x)
+{
+    if (s->count == 0)
+        return;
+    uint32_t mask = s->cap - 1;
+    uint32_t i = slot_of(x, mask);
+    for (;; i = (i + 1) & mask) {
+        uint32_t v = s->slots[i];
+        if (v == SIM_SET_EMPTY)
+            return;
+        if (v == x)
+            break;
+    }
+    uint32_t j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        uint32_t v = s->slots[j];
+        if (v == SIM_SET_EMPTY)
+            break;
+        uint32_t home = slot_of(v, mask);
+        /* v may move to i when its home is not cyclically within (i, j] */
+        if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+            s->slots[i] = v;
+            i = j;
+        }
+    }
+    s->slots[i] = SIM_SET_EMPTY;
+    s->count--;
+}
+
+void sim_set_clear(sim_set *s)
+{
+    if (s->cap == 0)
+        return;
+    if (s->cap > 64 && s->count * 16 < s->cap) {
+        /* mostly empty: give the memory back instead of sweeping it again and again */
+        free(s->slots);
+        s->slots = NULL;
+        s->cap = 0;
+        s->count = 0;
+        return;
+    }
+    if (s->count)
+        memset(s->slots, 0xff, (size_t)s->cap * sizeof *s->slots);
+    s->count = 0;
+}
+
+void sim_set_free(sim_set *s)
+{
+    free(s->slots);
+    s->slots = NULL;
+    s->cap = 0;
+    s->count = 0;
+}

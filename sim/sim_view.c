@@ -1,0 +1,119 @@
+/*
+ * sim_view: what a policy may read about a running simulation (policy.h), and the score
+ * arithmetic that makes C scores equal simrd's Python ones bit for bit.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+uint64_t sim_view_clock(const sim_view *v)
+{
+    return v->clock;
+}
+
+uint64_t sim_view_memory(const sim_view *v)
+{
+    return v->memory;
+}
+
+uint64_t sim_view_budget(const sim_view *v)
+{
+    return v->budget;
+}
+
+uint32_t sim_view_pool_first(const sim_view *v)
+{
+    return v->pool_head;
+}
+
+uint32_t sim_view_pool_next(const sim_view *v, uint32_t s)
+{
+    return s < v->tr->n_storages ? v->ss[s].next : SIM_NONE;
+}
+
+uint32_t sim_view_pool_size(const sim_view *v)
+{
+    return v->pool_size;
+}
+
+uint64_t sim_view_size(const sim_view *v, uint32_t s)
+{
+    return v->tr->storages[s].size;
+}
+
+int64_t sim_view_last_access(const sim_view *v, uint32_t s)
+{
+    return v->ss[s].last_access;
+}
+
+uint64_t sim_view_staleness(const sim_view *v, uint32_t s)
+{
+    int64_t la = v->ss[s].last_access;
+    if (la == INT64_MIN)
+        return UINT64_MAX;
+    return v->clock - (uint64_t)la;
+}
+
+uint64_t sim_view_compute(const sim_view *v, uint32_t s)
+{
+    return v->ss[s].compute;
+}
+
+uint64_t sim_view_region_fwd_cost(const sim_view *v, uint32_t s)
+{
+    return v->regions_on ? v->fwd[s].compute : 0;
+}
+
+uint64_t sim_view_region_rev_cost(const sim_view *v, uint32_t s)
+{
+    return v->regions_on ? v->rev[s].compute : 0;
+}
+
+uint32_t sim_stamp_next(sim_view *v, uint32_t need)
+{
+    if (need > v->cap_stamp) {
+        uint32_t old = v->cap_stamp;
+        if (sim_grow((void **)&v->stamp, &v->cap_stamp, need, sizeof *v->stamp)) {
+            v->failed_alloc = 1;
+            return 0;
+        }
+        memset(v->stamp + old, 0, (size_t)(v->cap_stamp - old) * sizeof *v->stamp);
+    }
+    if (++v->stamp_gen == 0) {
+        memset(v->stamp, 0, (size_t)v->cap_stamp * sizeof *v->stamp);
+        v->stamp_gen = 1;
+    }
+    return v->stamp_gen;
+}
+
+/* Correctly rounded n / den for n < 2^64, den < 2^64, not both exact doubles: scale n up so
+ * the integer quotient has at least 64 significant bits, fold a non-zero remainder into its
+ * lowest bit (a sticky bit far below double precision, so it only breaks exact-halfway
+ * ties the right way), convert once (correctly rounded), scale back exactly. */
+static double div_round(uint64_t n, unsigned __int128 den)
+{
+    if (den >> 64) /* beyond any real trace (size x staleness >= 2^64): close enough */
+        return (double)((long double)n / (long double)den);
+    int nb = 64 - __builtin_clzll(n);
+    int s = 128 - nb;
+    unsigned __int128 N = (unsigned __int128)n << s;
+    unsigned __int128 q = N / den;
+    if (N % den)
+        q |= 1;
+    return ldexp((double)q, -s);
+}
+
+double sim_score_ratio(int64_t num, uint64_t a, uint64_t b)
+{
+    unsigned __int128 den = (unsigned __int128)a * b;
+    if (den == 0)
+        return INFINITY;
+    if (num == 0)
+        return 0.0;
+    uint64_t n = num < 0 ? (uint64_t)0 - (uint64_t)num : (uint64_t)num;
+    const uint64_t exact = UINT64_C(1) << 53;
+    double q = (n <= exact && den <= exact) ? (double)n / (double)(uint64_t)den : div_round(n, den);
+    return num < 0 ? -q : q;
+}

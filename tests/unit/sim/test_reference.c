@@ -1,0 +1,211 @@
+/*
+ * The simulator against the DTR paper's simulator: every row of
+ * $GMS_SHARED_DIR/reference/simrd-pareto.csv (5 logs x 7 policies x 10 budgets, random x 10
+ * seeds) is replayed and must agree exactly: status, policy evictions, eager evictions,
+ * remat compute, peak memory and the overhead double (the random policy included: its
+ * generator reproduces Python's random.seed(trial) choices). Each log is loaded once; every
+ * mismatch is printed as a diff of the fields.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+#include "sim.h"
+
+#define MAX_ROWS 2000
+
+typedef struct row {
+    char log[256];
+    char policy[32];
+    int trial;
+    double ratio;
+    uint64_t budget, base_mem, base_compute;
+    char status[32];
+    double overhead; /* NaN when empty */
+    uint64_t evictions, eager, remat_compute, peak;
+} row;
+
+static row rows[MAX_ROWS];
+static int n_rows;
+
+static const char *shared_dir(void)
+{
+    const char *d = getenv("GMS_SHARED_DIR");
+    return d && *d ? d : "/work/shared";
+}
+
+/* Splits a CSV line (no quoting in this file) into at most max fields. */
+static int split(char *line, char **f, int max)
+{
+    int n = 0;
+    char *p = line;
+    while (n < max) {
+        f[n++] = p;
+        char *c = strchr(p, ',');
+        if (!c)
+            break;
+        *c = 0;
+        p = c + 1;
+    }
+    char *nl = strpbrk(f[n - 1], "\r\n");
+    if (nl)
+        *nl = 0;
+    return n;
+}
+
+static void load_csv(void)
+{
+    if (n_rows)
+        return;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/reference/simrd-pareto.csv", shared_dir());
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f, "cannot open %s (%s): set GMS_SHARED_DIR to the shared data", path,
+                  strerror(errno));
+    char line[4096];
+    ck_assert(fgets(line, sizeof line, f));
+    ck_assert_msg(strncmp(line, "log_file,model,policy,trial,ratio,budget", 40) == 0,
+                  "unexpected header in %s", path);
+    while (fgets(line, sizeof line, f)) {
+        char *c[20];
+        int n = split(line, c, 20);
+        ck_assert_msg(n >= 15, "short row %d in %s", n_rows + 2, path);
+        ck_assert(n_rows < MAX_ROWS);
+        row *r = &rows[n_rows++];
+        snprintf(r->log, sizeof r->log, "%s", c[0]);
+        snprintf(r->policy, sizeof r->policy, "%s", c[2]);
+        r->trial = atoi(c[3]);
+        r->ratio = strtod(c[4], NULL);
+        r->budget = strtoull(c[5], NULL, 10);
+        r->base_mem = strtoull(c[6], NULL, 10);
+        r->base_compute = strtoull(c[7], NULL, 10);
+        snprintf(r->status, sizeof r->status, "%s", c[8]);
+        r->overhead = *c[9] ? strtod(c[9], NULL) : -1;
+        r->evictions = strtoull(c[10], NULL, 10);
+        r->eager = strtoull(c[11], NULL, 10);
+        r->remat_compute = strtoull(c[12], NULL, 10);
+        r->peak = strtoull(c[13], NULL, 10);
+    }
+    fclose(f);
+    ck_assert_int_eq(n_rows, 800);
+}
+
+/* Runs every row of one log; returns the number of mismatching rows. */
+static int check_log(const char *log_prefix)
+{
+    load_csv();
+    const char *log = NULL;
+    for (int i = 0; i < n_rows && !log; i++)
+        if (strncmp(rows[i].log, log_prefix, strlen(log_prefix)) == 0)
+            log = rows[i].log;
+    ck_assert_msg(log, "no rows for %s in the reference table", log_prefix);
+    char path[1024];
+    snprintf(path, sizeof path, "%.500s/traces/dtr-iclr21/%.255s", shared_dir(), log);
+    sim_trace *t;
+    gms_error err = {0};
+    ck_assert_msg(sim_trace_load(path, &t, &err) == 0, "%s", err.msg);
+    const sim_baseline *bl = sim_trace_baseline(t);
+    sim_runner *run;
+    ck_assert(sim_runner_new(t, &run, &err) == 0);
+    int bad = 0, checked = 0;
+    for (int i = 0; i < n_rows; i++) {
+        const row *r = &rows[i];
+        if (strcmp(r->log, log) != 0)
+            continue;
+        checked++;
+        ck_assert_msg(bl->memory == r->base_mem && bl->compute == r->base_compute,
+                      "%s: baseline memory/compute %llu/%llu, reference %llu/%llu", log,
+                      (unsigned long long)bl->memory, (unsigned long long)bl->compute,
+                      (unsigned long long)r->base_mem, (unsigned long long)r->base_compute);
+        uint64_t budget = sim_budget_for_ratio(t, r->ratio);
+        ck_assert_msg(budget == r->budget, "%s ratio %g: budget %llu, reference %llu", log,
+                      r->ratio, (unsigned long long)budget, (unsigned long long)r->budget);
+        sim_config cfg;
+        sim_config_init(&cfg);
+        cfg.policy = pol_find(r->policy);
+        ck_assert_msg(cfg.policy, "unknown policy %s", r->policy);
+        cfg.budget = budget;
+        cfg.seed = (uint64_t)r->trial;
+        sim_result res;
+        ck_assert_msg(sim_runner_run(run, &cfg, &res, &err) == 0, "%s", err.msg);
+        const char *st = sim_status_name(res.status);
+        int ok = strcmp(st, r->status) == 0 && res.evictions == r->evictions &&
+                 res.eager_evictions == r->eager && res.remat_compute == r->remat_compute &&
+                 res.peak_memory == r->peak;
+        if (res.status == SIM_OK && r->overhead >= 0 && res.overhead != r->overhead)
+            ok = 0;
+        if (!ok) {
+            bad++;
+            fprintf(stderr,
+                    "MISMATCH %s %s trial %d ratio %.1f:\n"
+                    "  status    %-12s ref %s\n"
+                    "  overhead  %-22.17g ref %.17g\n"
+                    "  evictions %-12llu ref %llu\n"
+                    "  eager     %-12llu ref %llu\n"
+                    "  remat     %-12llu ref %llu\n"
+                    "  peak      %-12llu ref %llu\n",
+                    log_prefix, r->policy, r->trial, r->ratio, st, r->status,
+                    res.status == SIM_OK ? res.overhead : -1.0, r->overhead,
+                    (unsigned long long)res.evictions, (unsigned long long)r->evictions,
+                    (unsigned long long)res.eager_evictions, (unsigned long long)r->eager,
+                    (unsigned long long)res.remat_compute, (unsigned long long)r->remat_compute,
+                    (unsigned long long)res.peak_memory, (unsigned long long)r->peak);
+        }
+    }
+    sim_runner_free(run);
+    sim_trace_free(t);
+    ck_assert_int_eq(checked, 160);
+    fprintf(stderr, "%s: %d/%d rows agree\n", log_prefix, checked - bad, checked);
+    return bad;
+}
+
+START_TEST(test_reference_unet_every_row_matches_simrd)
+{
+    ck_assert_int_eq(check_log("unet-"), 0);
+}
+END_TEST
+
+START_TEST(test_reference_resnet32_every_row_matches_simrd)
+{
+    ck_assert_int_eq(check_log("resnet32-"), 0);
+}
+END_TEST
+
+START_TEST(test_reference_densenet121_every_row_matches_simrd)
+{
+    ck_assert_int_eq(check_log("tv_densenet121-"), 0);
+}
+END_TEST
+
+START_TEST(test_reference_transformer_every_row_matches_simrd)
+{
+    ck_assert_int_eq(check_log("transformer-"), 0);
+}
+END_TEST
+
+START_TEST(test_reference_treelstm_every_row_matches_simrd)
+{
+    ck_assert_int_eq(check_log("treelstm-"), 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("sim_reference");
+    TCase *tc = tcase_create("simrd-pareto");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_reference_unet_every_row_matches_simrd);
+    tcase_add_test(tc, test_reference_resnet32_every_row_matches_simrd);
+    tcase_add_test(tc, test_reference_densenet121_every_row_matches_simrd);
+    tcase_add_test(tc, test_reference_transformer_every_row_matches_simrd);
+    tcase_add_test(tc, test_reference_treelstm_every_row_matches_simrd);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
