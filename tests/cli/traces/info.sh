@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # info on a DTR log and on its .gmt reports the same numbers; --json is valid JSON with the
-# documented keys; counts agree with the log itself; bad inputs give clear errors.
+# documented keys; counts agree with the log itself and the baseline with the reference
+# numbers; bad inputs give clear errors.
 . "$(dirname "$0")/common.sh"
 command -v jq >/dev/null || fail "jq is required (scripts/setup-deps.sh installs it)"
+REF_CSV=$GMS_SHARED_DIR/reference/simrd-pareto.csv
+[ -f "$REF_CSV" ] || fail "missing reference numbers $REF_CSV"
 n=0
 for log in "$DTR_DIR"/*.log; do
   b=$(basename "$log" .log)
@@ -11,7 +14,8 @@ for log in "$DTR_DIR"/*.log; do
   "$GMS_BIN" info --json "$T/$b.gmt" >"$T/gmt.json" || fail "info --json $b.gmt"
   for f in "$T/log.json" "$T/gmt.json"; do
     jq -e 'type == "object" and (["events_by_kind","ops","distinct_op_names","constant_bytes",
-           "annotations","meta"] - keys == [])' "$f" >/dev/null ||
+           "baseline_memory","baseline_compute","annotations","meta"] - keys == [])' \
+      "$f" >/dev/null ||
       fail "$b: $(basename "$f") is not a JSON object with the documented keys: $(cat "$f")"
   done
   diff <(jq -S 'del(.file, .format, .meta)' "$T/log.json") \
@@ -31,6 +35,11 @@ for log in "$DTR_DIR"/*.log; do
   [ "$(jq .annotations.START "$T/log.json")" = "$starts" ] || fail "$b: START annotations"
   [ "$(jq -r .meta.model "$T/gmt.json")" = "$(jq -r .meta.model "$T/log.json")" ] ||
     fail "$b: model lost in conversion"
+  # baseline peak memory and compute: the DTR paper simulator's figures for this log
+  ref=$(awk -F, -v f="$b.log" '$1 == f { print $7 " " $8; exit }' "$REF_CSV")
+  [ -n "$ref" ] || fail "$b.log is not in $REF_CSV"
+  got=$(jq -r '"\(.baseline_memory) \(.baseline_compute)"' "$T/log.json")
+  [ "$got" = "$ref" ] || fail "$b: baseline memory/compute '$got', reference '$ref'"
   n=$((n + 1))
 done
 [ "$n" -ge 5 ] || fail "expected the 5 DTR paper logs, found $n"
@@ -45,7 +54,8 @@ got=$("$GMS_BIN" info --json "$log" | jq .constant_bytes)
 
 # text output names the essentials
 "$GMS_BIN" info "$log" >"$T/text" || fail "info (text)"
-for k in "events:" "ops:" "distinct op names:" "constant bytes:" "annotations:" "meta:"; do
+for k in "events:" "ops:" "distinct op names:" "constant bytes:" "baseline memory:" \
+         "baseline compute:" "annotations:" "meta:"; do
   grep -q "^$k" "$T/text" || fail "text output lacks '$k'"
 done
 "$GMS_BIN" info --ops "$log" | grep -q "cudnn_convolution" || fail "--ops lists no op names"
@@ -67,6 +77,14 @@ expect_err_matches "empty file" "^gpumemsim info: .*empty\.log: empty file"
 printf '%s\n' '{"INSTRUCTION":"RELEASE","NAME":"x1"}' 'oops' >"$T/bad.log"
 expect_fail "malformed" "$GMS_BIN" info "$T/bad.log"
 expect_err_matches "malformed" "^gpumemsim info: .*bad\.log:2: not valid JSON"
+# parses but cannot be replayed (input never defined): summary, then an error, exit 1
+printf '%s\n' '{"ARGS":["x99"],"INSTRUCTION":"CALL","NAME":"relu","RESULT":["x2"],"TIME":"10"}' \
+  '{"INSTRUCTION":"MEMORY","MEMORY":"64","NAME":"x2"}' \
+  '{"ALIAS":"-1","INSTRUCTION":"ALIAS","NAME":"x2"}' >"$T/undef.log"
+expect_fail "unreplayable" "$GMS_BIN" info --json "$T/undef.log"
+expect_err_matches "unreplayable" "^gpumemsim info: no baseline: .*undef\.log: .*99"
+jq -e '.ops == 1 and .baseline_memory == null and .baseline_compute == null' \
+  "$T/cmd.stdout" >/dev/null || fail "unreplayable: summary missing: $(cat "$T/cmd.stdout")"
 expect_fail "no file" "$GMS_BIN" info
 expect_err_matches "no file" "no trace file"
 "$GMS_BIN" info --help | grep -q "usage: gpumemsim info" || fail "--help"
