@@ -1,9 +1,219 @@
-/* Placeholder until the sweep subcommand lands; replaced by its real implementation. */
+/* gpumemsim sweep: traces x policies x budgets x seeds, in parallel, into a result store. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis_util.h"
 #include "cli.h"
+#include "progress.h"
+#include "registry.h"
+#include "sweep.h"
+
+#define DEFAULT_BUDGETS "0.1:1.0:0.05"
+#define DEFAULT_DB "results.db"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gpumemsim sweep TRACE... [--policies LIST] [--budgets SPEC] [--seeds N]\n"
+            "                       [--db FILE] [-j N] [--shard K/N] [--remat-limit L]\n"
+            "                       [--timelines] [--quiet]\n\n"
+            "Simulates every trace with every policy at every budget (and every seed of the\n"
+            "randomized policies) and records each run in a SQLite result store. Runs already\n"
+            "in the store are skipped, so an interrupted sweep simply continues when run again.\n\n"
+            "  TRACE            .gmt traces or DTR JSON logs\n"
+            "  --policies LIST  comma-separated policy names (default: all of them)\n"
+            "  --budgets SPEC   budget ratios of each trace's baseline memory:\n"
+            "                   START:STOP:STEP inclusive, or a list such as 0.2,0.5;\n"
+            "                   each in (0, %g] (default " DEFAULT_BUDGETS ")\n"
+            "  --seeds N        runs (seeds 0..N-1) of each randomized policy (default 1)\n"
+            "  --db FILE        the result store, created if missing (default " DEFAULT_DB ")\n"
+            "  -j N             worker threads (default: the number of cores)\n"
+            "  --shard K/N      run only shard K of N (split a sweep over machines; merge the\n"
+            "                   stores with 'gpumemsim db merge')\n"
+            "  --remat-limit L  stop a run once rematerialization costs more than (L-1) x the\n"
+            "                   baseline compute (default 2)\n"
+            "  --timelines      also store each run's memory timeline (large)\n"
+            "  --quiet          no progress output\n\npolicies:\n",
+            SWEEP_MAX_RATIO);
+    for (size_t i = 0; i < pol_count(); i++)
+        fprintf(f, "  %-10s %s\n", pol_name(pol_at(i)), pol_description(pol_at(i)));
+}
+
+typedef struct progress_ctx {
+    progress bar;
+} progress_ctx;
+
+static void on_progress(void *vctx, const sweep_progress *p)
+{
+    progress_ctx *c = vctx;
+    char note[64] = "";
+    if (p->failed)
+        snprintf(note, sizeof note, "%zu failed (oom/remat-limit)", p->failed);
+    progress_update(&c->bar, p->done, p->total, p->elapsed_s, note);
+}
+
+/* Parses a positive integer option value; 0 or -1. */
+static int parse_uint(const char *s, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (end == s || *end || errno || v < 1 || v > 100000 || s[0] == '-')
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
 
 int cmd_sweep(int argc, char **argv)
 {
-    (void)argc;
-    cli_error(argv[0], "not implemented yet");
-    return 1;
+    const char *cmd = "sweep";
+    const char *budgets = DEFAULT_BUDGETS, *db = DEFAULT_DB;
+    char **policies = NULL;
+    size_t n_policies = 0;
+    const char **traces = calloc((size_t)argc, sizeof *traces);
+    double *ratios = NULL;
+    size_t n_traces = 0, n_ratios = 0;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    sweep_spec sp = {.seeds = 1, .remat_limit = 2.0, .shard_k = 1, .shard_n = 1,
+                     .jobs = ncpu > 0 ? (unsigned)ncpu : 1};
+    int quiet = 0, rc = 2;
+    gms_error err;
+    if (!traces) {
+        cli_error(cmd, "out of memory");
+        return 1;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (cli_is_help(a)) {
+            usage(stdout);
+            rc = 0;
+            goto out;
+        } else if (strcmp(a, "--policies") == 0 && v) {
+            cli_list_free(policies);
+            if (cli_list_split(v, &policies, &n_policies)) {
+                cli_error(cmd, "--policies '%s': expected names separated by commas", v);
+                goto out;
+            }
+            i++;
+        } else if (strcmp(a, "--budgets") == 0 && v) {
+            budgets = v;
+            i++;
+        } else if (strcmp(a, "--seeds") == 0 && v) {
+            if (parse_uint(v, &sp.seeds)) {
+                cli_error(cmd, "--seeds '%s': expected a whole number >= 1", v);
+                goto out;
+            }
+            i++;
+        } else if (strcmp(a, "--db") == 0 && v) {
+            db = v;
+            i++;
+        } else if ((strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) && v) {
+            if (parse_uint(v, &sp.jobs)) {
+                cli_error(cmd, "-j '%s': expected a number of threads >= 1", v);
+                goto out;
+            }
+            i++;
+        } else if (strncmp(a, "-j", 2) == 0 && a[2] >= '0' && a[2] <= '9') {
+            if (parse_uint(a + 2, &sp.jobs)) {
+                cli_error(cmd, "'%s': expected a number of threads >= 1", a);
+                goto out;
+            }
+        } else if (strcmp(a, "--shard") == 0 && v) {
+            if (sweep_parse_shard(v, &sp.shard_k, &sp.shard_n, &err)) {
+                cli_error(cmd, "%s", err.msg);
+                goto out;
+            }
+            i++;
+        } else if (strcmp(a, "--remat-limit") == 0 && v) {
+            char *end;
+            sp.remat_limit = strtod(v, &end);
+            if (end == v || *end || !(sp.remat_limit >= 1.0 && sp.remat_limit <= 1e6)) {
+                cli_error(cmd, "--remat-limit '%s': expected a number >= 1 (2 = up to 1x the "
+                               "baseline compute spent on rematerialization)", v);
+                goto out;
+            }
+            i++;
+        } else if (strcmp(a, "--timelines") == 0) {
+            sp.timelines = 1;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            quiet = 1;
+        } else if (a[0] == '-' && a[1]) {
+            cli_error(cmd, "unknown option or missing value: '%s' (see gpumemsim sweep --help)",
+                      a);
+            goto out;
+        } else {
+            traces[n_traces++] = a;
+        }
+    }
+    if (n_traces == 0) {
+        cli_error(cmd, "no traces given (usage: gpumemsim sweep TRACE... [options])");
+        goto out;
+    }
+    if (!policies) {
+        n_policies = pol_count();
+        policies = calloc(n_policies + 1, sizeof *policies);
+        for (size_t i = 0; policies && i < n_policies; i++)
+            if (!(policies[i] = strdup(pol_name(pol_at(i))))) {
+                cli_list_free(policies);
+                policies = NULL;
+            }
+        if (!policies) {
+            cli_error(cmd, "out of memory");
+            rc = 1;
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < n_policies; i++)
+        if (!pol_find(policies[i])) {
+            cli_error(cmd, "unknown policy '%s'; known policies:", policies[i]);
+            for (size_t k = 0; k < pol_count(); k++)
+                fprintf(stderr, "  %s\n", pol_name(pol_at(k)));
+            goto out;
+        }
+    if (sweep_parse_ratios(budgets, &ratios, &n_ratios, &err)) {
+        cli_error(cmd, "--budgets: %s", err.msg);
+        goto out;
+    }
+    for (size_t i = 0; i < n_traces; i++)
+        if (access(traces[i], R_OK) != 0) {
+            cli_error(cmd, "%s: cannot read the trace: %s", traces[i], strerror(errno));
+            rc = 1;
+            goto out;
+        }
+
+    progress_ctx pc;
+    progress_init(&pc.bar, stderr, "sweep", quiet);
+    sp.traces = traces;
+    sp.n_traces = n_traces;
+    sp.policies = (const char *const *)policies;
+    sp.n_policies = n_policies;
+    sp.ratios = ratios;
+    sp.n_ratios = n_ratios;
+    sp.progress = on_progress;
+    sp.progress_ctx = &pc;
+    sweep_progress sum;
+    rc = sweep_run(&sp, db, &sum, &err);
+    progress_end(&pc.bar);
+    if (rc) {
+        cli_error(cmd, "%s", err.msg);
+        rc = 1;
+        goto out;
+    }
+    if (!quiet) {
+        char dur[32];
+        fprintf(stderr,
+                "sweep: %zu runs in %s (%zu ok, %zu oom/remat-limit); %zu already in %s "
+                "were skipped\n",
+                sum.done, progress_format_duration(sum.elapsed_s, dur, sizeof dur), sum.ok,
+                sum.failed, sum.skipped, db);
+    }
+    rc = 0;
+out:
+    cli_list_free(policies);
+    free(ratios);
+    free(traces);
+    return rc;
 }
