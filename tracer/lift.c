@@ -52,7 +52,8 @@ typedef struct lifter {
     size_t n_op_refs, cap_op_refs;
     size_t *releases; /* frees seen while the op was in flight */
     size_t n_releases;
-    int seen_kernel;
+    int seen_boundary;   /* constants emitted: the first iteration start or first kernel */
+    int has_iterations;  /* some range is an iteration range: it marks the boundary */
     /* event scratch */
     uint64_t *ev_inputs;
     gmt_output *ev_outputs;
@@ -192,11 +193,12 @@ static int flush_op(lifter *L)
     return rc;
 }
 
-/* The first kernel: every device allocation alive now existed before any kernel ran (weights,
- * inputs copied from the host); they become CONSTANTs in address order. */
+/* The boundary (the first iteration start, or the first kernel when the job marks no
+ * iterations): every device allocation alive now was made by the job's setup (weights,
+ * optimizer state, inputs copied from the host); they become CONSTANTs in address order. */
 static int emit_constants(lifter *L)
 {
-    L->seen_kernel = 1;
+    L->seen_boundary = 1;
     for (size_t i = 0; i < L->n_live; i++) {
         alloc_inst *a = &L->inst[L->live[i]];
         a->tensor = L->live[i] + 1;
@@ -314,8 +316,14 @@ static void miss(lifter *L, uint64_t p)
 static int on_kernel(lifter *L, const trc_rec *launch, const trc_rec *kernel)
 {
     int rc = 0;
-    if (!L->seen_kernel && (rc = emit_constants(L)) != 0)
-        return rc;
+    if (!L->seen_boundary) {
+        if (L->has_iterations) {
+            L->st->setup_kernels++; /* before the first iteration: setup, not traced */
+            return 0;
+        }
+        if ((rc = emit_constants(L)) != 0)
+            return rc;
+    }
     const open_range *o = innermost_range(L, launch ? launch->thread : 0);
     uint64_t key = o ? o->id + 1 : 0;
     if (L->pending && (key == 0 || key != L->op_range) && (rc = flush_op(L)) != 0)
@@ -345,6 +353,8 @@ static int on_kernel(lifter *L, const trc_rec *launch, const trc_rec *kernel)
 static int on_iteration(lifter *L, const trc_rec *r)
 {
     int rc = flush_op(L);
+    if (rc == 0 && !L->seen_boundary)
+        rc = emit_constants(L);
     if (rc)
         return rc;
     gmt_event ev;
@@ -491,6 +501,8 @@ static int build_items(lifter *L, size_t n, item **out, size_t *n_out)
         }
         case TRC_REC_MARKER:
             x.cls = (r->flags & TRC_MARK_END) ? CLS_RANGE_END : CLS_RANGE_START;
+            if (!(r->flags & TRC_MARK_END) && r->name && strcmp(r->name, TRC_ITERATION_RANGE) == 0)
+                L->has_iterations = 1;
             break;
         case TRC_REC_MEMCPY:
             L->st->memcpys++;

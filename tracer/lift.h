@@ -6,7 +6,9 @@
  * its limits; in short:
  *   - records are put in host-time order (launch time for kernels; ties: range start, alloc,
  *     launch, free, range end; then file order);
- *   - device allocations alive when the first kernel launches are CONSTANTs;
+ *   - device allocations alive at the boundary are CONSTANTs; the boundary is the start of the
+ *     first "gpumemsim:iteration" range (kernels before it are setup and are left out), or the
+ *     first kernel when the job marks no iterations;
  *   - kernels launched inside one NVTX range instance (the innermost range open on the
  *     launching thread) form one op named after the range; cost = summed kernel time; a kernel
  *     outside any range is an op of its own, named after the kernel;
@@ -43,6 +45,7 @@ typedef struct trc_lift_stats {
     uint64_t kernels;                /* kernel executions placed into ops */
     uint64_t launches_without_kernel; /* launch seen, kernel record missing (dropped?) */
     uint64_t kernels_without_launch; /* kernel record without launch callback: no references */
+    uint64_t setup_kernels;          /* kernels before the first iteration range: not ops */
     uint64_t allocs, frees;          /* device allocations / frees seen */
     uint64_t pool_allocs;            /* of which from a memory pool (cudaMallocAsync) */
     uint64_t constants, outputs, releases, iterations;

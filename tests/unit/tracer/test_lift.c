@@ -357,9 +357,29 @@ START_TEST(test_iteration_range_becomes_annotation_with_its_payload)
     trc_lift_stats st;
     text_sink *t = lift(r, sizeof r / sizeof r[0], &st);
     /* the iteration range is not an op: kernels in it alone are ops named after the kernel */
-    EXPECT(t, "ANNOTATE iteration 128", "CONSTANT 1 100", "CALL k 2 in=1 out=",
+    EXPECT(t, "CONSTANT 1 100", "ANNOTATE iteration 128", "CALL k 2 in=1 out=",
            "ANNOTATE iteration 64", "CALL k 3 in=1 out=", "ANNOTATE iteration");
     ck_assert_uint_eq(st.iterations, 3);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_allocations_live_at_the_first_iteration_are_constants_and_setup_is_skipped)
+{
+    trc_rec r[] = {
+        alloc_at(1, 0x1000, 100),   launch_at(2, 1, 7, P_A, 1),  kernel(1, 5, "init_weights"),
+        alloc_at(3, 0x9000, 8),     launch_at(4, 2, 7, P_A, 1),  kernel(2, 5, "warmup"),
+        free_at(5, 0x9000),         range_start(6, 5, 7, TRC_ITERATION_RANGE),
+        alloc_at(7, 0x2000, 64),    launch_at(8, 3, 7, P_AB, 2), kernel(3, 6, "fwd"),
+        range_end(9, 5, 7),
+    };
+    trc_lift_stats st;
+    text_sink *t = lift(r, sizeof r / sizeof r[0], &st);
+    /* the first op's output is allocated before the first kernel of the iteration, yet it is
+     * an output: only memory live when the iteration starts is constant */
+    EXPECT(t, "CONSTANT 1 100", "ANNOTATE iteration", "CALL fwd 6 in=1 out=3:64");
+    ck_assert_uint_eq(st.setup_kernels, 2);
+    ck_assert_uint_eq(st.constants, 1);
     free(t);
 }
 END_TEST
@@ -446,6 +466,7 @@ static Suite *lift_suite(void)
     tcase_add_test(tc, test_reference_to_freed_memory_is_ignored_and_counted);
     tcase_add_test(tc, test_reused_address_is_a_new_tensor);
     tcase_add_test(tc, test_iteration_range_becomes_annotation_with_its_payload);
+    tcase_add_test(tc, test_allocations_live_at_the_first_iteration_are_constants_and_setup_is_skipped);
     tcase_add_test(tc, test_launch_matches_kernel_through_runtime_correlation_id);
     tcase_add_test(tc, test_unmatched_launches_and_kernels_are_still_ops);
     tcase_add_test(tc, test_host_memory_is_not_a_tensor);

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The record -> lift -> .gmt pipeline on a fake job that writes the tracer's raw records itself:
+# the trace has the expected constants, ops, releases and iterations; the job's exit status
+# passes through with a trace still written; a job killed mid-write still gives a trace of what
+# it flushed; every CUDA process of a job gets its own trace; --raw-keep keeps the raw files.
+. "$(dirname "$0")/common.sh"
+: "${GMS_FAKE_JOB:?GMS_FAKE_JOB must point at the fake job (run through ctest)}"
+command -v jq >/dev/null || fail "jq is required (scripts/setup-deps.sh installs it)"
+OUT=$T/out.gmt
+
+run_rc "$GMS_BIN" record -o "$OUT" -- "$GMS_FAKE_JOB" ok
+[ $RC = 0 ] || fail "clean job: exit $RC: $(cat "$T/cmd.stderr")"
+[ -f "$OUT" ] || fail "no trace written"
+grep -Eq "12 events, 6 ops \(8 kernels\), 2 constants, 2 iterations" "$T/cmd.stdout" ||
+  fail "summary: $(cat "$T/cmd.stdout")"
+grep -q "peak 7.00 KiB" "$T/cmd.stdout" || fail "peak memory: $(cat "$T/cmd.stdout")"
+"$GMS_BIN" info --json "$OUT" >"$T/info.json" || fail "info cannot read the trace"
+jq -e '.events_by_kind.CONSTANT == 2 and .events_by_kind.CALL == 6 and
+       .events_by_kind.RELEASE == 2 and .annotations.iteration == 2 and
+       .constant_bytes == 5120 and .meta.device == "Fake GPU" and .meta.source == "cupti" and
+       .meta.trace_complete == "yes"' "$T/info.json" >/dev/null ||
+  fail "trace content: $(cat "$T/info.json")"
+"$GMS_BIN" info --ops "$OUT" >"$T/ops.txt" || fail "info --ops"
+for op in fc loss sgd; do grep -qw "$op" "$T/ops.txt" || fail "op $op missing: $(cat "$T/ops.txt")"; done
+[ -z "$(find "$T" -name 'out.gmt.raw.*')" ] || fail "raw directory left behind"
+
+rm -f "$OUT"
+run_rc "$GMS_BIN" record -o "$OUT" -- "$GMS_FAKE_JOB" ok 7
+[ $RC = 7 ] || fail "job exit 7 came back as $RC"
+[ -f "$OUT" ] || fail "a failing job's trace was not written"
+expect_err_matches "failing job" "exited with status 7"
+
+rm -f "$OUT"
+run_rc "$GMS_BIN" record -o "$OUT" -- "$GMS_FAKE_JOB" crash
+[ $RC = 137 ] || fail "SIGKILLed job: exit $RC, want 137"
+[ -f "$OUT" ] || fail "no trace from the crashed job: $(cat "$T/cmd.stderr")"
+expect_err_matches "crashed job" "did not exit normally"
+expect_err_matches "crashed job" "truncated record"
+"$GMS_BIN" info --json "$OUT" >"$T/info.json" || fail "info on the crashed job's trace"
+jq -e '.events_by_kind.CALL == 6 and .meta.trace_complete == "no (job died)"' "$T/info.json" \
+  >/dev/null || fail "crashed trace content: $(cat "$T/info.json")"
+
+rm -f "$OUT"
+run_rc "$GMS_BIN" record --raw-keep -o "$OUT" -- "$GMS_FAKE_JOB" fork
+[ $RC = 0 ] || fail "forking job: exit $RC: $(cat "$T/cmd.stderr")"
+[ -f "$OUT" ] || fail "no trace for the parent"
+n=$(find "$T" -maxdepth 1 -name 'out.pid*.gmt' | wc -l)
+[ "$n" = 1 ] || fail "want one out.pid<N>.gmt for the child, found $n"
+"$GMS_BIN" info --json "$(find "$T" -maxdepth 1 -name 'out.pid*.gmt')" >"$T/child.json"
+jq -e '.events_by_kind.CALL == 1' "$T/child.json" >/dev/null || fail "child trace: $(cat "$T/child.json")"
+kept=$(sed -n 's/^raw records kept in //p' "$T/cmd.stdout")
+[ -d "$kept" ] && [ "$(find "$kept" -name 'gms-*.raw' | wc -l)" = 2 ] ||
+  fail "--raw-keep: '$kept' does not hold the two raw files"
+echo "ok"
