@@ -134,7 +134,7 @@ nomem:
 
 /* Decodes the input count (tag bits or a varint) and the op name, duration and inputs shared
  * by CALL and MUTATE. */
-static int get_op_head(gmt_decoder *d, const uint8_t **pp, const uint8_t *end, uint8_t tag,
+static inline int get_op_head(gmt_decoder *d, const uint8_t **pp, const uint8_t *end, uint8_t tag,
                        gmt_event *ev, char *what, size_t what_len)
 {
     const uint8_t *p = *pp;
@@ -188,7 +188,11 @@ int gmt_decoder_next(gmt_decoder *d, gmt_event *ev, char *what, size_t what_len)
                  (unsigned long long)v);
         p += v;
     }
-    gmt_event_init(ev, kind);
+    /* gmt_event_init, inlined: this is the hot loop, and a struct copy compiles to a few
+     * vector moves where memset becomes a slow `rep stos` */
+    static const gmt_event zero;
+    *ev = zero;
+    ev->kind = kind;
     switch (kind) {
     case GMT_CONSTANT:
     case GMT_COPY:

@@ -8,9 +8,11 @@
  * event and byte offset.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <zstd.h>
 #include <zstd_errors.h>
@@ -46,6 +48,7 @@ struct gmt_reader {
     gms_error failure; /* the sticky error once state == R_FAILED */
     char warning[GMS_ERROR_MSG_MAX];
     int has_warning;
+    char what[512]; /* the decoder's description of a bad event */
 };
 
 /* Moves unread bytes to the front and reads more, growing the buffer (up to IN_MAX) when it
@@ -163,6 +166,24 @@ static int next_frame(gmt_reader *r, size_t *len, gms_error *err)
     return FR_FRAME;
 }
 
+/* One spare decompression context shared by the process: creating one costs more than
+ * reading a small trace, and sweeps open the same small traces over and over. Taken and given
+ * back atomically, so concurrent readers in threads are safe (the loser creates its own). */
+static _Atomic(ZSTD_DCtx *) spare_dctx;
+
+static ZSTD_DCtx *dctx_take(void)
+{
+    ZSTD_DCtx *d = atomic_exchange(&spare_dctx, NULL);
+    return d ? d : ZSTD_createDCtx();
+}
+
+static void dctx_give_back(ZSTD_DCtx *d)
+{
+    ZSTD_DCtx *expected = NULL;
+    if (d && !atomic_compare_exchange_strong(&spare_dctx, &expected, d))
+        ZSTD_freeDCtx(d);
+}
+
 static void reader_free(gmt_reader *r)
 {
     if (!r)
@@ -171,7 +192,7 @@ static void reader_free(gmt_reader *r)
         fclose(r->f);
     free(r->in);
     free(r->raw);
-    ZSTD_freeDCtx(r->dctx);
+    dctx_give_back(r->dctx);
     gmt_decoder_free(&r->dec);
     for (size_t i = 0; i < r->n_meta; i++) {
         free(r->keys[i]);
@@ -270,8 +291,13 @@ int gmt_reader_open_stream(FILE *f, const char *name, gmt_reader **out, gms_erro
     *out = NULL;
     gmt_reader *r = calloc(1, sizeof *r);
     size_t nlen = strlen(name) + 1;
-    if (!r || !(r->name = malloc(nlen)) || !(r->in = malloc(IN_START)) ||
-        !(r->dctx = ZSTD_createDCtx())) {
+    /* a small file gets a small buffer: opening many small traces stays cheap */
+    size_t in_cap = IN_START;
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size < IN_START)
+        in_cap = (size_t)st.st_size + 64;
+    if (!r || !(r->name = malloc(nlen)) || !(r->in = malloc(in_cap)) ||
+        !(r->dctx = dctx_take())) {
         if (r)
             r->f = f;
         else
@@ -281,7 +307,7 @@ int gmt_reader_open_stream(FILE *f, const char *name, gmt_reader **out, gms_erro
     }
     memcpy(r->name, name, nlen);
     r->f = f;
-    r->in_cap = IN_START;
+    r->in_cap = in_cap;
     gmt_decoder_init(&r->dec);
     gms_error local;
     int rc = read_header(r, err ? err : &local);
@@ -413,30 +439,48 @@ static int advance_frame(gmt_reader *r, gms_error *err)
     }
 }
 
-int gmt_reader_next(gmt_reader *r, gmt_event *ev, gms_error *err)
+/* A bad event: the sticky error "FILE: event N: what". */
+static int decode_failed(gmt_reader *r, int rc, gms_error *err)
 {
     gms_error local;
     if (!err)
         err = &local; /* the sticky failure needs the message even when the caller does not */
-    if (r->frame_left == 0) {
-        if (r->state == R_DONE)
-            return 0;
-        if (r->state == R_FAILED) {
-            *err = r->failure;
-            return -r->failure.code;
-        }
-        int rc = advance_frame(r, err);
-        if (rc <= 0)
-            return rc;
+    gms_error_set(err, rc, "%s: event %llu: %s", r->name, (unsigned long long)r->events + 1,
+                  r->what);
+    r->frame_left = 0;
+    return fail(r, err);
+}
+
+/* Past the last event of a frame: reports the end or the sticky error, or moves on to the
+ * next event frame and decodes its first event. */
+static int next_frame_event(gmt_reader *r, gmt_event *ev, gms_error *err)
+{
+    gms_error local;
+    if (!err)
+        err = &local;
+    if (r->state == R_DONE)
+        return 0;
+    if (r->state == R_FAILED) {
+        *err = r->failure;
+        return -r->failure.code;
     }
-    char what[512];
-    int rc = gmt_decoder_next(&r->dec, ev, what, sizeof what);
-    if (rc) {
-        gms_error_set(err, rc, "%s: event %llu: %s", r->name, (unsigned long long)r->events + 1,
-                      what);
-        r->frame_left = 0;
-        return fail(r, err);
-    }
+    int rc = advance_frame(r, err);
+    if (rc <= 0)
+        return rc;
+    if ((rc = gmt_decoder_next(&r->dec, ev, r->what, sizeof r->what)))
+        return decode_failed(r, rc, err);
+    r->frame_left--;
+    r->events++;
+    return 1;
+}
+
+int gmt_reader_next(gmt_reader *r, gmt_event *ev, gms_error *err)
+{
+    if (r->frame_left == 0)
+        return next_frame_event(r, ev, err);
+    int rc = gmt_decoder_next(&r->dec, ev, r->what, sizeof r->what);
+    if (rc)
+        return decode_failed(r, rc, err);
     r->frame_left--;
     r->events++;
     return 1;
