@@ -46,7 +46,7 @@ typedef struct lifter {
     /* the op in flight */
     int pending;
     uint64_t op_range; /* range id + 1, 0 = outside any range */
-    const char *op_name;
+    char op_name[256];
     uint64_t op_dur;
     size_t *op_refs; /* instance indices, first-reference order, no duplicates */
     size_t n_op_refs, cap_op_refs;
@@ -119,6 +119,47 @@ static int emit(lifter *L, const gmt_event *ev)
     return rc;
 }
 
+/* 1 when name marks an iteration: "gpumemsim:iteration", or "gpumemsim:iteration=N" (for
+ * tools that cannot attach an NVTX payload, such as torch.cuda.nvtx); *value gets N, or -1. */
+static int is_iteration(const char *name, int64_t *value)
+{
+    size_t n = strlen(TRC_ITERATION_RANGE);
+    if (!name || strncmp(name, TRC_ITERATION_RANGE, n) != 0)
+        return 0;
+    if (value)
+        *value = -1;
+    if (name[n] == '\0')
+        return 1;
+    if (name[n] != '=')
+        return 0;
+    char *end = NULL;
+    long long v = strtoll(name + n + 1, &end, 10);
+    if (end == name + n + 1 || *end != '\0' || v < 0)
+        return 0;
+    if (value)
+        *value = v;
+    return 1;
+}
+
+/* The op's name: the range name without the per-call details torch.autograd.profiler.emit_nvtx
+ * appends ("aten::addmm, seq = 12, op_id = 40, sizes = [...]" -> "aten::addmm"), so that the
+ * same op has the same name everywhere. */
+static void set_op_name(lifter *L, const char *name)
+{
+    static const char *const details[] = {", seq = ", ", stashed seq = ", ", op_id = ",
+                                          ", sizes = ", ", input_op_ids = "};
+    size_t len = strlen(name);
+    for (size_t i = 0; i < sizeof details / sizeof details[0]; i++) {
+        const char *p = strstr(name, details[i]);
+        if (p && (size_t)(p - name) < len)
+            len = (size_t)(p - name);
+    }
+    if (len >= sizeof L->op_name)
+        len = sizeof L->op_name - 1;
+    memcpy(L->op_name, name, len);
+    L->op_name[len] = '\0';
+}
+
 /* Index in live of the first entry whose address is >= addr. */
 static size_t live_lower(const lifter *L, uint64_t addr)
 {
@@ -178,7 +219,7 @@ static int flush_op(lifter *L)
     }
     gmt_event ev;
     ev_init(&ev, GMT_CALL);
-    ev.op = L->op_name ? L->op_name : "kernel";
+    ev.op = L->op_name;
     ev.dur_ns = L->op_dur;
     ev.n_inputs = n_in;
     ev.inputs = L->ev_inputs;
@@ -265,7 +306,7 @@ static const open_range *innermost_range(const lifter *L, uint64_t thread)
 {
     for (size_t i = L->n_ranges; i-- > 0;) {
         const open_range *o = &L->ranges[i];
-        if (o->name && strcmp(o->name, TRC_ITERATION_RANGE) == 0)
+        if (is_iteration(o->name, NULL))
             continue;
         if (thread == 0 || o->thread == 0 || o->thread == thread)
             return o;
@@ -332,9 +373,8 @@ static int on_kernel(lifter *L, const trc_rec *launch, const trc_rec *kernel)
         L->pending = 1;
         L->op_range = key;
         L->op_dur = 0;
-        L->op_name = o ? o->name : (kernel && kernel->name ? kernel->name : "unknown-kernel");
-        if (!L->op_name)
-            L->op_name = "unnamed-range";
+        set_op_name(L, o ? (o->name ? o->name : "unnamed-range")
+                          : (kernel && kernel->name ? kernel->name : "unknown-kernel"));
     }
     L->st->kernels++;
     if (kernel && kernel->end > kernel->ts)
@@ -361,7 +401,12 @@ static int on_iteration(lifter *L, const trc_rec *r)
     ev_init(&ev, GMT_ANNOTATE);
     ev.text = "iteration";
     size_t d = find_by(L->recs, L->data_sorted, L->n_data, r->id, 0);
-    if (d != SIZE_MAX) {
+    int64_t from_name = -1;
+    is_iteration(r->name, &from_name);
+    if (d == SIZE_MAX && from_name >= 0) {
+        ev.has_value = 1;
+        ev.value = from_name;
+    } else if (d != SIZE_MAX) {
         const trc_rec *pd = &L->recs[d];
         ev.has_value = 1;
         if (pd->flags == TRC_PAYLOAD_DOUBLE) {
@@ -379,7 +424,7 @@ static int on_iteration(lifter *L, const trc_rec *r)
 static int on_marker(lifter *L, const trc_rec *r)
 {
     L->st->markers++;
-    int is_iter = r->name && strcmp(r->name, TRC_ITERATION_RANGE) == 0;
+    int is_iter = is_iteration(r->name, NULL);
     if (r->flags & TRC_MARK_START) {
         L->ranges[L->n_ranges++] = (open_range){.id = r->id, .thread = r->thread, .name = r->name};
         return is_iter ? on_iteration(L, r) : 0;
@@ -501,7 +546,7 @@ static int build_items(lifter *L, size_t n, item **out, size_t *n_out)
         }
         case TRC_REC_MARKER:
             x.cls = (r->flags & TRC_MARK_END) ? CLS_RANGE_END : CLS_RANGE_START;
-            if (!(r->flags & TRC_MARK_END) && r->name && strcmp(r->name, TRC_ITERATION_RANGE) == 0)
+            if (!(r->flags & TRC_MARK_END) && is_iteration(r->name, NULL))
                 L->has_iterations = 1;
             break;
         case TRC_REC_MEMCPY:

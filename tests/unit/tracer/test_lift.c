@@ -384,6 +384,38 @@ START_TEST(test_allocations_live_at_the_first_iteration_are_constants_and_setup_
 }
 END_TEST
 
+START_TEST(test_iteration_value_can_come_from_the_range_name)
+{
+    trc_rec r[] = {
+        alloc_at(1, 0x1000, 100),
+        range_start(2, 5, 7, "gpumemsim:iteration=4096"),
+        launch_at(3, 1, 7, P_A, 1), kernel(1, 2, "k"), range_end(4, 5, 7),
+        range_start(5, 6, 7, "gpumemsim:iteration=oops"),
+        launch_at(6, 2, 7, P_A, 1), kernel(2, 3, "k2"), range_end(7, 6, 7),
+    };
+    text_sink *t = lift(r, sizeof r / sizeof r[0], NULL);
+    /* a malformed value is not an iteration mark: that range is an ordinary op */
+    EXPECT(t, "CONSTANT 1 100", "ANNOTATE iteration 4096", "CALL k 2 in=1 out=",
+           "CALL gpumemsim:iteration=oops 3 in=1 out=");
+    free(t);
+}
+END_TEST
+
+START_TEST(test_emit_nvtx_details_are_cut_from_op_names)
+{
+    trc_rec r[] = {
+        alloc_at(1, 0x1000, 100),
+        range_start(2, 5, 7, "aten::addmm, seq = 12, op_id = 40, sizes = [[64, 512], [512, 10]]"),
+        launch_at(3, 1, 7, P_A, 1), kernel(1, 2, "k"), range_end(4, 5, 7),
+        range_start(5, 6, 7, "AddmmBackward0, stashed seq = 12"),
+        launch_at(6, 2, 7, P_A, 1), kernel(2, 3, "k2"), range_end(7, 6, 7),
+    };
+    text_sink *t = lift(r, sizeof r / sizeof r[0], NULL);
+    EXPECT(t, "CONSTANT 1 100", "CALL aten::addmm 2 in=1 out=", "CALL AddmmBackward0 3 in=1 out=");
+    free(t);
+}
+END_TEST
+
 START_TEST(test_launch_matches_kernel_through_runtime_correlation_id)
 {
     trc_rec l = launch_at(3, 500, 7, P_A, 1);
@@ -467,6 +499,8 @@ static Suite *lift_suite(void)
     tcase_add_test(tc, test_reused_address_is_a_new_tensor);
     tcase_add_test(tc, test_iteration_range_becomes_annotation_with_its_payload);
     tcase_add_test(tc, test_allocations_live_at_the_first_iteration_are_constants_and_setup_is_skipped);
+    tcase_add_test(tc, test_iteration_value_can_come_from_the_range_name);
+    tcase_add_test(tc, test_emit_nvtx_details_are_cut_from_op_names);
     tcase_add_test(tc, test_launch_matches_kernel_through_runtime_correlation_id);
     tcase_add_test(tc, test_unmatched_launches_and_kernels_are_still_ops);
     tcase_add_test(tc, test_host_memory_is_not_a_tensor);
