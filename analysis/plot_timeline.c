@@ -1,0 +1,261 @@
+/* plot_timeline: memory over simulated time of one run (see plot.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plot.h"
+#include "plot_internal.h"
+#include "registry.h"
+#include "sim.h"
+
+#define TL_BUCKETS 1600   /* horizontal resolution the memory line is reduced to */
+#define TL_MARK_BUCKETS 240 /* at most one marker of a kind per this many x-slices */
+
+typedef struct tl_sample {
+    uint64_t clock, memory;
+    unsigned char kind;
+} tl_sample;
+
+typedef struct tl_ctx {
+    tl_sample *s;
+    size_t n, cap;
+    int oom;
+} tl_ctx;
+
+static void observe(void *vctx, const sim_event *ev)
+{
+    tl_ctx *c = vctx;
+    if (c->oom)
+        return;
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 4096;
+        tl_sample *s = realloc(c->s, cap * sizeof *s);
+        if (!s) {
+            c->oom = 1;
+            return;
+        }
+        c->s = s;
+        c->cap = cap;
+    }
+    c->s[c->n++] = (tl_sample){ev->clock, ev->memory, (unsigned char)ev->kind};
+}
+
+/* Unit for a byte axis: divisor and name. */
+static double mem_unit(uint64_t max, const char **name)
+{
+    if (max >= (1ULL << 30)) {
+        *name = "GiB";
+        return 1073741824.0;
+    }
+    if (max >= (1ULL << 20)) {
+        *name = "MiB";
+        return 1048576.0;
+    }
+    *name = "KiB";
+    return 1024.0;
+}
+
+/* Unit for the time axis (clock is in ns). */
+static double time_unit(uint64_t max, const char **name)
+{
+    if (max >= 10000000000ULL) {
+        *name = "s";
+        return 1e9;
+    }
+    if (max >= 10000000ULL) {
+        *name = "ms";
+        return 1e6;
+    }
+    *name = "µs";
+    return 1e3;
+}
+
+/* The memory line reduced to TL_BUCKETS x-slices, each kept as its minimum and maximum in
+ * the order they occurred (so peaks and dips survive), plus thinned event markers: block 0
+ * memory, block 1 policy evictions, block 2 rematerializations. */
+static void write_data(const tl_ctx *c, uint64_t end, double tu, double mu, plot_buf *b)
+{
+    double width = (double)(end ? end : 1) / TL_BUCKETS;
+    size_t i = 0;
+    plot_buf_printf(b, "0 0\n");
+    while (i < c->n) {
+        size_t bucket = (size_t)((double)c->s[i].clock / width);
+        size_t lo = i, hi = i, j = i;
+        for (; j < c->n && (size_t)((double)c->s[j].clock / width) == bucket; j++) {
+            if (c->s[j].memory < c->s[lo].memory)
+                lo = j;
+            if (c->s[j].memory > c->s[hi].memory)
+                hi = j;
+        }
+        size_t a = lo < hi ? lo : hi, z = lo < hi ? hi : lo;
+        plot_buf_printf(b, "%.6g %.6g\n", (double)c->s[a].clock / tu, (double)c->s[a].memory / mu);
+        if (z != a)
+            plot_buf_printf(b, "%.6g %.6g\n", (double)c->s[z].clock / tu,
+                            (double)c->s[z].memory / mu);
+        i = j;
+    }
+    static const unsigned char kinds[2] = {SIM_EV_EVICT, SIM_EV_REMAT};
+    double mwidth = (double)(end ? end : 1) / TL_MARK_BUCKETS;
+    for (int k = 0; k < 2; k++) {
+        plot_buf_printf(b, "\n\n");
+        size_t last = SIZE_MAX, n = 0;
+        for (size_t s = 0; s < c->n; s++) {
+            if (c->s[s].kind != kinds[k])
+                continue;
+            size_t bucket = (size_t)((double)c->s[s].clock / mwidth);
+            if (bucket == last)
+                continue;
+            last = bucket;
+            n++;
+            plot_buf_printf(b, "%.6g %.6g\n", (double)c->s[s].clock / tu,
+                            (double)c->s[s].memory / mu);
+        }
+        if (n == 0)
+            plot_buf_printf(b, "NaN NaN\n");
+    }
+}
+
+int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_error *err)
+{
+    plot_format fmt;
+    char gp[4096];
+    int rc = plot_format_for_path(o->out, &fmt, err);
+    if (!rc)
+        rc = plot_find_gnuplot(gp, sizeof gp, err);
+    if (rc)
+        return rc;
+    const struct sim_policy *pol = pol_find(o->policy);
+    if (!pol)
+        return gms_error_set(err, GMS_EINVAL, "unknown policy '%s'", o->policy);
+    sim_trace *t;
+    if ((rc = sim_trace_load(o->trace_path, &t, err)))
+        return rc;
+    const sim_baseline *base = sim_trace_baseline(t);
+    sim_config cfg;
+    sim_config_init(&cfg);
+    cfg.policy = pol;
+    cfg.budget = o->ratio > 0 ? sim_budget_for_ratio(t, o->ratio) : o->budget;
+    cfg.seed = o->seed;
+    if (o->remat_limit > 0)
+        cfg.remat_limit = o->remat_limit;
+    tl_ctx c = {0};
+    cfg.observer = observe;
+    cfg.observer_ctx = &c;
+    sim_result res;
+    rc = sim_run(t, &cfg, &res, err);
+    if (!rc && c.oom)
+        rc = gms_error_set(err, GMS_ENOMEM, "out of memory recording the timeline");
+    if (!rc && c.n == 0)
+        rc = gms_error_set(err, GMS_EINVAL, "%s: the trace has no ops to draw", o->trace_path);
+    plot_buf data = {0}, script = {0};
+    char *data_path = NULL;
+    if (rc)
+        goto out;
+
+    uint64_t end = res.clock, maxmem = cfg.budget;
+    for (size_t i = 0; i < c.n; i++) {
+        if (c.s[i].clock > end)
+            end = c.s[i].clock;
+        if (c.s[i].memory > maxmem)
+            maxmem = c.s[i].memory;
+    }
+    if (base->memory > maxmem)
+        maxmem = base->memory;
+    const char *tn, *mn;
+    double tu = time_unit(end, &tn), mu = mem_unit(maxmem, &mn);
+    write_data(&c, end, tu, mu, &data);
+    if (data.oom) {
+        rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = plot_temp_file(data.s, data.len, &data_path, err)))
+        goto out;
+
+    char name[256], title[768], q[900], qd[4200], budget[64];
+    const char *base_name = strrchr(o->trace_path, '/');
+    base_name = base_name ? base_name + 1 : o->trace_path;
+    char file[256];
+    snprintf(file, sizeof file, "%s", base_name);
+    char *dot = strrchr(file, '.');
+    if (dot && (strcmp(dot, ".gmt") == 0 || strcmp(dot, ".log") == 0))
+        *dot = '\0';
+    plot_short_name(file, name, sizeof name);
+    if (o->ratio > 0)
+        snprintf(budget, sizeof budget, "%g× baseline peak = %.2f %s", o->ratio,
+                 (double)cfg.budget / mu, mn);
+    else
+        snprintf(budget, sizeof budget, "%.2f %s", (double)cfg.budget / mu, mn);
+    if (res.status == SIM_OK)
+        snprintf(title, sizeof title,
+                 "%s, policy %s, budget %s\\nslowdown %.3f×: %llu evictions, %llu "
+                 "rematerializations",
+                 name, o->policy, budget, res.overhead, (unsigned long long)res.evictions,
+                 (unsigned long long)res.remats);
+    else
+        snprintf(title, sizeof title,
+                 "%s, policy %s, budget %s\\nrun failed (%s) after %llu evictions, %llu "
+                 "rematerializations",
+                 name, o->policy, budget, sim_status_name(res.status),
+                 (unsigned long long)res.evictions, (unsigned long long)res.remats);
+    for (char *p = title; *p; p++) /* the title goes into a double-quoted gnuplot string */
+        if (*p == '"')
+            *p = '\'';
+    plot_quote(data_path, qd, sizeof qd);
+    (void)q;
+    plot_buf_printf(&script,
+                    "set title \"%s\" font ',13' noenhanced\n"
+                    "set xlabel 'Simulated time (%s)'\nset ylabel 'Resident memory (%s)'\n"
+                    "set grid xtics ytics lc rgb '#d9d9d9' lw 1 dt 1\n"
+                    "set border 3 lc rgb '#444444'\nset tics nomirror out\n"
+                    "set xrange [0:%.6g]\nset yrange [0:%.6g]\n"
+                    "set key outside bottom center horizontal samplen 3 spacing 1.2 font ',11'\n"
+                    "set bmargin 6.5\n"
+                    "set arrow 1 from graph 0, first %.6g to graph 1, first %.6g nohead "
+                    "lc rgb '#D55E00' lw 2 dt 2 back\n"
+                    "set label 1 'budget' at graph 0.995, first %.6g right offset 0,0.7 "
+                    "tc rgb '#D55E00'\n",
+                    title, tn, mn, (double)end / tu * 1.005, (double)maxmem / mu * 1.12,
+                    (double)cfg.budget / mu, (double)cfg.budget / mu, (double)cfg.budget / mu);
+    if (base->memory != cfg.budget)
+        plot_buf_printf(&script,
+                        "set arrow 2 from graph 0, first %.6g to graph 1, first %.6g nohead "
+                        "lc rgb '#999999' lw 1 dt 3 back\n"
+                        "set label 2 'peak without a budget' at graph 0.005, first %.6g left "
+                        "offset 0,0.7 tc rgb '#777777'\n",
+                        (double)base->memory / mu, (double)base->memory / mu,
+                        (double)base->memory / mu);
+    plot_buf_printf(&script,
+                    "plot %s index 0 using 1:2 with steps lc rgb '#0072B2' lw 1.5 "
+                    "title 'resident memory', \\\n"
+                    "     %s index 1 using 1:2 with points pt 11 ps 0.9 lc rgb '#D55E00' "
+                    "title 'policy eviction (%llu)', \\\n"
+                    "     %s index 2 using 1:2 with points pt 9 ps 0.9 lc rgb '#009E73' "
+                    "title 'rematerialization (%llu)', \\\n"
+                    "     NaN with lines lc rgb '#D55E00' lw 2 dt 2 title 'budget'\n",
+                    qd, qd, (unsigned long long)res.evictions, qd,
+                    (unsigned long long)res.remats);
+    if (script.oom) {
+        rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
+        goto out;
+    }
+    rc = plot_render(script.s, 1400, 700, o->out, err);
+    if (!rc && sum) {
+        sum->status = (int)res.status;
+        sum->overhead = res.overhead;
+        sum->budget = cfg.budget;
+        sum->evictions = res.evictions;
+        sum->remats = res.remats;
+        sum->samples = c.n;
+    }
+out:
+    if (data_path) {
+        unlink(data_path);
+        free(data_path);
+    }
+    plot_buf_free(&data);
+    plot_buf_free(&script);
+    free(c.s);
+    sim_trace_free(t);
+    return rc;
+}
