@@ -33,7 +33,12 @@ static void synth_usage(FILE *f)
             "  --seed S           seed of the --vary-input draws (0)\n"
             "  --gpu G            h100 | a100 | v100 | titanv (h100)\n"
             "  --dtype D          fp32 | fp16 | bf16 (fp32)\n"
-            "  --optimizer O      sgd (with momentum) | adam (transformer: adam, others: sgd)\n"
+            "  --optimizer O      sgd (with momentum) | adam | none (no update step)\n"
+            "                     (default: adam for transformer, sgd otherwise)\n"
+            "  --weight-update U  mutate: the step MUTATEs weights and state (default);\n"
+            "                     transient: it writes new copies that die at once, so the\n"
+            "                     weights stay pinned CONSTANTs (use for --iterations > 1;\n"
+            "                     see docs/synth.md)\n"
             "  -q, --quiet        print nothing on success\n"
             "\n"
             "example: gpumemsim synth --model resnet --image 64x64 --batch 8 -o resnet.gmt\n");
@@ -81,7 +86,7 @@ static int parse_pair(const char *s, char sep, uint32_t *a, uint32_t *b)
 static const char *const valued[] = {"--model", "-o", "--output", "--batch", "--seq", "--image",
                                      "--layers", "--hidden", "--heads", "--vocab", "--classes",
                                      "--iterations", "--vary-input", "--seed", "--gpu", "--dtype",
-                                     "--optimizer"};
+                                     "--optimizer", "--weight-update"};
 
 /* Splits argv[*i] into option name and value (from "--opt=value" or the next argument).
  * Returns 1 for a valued option, 0 for a flag, -1 (after an error message) for a problem. */
@@ -165,9 +170,14 @@ static int apply(gmt_synth_params *p, const char *name, const char *v)
             cli_error("synth", "unknown --dtype '%s' (choose fp32, fp16 or bf16)", v);
             return -1;
         }
+    } else if (strcmp(name, "--weight-update") == 0) {
+        if (gmt_synth_update_parse(v, &p->update)) {
+            cli_error("synth", "unknown --weight-update '%s' (choose mutate or transient)", v);
+            return -1;
+        }
     } else if (strcmp(name, "--optimizer") == 0) {
         if (gmt_synth_optim_parse(v, &p->optim)) {
-            cli_error("synth", "unknown --optimizer '%s' (choose sgd or adam)", v);
+            cli_error("synth", "unknown --optimizer '%s' (choose sgd, adam or none)", v);
             return -1;
         }
     }
@@ -229,6 +239,12 @@ int cmd_synth(int argc, char **argv)
         cli_error("synth", "%s", err.msg);
         return 2;
     }
+    if (!quiet && p.iterations > 1 && p.optim != GMT_SYNTH_NOOPT &&
+        p.update == GMT_SYNTH_UPDATE_MUTATE)
+        fprintf(stderr, "gpumemsim synth: note: with --weight-update mutate, iterations after "
+                        "the first read weights that simrd replay can only rematerialize through "
+                        "the previous backward pass; --weight-update transient keeps them "
+                        "pinned (docs/synth.md)\n");
     gmt_synth_totals t;
     if (gmt_synth_write(&p, out, &t, &err)) {
         cli_error("synth", "%s", err.msg);

@@ -82,7 +82,8 @@ int gmt_synth_params_validate(const gmt_synth_params *p, gms_error *err)
         return gms_error_set(err, GMS_EINVAL, "unknown model");
     if (!p->gpu)
         return gms_error_set(err, GMS_EINVAL, "no GPU given (--gpu h100|a100|v100|titanv)");
-    if ((unsigned)p->dtype > GMT_SYNTH_BF16 || (unsigned)p->optim > GMT_SYNTH_ADAM)
+    if ((unsigned)p->dtype > GMT_SYNTH_BF16 || (unsigned)p->optim > GMT_SYNTH_NOOPT ||
+        (unsigned)p->update > GMT_SYNTH_UPDATE_TRANSIENT)
         return gms_error_set(err, GMS_EINVAL, "unknown dtype or optimizer");
     if (gmt_synth_peak_flops(p->gpu, p->dtype) <= 0)
         return gms_error_set(err, GMS_EINVAL, "--dtype %s is not supported on %s (%s); use fp16 "
@@ -239,6 +240,10 @@ int gmt_synth_generate(const gmt_synth_params *p, gmt_synth_sink sink, void *ctx
         sg_optimizer_step(&b);
         rc = sg_flush(&b);
     }
+    if (!rc) {
+        sg_release_persistent(&b);
+        rc = b.failed;
+    }
     sg_free(&b);
     return rc;
 }
@@ -284,6 +289,7 @@ static int write_meta(gmt_writer *w, const gmt_synth_params *p, const gmt_synth_
         (rc = meta(w, "synth.gpu", err, "%s", p->gpu->key)) ||
         (rc = meta(w, "synth.dtype", err, "%s", gmt_synth_dtype_name(p->dtype))) ||
         (rc = meta(w, "synth.optimizer", err, "%s", gmt_synth_optim_name(p->optim))) ||
+        (rc = meta(w, "synth.weight_update", err, "%s", gmt_synth_update_name(p->update))) ||
         (rc = meta(w, "synth.batch", err, "%u", p->batch)) ||
         (rc = meta(w, "synth.seq", err, "%u", p->seq)) ||
         (rc = meta(w, "synth.image", err, "%ux%u", p->image_h, p->image_w)) ||

@@ -10,8 +10,9 @@
  *
  * Event layout (replays meaningfully under ../shared/spec/dtr-semantics.md):
  *   ANNOTATE START; CONSTANT (+NAME) for every weight and optimizer-state tensor (pinned);
- *   then per iteration: ANNOTATE "iteration" = input size; CONSTANT inputs/targets; forward
- *   CALLs; ANNOTATE BACKWARD; backward CALLs; optimizer MUTATEs on weights and state.
+ *   then per iteration: ANNOTATE "iteration" = input size; copy_h2d CALLs (no inputs) that load
+ *   the batch and targets; forward CALLs; ANNOTATE BACKWARD; backward CALLs; optimizer MUTATEs
+ *   on weights and state; finally a RELEASE of every weight and state handle.
  * Every non-persistent handle is RELEASEd right after its last use (activations live from
  * forward to backward exactly as long as autograd keeps them); gradients die after the
  * optimizer step. Output is a pure function of the parameters (byte-identical for a given seed).
@@ -40,7 +41,20 @@ typedef enum gmt_synth_dtype {
 typedef enum gmt_synth_optim {
     GMT_SYNTH_SGD = 0,  /* SGD with momentum: one state tensor per parameter */
     GMT_SYNTH_ADAM = 1, /* Adam: two state tensors (exp_avg, exp_avg_sq) per parameter */
+    GMT_SYNTH_NOOPT = 2, /* no optimizer step: weights stay the CONSTANTs (DTR-log style) */
 } gmt_synth_optim;
+
+/* How the optimizer step writes the new weights and state (docs/synth.md, "Optimizer"). */
+typedef enum gmt_synth_update {
+    /* MUTATE on the weight and state handles: the spec's out-of-place copy + rebind. Under
+     * simrd replay the released CONSTANTs stay pinned, so the first step leaves params + state
+     * resident twice, and later iterations read weights rematerializable only through the
+     * previous backward pass. Right for one iteration. */
+    GMT_SYNTH_UPDATE_MUTATE = 0,
+    /* A CALL reading weight, gradient and state and writing new copies that die at once: same
+     * time and transient memory, weights stay the pinned CONSTANTs, iterations independent. */
+    GMT_SYNTH_UPDATE_TRANSIENT = 1,
+} gmt_synth_update;
 
 /* A named GPU of the roofline (spec-sheet numbers, see docs/synth.md). */
 typedef struct gmt_synth_gpu {
@@ -50,6 +64,7 @@ typedef struct gmt_synth_gpu {
     double flops_fp16;       /* dense FP16 tensor-core FLOP/s */
     double flops_bf16;       /* dense BF16 tensor-core FLOP/s; 0 = not supported */
     double bandwidth;        /* memory bandwidth, bytes/s */
+    double host_bandwidth;   /* host-to-device link (PCIe x16, one direction), bytes/s */
     double launch_ns;        /* fixed per-op overhead (kernel launch), ns */
     uint64_t memory;         /* device memory, bytes */
 } gmt_synth_gpu;
@@ -67,6 +82,10 @@ double gmt_synth_peak_flops(const gmt_synth_gpu *gpu, gmt_synth_dtype dtype);
 uint64_t gmt_synth_cost_ns(const gmt_synth_gpu *gpu, gmt_synth_dtype dtype, double flops,
                            double bytes);
 
+/* Cost in ns of copying bytes from host memory (the per-iteration inputs):
+ * bytes / host_bandwidth * 1e9 + launch_ns, rounded to the nearest integer. */
+uint64_t gmt_synth_h2d_cost_ns(const gmt_synth_gpu *gpu, double bytes);
+
 /* Bytes per element of dtype (4 or 2). */
 unsigned gmt_synth_dtype_size(gmt_synth_dtype dtype);
 
@@ -77,6 +96,8 @@ const char *gmt_synth_dtype_name(gmt_synth_dtype d);
 int gmt_synth_dtype_parse(const char *s, gmt_synth_dtype *out);
 const char *gmt_synth_optim_name(gmt_synth_optim o);
 int gmt_synth_optim_parse(const char *s, gmt_synth_optim *out);
+const char *gmt_synth_update_name(gmt_synth_update u);
+int gmt_synth_update_parse(const char *s, gmt_synth_update *out);
 
 /* Everything that determines a trace. Fields a model does not use are ignored. */
 typedef struct gmt_synth_params {
@@ -96,6 +117,7 @@ typedef struct gmt_synth_params {
     uint32_t vary_max;    /* (seq / image side / batch) uniformly from [vary_min, vary_max] */
     uint64_t seed;        /* seeds the --vary-input draws */
     gmt_synth_optim optim;
+    gmt_synth_update update;
     gmt_synth_dtype dtype;
     const gmt_synth_gpu *gpu;
 } gmt_synth_params;
@@ -114,8 +136,8 @@ typedef struct gmt_synth_totals {
     uint64_t param_bytes;    /* param_count x dtype size */
     uint64_t state_bytes;    /* optimizer state (1 or 2 x param_bytes) */
     uint64_t buffer_bytes;   /* non-trainable persistent CONSTANTs (transformer causal mask) */
-    uint64_t input_bytes;    /* per-iteration input/target CONSTANTs, all iterations */
-    uint64_t constant_bytes; /* every CONSTANT: param + state + buffer + input bytes */
+    uint64_t input_bytes;    /* per-iteration inputs/targets (copy_h2d outputs), all iterations */
+    uint64_t constant_bytes; /* every CONSTANT: param + state + buffer bytes */
     uint64_t ops;            /* CALL + MUTATE events */
     uint64_t events;         /* all events */
     double flops;            /* sum of per-op FLOPs */
@@ -127,6 +149,7 @@ typedef struct gmt_synth_totals {
 typedef struct gmt_synth_opcost {
     double flops;
     double bytes;
+    int host_copy; /* 1: a copy_h2d input load, costed by gmt_synth_h2d_cost_ns(bytes) */
 } gmt_synth_opcost;
 
 /* Receives every event in order; return non-zero (with err set) to stop generation. */

@@ -169,11 +169,15 @@ static int32_t persistent_new(sg_builder *b, const char *name, uint32_t ndim,
     b->t[t].persistent = 1;
     b->n_persistent++;
     b->t[t].name = name_keep(b, name);
+    if (b->t[t].name < 0)
+        return -1;
     sg_item *c = item_new(b, GMT_CONSTANT);
-    sg_item *n = item_new(b, GMT_NAME);
-    if (!c || !n || b->t[t].name < 0)
+    if (!c)
         return -1;
     c->tensor = t;
+    sg_item *n = item_new(b, GMT_NAME); /* may move the items: c is not used after this */
+    if (!n)
+        return -1;
     n->tensor = t;
     n->text = b->names[b->t[t].name];
     return t;
@@ -207,7 +211,7 @@ void sg_optimizer_init(sg_builder *b)
     static const char *const sgd_names[] = {"momentum_buffer"};
     static const char *const adam_names[] = {"exp_avg", "exp_avg_sq"};
     int adam = b->p->optim == GMT_SYNTH_ADAM;
-    uint32_t n_state = adam ? 2 : 1;
+    uint32_t n_state = adam ? 2 : b->p->optim == GMT_SYNTH_SGD ? 1 : 0;
     uint32_t n_params = b->n_persistent;
     for (uint32_t i = 0; i < n_params && !b->failed; i++) {
         if (!b->t[i].is_param)
@@ -231,10 +235,12 @@ void sg_optimizer_init(sg_builder *b)
 int32_t sg_input(sg_builder *b, uint32_t ndim, const uint64_t *dims, uint32_t esize)
 {
     int32_t t = sg_tensor_new(b, ndim, dims, esize);
-    sg_item *c = t >= 0 ? item_new(b, GMT_CONSTANT) : NULL;
-    if (!c)
+    if (t < 0)
         return -1;
-    c->tensor = t;
+    sg_call(b, "copy_h2d", NULL, 0, &t, NULL, 1, 0, (double)sg_bytes(b, t));
+    if (b->failed)
+        return -1;
+    b->items[b->n_items - 1].host_copy = 1;
     if (b->tot)
         b->tot->input_bytes += sg_bytes(b, t);
     return t;
@@ -339,7 +345,9 @@ void sg_grad_accumulate(sg_builder *b, int32_t t, int32_t g)
         return;
     }
     int32_t old = b->t[t].grad;
-    int32_t sum = sg_tensor_new(b, b->t[g].ndim, b->t[g].dims, b->t[g].esize);
+    uint64_t dims[SG_MAX_DIMS]; /* a copy: sg_tensor_new may move the table */
+    memcpy(dims, b->t[g].dims, sizeof dims);
+    int32_t sum = sg_tensor_new(b, b->t[g].ndim, dims, b->t[g].esize);
     int32_t ins[2] = {old, g};
     sg_call(b, "add", ins, 2, &sum, NULL, 1, (double)sg_numel(b, g), -1);
     b->t[t].grad = sum;
@@ -348,20 +356,45 @@ void sg_grad_accumulate(sg_builder *b, int32_t t, int32_t g)
 void sg_optimizer_step(sg_builder *b)
 {
     int adam = b->p->optim == GMT_SYNTH_ADAM;
+    if (b->p->optim == GMT_SYNTH_NOOPT)
+        return;
     for (uint32_t i = 0; i < b->n_persistent && !b->failed; i++) {
         sg_tensor *w = &b->t[i];
         if (!w->is_param || w->grad < 0)
             continue;
         double n = (double)sg_numel(b, (int32_t)i);
-        if (adam) {
-            int32_t ins[4] = {(int32_t)i, w->grad, w->state[0], w->state[1]};
+        int32_t ins[4] = {(int32_t)i, w->grad, w->state[0], w->state[1]};
+        uint32_t n_in = adam ? 4 : 3;
+        const char *op = adam ? "_fused_adam_" : "_fused_sgd_";
+        double flops = (adam ? 12.0 : 4.0) * n;
+        if (b->p->update == GMT_SYNTH_UPDATE_MUTATE) {
             static const uint32_t mut[3] = {0, 2, 3};
-            sg_mutate(b, "_fused_adam_", ins, 4, mut, 3, 12.0 * n, -1);
+            sg_mutate(b, op, ins, n_in, mut, n_in - 1, flops, -1);
         } else {
-            int32_t ins[3] = {(int32_t)i, w->grad, w->state[0]};
-            static const uint32_t mut[2] = {0, 2};
-            sg_mutate(b, "_fused_sgd_", ins, 3, mut, 2, 4.0 * n, -1);
+            /* new weight and state copies, released right away (never used) */
+            int32_t outs[3];
+            uint32_t n_out = 0;
+            for (uint32_t k = 0; k < n_in; k++) {
+                if (k == 1)
+                    continue;
+                uint64_t dims[SG_MAX_DIMS];
+                memcpy(dims, b->t[ins[k]].dims, sizeof dims);
+                outs[n_out++] = sg_tensor_new(b, b->t[ins[k]].ndim, dims, b->t[ins[k]].esize);
+            }
+            sg_call(b, op, ins, n_in, outs, NULL, n_out, flops, -1);
         }
+    }
+}
+
+static int emit(sg_builder *b, const gmt_event *ev, const gmt_synth_opcost *cost);
+
+void sg_release_persistent(sg_builder *b)
+{
+    for (uint32_t i = 0; i < b->n_persistent && !b->failed; i++) {
+        gmt_event ev;
+        gmt_event_init(&ev, GMT_RELEASE);
+        ev.id = b->t[i].id;
+        emit(b, &ev, NULL);
     }
 }
 
@@ -404,7 +437,7 @@ static int emit_item(sg_builder *b, const sg_item *it)
 {
     gmt_event ev;
     gmt_event_init(&ev, it->kind);
-    gmt_synth_opcost cost = {it->flops, it->bytes};
+    gmt_synth_opcost cost = {it->flops, it->bytes, it->host_copy};
     const gmt_synth_opcost *pc = NULL;
     switch (it->kind) {
     case GMT_CONSTANT:
@@ -432,7 +465,8 @@ static int emit_item(sg_builder *b, const sg_item *it)
         ev.op = it->text;
         ev.n_inputs = it->n_in;
         ev.inputs = b->scratch_ids;
-        ev.dur_ns = gmt_synth_cost_ns(b->p->gpu, b->p->dtype, it->flops, it->bytes);
+        ev.dur_ns = it->host_copy ? gmt_synth_h2d_cost_ns(b->p->gpu, it->bytes)
+                                  : gmt_synth_cost_ns(b->p->gpu, b->p->dtype, it->flops, it->bytes);
         if (it->kind == GMT_CALL) {
             for (uint32_t i = 0; i < it->n_out; i++) {
                 int32_t o = b->pool[it->out_off + i];
@@ -488,6 +522,10 @@ int sg_flush(sg_builder *b)
             for (uint32_t k = 0; k < it->n_out; k++)
                 use(b, b->pool[it->out_off + k], i);
     }
+    /* A parameter's gradient lives until the end of the iteration (optimizer.zero_grad). */
+    for (uint32_t k = 0; k < b->n_persistent && b->n_items; k++)
+        if (b->t[k].is_param && b->t[k].grad >= 0)
+            use(b, b->t[k].grad, b->n_items - 1);
     /* Bucket the iteration's tensors by last use, ascending tensor index within a bucket. */
     uint32_t n_iter = b->n_t - b->n_persistent;
     int32_t *head = malloc(((size_t)b->n_items + 1) * sizeof *head);

@@ -60,6 +60,7 @@ typedef struct sg_item {
     int has_value;
     int64_t value;
     double flops, bytes;
+    int host_copy; /* costed as a host-to-device copy */
 } sg_item;
 
 typedef struct sg_builder {
@@ -113,7 +114,8 @@ int32_t sg_buffer(sg_builder *b, const char *name, uint32_t ndim, const uint64_t
 /* Declares the optimizer state (1 or 2 CONSTANTs per parameter, named after it); call once
  * after every parameter exists. */
 void sg_optimizer_init(sg_builder *b);
-/* A per-iteration input CONSTANT (released after its last use). */
+/* A per-iteration input: a copy_h2d CALL without inputs (released after its last use; the
+ * simulator can evict it and "rematerialize" it by copying it again). */
 int32_t sg_input(sg_builder *b, uint32_t ndim, const uint64_t *dims, uint32_t esize);
 
 void sg_annotate(sg_builder *b, const char *kind, int has_value, int64_t value);
@@ -188,6 +190,9 @@ typedef struct sm_input {
 int sm_declare(sg_builder *b);
 /* Appends one iteration's inputs and forward pass; returns the loss tensor or -1. */
 int32_t sm_forward(sg_builder *b, const sm_input *in);
+
+/* Emits a RELEASE for every persistent handle (the end of the trace: the model goes away). */
+void sg_release_persistent(sg_builder *b);
 
 /* Emits the iteration's items with releases after last uses, then drops its tensors, items and
  * tape. Returns 0 or the error code. */

@@ -16,13 +16,13 @@
 
 static const gmt_synth_gpu gpus[] = {
     {"h100", "NVIDIA H100 SXM5 80GB", 67.0 * TFLOPS, 989.4 * TFLOPS, 989.4 * TFLOPS,
-     3350.0 * GBPS, 2000.0, 80 * GIB},
+     3350.0 * GBPS, 63.0 * GBPS, 2000.0, 80 * GIB},
     {"a100", "NVIDIA A100 SXM4 80GB", 19.5 * TFLOPS, 312.0 * TFLOPS, 312.0 * TFLOPS,
-     2039.0 * GBPS, 2000.0, 80 * GIB},
+     2039.0 * GBPS, 31.5 * GBPS, 2000.0, 80 * GIB},
     {"v100", "NVIDIA Tesla V100 SXM2 32GB", 15.7 * TFLOPS, 125.0 * TFLOPS, 0.0, 900.0 * GBPS,
-     2000.0, 32 * GIB},
-    {"titanv", "NVIDIA TITAN V", 14.9 * TFLOPS, 110.0 * TFLOPS, 0.0, 652.8 * GBPS, 2000.0,
-     12 * GIB},
+     15.75 * GBPS, 2000.0, 32 * GIB},
+    {"titanv", "NVIDIA TITAN V", 14.9 * TFLOPS, 110.0 * TFLOPS, 0.0, 652.8 * GBPS,
+     15.75 * GBPS, 2000.0, 12 * GIB},
 };
 #define N_GPUS (sizeof gpus / sizeof gpus[0])
 
@@ -64,6 +64,11 @@ uint64_t gmt_synth_cost_ns(const gmt_synth_gpu *gpu, gmt_synth_dtype dtype, doub
     return (uint64_t)llround(t);
 }
 
+uint64_t gmt_synth_h2d_cost_ns(const gmt_synth_gpu *gpu, double bytes)
+{
+    return (uint64_t)llround(bytes / gpu->host_bandwidth * 1e9 + gpu->launch_ns);
+}
+
 unsigned gmt_synth_dtype_size(gmt_synth_dtype dtype)
 {
     return dtype == GMT_SYNTH_FP32 ? 4u : 2u;
@@ -71,7 +76,8 @@ unsigned gmt_synth_dtype_size(gmt_synth_dtype dtype)
 
 static const char *const model_names[] = {"mlp", "resnet", "transformer", "unet"};
 static const char *const dtype_names[] = {"fp32", "fp16", "bf16"};
-static const char *const optim_names[] = {"sgd", "adam"};
+static const char *const optim_names[] = {"sgd", "adam", "none"};
+static const char *const update_names[] = {"mutate", "transient"};
 
 /* Index of s in names[0..n), or -1. */
 static int find_name(const char *const *names, int n, const char *s)
@@ -112,14 +118,28 @@ int gmt_synth_dtype_parse(const char *s, gmt_synth_dtype *out)
 
 const char *gmt_synth_optim_name(gmt_synth_optim o)
 {
-    return (unsigned)o < 2 ? optim_names[o] : "?";
+    return (unsigned)o < 3 ? optim_names[o] : "?";
 }
 
 int gmt_synth_optim_parse(const char *s, gmt_synth_optim *out)
 {
-    int i = find_name(optim_names, 2, s);
+    int i = find_name(optim_names, 3, s);
     if (i < 0)
         return -1;
     *out = (gmt_synth_optim)i;
+    return 0;
+}
+
+const char *gmt_synth_update_name(gmt_synth_update u)
+{
+    return (unsigned)u < 2 ? update_names[u] : "?";
+}
+
+int gmt_synth_update_parse(const char *s, gmt_synth_update *out)
+{
+    int i = find_name(update_names, 2, s);
+    if (i < 0)
+        return -1;
+    *out = (gmt_synth_update)i;
     return 0;
 }
