@@ -1,0 +1,37 @@
+# db runs prints a table with a tally, db export writes CSV and JSON (atomically with -o),
+# and db refuses what is not a result store.
+source "$(dirname "$0")/lib.sh"
+"$GMS_BIN" sweep "$UNET" --policies dtr,random --seeds 2 --budgets 0.2,0.6 --db r.db --quiet
+
+"$GMS_BIN" db runs r.db > runs.txt
+head -1 runs.txt | grep -q '^TRACE *POLICY *PARAMS *RATIO' || fail "no table header: $(head -1 runs.txt)"
+grep -q '^6 runs: ' runs.txt || fail "no tally line: $(tail -1 runs.txt)"
+grep -q 'seed=1' runs.txt || fail "random seeds are not listed"
+"$GMS_BIN" db runs r.db --policy dtr | grep -q '^2 runs: ' || fail "--policy does not filter"
+"$GMS_BIN" db runs r.db --trace 'nothing*' | grep -q '^0 runs: ' || fail "--trace does not filter"
+
+"$GMS_BIN" db export r.db --csv -o runs.csv
+[ "$(head -1 runs.csv | cut -d, -f1-6)" = "trace,trace_hash,policy,params,ratio,budget" ] ||
+  fail "unexpected CSV header: $(head -1 runs.csv)"
+[ "$(tail -n +2 runs.csv | wc -l)" -eq 6 ] || fail "CSV does not hold 6 runs"
+# a failed run has an empty overhead; an ok run a number >= 1
+awk -F, 'NR > 1 && $9 != "ok" && $10 != "" {exit 1}' runs.csv || fail "failed run with an overhead"
+awk -F, 'NR > 1 && $9 == "ok" && !($10 >= 1) {exit 1}' runs.csv || fail "ok run without overhead"
+
+"$GMS_BIN" db export r.db --json -o runs.json
+if command -v jq >/dev/null; then
+  [ "$(jq length runs.json)" -eq 6 ] || fail "JSON does not hold 6 runs"
+  jq -e 'all(.[]; (.status == "ok") == (.overhead != null))' runs.json >/dev/null ||
+    fail "JSON overhead is not null exactly for failed runs"
+else
+  grep -q '"policy": "random"' runs.json || fail "JSON lacks the runs"
+fi
+"$GMS_BIN" db export r.db --csv | diff - runs.csv || fail "stdout export differs from -o export"
+expect_fail 'say which format' "$GMS_BIN" db export r.db
+expect_fail 'cannot open' "$GMS_BIN" db runs absent.db
+echo "not a db" > text.db
+expect_fail 'not a SQLite database' "$GMS_BIN" db runs text.db
+expect_fail 'not a SQLite database' "$GMS_BIN" db merge r.db text.db -o m.db
+[ ! -e m.db ] || fail "a failed merge left its output"
+ls | grep -q tmp && fail "a temporary file was left behind: $(ls)"
+echo PASS

@@ -1,0 +1,27 @@
+# Shared helpers of the analysis CLI tests (sourced).
+set -euo pipefail
+: "${GMS_BIN:?GMS_BIN must point at gpumemsim}" "${GMS_TMP:?}" "${GMS_SHARED_DIR:?}"
+LOGS="$GMS_SHARED_DIR/traces/dtr-iclr21"
+if [ ! -d "$LOGS" ]; then
+  echo "FAIL: $LOGS is missing (set GMS_SHARED_DIR to the shared test data)" >&2
+  exit 1
+fi
+RESNET=$(ls "$LOGS"/resnet32-*.log)
+UNET=$(ls "$LOGS"/unet-*.log)
+TRANSFORMER=$(ls "$LOGS"/transformer-*.log)
+rm -rf "$GMS_TMP" && mkdir -p "$GMS_TMP" && cd "$GMS_TMP"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# The runs of a store as sorted CSV without wall time and creation time (the last two
+# columns), i.e. what two equal sweeps must agree on.
+stable_csv() { "$GMS_BIN" db export "$1" --csv | awk -F, -v OFS=, '{NF -= 2; print}' | sort; }
+
+# Runs "$@" expecting failure; the message must match $1 (an ERE).
+expect_fail() {
+  local pattern=$1; shift
+  local out rc=0
+  out=$("$@" 2>&1) || rc=$?
+  [ "$rc" -ne 0 ] || fail "expected failure from: $* (output: $out)"
+  echo "$out" | grep -Eq "$pattern" || fail "message of '$*' lacks /$pattern/: $out"
+}
