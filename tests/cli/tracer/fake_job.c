@@ -4,7 +4,8 @@
  *   fake_job ok CODE     a two-iteration training step, clean end, exit CODE
  *   fake_job crash       half of a record, then SIGKILL (a job that died mid-write)
  *   fake_job fork        also forks a child process that records its own small trace
- *   fake_job env         prints the tracer environment and records nothing (no CUDA init) */
+ *   fake_job env         prints the tracer environment and records nothing (no CUDA init)
+ *   fake_job mlp         what tests/gpu/mlp_train.c records (3 iterations, batch 64) */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,64 @@ static void training(void)
     }
 }
 
+/* What the tracer records for tests/gpu/mlp_train.c (3 iterations, batch 64): lets
+ * tests/gpu/check_trace.py be checked without a GPU. Addresses are made up; sizes are real. */
+static void mlp(void)
+{
+    enum { D = 512, H = 1024, C = 10, B = 64 };
+    uint64_t next = 0x7f0000000000;
+    uint64_t ws = next, W1 = ws + (4u << 20), W2 = W1 + D * H * 4, X = W2 + H * C * 4,
+             Y = X + B * D * 4;
+    alloc(ws, 4u << 20);
+    alloc(W1, D * H * 4);
+    alloc(W2, H * C * 4);
+    alloc(X, B * D * 4);
+    alloc(Y, B * C * 4);
+    const uint64_t init[] = {W1};
+    kernel("memcpy_like_setup", 5, init, 1); /* before the first iteration: setup */
+    uint64_t pool = 0x7e0000000000;
+    for (uint64_t it = 0; it < 3; it++) {
+        uint64_t id = 100 * (it + 1);
+        range(id, "gpumemsim:iteration", 1, B);
+        uint64_t H1 = pool, Out = H1 + B * H * 4, dOut = Out + B * C * 4, dW2 = dOut + B * C * 4,
+                 dH1 = dW2 + H * C * 4, dW1 = dH1 + B * H * 4;
+        range(id + 1, "fc1", 1, -1);
+        alloc(H1, B * H * 4);
+        kernel("sgemm", 900, (const uint64_t[]){W1, X, H1, ws}, 4);
+        range(id + 1, NULL, 0, -1);
+        range(id + 2, "fc2", 1, -1);
+        alloc(Out, B * C * 4);
+        kernel("sgemm", 300, (const uint64_t[]){W2, H1, Out}, 3);
+        range(id + 2, NULL, 0, -1);
+        range(id + 3, "loss_grad", 1, -1);
+        alloc(dOut, B * C * 4);
+        kernel("geam", 20, (const uint64_t[]){Out, Y, dOut}, 3);
+        range(id + 3, NULL, 0, -1);
+        range(id + 4, "fc2_backward", 1, -1);
+        alloc(dW2, H * C * 4);
+        kernel("sgemm", 200, (const uint64_t[]){dOut, H1, dW2}, 3);
+        alloc(dH1, B * H * 4);
+        kernel("sgemm", 250, (const uint64_t[]){W2, dOut, dH1}, 3);
+        range(id + 4, NULL, 0, -1);
+        range(id + 5, "fc1_backward", 1, -1);
+        alloc(dW1, D * H * 4);
+        kernel("sgemm_splitk", 700, (const uint64_t[]){dH1, X, dW1, ws}, 4);
+        kernel("splitk_reduce", 50, (const uint64_t[]){ws, dW1}, 2);
+        range(id + 5, NULL, 0, -1);
+        range(id + 6, "sgd", 1, -1);
+        kernel("axpy", 40, (const uint64_t[]){dW1, W1}, 2);
+        kernel("axpy", 10, (const uint64_t[]){dW2, W2}, 2);
+        range(id + 6, NULL, 0, -1);
+        const uint64_t frees[] = {H1, Out, dOut, dW2, dH1, dW1};
+        for (int i = 0; i < 6; i++)
+            release(frees[i]);
+        range(id, NULL, 0, -1);
+    }
+    const uint64_t all[] = {ws, W1, W2, X, Y};
+    for (int i = 0; i < 5; i++)
+        release(all[i]);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "ok";
@@ -119,7 +178,10 @@ int main(int argc, char **argv)
         waitpid(pid, &st, 0);
     }
     open_raw();
-    training();
+    if (strcmp(mode, "mlp") == 0)
+        mlp();
+    else
+        training();
     if (strcmp(mode, "crash") == 0) {
         uint8_t buf[512];
         trc_rec r = {.type = TRC_REC_KERNEL, .name = "never_finished"};

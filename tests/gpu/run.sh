@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Records the known GPU workloads with the CUPTI tracer, checks the traces, replays them, and
+# measures the tracer's overhead. Needs a CUDA GPU; not part of CTest. One command:
+#
+#   tests/gpu/run.sh [BUILD_DIR]          (default: build; configure it with the CUDA toolkit)
+#
+# Writes everything under $GMS_GPU_OUT (default BUILD_DIR/gpu-run): the traces (*.gmt), their
+# DTR-log form, the checker reports, job logs, and overhead.md (a table for docs/benchmarks.md).
+# PyTorch workloads (scripts/examples/train.py) run when python3 can import torch and
+# torchvision; otherwise they are reported as NOT RUN and the script exits 3 (never a silent
+# skip). GMS_GPU_TORCH=0 leaves them out on purpose (exit 0 if the rest passed).
+set -uo pipefail
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "${1:-$SRC/build}" && pwd) || { echo "run.sh: no build dir ${1:-build}" >&2; exit 2; }
+OUT=${GMS_GPU_OUT:-$BUILD/gpu-run}
+G=$BUILD/cli/gpumemsim
+MLP=$BUILD/tests/gpu/gms_gpu_mlp_train
+LIB=$BUILD/tracer/libgpumemsim-tracer.so
+PY=${PYTHON:-python3}
+mkdir -p "$OUT"
+failures=0
+not_run=0
+
+say() { printf '\n== %s\n' "$*"; }
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+die() { echo "run.sh: $*" >&2; exit 2; }
+
+[ -x "$G" ] || die "no $G: build first (cmake -S $SRC -B $BUILD && cmake --build $BUILD)"
+[ -f "$LIB" ] || die "no $LIB: the build did not find the CUDA toolkit with CUPTI"
+[ -x "$MLP" ] || die "no $MLP: the build did not find cuBLAS"
+command -v nvidia-smi >/dev/null && nvidia-smi -L || echo "run.sh: warning: nvidia-smi not found"
+
+now() { date +%s.%N; }
+# timed NAME CMD...: wall seconds of CMD (its output goes to $OUT/NAME.time.log); 0 on failure
+timed() {
+  local name=$1; shift
+  local t0 t1
+  t0=$(now)
+  "$@" >"$OUT/$name.time.log" 2>&1 || { echo "$name: '$*' failed" >>"$OUT/timing-failures.txt"; echo 0; return; }
+  t1=$(now)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'
+}
+# best of 3 runs
+best() {
+  local name=$1; shift
+  local b="" t
+  for _ in 1 2 3; do
+    t=$(timed "$name" "$@")
+    if [ -z "$b" ] || awk -v t="$t" -v b="$b" 'BEGIN { exit !(t < b) }'; then b=$t; fi
+  done
+  printf '%.3f' "$b"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "n/a" }'; }
+
+check_gmt() { # NAME KIND ARGS...: convert to a DTR log and run the checker
+  local name=$1 kind=$2; shift 2
+  "$G" info "$OUT/$name.gmt" >"$OUT/$name.info.txt" || fail "$name: gpumemsim info failed"
+  "$G" convert -q "$OUT/$name.gmt" -o "$OUT/$name.log" --to dtr-log ||
+    { fail "$name: convert failed"; return; }
+  "$PY" "$SRC/tests/gpu/check_trace.py" "$kind" "$OUT/$name.log" "$@" >"$OUT/$name.check.txt"
+  local rc=$?
+  cat "$OUT/$name.check.txt"
+  [ $rc = 0 ] || fail "$name: trace checks failed (see $OUT/$name.check.txt)"
+}
+
+replay() { # NAME: replay under a few budgets if 'gpumemsim sim' exists in this build
+  local name=$1
+  if ! "$G" sim --help >/dev/null 2>&1; then
+    echo "replay of $name: NOT RUN ('gpumemsim sim' is not implemented in this build)"
+    not_run=$((not_run + 1))
+    return
+  fi
+  for b in 1.0 0.8 0.6 0.4; do
+    "$G" sim "$OUT/$name.gmt" --budget "$b" >>"$OUT/$name.sim.txt" 2>&1 ||
+      echo "sim $name --budget $b exited $? (see $OUT/$name.sim.txt)"
+  done
+  cat "$OUT/$name.sim.txt"
+}
+
+say "MLP (cuBLAS, plain C): record, check, replay"
+"$G" record -o "$OUT/mlp.gmt" -- "$MLP" 3 64 >"$OUT/mlp.record.log" 2>&1 ||
+  fail "record mlp exited $? (see $OUT/mlp.record.log)"
+cat "$OUT/mlp.record.log"
+if [ -f "$OUT/mlp.gmt" ]; then
+  check_gmt mlp mlp --iters 3 --batch 64
+  replay mlp
+fi
+
+say "PyTorch examples"
+torch_ok=0
+if [ "${GMS_GPU_TORCH:-1}" = 0 ]; then
+  echo "left out (GMS_GPU_TORCH=0)"
+elif "$PY" -c 'import torch, torchvision; assert torch.cuda.is_available()' 2>/dev/null; then
+  torch_ok=1
+  for job in "resnet18 --iters 3" "gpt --iters 3 --seq-lens 64,256,128" "mlp --iters 3"; do
+    name=torch-${job%% *}
+    # shellcheck disable=SC2086
+    "$G" record --pytorch -o "$OUT/$name.gmt" -- "$PY" "$SRC/scripts/examples/train.py" $job \
+      >"$OUT/$name.record.log" 2>&1 || fail "record $name exited $? (see $OUT/$name.record.log)"
+    tail -n 8 "$OUT/$name.record.log"
+    [ -f "$OUT/$name.gmt" ] || continue
+    check_gmt "$name" pytorch --job "$OUT/$name.record.log"
+    replay "$name"
+  done
+else
+  echo "NOT RUN: $PY cannot import torch + torchvision with CUDA (pip install torch torchvision)"
+  not_run=$((not_run + 1))
+fi
+
+say "Tracer overhead (best of 3 wall-clock runs)"
+rm -f "$OUT/timing-failures.txt"
+if [ ! -f "$OUT/mlp.gmt" ]; then
+  echo "NOT RUN: the MLP could not be recorded above"
+  failures=$((failures + 1))
+else
+ITERS=${GMS_GPU_OVERHEAD_ITERS:-200}
+plain=$(best mlp-plain "$MLP" "$ITERS" 64)
+traced=$(best mlp-traced "$G" record -o "$OUT/mlp-overhead.gmt" -- "$MLP" "$ITERS" 64)
+{
+  echo "| workload | untraced (s) | under gpumemsim record (s) | ratio | trace size |"
+  echo "|---|---|---|---|---|"
+  printf '| mlp_train %s iterations, batch 64 | %s | %s | %s | %s bytes |\n' "$ITERS" "$plain" \
+    "$traced" "$(ratio "$traced" "$plain")" "$(stat -c %s "$OUT/mlp-overhead.gmt" 2>/dev/null)"
+  if [ $torch_ok = 1 ]; then
+    tp=$(best torch-plain "$PY" "$SRC/scripts/examples/train.py" resnet18 --iters 20 --nvtx none)
+    tt=$(best torch-traced "$G" record --pytorch -o "$OUT/resnet18-overhead.gmt" -- "$PY" \
+         "$SRC/scripts/examples/train.py" resnet18 --iters 20)
+    printf '| train.py resnet18, 20 iterations, batch 32 | %s | %s | %s | %s bytes |\n' "$tp" \
+      "$tt" "$(ratio "$tt" "$tp")" "$(stat -c %s "$OUT/resnet18-overhead.gmt" 2>/dev/null)"
+  fi
+  echo
+  echo "Machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1);" \
+       "$(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p' | head -1)."
+  echo "Command: tests/gpu/run.sh $BUILD (untraced: the job alone; traced: the same job under"
+  echo "gpumemsim record, including lifting the trace; the PyTorch untraced run has no NVTX ranges,"
+  echo "so its ratio includes emit_nvtx's own cost)."
+} >"$OUT/overhead.md"
+cat "$OUT/overhead.md"
+if [ -s "$OUT/timing-failures.txt" ]; then
+  fail "timing runs failed: $(sort -u "$OUT/timing-failures.txt" | tr '\n' ' ')"
+fi
+fi
+
+say "Result"
+echo "traces and reports in $OUT"
+if [ $failures -gt 0 ]; then
+  echo "$failures check(s) FAILED"
+  exit 1
+fi
+if [ $not_run -gt 0 ] && [ "${GMS_GPU_TORCH:-1}" != 0 ]; then
+  echo "all run checks passed; $not_run part(s) NOT RUN (see above)"
+  exit 3
+fi
+echo "all checks passed"
