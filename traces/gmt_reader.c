@@ -140,7 +140,7 @@ static int next_frame(gmt_reader *r, size_t *len, gms_error *err)
         return -gms_error_set(err, GMS_EFORMAT, "%s: event %llu: byte %llu: %s", r->name,
                               (unsigned long long)ev, (unsigned long long)off, bad);
     size_t want = (size_t)fcs;
-    if (want > r->raw_cap) {
+    if (want > r->raw_cap || !r->raw) {
         size_t ncap = r->raw_cap ? r->raw_cap : 4096;
         while (ncap < want)
             ncap *= 2;

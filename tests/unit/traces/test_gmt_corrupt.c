@@ -377,6 +377,20 @@ START_TEST(test_frame_level_problems_are_clean_errors)
     ck_assert_int_eq(res.rc, -GMS_EFORMAT);
     ck_assert_ptr_nonnull(strstr(res.err.msg, "after the end frame"));
     free(path);
+    /* empty frames: as the header, and after it */
+    c.len = 0;
+    craft_frame(&c, (const uint8_t *)"", 0, 1);
+    craft_read(&c, &l, &res, &path);
+    ck_assert_int_eq(res.open_rc, GMS_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(res.err.msg, "magic"));
+    free(path);
+    c.len = 0;
+    craft_header(&c, 1, 0, "");
+    craft_frame(&c, (const uint8_t *)"", 0, 1);
+    craft_read(&c, &l, &res, &path);
+    ck_assert_int_eq(res.rc, -GMS_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(res.err.msg, "empty frame"));
+    free(path);
     /* not a .gmt at all: a DTR log, and zstd data of something else */
     c.len = 0;
     memcpy(c.buf, "{\"INSTRUCTION\":\"ANNOTATE\"}\n", 27);
