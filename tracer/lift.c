@@ -39,7 +39,7 @@ typedef struct lifter {
     uint64_t live_bytes;
     open_range *ranges;
     size_t n_ranges;
-    size_t *corr_sorted; /* kernel record indices sorted by correlation id */
+    size_t *corr_sorted; /* kernel/memcpy/memset record indices sorted by correlation id */
     size_t n_kernels;
     size_t *data_sorted; /* marker data record indices sorted by marker id */
     size_t n_data;
@@ -352,20 +352,23 @@ static void miss(lifter *L, uint64_t p)
     L->st->unresolved_refs++;
 }
 
-/* One kernel execution: a launch record (with its kernel, if matched) or a kernel record
- * whose launch was not seen. */
-static int on_kernel(lifter *L, const trc_rec *launch, const trc_rec *kernel)
+/* One piece of GPU work joins an op: a kernel (launch record with its kernel, if matched, or
+ * a kernel record whose launch was not seen), a device-to-device copy or a memset. thread: the
+ * launching thread (0 = unknown); name: the op's name outside any range; act: the activity
+ * record with its GPU time (or NULL); ptrs: the addresses it touches. */
+static int on_gpu_work(lifter *L, uint64_t thread, const char *name, const trc_rec *act,
+                       const uint64_t *ptrs, uint32_t n_ptrs, int is_kernel)
 {
     int rc = 0;
     if (!L->seen_boundary) {
         if (L->has_iterations) {
-            L->st->setup_kernels++; /* before the first iteration: setup, not traced */
+            L->st->setup_kernels += is_kernel != 0; /* before the first iteration: setup */
             return 0;
         }
         if ((rc = emit_constants(L)) != 0)
             return rc;
     }
-    const open_range *o = innermost_range(L, launch ? launch->thread : 0);
+    const open_range *o = innermost_range(L, thread);
     uint64_t key = o ? o->id + 1 : 0;
     if (L->pending && (key == 0 || key != L->op_range) && (rc = flush_op(L)) != 0)
         return rc;
@@ -373,20 +376,59 @@ static int on_kernel(lifter *L, const trc_rec *launch, const trc_rec *kernel)
         L->pending = 1;
         L->op_range = key;
         L->op_dur = 0;
-        set_op_name(L, o ? (o->name ? o->name : "unnamed-range")
-                          : (kernel && kernel->name ? kernel->name : "unknown-kernel"));
+        set_op_name(L, o ? (o->name ? o->name : "unnamed-range") : name);
     }
-    L->st->kernels++;
-    if (kernel && kernel->end > kernel->ts)
-        L->op_dur += kernel->end - kernel->ts;
-    for (uint32_t i = 0; launch && i < launch->n_ptrs; i++) {
-        size_t k = live_find(L, launch->ptrs[i]);
+    L->st->kernels += is_kernel != 0;
+    if (act && act->end > act->ts)
+        L->op_dur += act->end - act->ts;
+    for (uint32_t i = 0; i < n_ptrs; i++) {
+        size_t k = live_find(L, ptrs[i]);
         if (k == SIZE_MAX)
-            miss(L, launch->ptrs[i]);
+            miss(L, ptrs[i]);
         else if ((rc = add_ref(L, k)) != 0)
             return rc;
     }
     return key == 0 ? flush_op(L) : 0;
+}
+
+static int on_kernel(lifter *L, const trc_rec *launch, const trc_rec *kernel)
+{
+    const char *name = kernel && kernel->name ? kernel->name : "unknown-kernel";
+    return on_gpu_work(L, launch ? launch->thread : 0, name, kernel, launch ? launch->ptrs : NULL,
+                       launch ? launch->n_ptrs : 0, 1);
+}
+
+/* A memcpy or memset call. Host to device: the destination holds data from outside the op
+ * graph, so a buffer no op has produced becomes a CONSTANT now (an input batch copied in).
+ * Device to device and memset: GPU work like a kernel (source read, destination written).
+ * Device to host: a read by the host, nothing to record. */
+static int on_copy(lifter *L, const trc_rec *r, const trc_rec *act)
+{
+    int is_memset = (r->flags & TRC_COPY_MEMSET) != 0;
+    size_t d = live_find(L, r->addr);
+    size_t s = is_memset || !r->aux ? SIZE_MAX : live_find(L, r->aux);
+    if (d == SIZE_MAX)
+        return 0;
+    if (is_memset) {
+        L->st->memset_calls++;
+        return on_gpu_work(L, r->thread, "memset", act, &r->addr, 1, 0);
+    }
+    if (s != SIZE_MAX) {
+        L->st->copies_on_device++;
+        const uint64_t ptrs[2] = {r->aux, r->addr};
+        return on_gpu_work(L, r->thread, "memcpy", act, ptrs, 2, 0);
+    }
+    L->st->copies_in++;
+    if (!L->seen_boundary || L->inst[d].tensor)
+        return 0; /* constant at the boundary anyway, or an overwrite of an existing tensor */
+    alloc_inst *a = &L->inst[d];
+    a->tensor = d + 1;
+    gmt_event ev;
+    ev_init(&ev, GMT_CONSTANT);
+    ev.id = a->tensor;
+    ev.size = a->bytes;
+    L->st->constants++;
+    return emit(L, &ev);
 }
 
 /* An iteration range/marker: ANNOTATE "iteration" with the marker's payload as value. */
@@ -499,7 +541,8 @@ static int build_items(lifter *L, size_t n, item **out, size_t *n_out)
     const trc_rec *recs = L->recs;
     size_t nk = 0, nd = 0;
     for (size_t i = 0; i < n; i++) {
-        nk += recs[i].type == TRC_REC_KERNEL;
+        nk += recs[i].type == TRC_REC_KERNEL || recs[i].type == TRC_REC_MEMCPY ||
+              recs[i].type == TRC_REC_MEMSET;
         nd += recs[i].type == TRC_REC_MARKER_DATA;
     }
     L->corr_sorted = malloc((nk + 1) * sizeof(size_t));
@@ -512,7 +555,8 @@ static int build_items(lifter *L, size_t n, item **out, size_t *n_out)
         return gms_error_set(L->err, GMS_ENOMEM, "lifter: out of memory for %zu records", n);
     }
     for (size_t i = 0; i < n; i++) {
-        if (recs[i].type == TRC_REC_KERNEL)
+        if (recs[i].type == TRC_REC_KERNEL || recs[i].type == TRC_REC_MEMCPY ||
+            recs[i].type == TRC_REC_MEMSET)
             L->corr_sorted[L->n_kernels++] = i;
         else if (recs[i].type == TRC_REC_MARKER_DATA)
             L->data_sorted[L->n_data++] = i;
@@ -534,13 +578,22 @@ static int build_items(lifter *L, size_t n, item **out, size_t *n_out)
         case TRC_REC_LAUNCH: {
             x.cls = CLS_LAUNCH;
             size_t k = r->corr ? find_by(recs, L->corr_sorted, L->n_kernels, r->corr, 1) : SIZE_MAX;
-            if ((k == SIZE_MAX || used[k]) && r->corr2)
+            if ((k == SIZE_MAX || used[k] || recs[k].type != TRC_REC_KERNEL) && r->corr2)
                 k = find_by(recs, L->corr_sorted, L->n_kernels, r->corr2, 1);
-            if (k != SIZE_MAX && !used[k]) {
+            if (k != SIZE_MAX && !used[k] && recs[k].type == TRC_REC_KERNEL) {
                 used[k] = 1;
                 x.kernel = k;
             } else {
                 L->st->launches_without_kernel++;
+            }
+            break;
+        }
+        case TRC_REC_COPY: {
+            x.cls = CLS_LAUNCH;
+            size_t k = r->corr ? find_by(recs, L->corr_sorted, L->n_kernels, r->corr, 1) : SIZE_MAX;
+            if (k != SIZE_MAX && !used[k] && recs[k].type != TRC_REC_KERNEL) {
+                used[k] = 1;
+                x.kernel = k;
             }
             break;
         }
@@ -563,7 +616,7 @@ static int build_items(lifter *L, size_t n, item **out, size_t *n_out)
     /* kernels whose launch was never seen run at their own start time */
     for (size_t j = 0; j < L->n_kernels; j++) {
         size_t k = L->corr_sorted[j];
-        if (used[k])
+        if (used[k] || recs[k].type != TRC_REC_KERNEL)
             continue;
         L->st->kernels_without_launch++;
         it[m++] = (item){.ts = recs[k].ts, .cls = CLS_LAUNCH, .seq = k, .rec = k, .kernel = k};
@@ -609,6 +662,8 @@ int trc_lift_records(const trc_rec *recs, size_t n, const trc_sink *sink, trc_li
             rc = on_kernel(&L, r, it[i].kernel == SIZE_MAX ? NULL : &recs[it[i].kernel]);
         else if (r->type == TRC_REC_KERNEL)
             rc = on_kernel(&L, NULL, r);
+        else if (r->type == TRC_REC_COPY)
+            rc = on_copy(&L, r, it[i].kernel == SIZE_MAX ? NULL : &recs[it[i].kernel]);
     }
     if (rc == 0)
         rc = flush_op(&L);

@@ -16,7 +16,9 @@
  *     is that op's output; allocations referenced before are its inputs;
  *   - a free is a RELEASE (emitted after the op in flight, if any);
  *   - a range named "gpumemsim:iteration" is ANNOTATE "iteration" (value = its payload);
- *   - a reference to memory that is no longer allocated is ignored and counted.
+ *   - a reference to memory that is no longer allocated is ignored and counted;
+ *   - a host-to-device copy into a buffer no op has produced makes it a CONSTANT (an input);
+ *     device-to-device copies and memsets are GPU work like kernels.
  *
  * Events go to a sink (two callbacks), so the same lifter writes .gmt files (trc_lift_to_gmt)
  * and in-memory event lists (the tests).
@@ -52,7 +54,10 @@ typedef struct trc_lift_stats {
     uint64_t freed_refs;             /* references to memory that was already freed */
     uint64_t unresolved_refs;        /* references to memory never seen allocated */
     uint64_t unknown_frees;          /* frees of addresses that were not allocated */
-    uint64_t memcpys, memsets, markers;
+    uint64_t memcpys, memsets, markers; /* activity records */
+    uint64_t copies_in;              /* host-to-device copies into tracked memory */
+    uint64_t copies_on_device;       /* device-to-device copies (ops like kernels) */
+    uint64_t memset_calls;           /* memsets of tracked memory (ops like kernels) */
     uint64_t dropped_records;        /* CUPTI records lost (the tracer's count) */
     uint64_t peak_bytes;             /* peak live device allocation bytes */
     int clean_end;                   /* the tracer finished writing (job exited normally) */

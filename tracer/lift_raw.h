@@ -54,9 +54,16 @@ typedef enum trc_rec_type {
     /* Key/value facts about the recording: name = key, text = value ("device", "status",
      * "dropped_records", "end" ...). */
     TRC_REC_INFO = 9,
+    /* memcpy/memset API call (callback). ts = host time at the call, corr = its correlation id
+     * (the MEMCPY/MEMSET activity record's), thread, addr = destination, aux = source (0 for a
+     * memset), bytes, flags = TRC_COPY_MEMSET for a memset. Written only when the destination
+     * or the source was a live device allocation. */
+    TRC_REC_COPY = 10,
 } trc_rec_type;
 
-#define TRC_REC_TYPE_MAX 9
+#define TRC_REC_TYPE_MAX 10
+
+#define TRC_COPY_MEMSET 1u
 
 /* Memory kinds (same numbers as CUpti_ActivityMemoryKind). */
 enum {

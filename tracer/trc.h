@@ -5,6 +5,7 @@
  * trc_out.c       the per-process raw record file (lift_raw.h bytes), thread-safe, fork-safe
  * trc_activity.c  CUPTI activity buffers -> raw records (kernels, MEMORY2, memcpy, NVTX)
  * trc_callback.c  driver/runtime API callbacks: live allocation map, launch parameter scan
+ * trc_copy.c      memcpy/memset API callbacks: which buffers copies and memsets fill
  *
  * Nothing here may crash or hang the traced job: every CUPTI/CUDA failure is recorded as an
  * INFO "status" record and reported once on stderr, and the tracer then does less.
@@ -43,5 +44,14 @@ void trc_callback_stop(void);
 
 /* Current OS thread id (gettid), the id CUPTI also uses once the thread id type is SYSTEM. */
 uint64_t trc_thread_id(void);
+
+/* 1 when v points into a live device allocation (the callback-side map). */
+int trc_map_contains(uint64_t v);
+
+/* memcpy/memset callbacks (trc_copy.c): return 1 when cbid was theirs. */
+int trc_copy_driver(uint32_t cbid, const void *cbdata);
+int trc_copy_runtime(uint32_t cbid, const void *cbdata);
+extern const uint32_t trc_copy_driver_ids[], trc_copy_runtime_ids[];
+extern const size_t trc_copy_driver_count, trc_copy_runtime_count;
 
 #endif

@@ -117,6 +117,14 @@ static int map_hit(uint64_t v)
     return i > 0 && v - g_live[i - 1].base < g_live[i - 1].size;
 }
 
+int trc_map_contains(uint64_t v)
+{
+    pthread_mutex_lock(&g_map_lock);
+    int hit = map_hit(v);
+    pthread_mutex_unlock(&g_map_lock);
+    return hit;
+}
+
 /* ---- parameter layouts, cached per function ---- */
 
 static size_t func_slot(CUfunction f)
@@ -356,6 +364,7 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             map_remove(((const cuMemFreeAsync_params *)a)->dptr);
         return;
     default:
+        trc_copy_driver(cbid, cb);
         return;
     }
     if (!enter)
@@ -430,6 +439,8 @@ static void on_runtime(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         }
         return;
     }
+    if (trc_copy_runtime(cbid, cb))
+        return;
     if (enter || !cb->functionReturnValue ||
         *(const cudaError_t *)cb->functionReturnValue != cudaSuccess)
         return;
@@ -529,6 +540,12 @@ int trc_callback_start(void)
     for (size_t i = 0; i < sizeof runtime / sizeof runtime[0]; i++)
         failed |= cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RUNTIME_API, runtime[i]) !=
                   CUPTI_SUCCESS;
+    for (size_t i = 0; i < trc_copy_driver_count; i++)
+        failed |= cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_DRIVER_API,
+                                      trc_copy_driver_ids[i]) != CUPTI_SUCCESS;
+    for (size_t i = 0; i < trc_copy_runtime_count; i++)
+        failed |= cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                      trc_copy_runtime_ids[i]) != CUPTI_SUCCESS;
     if (failed)
         trc_status("some CUPTI launch/allocation callbacks could not be enabled; references "
                    "may be missing");

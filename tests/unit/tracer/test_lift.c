@@ -416,6 +416,38 @@ START_TEST(test_emit_nvtx_details_are_cut_from_op_names)
 }
 END_TEST
 
+static trc_rec copy_at(uint64_t ts, uint64_t corr, uint64_t dst, uint64_t src, int memset_)
+{
+    return (trc_rec){.type = TRC_REC_COPY, .ts = ts, .corr = corr, .thread = 7, .addr = dst,
+                     .aux = src, .flags = memset_ ? TRC_COPY_MEMSET : 0};
+}
+
+START_TEST(test_host_copy_makes_a_constant_and_device_copies_are_ops)
+{
+    trc_rec cpy = {.type = TRC_REC_MEMCPY, .ts = 500, .end = 520, .corr = 12};
+    trc_rec set = {.type = TRC_REC_MEMSET, .ts = 600, .end = 604, .corr = 13};
+    trc_rec r[] = {
+        alloc_at(1, 0x1000, 100),       launch_at(2, 1, 7, P_A, 1),     kernel(1, 3, "k0"),
+        alloc_at(3, 0x2000, 64),        copy_at(4, 11, 0x2000, 0x7fff0000, 0), /* from host */
+        launch_at(5, 2, 7, P_AB, 2),    kernel(2, 4, "use_input"),
+        alloc_at(6, 0x3000, 64),        copy_at(7, 12, 0x3000, 0x2000, 0), cpy, /* clone */
+        alloc_at(8, 0x4000, 32),        copy_at(9, 13, 0x4000, 0, 1), set,     /* zeros */
+        copy_at(10, 14, 0x7fff0000, 0x3000, 0),                                 /* to host */
+        copy_at(11, 15, 0x2000, 0x7fff0000, 0),                         /* overwrite from host */
+    };
+    trc_lift_stats st;
+    text_sink *t = lift(r, sizeof r / sizeof r[0], &st);
+    EXPECT(t, "CONSTANT 1 100", "CALL k0 3 in=1 out=", "CONSTANT 2 64", "CALL use_input 4 in=1,2 out=",
+           "CALL memcpy 20 in=2 out=3:64", "CALL memset 4 in= out=4:32");
+    ck_assert_uint_eq(st.copies_in, 2);
+    ck_assert_uint_eq(st.copies_on_device, 1);
+    ck_assert_uint_eq(st.memset_calls, 1);
+    ck_assert_uint_eq(st.kernels, 2);
+    ck_assert_uint_eq(st.kernels_without_launch, 0); /* memcpy/memset records are not kernels */
+    free(t);
+}
+END_TEST
+
 START_TEST(test_launch_matches_kernel_through_runtime_correlation_id)
 {
     trc_rec l = launch_at(3, 500, 7, P_A, 1);
@@ -501,6 +533,7 @@ static Suite *lift_suite(void)
     tcase_add_test(tc, test_allocations_live_at_the_first_iteration_are_constants_and_setup_is_skipped);
     tcase_add_test(tc, test_iteration_value_can_come_from_the_range_name);
     tcase_add_test(tc, test_emit_nvtx_details_are_cut_from_op_names);
+    tcase_add_test(tc, test_host_copy_makes_a_constant_and_device_copies_are_ops);
     tcase_add_test(tc, test_launch_matches_kernel_through_runtime_correlation_id);
     tcase_add_test(tc, test_unmatched_launches_and_kernels_are_still_ops);
     tcase_add_test(tc, test_host_memory_is_not_a_tensor);
