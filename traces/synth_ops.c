@@ -69,7 +69,9 @@ static uint32_t compact(const int32_t *ins, uint32_t n, int32_t *out)
     return k;
 }
 
-/* Records a tape entry when the op's result needs a gradient; marks outs[0] needs_grad. */
+/* Records a tape entry when the op's result needs a gradient, and marks the differentiable
+ * outputs (the first; all three of a split) as needing one. Statistics and indices saved for
+ * the backward (batch-norm mean, pooling indices ...) never get a gradient. */
 static void record(sg_builder *b, sg_tape_op op, const int32_t *ins, uint32_t n_in,
                    const int32_t *outs, uint32_t n_out, const int64_t *p)
 {
@@ -84,7 +86,7 @@ static void record(sg_builder *b, sg_tape_op op, const int32_t *ins, uint32_t n_
         e.in[i] = ins[i];
     for (uint32_t i = 0; i < n_out; i++) {
         e.out[i] = outs[i];
-        if (outs[i] >= 0)
+        if (outs[i] >= 0 && (i == 0 || op == SG_SPLIT3))
             b->t[outs[i]].needs_grad = 1;
     }
     if (p)
@@ -160,10 +162,9 @@ int32_t so_convt(sg_builder *b, int32_t x, int32_t w, int32_t bias)
 {
     if (b->failed || dim(b, x, 1) != dim(b, w, 0))
         return sg_fail(b, GMS_EINVAL, "internal: conv_transpose shape mismatch");
-    uint64_t n = dim(b, x, 0), c = dim(b, w, 0), kout = dim(b, w, 1), r = dim(b, w, 2);
+    uint64_t n = dim(b, x, 0), kout = dim(b, w, 1), r = dim(b, w, 2);
     int32_t y = shaped(b, b->t[x].esize, 4, n, kout, dim(b, x, 2) * r, dim(b, x, 3) * r);
     double f = 2.0 * numel(b, x) * (double)(kout * r * r) + (bias >= 0 ? numel(b, y) : 0);
-    (void)c;
     call1(b, "conv_transpose2d", (int32_t[]){x, w, bias}, 3, y, f, -1);
     record(b, SG_CONVT, (int32_t[]){x, w, bias}, 3, &y, 1, NULL);
     return y;
