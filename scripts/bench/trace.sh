@@ -21,8 +21,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 field() { sed -n "s/.*[ ]$1=\([0-9.]*\).*/\1/p"; }   # value of key=value in a bench line
 
-printf '%-14s %9s %11s %9s %9s %9s %14s %14s\n' log events json_B json_B/ev gmt_B gmt_B/ev \
-  convert_ev/s read_ev/s
+printf '%-14s %9s %11s %9s %9s %9s %13s %13s %13s\n' log events json_B json_B/ev gmt_B \
+  gmt_B/ev convert_ev/s read_ev/s read_ev/cpu_s
 tot_ev=0; tot_gmt=0; tot_json=0
 for log in "$logs"/*.log; do
   name=$(basename "$log" | cut -d- -f1)
@@ -39,9 +39,10 @@ for log in "$logs"/*.log; do
   ev=$(echo "$line" | field events)
   gmt=$(stat -c %s "$out"); json=$(stat -c %s "$log")
   rd=$(echo "$line" | field events_per_s)
+  rdc=$(echo "$line" | field cpu_events_per_s)
   awk -v n="$name" -v ev="$ev" -v json="$json" -v gmt="$gmt" -v t="$best" -v rd="$rd" \
-    'BEGIN { printf "%-14s %9d %11d %9.1f %9d %9.3f %14.0f %14.0f\n",
-             n, ev, json, json / ev, gmt, gmt / ev, ev / t, rd }'
+    -v rdc="$rdc" 'BEGIN { printf "%-14s %9d %11d %9.1f %9d %9.3f %13.0f %13.0f %13.0f\n",
+                           n, ev, json, json / ev, gmt, gmt / ev, ev / t, rd, rdc }'
   tot_ev=$((tot_ev + ev)); tot_gmt=$((tot_gmt + gmt)); tot_json=$((tot_json + json))
 done
 awk -v ev="$tot_ev" -v json="$tot_json" -v gmt="$tot_gmt" \

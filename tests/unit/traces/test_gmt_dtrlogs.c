@@ -1,0 +1,85 @@
+/* .gmt on the DTR paper's logs: every event of every shared log survives log -> .gmt -> events
+ * unchanged, and the .gmt stays under the format's size goal of 3 bytes per event. */
+#include <check.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dtrlog.h"
+#include "gmt.h"
+#include "test_gmt_gen.h"
+
+/* The shared logs folder; fails loudly when GMS_SHARED_DIR or the folder is missing. */
+static char *logs_dir(void)
+{
+    const char *shared = getenv("GMS_SHARED_DIR");
+    ck_assert_msg(shared && *shared, "GMS_SHARED_DIR is not set (run through ctest)");
+    size_t n = strlen(shared) + 64;
+    char *p = malloc(n);
+    snprintf(p, n, "%s/traces/dtr-iclr21", shared);
+    struct stat st;
+    ck_assert_msg(stat(p, &st) == 0 && S_ISDIR(st.st_mode), "missing test data folder %s", p);
+    return p;
+}
+
+START_TEST(test_every_shared_log_round_trips_under_3_bytes_per_event)
+{
+    char *dir = logs_dir();
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *e;
+    int logs = 0;
+    while ((e = readdir(d))) {
+        size_t nl = strlen(e->d_name);
+        if (nl < 5 || strcmp(e->d_name + nl - 4, ".log") != 0)
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        tg_list l = {0};
+        dtrlog_reader *r;
+        gms_error err;
+        ck_assert_msg(dtrlog_reader_open(path, &r, &err) == 0, "%s", err.msg);
+        gmt_event ev;
+        int rc;
+        while ((rc = dtrlog_reader_next(r, &ev, &err)) > 0)
+            tg_push(&l, &ev);
+        ck_assert_msg(rc == 0, "%s", err.msg);
+        dtrlog_reader_close(r);
+        ck_assert_uint_gt(l.n, 1000);
+
+        char *out = tg_path("log.gmt");
+        ck_assert_msg(tg_write(out, &l, 0, NULL, &err) == 0, "%s", err.msg);
+        tg_result res;
+        tg_read(out, &l, &res);
+        ck_assert_msg(res.open_rc == 0 && res.rc == 0, "%s: %s", e->d_name, res.err.msg);
+        ck_assert_msg(res.prefix_ok, "%s: %s", e->d_name, res.why);
+        ck_assert_uint_eq(res.n, l.n);
+        struct stat st;
+        ck_assert_int_eq(stat(out, &st), 0);
+        double per = (double)st.st_size / (double)l.n;
+        ck_assert_msg(per <= 3.0, "%s: %.3f bytes per event (goal: <= 3)", e->d_name, per);
+        remove(out);
+        free(out);
+        tg_free(&l);
+        logs++;
+    }
+    closedir(d);
+    ck_assert_int_ge(logs, 5);
+    free(dir);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("gmt_dtrlogs");
+    TCase *tc = tcase_create("dtrlogs");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_every_shared_log_round_trips_under_3_bytes_per_event);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
