@@ -141,7 +141,7 @@ static void free_ctx(ov_ctx *c)
 }
 
 /* Writes one data file per trace: a block per policy (blocks apart by two blank lines,
- * gnuplot's `index`), a blank line where runs failed so the line breaks there. Sets
+ * gnuplot's `index`), one blank line where runs failed so the line breaks there. Sets
  * has[t * n_policies + p] when the block has at least one point to draw. */
 static int write_data(ov_ctx *c, char **files, int *has, double *ymax, gms_error *err)
 {
@@ -149,26 +149,29 @@ static int write_data(ov_ctx *c, char **files, int *has, double *ymax, gms_error
         plot_buf b = {0};
         for (size_t p = 0; p < c->n_policies; p++) {
             plot_buf_printf(&b, "# %s\n", c->policies[p]);
-            int gap = 0;
+            /* a single blank line between two points breaks the line; none before the first
+             * point or after the last, so that only pairs of blank lines separate blocks */
+            int gap = 0, drawn = 0;
             for (size_t i = 0; i < c->n_pts; i++) {
                 const ov_point *pt = &c->pts[i];
                 if (pt->trace != t || pt->policy != p)
                     continue;
                 if (pt->runs > c->seeds[p])
                     c->seeds[p] = pt->runs;
-                if (pt->ok == pt->runs) {
-                    double mean = pt->sum / (double)pt->ok;
-                    plot_buf_printf(&b, "%.6g %.9g\n", pt->ratio, mean);
-                    has[t * c->n_policies + p] = 1;
-                    if (mean > *ymax)
-                        *ymax = mean;
-                    gap = 0;
-                } else if (!gap) {
-                    plot_buf_printf(&b, "\n");
-                    gap = 1;
+                if (pt->ok != pt->runs || isnan(pt->ratio)) {
+                    gap = drawn;
+                    continue;
                 }
+                double mean = pt->sum / (double)pt->ok;
+                plot_buf_printf(&b, "%s%.6g %.9g\n", gap ? "\n" : "", pt->ratio, mean);
+                has[t * c->n_policies + p] = drawn = 1;
+                gap = 0;
+                if (mean > *ymax)
+                    *ymax = mean;
             }
-            plot_buf_printf(&b, "%s\n\n", has[t * c->n_policies + p] ? "" : "NaN NaN");
+            if (!has[t * c->n_policies + p]) /* keep the block: later indexes must not shift */
+                plot_buf_printf(&b, "NaN NaN\n");
+            plot_buf_printf(&b, "\n\n"); /* two blank lines end a gnuplot index block */
         }
         int rc = b.oom ? gms_error_set(err, GMS_ENOMEM, "out of memory")
                        : plot_temp_file(b.s, b.len, &files[t], err);
