@@ -48,6 +48,14 @@ GMS_TRACER_LIB=$T/missing.so run_rc "$GMS_BIN" record -o "$OUT" -- true
 [ $RC = 1 ] || fail "missing tracer library: exit $RC, want 1"
 expect_err_matches "missing tracer library" "GMS_TRACER_LIB=.*missing.so: no such file"
 
+# a gpumemsim with no tracer library beside it (as in a build without the CUDA toolkit)
+mkdir -p "$T/bin"
+cp "$GMS_BIN" "$T/bin/gpumemsim"
+GMS_TRACER_LIB= run_rc "$T/bin/gpumemsim" record -o "$OUT" -- true
+[ $RC = 1 ] || fail "no tracer library: exit $RC, want 1"
+expect_err_matches "no tracer library" "no tracer library.*CUDA toolkit.*not found when gpumemsim was built"
+no_leftovers "no tracer library"
+
 # the job's environment: the tracer injected, PyTorch switched to cudaMallocAsync on request
 run_rc "$GMS_BIN" record --pytorch -o "$OUT" -- sh -c \
   'echo "$CUDA_INJECTION64_PATH|$PYTORCH_CUDA_ALLOC_CONF|$GMS_TRACE_DIR" >'"$T/env.txt"
