@@ -1,9 +1,359 @@
-/* Placeholder until the sim subcommand lands; replaced by its real implementation. */
+/*
+ * gpumemsim sim: replay one trace under one memory budget with one eviction policy and print
+ * what it cost (status, overhead, evictions, rematerializations, peak memory), as text or one
+ * JSON object. Also the home of two benchmark modes: --reference-table (every row of the
+ * simrd reference table in one process, see sim_reftable.h) and --chain (a synthetic
+ * training-like chain of N layers built in memory).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include "cli.h"
+#include "policy.h"
+#include "registry.h"
+#include "sim.h"
+#include "sim_reftable.h"
+
+static const char *const CMD = "sim";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gpumemsim sim TRACE [--policy NAME] [--budget B] [options]\n"
+            "       gpumemsim sim --list-policies\n"
+            "       gpumemsim sim --reference-table CSV [--traces DIR] [--rows] [--repeat N]\n"
+            "\n"
+            "Replays TRACE (.gmt or DTR JSON log) under a memory budget with Dynamic Tensor\n"
+            "Rematerialization: when an op's outputs do not fit, the policy picks storages to\n"
+            "evict; evicted tensors are recomputed when needed again. Prints the status (ok,\n"
+            "oom = nothing left to evict, remat-limit = recomputation passed the limit), the\n"
+            "overhead (simulated time / baseline compute), evictions by the policy and eager\n"
+            "evictions (last reference released), rematerializations, peak memory, the\n"
+            "baseline (no budget) and the simulator's own wall time. Exit status 0 whenever\n"
+            "the simulation ran, whatever its status.\n"
+            "\n"
+            "options:\n"
+            "  --policy NAME       eviction policy (default dtr; see --list-policies)\n"
+            "  --budget B          a ratio of the baseline peak memory (0.4, 40%%) or bytes\n"
+            "                      (3.2GiB, 800MB, 123456789); default: no budget\n"
+            "  --seed N            seed of the random policy (Python's random.seed(N); 0)\n"
+            "  --remat-limit L     stop once recomputation exceeds (L-1) x baseline compute\n"
+            "                      (default 2, as in the DTR paper; 0 = no limit)\n"
+            "  --semantics simrd   replay semantics (simrd, the DTR paper's simulator, is the\n"
+            "                      default and only mode)\n"
+            "  --json              print one JSON object (status, overhead, evictions,\n"
+            "                      eager_evictions, remats, remat_compute, peak_memory,\n"
+            "                      baseline_memory, baseline_compute, clock, wall_s, policy,\n"
+            "                      budget, budget_ratio, trace)\n"
+            "  --list-policies     list the policies, one per line, and exit\n"
+            "  --reference-table CSV  replay every row of a simrd reference table (e.g.\n"
+            "                      shared/reference/simrd-pareto.csv) in one process, compare\n"
+            "                      and print an agreement table with timings; exit 1 on any\n"
+            "                      mismatch. --traces DIR says where its logs are (default\n"
+            "                      CSV's ../traces/dtr-iclr21), --rows prints every row,\n"
+            "                      --repeat N runs the table N times (timing), --quiet hides diffs\n"
+            "  --chain N           instead of TRACE, simulate a synthetic training-like chain of\n"
+            "                      N layers (forward then backward; 2N ops; benchmarks)\n"
+            "  -h, --help          show this help\n"
+            "\n"
+            "examples:\n"
+            "  gpumemsim sim unet.gmt --policy dtr --budget 0.4\n"
+            "  gpumemsim sim resnet32.log --policy random --seed 3 --budget 2.5GiB --json\n");
+}
+
+enum {
+    OPT_POLICY = 256,
+    OPT_BUDGET,
+    OPT_SEED,
+    OPT_REMAT,
+    OPT_SEMANTICS,
+    OPT_JSON,
+    OPT_LIST,
+    OPT_REFTABLE,
+    OPT_TRACES,
+    OPT_ROWS,
+    OPT_REPEAT,
+    OPT_QUIET,
+    OPT_CHAIN,
+};
+
+static void list_policies(FILE *f)
+{
+    for (size_t i = 0; i < pol_count(); i++)
+        fprintf(f, "%-10s %s\n", pol_name(pol_at(i)), pol_description(pol_at(i)));
+}
+
+static void policy_names(char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (size_t i = 0; i < pol_count(); i++) {
+        size_t u = strlen(buf);
+        snprintf(buf + u, len - u, "%s%s", i ? ", " : "", pol_name(pol_at(i)));
+    }
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!*s || *s == '-')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* The shortest decimal that reads back as d (what Python's repr prints), so overheads can be
+ * compared with the reference table as text. */
+static const char *shortest_double(double d, char *buf, size_t len)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, d);
+        if (strtod(buf, NULL) == d)
+            break;
+    }
+    return buf;
+}
+
+/* One JSON object; numbers are written by hand so that doubles are shortest round-trip and
+ * integers are exact, the trace path is escaped by jansson. */
+static int print_json(const char *trace, const sim_policy *p, const sim_config *cfg,
+                      double ratio, const sim_baseline *bl, const sim_result *r)
+{
+    json_t *js = json_string(trace);
+    char *tq = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
+    json_decref(js);
+    if (!tq)
+        return -1;
+    char d1[32], d2[32], d3[32];
+    char budget[32], rt[32];
+    if (cfg->budget == UINT64_MAX)
+        snprintf(budget, sizeof budget, "null");
+    else
+        snprintf(budget, sizeof budget, "%llu", (unsigned long long)cfg->budget);
+    if (ratio > 0)
+        shortest_double(ratio, rt, sizeof rt);
+    else
+        snprintf(rt, sizeof rt, "null");
+    printf("{\"trace\": %s, \"policy\": \"%s\", \"semantics\": \"simrd\", \"budget\": %s, "
+           "\"budget_ratio\": %s, \"seed\": %llu, \"remat_limit\": %s, \"status\": \"%s\", "
+           "\"overhead\": %s, \"evictions\": %llu, \"eager_evictions\": %llu, \"remats\": %llu, "
+           "\"remat_compute\": %llu, \"peak_memory\": %llu, \"baseline_memory\": %llu, "
+           "\"baseline_compute\": %llu, \"clock\": %llu, \"wall_s\": %s}\n",
+           tq, pol_name(p), budget, rt, (unsigned long long)cfg->seed,
+           shortest_double(cfg->remat_limit, d1, sizeof d1), sim_status_name(r->status),
+           r->status == SIM_OK ? shortest_double(r->overhead, d2, sizeof d2) : "null",
+           (unsigned long long)r->evictions, (unsigned long long)r->eager_evictions,
+           (unsigned long long)r->remats, (unsigned long long)r->remat_compute,
+           (unsigned long long)r->peak_memory, (unsigned long long)bl->memory,
+           (unsigned long long)bl->compute, (unsigned long long)r->clock,
+           shortest_double(r->wall_s, d3, sizeof d3));
+    free(tq);
+    return 0;
+}
+
+static void print_text(const char *trace, const sim_policy *p, const sim_config *cfg,
+                       double ratio, const sim_baseline *bl, const sim_result *r)
+{
+    char b1[64], b2[64];
+    printf("trace            %s\n", trace);
+    printf("policy           %s\n", pol_name(p));
+    if (cfg->budget == UINT64_MAX)
+        printf("budget           none\n");
+    else if (ratio > 0)
+        printf("budget           %llu B (%s, %g x baseline memory)\n",
+               (unsigned long long)cfg->budget, cli_format_bytes(cfg->budget, b1, sizeof b1),
+               ratio);
+    else
+        printf("budget           %llu B (%s, %.3f x baseline memory)\n",
+               (unsigned long long)cfg->budget, cli_format_bytes(cfg->budget, b1, sizeof b1),
+               bl->memory ? (double)cfg->budget / (double)bl->memory : 0.0);
+    printf("status           %s\n", sim_status_name(r->status));
+    if (r->status == SIM_OK)
+        printf("overhead         %.6f (%s)\n", r->overhead,
+               shortest_double(r->overhead, b1, sizeof b1));
+    else
+        printf("overhead         - (run stopped: %s)\n",
+               r->status == SIM_OOM ? "nothing left to evict"
+                                    : "recomputation passed the remat limit");
+    printf("evictions        %llu by the policy, %llu eager (last reference released)\n",
+           (unsigned long long)r->evictions, (unsigned long long)r->eager_evictions);
+    printf("rematerialized   %llu ops, %llu ns of compute\n", (unsigned long long)r->remats,
+           (unsigned long long)r->remat_compute);
+    printf("peak memory      %llu B (%s)\n", (unsigned long long)r->peak_memory,
+           cli_format_bytes(r->peak_memory, b1, sizeof b1));
+    printf("baseline         %llu B (%s) peak, %llu ns compute\n",
+           (unsigned long long)bl->memory, cli_format_bytes(bl->memory, b2, sizeof b2),
+           (unsigned long long)bl->compute);
+    printf("simulated time   %llu ns\n", (unsigned long long)r->clock);
+    printf("wall time        %.6f s\n", r->wall_s);
+}
 
 int cmd_sim(int argc, char **argv)
 {
-    (void)argc;
-    cli_error(argv[0], "not implemented yet");
-    return 1;
+    static const struct option longopts[] = {
+        {"policy", required_argument, NULL, OPT_POLICY},
+        {"budget", required_argument, NULL, OPT_BUDGET},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"remat-limit", required_argument, NULL, OPT_REMAT},
+        {"semantics", required_argument, NULL, OPT_SEMANTICS},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"list-policies", no_argument, NULL, OPT_LIST},
+        {"reference-table", required_argument, NULL, OPT_REFTABLE},
+        {"traces", required_argument, NULL, OPT_TRACES},
+        {"rows", no_argument, NULL, OPT_ROWS},
+        {"repeat", required_argument, NULL, OPT_REPEAT},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {"chain", required_argument, NULL, OPT_CHAIN},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *policy = "dtr", *budget_s = NULL;
+    sim_config cfg;
+    sim_config_init(&cfg);
+    int json = 0;
+    sim_reftable_opts ro = {.repeat = 1};
+    uint64_t chain = 0, u;
+    char names[256];
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            usage(stdout);
+            return 0;
+        case OPT_POLICY:
+            policy = optarg;
+            break;
+        case OPT_BUDGET:
+            budget_s = optarg;
+            break;
+        case OPT_SEED:
+            if (parse_u64(optarg, &cfg.seed)) {
+                cli_error(CMD, "--seed '%s' is not a non-negative integer", optarg);
+                return 2;
+            }
+            break;
+        case OPT_REMAT: {
+            char *end;
+            errno = 0;
+            double L = strtod(optarg, &end);
+            if (errno || *end || !isfinite(L) || (L != 0 && L < 1)) {
+                cli_error(CMD,
+                          "--remat-limit '%s' must be a number >= 1 (total compute as a multiple "
+                          "of the baseline; 2 = the DTR paper's) or 0 for no limit", optarg);
+                return 2;
+            }
+            cfg.remat_limit = L;
+            break;
+        }
+        case OPT_SEMANTICS:
+            if (strcmp(optarg, "simrd") != 0) {
+                cli_error(CMD, "--semantics '%s' is unknown; the only mode is simrd", optarg);
+                return 2;
+            }
+            break;
+        case OPT_JSON:
+            json = 1;
+            break;
+        case OPT_LIST:
+            list_policies(stdout);
+            return 0;
+        case OPT_REFTABLE:
+            ro.csv = optarg;
+            break;
+        case OPT_TRACES:
+            ro.traces_dir = optarg;
+            break;
+        case OPT_ROWS:
+            ro.rows = 1;
+            break;
+        case OPT_QUIET:
+            ro.quiet = 1;
+            break;
+        case OPT_REPEAT:
+            if (parse_u64(optarg, &u) || u < 1 || u > 100000) {
+                cli_error(CMD, "--repeat '%s' must be an integer >= 1", optarg);
+                return 2;
+            }
+            ro.repeat = (int)u;
+            break;
+        case OPT_CHAIN:
+            if (parse_u64(optarg, &chain) || chain < 1 || chain > 100000000) {
+                cli_error(CMD, "--chain '%s' must be a layer count between 1 and 1e8", optarg);
+                return 2;
+            }
+            break;
+        case ':':
+            cli_error(CMD, "option %s needs a value (see gpumemsim sim --help)", argv[optind - 1]);
+            return 2;
+        default:
+            cli_error(CMD, "unknown option '%s' (see gpumemsim sim --help)", argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (ro.csv) {
+        if (optind != argc) {
+            cli_error(CMD, "--reference-table takes no TRACE argument ('%s')", argv[optind]);
+            return 2;
+        }
+        return sim_reftable_run(CMD, &ro);
+    }
+    if (chain ? optind != argc : optind + 1 != argc) {
+        cli_error(CMD, chain ? "--chain takes no TRACE argument"
+                             : "expected exactly one TRACE (a .gmt or DTR log); see --help");
+        return 2;
+    }
+    cfg.policy = pol_find(policy);
+    if (!cfg.policy) {
+        policy_names(names, sizeof names);
+        cli_error(CMD, "unknown policy '%s'; valid policies: %s", policy, names);
+        return 2;
+    }
+    double ratio = 0;
+    uint64_t bytes = 0;
+    if (budget_s && cli_parse_budget(budget_s, &ratio, &bytes) != 0) {
+        cli_error(CMD,
+                  "bad --budget '%s': give a ratio of baseline memory (0.4 or 40%%) or a byte "
+                  "count with an optional unit (3.2GiB, 800MB, 123456789)", budget_s);
+        return 2;
+    }
+
+    const char *trace = chain ? "(synthetic chain)" : argv[optind];
+    sim_trace *t;
+    gms_error err = {0};
+    int rc = chain ? sim_trace_chain(chain, &t, &err) : sim_trace_load(trace, &t, &err);
+    if (rc) {
+        cli_error(CMD, "%s", err.msg);
+        return 1;
+    }
+    const sim_baseline *bl = sim_trace_baseline(t);
+    if (budget_s)
+        cfg.budget = ratio > 0 ? sim_budget_for_ratio(t, ratio) : bytes;
+    sim_result res;
+    if (sim_run(t, &cfg, &res, &err) != 0) {
+        cli_error(CMD, "%s: %s", trace, err.msg);
+        sim_trace_free(t);
+        return 1;
+    }
+    if (json) {
+        if (print_json(trace, cfg.policy, &cfg, ratio, bl, &res) != 0) {
+            cli_error(CMD, "out of memory writing JSON");
+            sim_trace_free(t);
+            return 1;
+        }
+    } else {
+        print_text(trace, cfg.policy, &cfg, ratio, bl, &res);
+    }
+    sim_trace_free(t);
+    return 0;
 }

@@ -48,6 +48,10 @@ int sim_trace_builder_add(sim_trace_builder *b, const struct gmt_event *ev, gms_
 int sim_trace_builder_finish(sim_trace_builder *b, sim_trace **out, gms_error *err);
 void sim_trace_builder_free(sim_trace_builder *b);
 
+/* A synthetic training-like chain of n layers (forward, loss, backward; 2n + 2 ops) for
+ * benchmarks and scaling tests (sim_chain.c). */
+int sim_trace_chain(uint64_t n, sim_trace **out, gms_error *err);
+
 /* Schedule size: storages (one per non-view output) and tensors (outputs) of the trace. */
 uint64_t sim_trace_storages(const sim_trace *t);
 uint64_t sim_trace_tensors(const sim_trace *t);

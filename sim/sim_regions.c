@@ -53,11 +53,16 @@ void sim_regions_free(sim_view *v)
     v->fwd = v->rev = NULL;
 }
 
-/* Visits neighbour storage su of the region being rebuilt from `base`. */
+/* Visits neighbour storage su of the region being rebuilt from `base`.
+ *
+ * Pinned storages are left out of frontiers: a pinned storage is never scored nor evicted
+ * again, so its own regions are never read, and a frontier member only ever serves to update
+ * its regions. Leaving them out changes no score and saves rebuilding, on every op, the
+ * regions of weights that have hundreds of children. */
 static void visit(sim_view *v, sim_region *R, uint32_t base, uint32_t su)
 {
     if (v->ss[su].material) {
-        if (su != base)
+        if (su != base && !v->ss[su].pinned)
             add(v, &R->frontier, su);
     } else if (!sim_set_has(&R->interior, su)) {
         add(v, &R->interior, su);
@@ -109,9 +114,11 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
 static void absorb(sim_view *v, sim_region *R, uint32_t s, const sim_region *S)
 {
     sim_set_remove(&R->frontier, s);
-    for (uint32_t i = 0; i < S->frontier.cap; i++)
-        if (S->frontier.slots[i] != SIM_SET_EMPTY)
-            add(v, &R->frontier, S->frontier.slots[i]);
+    for (uint32_t i = 0; i < S->frontier.cap; i++) {
+        uint32_t f = S->frontier.slots[i];
+        if (f != SIM_SET_EMPTY && !v->ss[f].pinned) /* pinned: see visit() */
+            add(v, &R->frontier, f);
+    }
     uint64_t sum = 0;
     for (uint32_t i = 0; i < S->interior.cap; i++) {
         uint32_t x = S->interior.slots[i];
@@ -131,13 +138,17 @@ static void absorb(sim_view *v, sim_region *R, uint32_t s, const sim_region *S)
 void sim_regions_on_evict(sim_view *v, uint32_t s)
 {
     const sim_set *pf = &v->rev[s].frontier;
-    for (uint32_t i = 0; i < pf->cap; i++)
-        if (pf->slots[i] != SIM_SET_EMPTY)
-            absorb(v, &v->fwd[pf->slots[i]], s, &v->fwd[s]);
+    for (uint32_t i = 0; i < pf->cap; i++) {
+        uint32_t p = pf->slots[i];
+        if (p != SIM_SET_EMPTY && !v->ss[p].pinned)
+            absorb(v, &v->fwd[p], s, &v->fwd[s]);
+    }
     const sim_set *cf = &v->fwd[s].frontier;
-    for (uint32_t i = 0; i < cf->cap; i++)
-        if (cf->slots[i] != SIM_SET_EMPTY)
-            absorb(v, &v->rev[cf->slots[i]], s, &v->rev[s]);
+    for (uint32_t i = 0; i < cf->cap; i++) {
+        uint32_t c = cf->slots[i];
+        if (c != SIM_SET_EMPTY && !v->ss[c].pinned)
+            absorb(v, &v->rev[c], s, &v->rev[s]);
+    }
     region_clear(&v->fwd[s]);
     region_clear(&v->rev[s]);
 }
@@ -147,7 +158,7 @@ static void collect(sim_view *v, const sim_set *set, uint32_t gen)
 {
     for (uint32_t i = 0; i < set->cap; i++) {
         uint32_t x = set->slots[i];
-        if (x == SIM_SET_EMPTY || v->stamp[x] == gen)
+        if (x == SIM_SET_EMPTY || v->stamp[x] == gen || v->ss[x].pinned)
             continue;
         v->stamp[x] = gen;
         if (sim_grow((void **)&v->scratch2, &v->cap_scratch2, v->n_scratch2 + 1,

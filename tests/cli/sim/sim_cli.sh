@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# End-to-end: 'gpumemsim sim' on a DTR paper log and its .gmt conversion. Expected numbers
+# come from the reference table (simrd's results), not from this program.
+set -u
+: "${GMS_BIN:?}" "${GMS_SHARED_DIR:?}" "${GMS_TMP:?}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+mkdir -p "$GMS_TMP"
+LOG=$(ls "$GMS_SHARED_DIR"/traces/dtr-iclr21/unet-*.log 2>/dev/null | head -1)
+CSV="$GMS_SHARED_DIR/reference/simrd-pareto.csv"
+[ -f "$LOG" ] || fail "no U-Net log under $GMS_SHARED_DIR/traces/dtr-iclr21 (set GMS_SHARED_DIR)"
+[ -f "$CSV" ] || fail "no reference table $CSV"
+
+# the reference row: log, policy, ratio -> "status evictions eager remat peak overhead"
+ref() { awk -F, -v l="$(basename "$LOG")" -v p="$1" -v r="$2" \
+    '$1==l && $3==p && $4==0 && $5==r {print $9, $11, $12, $13, $14, $10}' "$CSV"; }
+# our JSON -> the same fields (jansson prints "key": value)
+ours() { sed -E 's/.*"status": "([^"]*)".*"overhead": ([^,]*),.*"evictions": ([0-9]+), "eager_evictions": ([0-9]+),.*"remat_compute": ([0-9]+), "peak_memory": ([0-9]+),.*/\1 \3 \4 \5 \6 \2/'; }
+
+# help, listing, errors
+"$GMS_BIN" sim --help | grep -q "usage: gpumemsim sim TRACE" || fail "--help"
+[ "$("$GMS_BIN" sim --list-policies | wc -l)" -eq 7 ] || fail "--list-policies is not 7 lines"
+"$GMS_BIN" sim --list-policies | grep -q "^dtr-eq " || fail "dtr-eq not listed"
+out=$("$GMS_BIN" sim "$LOG" --policy nope 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "valid policies: dtr, dtr-eq" || fail "unknown policy: rc $rc: $out"
+out=$("$GMS_BIN" sim "$LOG" --budget lots 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "ratio of baseline memory" || fail "bad budget: rc $rc: $out"
+out=$("$GMS_BIN" sim "$GMS_TMP/missing.log" --budget 0.5 2>&1); rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "missing.log" || fail "missing trace: rc $rc: $out"
+out=$("$GMS_BIN" sim 2>&1); rc=$?
+[ $rc -eq 2 ] || fail "no TRACE: rc $rc"
+out=$("$GMS_BIN" sim "$LOG" --remat-limit 0.5 2>&1); rc=$?
+[ $rc -eq 2 ] || fail "remat limit 0.5 accepted"
+out=$("$GMS_BIN" sim "$LOG" --semantics other 2>&1); rc=$?
+[ $rc -eq 2 ] || fail "--semantics other accepted"
+
+# the log and its .gmt give the reference numbers, ok and oom rows alike
+"$GMS_BIN" convert "$LOG" -o "$GMS_TMP/unet.gmt" --quiet || fail "convert"
+for case in "dtr 0.5" "dtr 0.4" "msps 0.3" "lru 0.7" "dtr-eq 0.6" "size 0.9" "dtr-local 0.8"; do
+    set -- $case
+    want=$(ref "$1" "$2")
+    [ -n "$want" ] || fail "no reference row for $case"
+    for trace in "$LOG" "$GMS_TMP/unet.gmt"; do
+        got=$("$GMS_BIN" sim "$trace" --policy "$1" --budget "$2" --json | ours)
+        # failed runs: the reference leaves overhead empty, we print null
+        [ "$got" = "$want" ] || [ "${got% null}" = "${want% }" ] ||
+            fail "$case on $(basename "$trace"): got '$got', reference '$want'"
+    done
+done
+
+# random trial 3 at 0.5: exactly the reference's trial 3
+want=$(awk -F, -v l="$(basename "$LOG")" '$1==l && $3=="random" && $4==3 && $5==0.5 {print $9, $11, $12, $13, $14, $10}' "$CSV")
+got=$("$GMS_BIN" sim "$LOG" --policy random --seed 3 --budget 0.5 --json | ours)
+[ "$got" = "$want" ] || [ "${got% null}" = "${want% }" ] || fail "random seed 3: got '$got', reference '$want'"
+
+# a ratio and the same budget in bytes are the same run; text output names the fields
+bytes=$(awk -F, -v l="$(basename "$LOG")" '$1==l && $3=="dtr" && $5==0.6 {print $6}' "$CSV")
+a=$("$GMS_BIN" sim "$LOG" --budget 60% --json | ours)
+b=$("$GMS_BIN" sim "$LOG" --budget "$bytes" --json | ours)
+[ "$a" = "$b" ] || fail "60% vs $bytes bytes: '$a' vs '$b'"
+txt=$("$GMS_BIN" sim "$LOG" --budget 0.6)
+for k in status overhead evictions rematerialized "peak memory" baseline "simulated time" "wall time"; do
+    echo "$txt" | grep -q "^$k" || fail "text output lacks '$k'"
+done
+echo "ok"
