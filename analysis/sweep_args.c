@@ -121,7 +121,7 @@ int sweep_parse_ratios(const char *text, double **ratios, size_t *n, gms_error *
     for (;;) {
         const char *e = strchr(s, ',');
         size_t len = e ? (size_t)(e - s) : strlen(s);
-        double r;
+        double r = 0;
         int rc = 0;
         if (parse_double(s, len, &r))
             rc = gms_error_set(err, GMS_EINVAL,

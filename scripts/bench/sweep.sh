@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Sweep benchmark: does a sweep use every core? Sweeps the five DTR paper logs with every
-# policy at budgets 0.1..1.0 (350 runs) into a fresh store with -j 1, -j 2, ... -j $(nproc),
-# best of GMS_BENCH_REPEAT (3) wall-clock runs each, and prints the speedup over -j 1, plus the
-# sum of the simulator's own per-run wall times (the work) and the machine's load average
-# (other processes on the machine make every number worse). Run through scripts/bench.sh
-# (Release build in build-bench/), or directly with GMS_BIN set. Numbers go to
-# docs/benchmarks.md "## Sweeps".
+# policy at budgets 0.1..1.0 (350 runs) into a fresh store with -j 1, 2, ..., $(nproc).
+# Rounds are interleaved (-j 1, -j 2, ..., then again) GMS_BENCH_REPEAT times (default 3) so
+# that load from other processes hits every setting alike; the best wall time of each is kept.
+# Prints wall time, runs/s, speedup over -j 1 and CPU time (user+sys) / wall time, and the
+# load average (other processes on the machine make every number worse). Run through
+# scripts/bench.sh (Release build in build-bench/), or directly with GMS_BIN set. Numbers go
+# to docs/benchmarks.md "## Sweeps".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin="${GMS_BIN:-${GMS_BUILD:-$PWD/build-bench}/cli/gpumemsim}"
@@ -20,22 +21,24 @@ cores=$(nproc)
 args=("$logs"/*.log --budgets 0.1:1.0:0.1 --quiet)
 echo "command: gpumemsim sweep ../shared/traces/dtr-iclr21/*.log --budgets 0.1:1.0:0.1 -j N --db fresh.db"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%4s %10s %10s %9s %12s\n' jobs best_s runs/s speedup sim_work_s
-base=""
-for j in $(seq 1 "$cores"); do
-  best=""
-  for _ in $(seq 1 "$repeat"); do
+declare -A best cpu
+for _ in $(seq 1 "$repeat"); do
+  for j in $(seq 1 "$cores"); do
     rm -f "$tmp"/r.db*
-    t0=$(date +%s.%N)
-    "$bin" sweep "${args[@]}" -j "$j" --db "$tmp/r.db"
-    t1=$(date +%s.%N)
-    s=$(echo "$t1 - $t0" | bc -l)
-    if [ -z "$best" ] || [ "$(echo "$s < $best" | bc -l)" = 1 ]; then best=$s; fi
+    /usr/bin/time -f '%e %U %S' -o "$tmp/time" "$bin" sweep "${args[@]}" -j "$j" --db "$tmp/r.db"
+    read -r wall user sys < "$tmp/time"
+    if [ -z "${best[$j]:-}" ] || [ "$(echo "$wall < ${best[$j]}" | bc -l)" = 1 ]; then
+      best[$j]=$wall
+      cpu[$j]=$(echo "($user + $sys) / $wall" | bc -l)
+    fi
   done
-  runs=$("$bin" db export "$tmp/r.db" --csv | tail -n +2 | wc -l)
-  work=$("$bin" db export "$tmp/r.db" --csv | awk -F, 'NR > 1 {w += $19} END {printf "%.2f", w}')
-  [ -z "$base" ] && base=$best
-  printf '%4d %10.2f %10.1f %8.2fx %12s\n' "$j" "$best" "$(echo "$runs / $best" | bc -l)" \
-    "$(echo "$base / $best" | bc -l)" "$work"
 done
+runs=$("$bin" db export "$tmp/r.db" --csv | tail -n +2 | wc -l)
+work=$("$bin" db export "$tmp/r.db" --csv | awk -F, 'NR > 1 {w += $19} END {printf "%.2f", w}')
+printf '%4s %9s %9s %9s %13s\n' jobs wall_s runs/s speedup cpu/wall
+for j in $(seq 1 "$cores"); do
+  printf '%4d %9.2f %9.1f %8.2fx %13.2f\n' "$j" "${best[$j]}" "$(echo "$runs / ${best[$j]}" | bc -l)" \
+    "$(echo "${best[1]} / ${best[$j]}" | bc -l)" "${cpu[$j]}"
+done
+echo "runs: $runs; simulator time summed over runs (last -j $cores sweep): ${work}s"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
