@@ -1,5 +1,6 @@
 /* trc_lift: raw tracer records -> gmt events (rules in lift.h and docs/tracer.md). */
 #include "lift.h"
+#include "lift_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,47 +118,6 @@ static int emit(lifter *L, const gmt_event *ev)
             L->st->ops++;
     }
     return rc;
-}
-
-/* 1 when name marks an iteration: "gpumemsim:iteration", or "gpumemsim:iteration=N" (for
- * tools that cannot attach an NVTX payload, such as torch.cuda.nvtx); *value gets N, or -1. */
-static int is_iteration(const char *name, int64_t *value)
-{
-    size_t n = strlen(TRC_ITERATION_RANGE);
-    if (!name || strncmp(name, TRC_ITERATION_RANGE, n) != 0)
-        return 0;
-    if (value)
-        *value = -1;
-    if (name[n] == '\0')
-        return 1;
-    if (name[n] != '=')
-        return 0;
-    char *end = NULL;
-    long long v = strtoll(name + n + 1, &end, 10);
-    if (end == name + n + 1 || *end != '\0' || v < 0)
-        return 0;
-    if (value)
-        *value = v;
-    return 1;
-}
-
-/* The op's name: the range name without the per-call details torch.autograd.profiler.emit_nvtx
- * appends ("aten::addmm, seq = 12, op_id = 40, sizes = [...]" -> "aten::addmm"), so that the
- * same op has the same name everywhere. */
-static void set_op_name(lifter *L, const char *name)
-{
-    static const char *const details[] = {", seq = ", ", stashed seq = ", ", op_id = ",
-                                          ", sizes = ", ", input_op_ids = "};
-    size_t len = strlen(name);
-    for (size_t i = 0; i < sizeof details / sizeof details[0]; i++) {
-        const char *p = strstr(name, details[i]);
-        if (p && (size_t)(p - name) < len)
-            len = (size_t)(p - name);
-    }
-    if (len >= sizeof L->op_name)
-        len = sizeof L->op_name - 1;
-    memcpy(L->op_name, name, len);
-    L->op_name[len] = '\0';
 }
 
 /* Index in live of the first entry whose address is >= addr. */
@@ -306,7 +266,7 @@ static const open_range *innermost_range(const lifter *L, uint64_t thread)
 {
     for (size_t i = L->n_ranges; i-- > 0;) {
         const open_range *o = &L->ranges[i];
-        if (is_iteration(o->name, NULL))
+        if (trc_is_iteration(o->name, NULL))
             continue;
         if (thread == 0 || o->thread == 0 || o->thread == thread)
             return o;
@@ -376,7 +336,7 @@ static int on_gpu_work(lifter *L, uint64_t thread, const char *name, const trc_r
         L->pending = 1;
         L->op_range = key;
         L->op_dur = 0;
-        set_op_name(L, o ? (o->name ? o->name : "unnamed-range") : name);
+        trc_op_name(L->op_name, sizeof L->op_name, o ? (o->name ? o->name : "unnamed-range") : name);
     }
     L->st->kernels += is_kernel != 0;
     if (act && act->end > act->ts)
@@ -444,7 +404,7 @@ static int on_iteration(lifter *L, const trc_rec *r)
     ev.text = "iteration";
     size_t d = find_by(L->recs, L->data_sorted, L->n_data, r->id, 0);
     int64_t from_name = -1;
-    is_iteration(r->name, &from_name);
+    trc_is_iteration(r->name, &from_name);
     if (d == SIZE_MAX && from_name >= 0) {
         ev.has_value = 1;
         ev.value = from_name;
@@ -466,7 +426,7 @@ static int on_iteration(lifter *L, const trc_rec *r)
 static int on_marker(lifter *L, const trc_rec *r)
 {
     L->st->markers++;
-    int is_iter = is_iteration(r->name, NULL);
+    int is_iter = trc_is_iteration(r->name, NULL);
     if (r->flags & TRC_MARK_START) {
         L->ranges[L->n_ranges++] = (open_range){.id = r->id, .thread = r->thread, .name = r->name};
         return is_iter ? on_iteration(L, r) : 0;
@@ -483,51 +443,6 @@ static int on_marker(lifter *L, const trc_rec *r)
         return 0;
     }
     return is_iter ? on_iteration(L, r) : 0; /* instantaneous marker */
-}
-
-static void append_status(trc_lift_stats *st, const char *text)
-{
-    size_t used = strlen(st->status);
-    if (used + 3 >= sizeof st->status)
-        return;
-    snprintf(st->status + used, sizeof st->status - used, "%s%s", used ? "; " : "", text);
-}
-
-/* Tracer facts (INFO records) -> header metadata and stats. */
-static int emit_meta(lifter *L, size_t n)
-{
-    const trc_sink *s = L->sink;
-    int rc = s->meta(s->ctx, "producer", "gpumemsim-tracer " GMS_VERSION, L->err);
-    if (rc == 0)
-        rc = s->meta(s->ctx, "source", "cupti", L->err);
-    if (rc == 0)
-        rc = s->meta(s->ctx, "time_unit", "ns", L->err);
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        const trc_rec *r = &L->recs[i];
-        if (r->type != TRC_REC_INFO || !r->name)
-            continue;
-        const char *v = r->text ? r->text : "";
-        if (strcmp(r->name, "end") == 0) {
-            L->st->clean_end = 1;
-        } else if (strcmp(r->name, "dropped_records") == 0) {
-            L->st->dropped_records = strtoull(v, NULL, 10);
-        } else if (strcmp(r->name, "status") == 0) {
-            append_status(L->st, v);
-        } else {
-            if (strcmp(r->name, "device") == 0)
-                snprintf(L->st->device, sizeof L->st->device, "%s", v);
-            rc = s->meta(s->ctx, r->name, v, L->err);
-        }
-    }
-    char buf[32];
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)L->st->dropped_records);
-    if (rc == 0)
-        rc = s->meta(s->ctx, "dropped_records", buf, L->err);
-    if (rc == 0)
-        rc = s->meta(s->ctx, "tracer_status", L->st->status[0] ? L->st->status : "ok", L->err);
-    if (rc == 0)
-        rc = s->meta(s->ctx, "trace_complete", L->st->clean_end ? "yes" : "no (job died)", L->err);
-    return rc;
 }
 
 static int keep_alloc(const trc_rec *r)
@@ -599,7 +514,7 @@ static int build_items(lifter *L, size_t n, item **out, size_t *n_out)
         }
         case TRC_REC_MARKER:
             x.cls = (r->flags & TRC_MARK_END) ? CLS_RANGE_END : CLS_RANGE_START;
-            if (!(r->flags & TRC_MARK_END) && is_iteration(r->name, NULL))
+            if (!(r->flags & TRC_MARK_END) && trc_is_iteration(r->name, NULL))
                 L->has_iterations = 1;
             break;
         case TRC_REC_MEMCPY:
@@ -647,7 +562,7 @@ int trc_lift_records(const trc_rec *recs, size_t n, const trc_sink *sink, trc_li
     if (!L.inst || !L.live || !L.ranges || !L.releases)
         rc = gms_error_set(err, GMS_ENOMEM, "lifter: out of memory for %zu records", n);
     if (rc == 0)
-        rc = emit_meta(&L, n);
+        rc = trc_lift_meta(recs, n, sink, st, err);
     if (rc == 0)
         rc = build_items(&L, n, &it, &m);
     for (size_t i = 0; rc == 0 && i < m; i++) {

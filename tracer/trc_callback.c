@@ -388,6 +388,18 @@ static int is_runtime_launch(CUpti_CallbackId cbid)
            cbid == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000;
 }
 
+/* The parameters of CUDA 13's __cudaLaunchKernel (what nvcc-generated launch stubs call); the
+ * CUPTI headers have no struct for them, so this mirrors its signature in
+ * crt/device_functions.h, as CUPTI's parameter structs mirror their functions. */
+typedef struct launch_kernel_v13000_params {
+    cudaKernel_t kernel;
+    dim3 gridDim;
+    dim3 blockDim;
+    void **args;
+    size_t sharedMem;
+    cudaStream_t stream;
+} launch_kernel_v13000_params;
+
 /* A runtime launch the driver callback did not see: scan its arguments here. */
 static void runtime_fallback(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
@@ -395,7 +407,14 @@ static void runtime_fallback(CUpti_CallbackId cbid, const CUpti_CallbackData *cb
     static int looked_up, warned;
     const void *func = NULL;
     void **args = NULL;
-    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
+    CUfunction kfunc = NULL;
+    if (cbid == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000 ||
+        cbid == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000) {
+        const launch_kernel_v13000_params *p = cb->functionParams;
+        args = p->args;
+        if (!p->kernel || cuKernelGetFunction(&kfunc, (CUkernel)p->kernel) != CUDA_SUCCESS)
+            kfunc = NULL;
+    } else if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
         cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000) {
         const cudaLaunchKernel_v7000_params *p = cb->functionParams;
         func = p->func, args = p->args;
@@ -412,8 +431,8 @@ static void runtime_fallback(CUpti_CallbackId cbid, const CUpti_CallbackData *cb
         looked_up = 1;
         *(void **)&get_func = dlsym(RTLD_DEFAULT, "cudaGetFuncBySymbol");
     }
-    cudaFunction_t f = NULL;
-    if (!func || !get_func || get_func(&f, func) != cudaSuccess)
+    cudaFunction_t f = (cudaFunction_t)kfunc;
+    if (!f && (!func || !get_func || get_func(&f, func) != cudaSuccess))
         f = NULL;
     if (!f && !warned) {
         warned = 1;

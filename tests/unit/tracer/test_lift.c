@@ -496,6 +496,8 @@ START_TEST(test_tracer_info_becomes_header_metadata)
         {.type = TRC_REC_INFO, .name = "status", .text = "cannot subscribe"},
         {.type = TRC_REC_INFO, .name = "dropped_records", .text = "17"},
         {.type = TRC_REC_INFO, .name = "end", .text = "exit"},
+        {.type = TRC_REC_INFO, .name = "device", .text = "written twice by racing threads"},
+        {.type = TRC_REC_INFO, .name = "producer", .text = "not the tracer's to say"},
         alloc_at(1, 0x1000, 100),
     };
     trc_lift_stats st;
@@ -505,6 +507,14 @@ START_TEST(test_tracer_info_becomes_header_metadata)
     ck_assert_str_eq(meta_of(t, "tracer_status"), "cannot subscribe");
     ck_assert_str_eq(meta_of(t, "trace_complete"), "yes");
     ck_assert_str_eq(meta_of(t, "source"), "cupti");
+    int devices = 0, producers = 0;
+    for (int i = 0; i < t->n_meta; i++) {
+        devices += strcmp(t->meta[i][0], "device") == 0;
+        producers += strcmp(t->meta[i][0], "producer") == 0;
+    }
+    ck_assert_int_eq(devices, 1); /* every key once: the first value wins */
+    ck_assert_int_eq(producers, 1);
+    ck_assert_ptr_nonnull(strstr(meta_of(t, "producer"), "gpumemsim-tracer"));
     ck_assert_uint_eq(st.dropped_records, 17);
     ck_assert_int_eq(st.clean_end, 1);
     ck_assert_str_eq(st.device, "NVIDIA H100");
