@@ -143,21 +143,30 @@ static void observe(void *ctx, const sim_event *ev)
     it->samples[it->n_samples++] = (sw_sample){ev->clock, ev->memory, ev->kind};
 }
 
-/* A worker: takes the next run off the shared list, simulates it with a runner it reuses
- * while consecutive runs share a trace (the list is grouped by trace), and hands the result
- * to the writer. */
+/* Runners a worker keeps, one per trace, so that runs hopping between traces (the work list
+ * is ordered by cost, not by trace) do not reallocate the per-run state every time. Beyond
+ * this many traces a worker keeps only the last one. */
+#define SWEEP_RUNNER_CACHE 64
+
+/* A worker: takes the next run off the shared list, simulates it and hands the result to the
+ * writer. */
 static void *worker_main(void *arg)
 {
     sweep_ctx *c = arg;
-    sim_runner *runner = NULL;
-    uint32_t runner_trace = UINT32_MAX;
+    size_t n_cache = c->spec->n_traces < SWEEP_RUNNER_CACHE ? c->spec->n_traces
+                                                            : SWEEP_RUNNER_CACHE;
+    sim_runner *cache[SWEEP_RUNNER_CACHE] = {0};
+    uint32_t cached[SWEEP_RUNNER_CACHE];
+    for (size_t i = 0; i < SWEEP_RUNNER_CACHE; i++)
+        cached[i] = UINT32_MAX;
     for (;;) {
         pthread_mutex_lock(&c->mu);
         if (c->stop || c->next >= c->n_todo) {
             c->running--;
             pthread_cond_signal(&c->cv);
             pthread_mutex_unlock(&c->mu);
-            sim_runner_free(runner);
+            for (size_t i = 0; i < n_cache; i++)
+                sim_runner_free(cache[i]);
             return NULL;
         }
         size_t idx = c->todo[c->next++];
@@ -167,12 +176,14 @@ static void *worker_main(void *arg)
         gms_error err;
         gms_error_clear(&err);
         int rc = 0;
-        if (runner_trace != it->trace) {
-            sim_runner_free(runner);
-            runner = NULL;
-            runner_trace = it->trace;
-            rc = sim_runner_new(c->traces[it->trace].t, &runner, &err);
+        size_t slot = it->trace % n_cache;
+        if (cached[slot] != it->trace) {
+            sim_runner_free(cache[slot]);
+            cache[slot] = NULL;
+            cached[slot] = it->trace;
+            rc = sim_runner_new(c->traces[it->trace].t, &cache[slot], &err);
         }
+        sim_runner *runner = cache[slot];
         sim_config cfg;
         sim_config_init(&cfg);
         cfg.policy = c->policies[it->policy];
@@ -187,7 +198,7 @@ static void *worker_main(void *arg)
         if (!rc)
             rc = sim_runner_run(runner, &cfg, &it->res, &err);
         if (rc)
-            runner_trace = UINT32_MAX;
+            cached[slot] = UINT32_MAX; /* rebuild the runner after a failure */
 
         pthread_mutex_lock(&c->mu);
         if (rc) {
