@@ -366,6 +366,12 @@ int cmd_record(int argc, char **argv)
             return 1;
         }
     }
+    /* absolute: the job may change directory before it initialises CUDA */
+    char *abs_dir = realpath(raw_dir, NULL);
+    if (abs_dir) {
+        snprintf(raw_dir, sizeof raw_dir, "%s", abs_dir);
+        free(abs_dir);
+    }
     if (setenv("CUDA_INJECTION64_PATH", tracer, 1) != 0 ||
         setenv("GMS_TRACE_DIR", raw_dir, 1) != 0 ||
         (cupti[0] && setenv("NVTX_INJECTION64_PATH", cupti, 1) != 0) ||

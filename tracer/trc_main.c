@@ -82,6 +82,7 @@ static void on_signal(int sig)
             write_end_info(how);
         }
         trc_out_flush();
+        alarm(0); /* the job's own handler may survive the signal: no stray alarm for it */
         g_in_signal = 0;
     }
     if (i >= 0)

@@ -57,12 +57,13 @@ expect_err_matches "no tracer library" "no tracer library.*CUDA toolkit.*not fou
 no_leftovers "no tracer library"
 
 # the job's environment: the tracer injected, PyTorch switched to cudaMallocAsync on request
-run_rc "$GMS_BIN" record --pytorch -o "$OUT" -- sh -c \
-  'echo "$CUDA_INJECTION64_PATH|$PYTORCH_CUDA_ALLOC_CONF|$GMS_TRACE_DIR" >'"$T/env.txt"
+(cd "$T" && run_rc "$GMS_BIN" record --pytorch -o out.gmt -- sh -c \
+  'echo "$CUDA_INJECTION64_PATH|$PYTORCH_CUDA_ALLOC_CONF|$GMS_TRACE_DIR" >'"$T/env.txt")
 IFS='|' read -r inj conf dir <"$T/env.txt"
 [ "$inj" = "$GMS_TRACER_LIB" ] || fail "CUDA_INJECTION64_PATH='$inj', want $GMS_TRACER_LIB"
 [ "$conf" = "backend:cudaMallocAsync" ] || fail "--pytorch set PYTORCH_CUDA_ALLOC_CONF='$conf'"
 [ -n "$dir" ] && [ ! -e "$dir" ] || fail "raw directory '$dir' missing from the env or left behind"
+case $dir in /*) ;; *) fail "GMS_TRACE_DIR '$dir' is relative (the job may change directory)" ;; esac
 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False run_rc "$GMS_BIN" record --pytorch -o "$OUT" \
   -- sh -c 'echo "$PYTORCH_CUDA_ALLOC_CONF" >'"$T/env.txt"
 [ "$(cat "$T/env.txt")" = "expandable_segments:False,backend:cudaMallocAsync" ] ||
