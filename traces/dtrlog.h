@@ -60,6 +60,9 @@ int dtrlog_reader_next(dtrlog_reader *r, gmt_event *ev, gms_error *err);
 uint64_t dtrlog_reader_events_read(const dtrlog_reader *r);
 /* Lines consumed so far (the number of the last line read). */
 uint64_t dtrlog_reader_line(const dtrlog_reader *r);
+/* Test hook: fast = 0 parses every line with jansson instead of the fast parser for the
+ * canonical form (same results, slower). Default 1. */
+void dtrlog_reader_set_fast(dtrlog_reader *r, int fast);
 void dtrlog_reader_close(dtrlog_reader *r);
 
 /* ------------------------------------------------------------------------------------------

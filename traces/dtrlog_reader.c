@@ -10,11 +10,11 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dtrlog_line.h"
 #include "gmt_namemap.h"
 
 #define READ_CHUNK (64 * 1024)
@@ -24,23 +24,29 @@ typedef struct pending_name {
     const char *text; /* owned by the name map */
 } pending_name;
 
+typedef struct line_buf {
+    char *buf; /* NUL-terminated */
+    size_t len, cap;
+} line_buf;
+
 struct dtrlog_reader {
     FILE *f;
     int owns;
     char *name;
+    int fast; /* use the fast line parser (dtrlog_line.h) */
 
     char *rbuf; /* raw read buffer */
     size_t rpos, rlen;
     int in_eof;
-    char *line; /* current line, NUL-terminated */
-    size_t line_len, line_cap;
     uint64_t lineno;
+    /* a record's first line, and its MEMORY/ALIAS follow-up lines */
+    line_buf main_line, aux_line;
+    dl_record main_rec, aux_rec; /* ev.op/text point into main_rec/main_line */
 
     int failed;
     uint64_t events;
     gmt_namemap *names; /* non-"x<digits>" name -> fresh id */
 
-    json_t *cur; /* JSON of the current record's main line; ev.op/text point into it */
     gmt_event main;
     int have_main;
     pending_name *pend;
@@ -124,10 +130,10 @@ static int fail_at(dtrlog_reader *r, gms_error *err, int code, uint64_t line, co
  * Lines
  */
 
-/* Reads the next line (without its '\n') into r->line. Returns 1, 0 at the end of the file,
- * or -1 on a read error or an over-long line. Embedded NUL bytes are kept (and later make the
- * line invalid JSON) instead of silently cutting it short. */
-static int read_line(dtrlog_reader *r, gms_error *err)
+/* Reads the next line (without its '\n') into lb. Returns 1, 0 at the end of the file, or -1
+ * on a read error or an over-long line. Embedded NUL bytes are kept (and later make the line
+ * invalid JSON) instead of silently cutting it short. */
+static int read_line(dtrlog_reader *r, line_buf *lb, gms_error *err)
 {
     size_t len = 0;
     int got = 0;
@@ -153,17 +159,17 @@ static int read_line(dtrlog_reader *r, gms_error *err)
         if (len + take > DTRLOG_MAX_LINE)
             return fail_at(r, err, GMS_EFORMAT, r->lineno + 1,
                            "line longer than %zu bytes (is this a DTR log?)", DTRLOG_MAX_LINE);
-        if (len + take + 1 > r->line_cap) {
-            size_t cap = r->line_cap ? r->line_cap : 256;
+        if (len + take + 1 > lb->cap) {
+            size_t cap = lb->cap ? lb->cap : 256;
             while (cap < len + take + 1)
                 cap *= 2;
-            char *p = realloc(r->line, cap);
+            char *p = realloc(lb->buf, cap);
             if (!p)
                 return fail_at(r, err, GMS_ENOMEM, r->lineno + 1, "out of memory");
-            r->line = p;
-            r->line_cap = cap;
+            lb->buf = p;
+            lb->cap = cap;
         }
-        memcpy(r->line + len, start, take);
+        memcpy(lb->buf + len, start, take);
         len += take;
         r->rpos += take + (nl ? 1 : 0);
         if (nl)
@@ -171,89 +177,78 @@ static int read_line(dtrlog_reader *r, gms_error *err)
     }
     if (!got && len == 0)
         return 0;
-    r->line[len] = '\0';
-    r->line_len = len;
+    lb->buf[len] = '\0';
+    lb->len = len;
     r->lineno++;
     return 1;
 }
 
-/* Parses the current line as a JSON object and returns it with its INSTRUCTION (NULL and an
- * error otherwise). */
-static json_t *parse_line(dtrlog_reader *r, const char **instr, gms_error *err)
+/* Parses the line in lb into rec and returns its INSTRUCTION (-1 and an error otherwise). */
+static int parse_line(dtrlog_reader *r, line_buf *lb, dl_record *rec, const char **instr,
+                      gms_error *err)
 {
-    if (r->line_len == 0) {
-        fail_at(r, err, GMS_EFORMAT, r->lineno,
-                "empty line (a DTR log has one JSON object per line)");
-        return NULL;
-    }
-    json_error_t jerr;
-    json_t *o = json_loadb(r->line, r->line_len, JSON_REJECT_DUPLICATES, &jerr);
-    if (!o) {
-        fail_at(r, err, GMS_EFORMAT, r->lineno, "not valid JSON: %s (column %d)", jerr.text,
-                jerr.column);
-        return NULL;
-    }
-    if (!json_is_object(o)) {
-        json_decref(o);
-        fail_at(r, err, GMS_EFORMAT, r->lineno, "not a JSON object");
-        return NULL;
-    }
-    json_t *in = json_object_get(o, "INSTRUCTION");
-    if (!json_is_string(in)) {
-        json_decref(o);
-        fail_at(r, err, GMS_EFORMAT, r->lineno, "%s \"INSTRUCTION\"",
-                in ? "non-string" : "missing");
-        return NULL;
-    }
-    *instr = json_string_value(in);
-    return o;
+    if (lb->len == 0)
+        return fail_at(r, err, GMS_EFORMAT, r->lineno,
+                       "empty line (a DTR log has one JSON object per line)");
+    char what[512];
+    int rc = dl_parse(rec, lb->buf, lb->len, r->fast, what, sizeof what);
+    if (rc == -2)
+        return fail_at(r, err, GMS_ENOMEM, r->lineno, "out of memory");
+    if (rc != 0)
+        return fail_at(r, err, GMS_EFORMAT, r->lineno, "%s", what);
+    const dl_field *in = dl_get(rec, "INSTRUCTION");
+    if (!in || in->type != DL_STRING)
+        return fail_at(r, err, GMS_EFORMAT, r->lineno, "%s \"INSTRUCTION\"",
+                       in ? "non-string" : "missing");
+    *instr = in->s;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------------------------
  * Fields
  */
 
-/* Fails unless o's keys are exactly INSTRUCTION, the required keys and some optional ones. */
-static int check_keys(dtrlog_reader *r, json_t *o, const char *instr, const char *const *req,
-                      const char *const *opt, gms_error *err)
+/* Fails unless rec's keys are exactly INSTRUCTION, the required keys and some optional
+ * ones. */
+static int check_keys(dtrlog_reader *r, const dl_record *rec, const char *instr,
+                      const char *const *req, const char *const *opt, gms_error *err)
 {
     for (const char *const *k = req; *k; k++)
-        if (!json_object_get(o, *k))
+        if (!dl_get(rec, *k))
             return fail_at(r, err, GMS_EFORMAT, r->lineno, "%s: missing \"%s\"", instr, *k);
-    const char *key;
-    json_t *v;
-    json_object_foreach(o, key, v) {
+    for (size_t i = 0; i < rec->n_fields; i++) {
+        const char *key = rec->fields[i].key;
         int known = strcmp(key, "INSTRUCTION") == 0;
         for (const char *const *k = req; *k && !known; k++)
             known = strcmp(key, *k) == 0;
         for (const char *const *k = opt; k && *k && !known; k++)
             known = strcmp(key, *k) == 0;
         if (!known)
-            return fail_at(r, err, GMS_EFORMAT, r->lineno, "%s: unexpected key \"%s\"", instr,
-                           key);
+            return fail_at(r, err, GMS_EFORMAT, r->lineno, "%s: unexpected key \"%.60s\"",
+                           instr, key);
     }
     return 0;
 }
 
-static int get_string(dtrlog_reader *r, json_t *o, const char *instr, const char *key,
-                      const char **s, size_t *len, gms_error *err)
+static int get_string(dtrlog_reader *r, const dl_record *rec, const char *instr,
+                      const char *key, const char **s, size_t *len, gms_error *err)
 {
-    json_t *v = json_object_get(o, key);
-    if (!json_is_string(v))
+    const dl_field *f = dl_get(rec, key);
+    if (!f || f->type != DL_STRING)
         return fail_at(r, err, GMS_EFORMAT, r->lineno, "%s: \"%s\" must be a string", instr,
                        key);
-    *s = json_string_value(v);
-    *len = json_string_length(v);
+    *s = f->s;
+    *len = f->len;
     return 0;
 }
 
 /* A field holding a non-negative decimal integer as a JSON string ("920906"). */
-static int get_u64_string(dtrlog_reader *r, json_t *o, const char *instr, const char *key,
-                          uint64_t *out, gms_error *err)
+static int get_u64_string(dtrlog_reader *r, const dl_record *rec, const char *instr,
+                          const char *key, uint64_t *out, gms_error *err)
 {
-    const char *s;
-    size_t len;
-    if (get_string(r, o, instr, key, &s, &len, err) != 0)
+    const char *s = NULL;
+    size_t len = 0;
+    if (get_string(r, rec, instr, key, &s, &len, err) != 0)
         return -1;
     if (parse_u64(s, len, out) != 0)
         return fail_at(r, err, GMS_EFORMAT, r->lineno,
@@ -290,12 +285,12 @@ static int resolve(dtrlog_reader *r, const char *name, size_t len, uint64_t *id,
 }
 
 /* A field holding one tensor name. */
-static int get_name(dtrlog_reader *r, json_t *o, const char *instr, const char *key,
+static int get_name(dtrlog_reader *r, const dl_record *rec, const char *instr, const char *key,
                     uint64_t *id, gms_error *err)
 {
-    const char *s;
-    size_t len;
-    if (get_string(r, o, instr, key, &s, &len, err) != 0)
+    const char *s = NULL;
+    size_t len = 0;
+    if (get_string(r, rec, instr, key, &s, &len, err) != 0)
         return -1;
     return resolve(r, s, len, id, err);
 }
@@ -318,14 +313,14 @@ static int reserve(void **arr, size_t *cap, size_t n, size_t elem)
 
 /* A field holding a list of tensor names; ids go to r->inputs (ARGS) or, for RESULT, to the
  * ids of r->outputs. */
-static int get_name_list(dtrlog_reader *r, json_t *o, const char *instr, const char *key,
-                         int into_outputs, uint32_t *count, gms_error *err)
+static int get_name_list(dtrlog_reader *r, const dl_record *rec, const char *instr,
+                         const char *key, int into_outputs, uint32_t *count, gms_error *err)
 {
-    json_t *a = json_object_get(o, key);
-    if (!json_is_array(a))
+    const dl_field *f = dl_get(rec, key);
+    if (!f || f->type != DL_ARRAY)
         return fail_at(r, err, GMS_EFORMAT, r->lineno, "%s: \"%s\" must be a list of names",
                        instr, key);
-    size_t n = json_array_size(a);
+    size_t n = f->n;
     if (n > UINT32_MAX / 2)
         return fail_at(r, err, GMS_EFORMAT, r->lineno, "%s: \"%s\" is too long", instr, key);
     int rc = into_outputs ? reserve((void **)&r->outputs, &r->outputs_cap, n, sizeof(gmt_output))
@@ -333,12 +328,12 @@ static int get_name_list(dtrlog_reader *r, json_t *o, const char *instr, const c
     if (rc != 0)
         return fail_at(r, err, GMS_ENOMEM, r->lineno, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        json_t *v = json_array_get(a, i);
-        if (!json_is_string(v))
+        const dl_item *it = &rec->items[f->first + i];
+        if (it->kind != DL_ITEM_STRING)
             return fail_at(r, err, GMS_EFORMAT, r->lineno,
                            "%s: \"%s\" item %zu must be a string", instr, key, i);
         uint64_t id;
-        if (resolve(r, json_string_value(v), json_string_length(v), &id, err) != 0)
+        if (resolve(r, it->s, it->len, &id, err) != 0)
             return -1;
         if (into_outputs)
             r->outputs[i] = (gmt_output){id, 0, -1};
@@ -366,7 +361,7 @@ static const char *const K_ANNOTATE_OPT[] = {"VALUE", NULL};
 static int read_follow_up(dtrlog_reader *r, const char *want, const char *owner, uint64_t first,
                           const char *name, size_t name_len, int64_t *out, gms_error *err)
 {
-    int rc = read_line(r, err);
+    int rc = read_line(r, &r->aux_line, err);
     if (rc < 0)
         return -1;
     if (rc == 0)
@@ -374,64 +369,50 @@ static int read_follow_up(dtrlog_reader *r, const char *want, const char *owner,
                        "%s \"%s\": the file ends before its %s line (truncated log?)", owner,
                        name, want);
     const char *instr;
-    json_t *o = parse_line(r, &instr, err);
-    if (!o)
+    dl_record *rec = &r->aux_rec;
+    if (parse_line(r, &r->aux_line, rec, &instr, err) != 0)
         return -1;
-    int ret = -1;
-    if (strcmp(instr, want) != 0) {
-        fail_at(r, err, GMS_EFORMAT, r->lineno,
-                "expected the %s line of %s \"%s\" (line %" PRIu64 "), got %.40s", want, owner,
-                name, first, instr);
-        goto out;
-    }
-    if (check_keys(r, o, want, strcmp(want, "MEMORY") == 0 ? K_MEMORY : K_ALIAS, NULL, err))
-        goto out;
-    const char *n;
-    size_t nlen;
-    if (get_string(r, o, want, "NAME", &n, &nlen, err) != 0)
-        goto out;
-    if (nlen != name_len || memcmp(n, name, nlen) != 0) {
-        fail_at(r, err, GMS_EFORMAT, r->lineno,
-                "%s names \"%.60s\" but %s on line %" PRIu64 " expects \"%s\"", want, n, owner,
-                first, name);
-        goto out;
-    }
-    const char *s;
-    size_t slen;
-    if (get_string(r, o, want, want, &s, &slen, err) != 0)
-        goto out;
-    if (strcmp(want, "MEMORY") == 0) {
+    if (strcmp(instr, want) != 0)
+        return fail_at(r, err, GMS_EFORMAT, r->lineno,
+                       "expected the %s line of %s \"%s\" (line %" PRIu64 "), got %.40s", want,
+                       owner, name, first, instr);
+    int is_memory = strcmp(want, "MEMORY") == 0;
+    const char *n = NULL, *s = NULL;
+    size_t nlen = 0, slen = 0;
+    if (check_keys(r, rec, want, is_memory ? K_MEMORY : K_ALIAS, NULL, err) ||
+        get_string(r, rec, want, "NAME", &n, &nlen, err))
+        return -1;
+    if (nlen != name_len || memcmp(n, name, nlen) != 0)
+        return fail_at(r, err, GMS_EFORMAT, r->lineno,
+                       "%s names \"%.60s\" but %s on line %" PRIu64 " expects \"%s\"", want, n,
+                       owner, first, name);
+    if (get_string(r, rec, want, want, &s, &slen, err) != 0)
+        return -1;
+    if (is_memory) {
         uint64_t v;
-        if (parse_u64(s, slen, &v) != 0 || v > INT64_MAX) {
-            fail_at(r, err, GMS_EFORMAT, r->lineno,
-                    "MEMORY is \"%.40s\", not a non-negative decimal integer", s);
-            goto out;
-        }
+        if (parse_u64(s, slen, &v) != 0 || v > INT64_MAX)
+            return fail_at(r, err, GMS_EFORMAT, r->lineno,
+                           "MEMORY is \"%.40s\", not a non-negative decimal integer", s);
         *out = (int64_t)v;
     } else {
         int64_t v;
-        if (parse_i64(s, slen, &v) != 0 || v < -1 || v > INT32_MAX) {
-            fail_at(r, err, GMS_EFORMAT, r->lineno,
-                    "ALIAS is \"%.40s\", not -1 or an argument index", s);
-            goto out;
-        }
+        if (parse_i64(s, slen, &v) != 0 || v < -1 || v > INT32_MAX)
+            return fail_at(r, err, GMS_EFORMAT, r->lineno,
+                           "ALIAS is \"%.40s\", not -1 or an argument index", s);
         *out = v;
     }
-    ret = 0;
-out:
-    json_decref(o);
-    return ret;
+    return 0;
 }
 
-static int read_constant(dtrlog_reader *r, json_t *o, gms_error *err)
+static int read_constant(dtrlog_reader *r, const dl_record *rec, gms_error *err)
 {
     gmt_event *ev = &r->main;
-    const char *name;
-    size_t len;
+    const char *name = NULL;
+    size_t len = 0;
     int64_t size;
     uint64_t first = r->lineno;
-    if (check_keys(r, o, "CONSTANT", K_NAME, NULL, err) ||
-        get_string(r, o, "CONSTANT", "NAME", &name, &len, err) ||
+    if (check_keys(r, rec, "CONSTANT", K_NAME, NULL, err) ||
+        get_string(r, rec, "CONSTANT", "NAME", &name, &len, err) ||
         resolve(r, name, len, &ev->id, err) ||
         read_follow_up(r, "MEMORY", "CONSTANT", first, name, len, &size, err))
         return -1;
@@ -439,25 +420,23 @@ static int read_constant(dtrlog_reader *r, json_t *o, gms_error *err)
     return 0;
 }
 
-static int read_call(dtrlog_reader *r, json_t *o, gms_error *err)
+static int read_call(dtrlog_reader *r, const dl_record *rec, gms_error *err)
 {
     gmt_event *ev = &r->main;
     uint64_t first = r->lineno;
     size_t oplen;
-    if (check_keys(r, o, "CALL", K_CALL, NULL, err) ||
-        get_string(r, o, "CALL", "NAME", &ev->op, &oplen, err) ||
-        get_u64_string(r, o, "CALL", "TIME", &ev->dur_ns, err) ||
-        get_name_list(r, o, "CALL", "ARGS", 0, &ev->n_inputs, err) ||
-        get_name_list(r, o, "CALL", "RESULT", 1, &ev->n_outputs, err))
+    if (check_keys(r, rec, "CALL", K_CALL, NULL, err) ||
+        get_string(r, rec, "CALL", "NAME", &ev->op, &oplen, err) ||
+        get_u64_string(r, rec, "CALL", "TIME", &ev->dur_ns, err) ||
+        get_name_list(r, rec, "CALL", "ARGS", 0, &ev->n_inputs, err) ||
+        get_name_list(r, rec, "CALL", "RESULT", 1, &ev->n_outputs, err))
         return -1;
-    json_t *res = json_object_get(o, "RESULT");
+    const dl_field *res = dl_get(rec, "RESULT");
     for (uint32_t i = 0; i < ev->n_outputs; i++) {
-        json_t *v = json_array_get(res, i);
-        const char *name = json_string_value(v);
-        size_t len = json_string_length(v);
+        const dl_item *it = &rec->items[res->first + i];
         int64_t size, alias;
-        if (read_follow_up(r, "MEMORY", "CALL result", first, name, len, &size, err) ||
-            read_follow_up(r, "ALIAS", "CALL result", first, name, len, &alias, err))
+        if (read_follow_up(r, "MEMORY", "CALL result", first, it->s, it->len, &size, err) ||
+            read_follow_up(r, "ALIAS", "CALL result", first, it->s, it->len, &alias, err))
             return -1;
         if (alias >= (int64_t)ev->n_inputs)
             return fail_at(r, err, GMS_EFORMAT, r->lineno,
@@ -472,52 +451,50 @@ static int read_call(dtrlog_reader *r, json_t *o, gms_error *err)
     return 0;
 }
 
-static int read_mutate(dtrlog_reader *r, json_t *o, gms_error *err)
+static int read_mutate(dtrlog_reader *r, const dl_record *rec, gms_error *err)
 {
     gmt_event *ev = &r->main;
     size_t oplen;
-    if (check_keys(r, o, "MUTATE", K_MUTATE, NULL, err) ||
-        get_string(r, o, "MUTATE", "NAME", &ev->op, &oplen, err) ||
-        get_u64_string(r, o, "MUTATE", "TIME", &ev->dur_ns, err) ||
-        get_name_list(r, o, "MUTATE", "ARGS", 0, &ev->n_inputs, err))
+    if (check_keys(r, rec, "MUTATE", K_MUTATE, NULL, err) ||
+        get_string(r, rec, "MUTATE", "NAME", &ev->op, &oplen, err) ||
+        get_u64_string(r, rec, "MUTATE", "TIME", &ev->dur_ns, err) ||
+        get_name_list(r, rec, "MUTATE", "ARGS", 0, &ev->n_inputs, err))
         return -1;
-    json_t *a = json_object_get(o, "MUTATE");
-    if (!json_is_array(a))
+    const dl_field *f = dl_get(rec, "MUTATE");
+    if (f->type != DL_ARRAY)
         return fail_at(r, err, GMS_EFORMAT, r->lineno,
                        "MUTATE: \"MUTATE\" must be a list of argument indices");
-    size_t n = json_array_size(a);
-    if (reserve((void **)&r->mutated, &r->mutated_cap, n, sizeof(uint32_t)) != 0)
+    if (reserve((void **)&r->mutated, &r->mutated_cap, f->n, sizeof(uint32_t)) != 0)
         return fail_at(r, err, GMS_ENOMEM, r->lineno, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        json_t *v = json_array_get(a, i);
-        if (!json_is_integer(v))
+    for (size_t i = 0; i < f->n; i++) {
+        const dl_item *it = &rec->items[f->first + i];
+        if (it->kind != DL_ITEM_INT)
             return fail_at(r, err, GMS_EFORMAT, r->lineno,
                            "MUTATE: \"MUTATE\" item %zu must be an integer", i);
-        json_int_t m = json_integer_value(v);
-        if (m < 0 || m >= (json_int_t)ev->n_inputs)
+        if (it->i < 0 || it->i >= (int64_t)ev->n_inputs)
             return fail_at(r, err, GMS_EFORMAT, r->lineno,
-                           "MUTATE: index %" JSON_INTEGER_FORMAT
-                           " is out of range: the op has %" PRIu32 " argument%s",
-                           m, ev->n_inputs, ev->n_inputs == 1 ? "" : "s");
-        r->mutated[i] = (uint32_t)m;
+                           "MUTATE: index %" PRId64 " is out of range: the op has %" PRIu32
+                           " argument%s",
+                           it->i, ev->n_inputs, ev->n_inputs == 1 ? "" : "s");
+        r->mutated[i] = (uint32_t)it->i;
     }
-    ev->n_mutated = (uint32_t)n;
+    ev->n_mutated = (uint32_t)f->n;
     ev->inputs = r->inputs;
     ev->mutated = r->mutated;
     return 0;
 }
 
-static int read_annotate(dtrlog_reader *r, json_t *o, gms_error *err)
+static int read_annotate(dtrlog_reader *r, const dl_record *rec, gms_error *err)
 {
     gmt_event *ev = &r->main;
     size_t len;
-    if (check_keys(r, o, "ANNOTATE", K_ANNOTATE, K_ANNOTATE_OPT, err) ||
-        get_string(r, o, "ANNOTATE", "ANNOTATION", &ev->text, &len, err))
+    if (check_keys(r, rec, "ANNOTATE", K_ANNOTATE, K_ANNOTATE_OPT, err) ||
+        get_string(r, rec, "ANNOTATE", "ANNOTATION", &ev->text, &len, err))
         return -1;
-    if (json_object_get(o, "VALUE")) {
-        const char *s;
-        size_t slen;
-        if (get_string(r, o, "ANNOTATE", "VALUE", &s, &slen, err) != 0)
+    if (dl_get(rec, "VALUE")) {
+        const char *s = NULL;
+        size_t slen = 0;
+        if (get_string(r, rec, "ANNOTATE", "VALUE", &s, &slen, err) != 0)
             return -1;
         if (parse_i64(s, slen, &ev->value) != 0)
             return fail_at(r, err, GMS_EFORMAT, r->lineno,
@@ -530,37 +507,36 @@ static int read_annotate(dtrlog_reader *r, json_t *o, gms_error *err)
 /* Reads one record into r->main (and queued NAME events). Returns 1, 0 at the end, -1. */
 static int read_record(dtrlog_reader *r, gms_error *err)
 {
-    int rc = read_line(r, err);
+    int rc = read_line(r, &r->main_line, err);
     if (rc <= 0)
         return rc;
     const char *instr;
-    json_t *o = parse_line(r, &instr, err);
-    if (!o)
+    const dl_record *rec = &r->main_rec;
+    if (parse_line(r, &r->main_line, &r->main_rec, &instr, err) != 0)
         return -1;
-    r->cur = o;
     gmt_event *ev = &r->main;
     memset(ev, 0, sizeof *ev);
     if (strcmp(instr, "CONSTANT") == 0) {
         ev->kind = GMT_CONSTANT;
-        rc = read_constant(r, o, err);
+        rc = read_constant(r, rec, err);
     } else if (strcmp(instr, "CALL") == 0) {
         ev->kind = GMT_CALL;
-        rc = read_call(r, o, err);
+        rc = read_call(r, rec, err);
     } else if (strcmp(instr, "MUTATE") == 0) {
         ev->kind = GMT_MUTATE;
-        rc = read_mutate(r, o, err);
+        rc = read_mutate(r, rec, err);
     } else if (strcmp(instr, "COPY") == 0 || strcmp(instr, "COPY_FROM") == 0) {
         ev->kind = instr[4] ? GMT_COPY_FROM : GMT_COPY;
-        rc = check_keys(r, o, instr, K_COPY, NULL, err) ||
-             get_name(r, o, instr, "DST", &ev->id, err) ||
-             get_name(r, o, instr, "SRC", &ev->src, err);
+        rc = check_keys(r, rec, instr, K_COPY, NULL, err) ||
+             get_name(r, rec, instr, "DST", &ev->id, err) ||
+             get_name(r, rec, instr, "SRC", &ev->src, err);
     } else if (strcmp(instr, "RELEASE") == 0) {
         ev->kind = GMT_RELEASE;
-        rc = check_keys(r, o, instr, K_NAME, NULL, err) ||
-             get_name(r, o, instr, "NAME", &ev->id, err);
+        rc = check_keys(r, rec, instr, K_NAME, NULL, err) ||
+             get_name(r, rec, instr, "NAME", &ev->id, err);
     } else if (strcmp(instr, "ANNOTATE") == 0) {
         ev->kind = GMT_ANNOTATE;
-        rc = read_annotate(r, o, err);
+        rc = read_annotate(r, rec, err);
     } else if (strcmp(instr, "MEMORY") == 0 || strcmp(instr, "ALIAS") == 0) {
         return fail_at(r, err, GMS_EFORMAT, r->lineno,
                        "stray %s line (it must follow a %s line)", instr,
@@ -600,6 +576,9 @@ int dtrlog_reader_open_stream(FILE *f, const char *name, int owns, dtrlog_reader
     }
     r->f = f;
     r->owns = owns;
+    r->fast = 1;
+    dl_record_init(&r->main_rec);
+    dl_record_init(&r->aux_rec);
     *out = r;
     return 0;
 }
@@ -622,8 +601,6 @@ int dtrlog_reader_next(dtrlog_reader *r, gmt_event *ev, gms_error *err)
         return -1;
     }
     if (r->pend_pos == r->npend && !r->have_main) {
-        json_decref(r->cur);
-        r->cur = NULL;
         r->npend = r->pend_pos = 0;
         int rc = read_record(r, err);
         if (rc <= 0)
@@ -653,17 +630,24 @@ uint64_t dtrlog_reader_line(const dtrlog_reader *r)
     return r->lineno;
 }
 
+void dtrlog_reader_set_fast(dtrlog_reader *r, int fast)
+{
+    r->fast = fast != 0;
+}
+
 void dtrlog_reader_close(dtrlog_reader *r)
 {
     if (!r)
         return;
     if (r->owns && r->f)
         fclose(r->f);
-    json_decref(r->cur);
+    dl_record_free(&r->main_rec);
+    dl_record_free(&r->aux_rec);
     gmt_namemap_free(r->names);
     free(r->name);
     free(r->rbuf);
-    free(r->line);
+    free(r->main_line.buf);
+    free(r->aux_line.buf);
     free(r->pend);
     free(r->inputs);
     free(r->outputs);

@@ -57,7 +57,8 @@ void tu_event_text(const gmt_event *ev, char *buf, size_t len)
 #undef PUT
 }
 
-char *tu_read_log(const char *text)
+/* Reads text with the fast line parser on or off. */
+static char *read_log_mode(const char *text, int fast)
 {
     char *out = NULL;
     size_t out_len = 0;
@@ -70,6 +71,7 @@ char *tu_read_log(const char *text)
     gms_error err;
     gms_error_clear(&err);
     ck_assert_int_eq(dtrlog_reader_open_stream(f, "t.log", 1, &r, &err), 0);
+    dtrlog_reader_set_fast(r, fast);
     gmt_event ev;
     int rc;
     char line[4096];
@@ -85,6 +87,15 @@ char *tu_read_log(const char *text)
     dtrlog_reader_close(r);
     fclose(o);
     return out;
+}
+
+char *tu_read_log(const char *text)
+{
+    char *fast = read_log_mode(text, 1), *slow = read_log_mode(text, 0);
+    ck_assert_msg(strcmp(fast, slow) == 0, "fast and jansson parsers differ on:\n%s\nfast:\n%s\njansson:\n%s",
+                  text, fast, slow);
+    free(slow);
+    return fast;
 }
 
 char *tu_tmp_path(const char *name)

@@ -11,7 +11,8 @@
 void tu_event_text(const gmt_event *ev, char *buf, size_t len);
 
 /* Reads text (as file "t.log") with dtrlog_reader and returns every event's text, one per
- * line; an error adds a last line "ERROR <code> <message>". Caller frees. */
+ * line; an error adds a last line "ERROR <code> <message>". Reads it twice, with the fast
+ * line parser and with jansson only, and asserts both give the same. Caller frees. */
 char *tu_read_log(const char *text);
 
 /* Path of a fresh file name in a per-process temporary folder (not created). Caller frees. */
