@@ -603,6 +603,66 @@ fail:
     return -1;
 }
 
+static int edge_cmp(const void *a, const void *b)
+{
+    const sim_edge *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/* Builds one direction of the storage graph: per storage, the distinct neighbour storages
+ * (self edges dropped) with the op from which each edge exists, sorted by that op. */
+static int build_adjacency(sim_trace *tr, int forward, uint32_t **off_out, sim_edge **adj_out)
+{
+    uint32_t ns = tr->n_storages;
+    uint64_t total = tr->n_children_total; /* = sum over tensors of their op's args */
+    uint32_t *off = calloc((size_t)ns + 1, sizeof *off);
+    sim_edge *adj = malloc((size_t)(total ? total : 1) * sizeof *adj);
+    uint32_t *seen = malloc(((size_t)ns + 1) * sizeof *seen);
+    if (!off || !adj || !seen) {
+        free(off);
+        free(adj);
+        free(seen);
+        return -1;
+    }
+    memset(seen, 0xff, ((size_t)ns + 1) * sizeof *seen);
+    uint32_t n = 0;
+    for (uint32_t x = 0; x < ns; x++) {
+        const sim_storage_info *si = &tr->storages[x];
+        uint32_t start = n;
+        for (uint32_t i = 0; i < si->n_tensors; i++) {
+            uint32_t t = tr->storage_tensors[si->tensors_off + i];
+            const sim_tensor *te = &tr->tensors[t];
+            if (forward) {
+                for (uint32_t j = 0; j < te->n_children; j++) {
+                    uint32_t c = tr->children[te->children_off + j];
+                    adj[n++] = (sim_edge){tr->tensors[c].storage, tr->tensors[c].op};
+                }
+            } else {
+                const sim_op *op = &tr->ops[te->op];
+                for (uint32_t j = 0; j < op->n_args; j++)
+                    adj[n++] = (sim_edge){tr->tensors[tr->args[op->args_off + j]].storage, te->op};
+            }
+        }
+        qsort(adj + start, n - start, sizeof *adj, edge_cmp);
+        uint32_t k = start; /* keep each neighbour's earliest edge, drop self edges */
+        for (uint32_t i = start; i < n; i++) {
+            uint32_t y = adj[i].s;
+            if (y == x || seen[y] == x)
+                continue;
+            seen[y] = x;
+            adj[k++] = adj[i];
+        }
+        n = k;
+        off[x + 1] = n;
+    }
+    free(seen);
+    *off_out = off;
+    *adj_out = adj;
+    return 0;
+}
+
 int sim_trace_builder_finish(sim_trace_builder *b, sim_trace **out, gms_error *err)
 {
     *out = NULL;
@@ -627,6 +687,10 @@ int sim_trace_builder_finish(sim_trace_builder *b, sim_trace **out, gms_error *e
     free(pinned);
     if (rc == 0)
         rc = build_links(tr);
+    if (rc == 0)
+        rc = build_adjacency(tr, 1, &tr->fwd_off, &tr->fwd_adj);
+    if (rc == 0)
+        rc = build_adjacency(tr, 0, &tr->rev_off, &tr->rev_adj);
     if (rc != 0) {
         sim_trace_builder_free(b);
         return gms_error_set(err, GMS_ENOMEM, "out of memory finishing the schedule");
@@ -649,6 +713,10 @@ void sim_trace_free(sim_trace *t)
     free(t->storage_tensors);
     free(t->schedule);
     free(t->strings);
+    free(t->fwd_off);
+    free(t->rev_off);
+    free(t->fwd_adj);
+    free(t->rev_adj);
     free(t);
 }
 

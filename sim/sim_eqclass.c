@@ -50,29 +50,19 @@ static uint32_t evicted_neighbours(sim_view *v, uint32_t s)
 {
     const sim_trace *tr = v->tr;
     v->n_scratch = 0;
-    const uint32_t *ts;
-    uint32_t nt = sim_storage_live_tensors(v, s, &ts);
-    for (uint32_t i = 0; i < nt; i++) {
-        const sim_op *op = &tr->ops[tr->tensors[ts[i]].op];
-        const uint32_t *cs;
-        uint32_t nc = sim_tensor_live_children(v, ts[i], &cs);
-        if (sim_grow((void **)&v->scratch, &v->cap_scratch, v->n_scratch + op->n_args + nc,
-                     sizeof(uint32_t))) {
-            v->failed_alloc = 1;
-            return 0;
-        }
-        const uint32_t *as = tr->args + op->args_off;
-        for (uint32_t j = 0; j < op->n_args; j++) {
-            uint32_t n = tr->tensors[as[j]].storage;
-            if (n != s && !v->ss[n].material)
-                v->scratch[v->n_scratch++] = n;
-        }
-        for (uint32_t j = 0; j < nc; j++) {
-            uint32_t n = tr->tensors[cs[j]].storage;
-            if (n != s && !v->ss[n].material)
-                v->scratch[v->n_scratch++] = n;
-        }
+    const sim_edge *pa, *ch;
+    uint32_t np = sim_live_edges(v, tr->rev_off, tr->rev_adj, s, &pa);
+    uint32_t nc = sim_live_edges(v, tr->fwd_off, tr->fwd_adj, s, &ch);
+    if (sim_grow((void **)&v->scratch, &v->cap_scratch, np + nc + 1, sizeof(uint32_t))) {
+        v->failed_alloc = 1;
+        return 0;
     }
+    for (uint32_t j = 0; j < np; j++)
+        if (!v->ss[pa[j].s].material)
+            v->scratch[v->n_scratch++] = pa[j].s;
+    for (uint32_t j = 0; j < nc; j++)
+        if (!v->ss[ch[j].s].material)
+            v->scratch[v->n_scratch++] = ch[j].s;
     return v->n_scratch;
 }
 

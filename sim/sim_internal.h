@@ -54,6 +54,12 @@ typedef struct sim_storage_info {
     uint32_t n_tensors;
 } sim_storage_info;
 
+/* A storage-level edge: neighbour storage s exists as a neighbour from op `time` on. */
+typedef struct sim_edge {
+    uint32_t s;
+    uint32_t time; /* the edge exists once created_ops > time */
+} sim_edge;
+
 struct sim_trace {
     sim_op *ops;
     uint32_t n_ops;
@@ -66,6 +72,10 @@ struct sim_trace {
     sim_storage_info *storages;
     uint32_t n_storages;
     uint32_t *storage_tensors;
+    /* storage graph, de-duplicated, without self edges, each list sorted by time:
+     * fwd = storages of the children of the storage's tensors, rev = of their parents */
+    uint32_t *fwd_off, *rev_off; /* n_storages + 1 offsets */
+    sim_edge *fwd_adj, *rev_adj;
     uint32_t *schedule;
     uint32_t n_schedule;
     char *strings; /* NUL-terminated op names */
@@ -152,7 +162,10 @@ struct sim_view {
 /* Grows *arr (elements of size sz) to hold at least need elements. 0 or -1. */
 int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz);
 
-/* regions (sim_regions.c) */
+/* regions (sim_regions.c). Traces with at most this many storages keep region sets as
+ * bitsets (4 x n^2 bits per run at most: 32 MiB at the limit), larger ones as hash sets. */
+#define SIM_REGION_BITSET_MAX 8192
+void sim_regions_init(sim_view *v); /* once, right after allocating fwd/rev */
 void sim_regions_on_evict(sim_view *v, uint32_t s);
 void sim_regions_on_compute(sim_view *v, const uint32_t *st, uint32_t n);
 void sim_regions_reset(sim_view *v);
@@ -178,6 +191,27 @@ static inline uint32_t sim_live_prefix(const sim_view *v, const uint32_t *ts, ui
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (te[ts[mid]].op < lim)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Neighbour storages of s that exist now: adj[0..n). */
+static inline uint32_t sim_live_edges(const sim_view *v, const uint32_t *off, const sim_edge *all,
+                                      uint32_t s, const sim_edge **adj)
+{
+    const sim_edge *e = all + off[s];
+    uint32_t n = off[s + 1] - off[s];
+    uint32_t lim = v->created_ops;
+    *adj = e;
+    if (n == 0 || e[n - 1].time < lim)
+        return n;
+    uint32_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (e[mid].time < lim)
             lo = mid + 1;
         else
             hi = mid;

@@ -30,6 +30,20 @@ static void region_clear(sim_region *r)
     r->compute = 0;
 }
 
+void sim_regions_init(sim_view *v)
+{
+    uint32_t n = v->tr->n_storages;
+    if (n > SIM_REGION_BITSET_MAX)
+        return;
+    uint32_t words = (n + 63) / 64;
+    for (uint32_t s = 0; s < n; s++) {
+        sim_set_use_bits(&v->fwd[s].interior, words);
+        sim_set_use_bits(&v->fwd[s].frontier, words);
+        sim_set_use_bits(&v->rev[s].interior, words);
+        sim_set_use_bits(&v->rev[s].frontier, words);
+    }
+}
+
 void sim_regions_reset(sim_view *v)
 {
     for (uint32_t s = 0; s < v->tr->n_storages; s++) {
@@ -64,48 +78,80 @@ static void visit(sim_view *v, sim_region *R, uint32_t base, uint32_t su)
     if (v->ss[su].material) {
         if (su != base && !v->ss[su].pinned)
             add(v, &R->frontier, su);
-    } else if (!sim_set_has(&R->interior, su)) {
-        add(v, &R->interior, su);
-        R->compute += v->ss[su].compute;
-        if (sim_grow((void **)&v->scratch, &v->cap_scratch, v->n_scratch + 1, sizeof(uint32_t))) {
-            fail(v);
-            return;
-        }
-        v->scratch[v->n_scratch++] = su;
+        return;
     }
+    int r = sim_set_add(&R->interior, su);
+    if (r <= 0) {
+        if (r < 0)
+            fail(v);
+        return;
+    }
+    R->compute += v->ss[su].compute;
+    if (sim_grow((void **)&v->scratch, &v->cap_scratch, v->n_scratch + 1, sizeof(uint32_t))) {
+        fail(v);
+        return;
+    }
+    v->scratch[v->n_scratch++] = su;
 }
 
 /* Region.rebuild: DFS from base through evicted storages; forward follows children,
- * reverse follows parents. */
+ * reverse follows parents (the trace's de-duplicated storage graph: visiting a neighbour
+ * twice changes nothing, so the sets and the sum are exactly simrd's). */
 static void rebuild(sim_view *v, uint32_t base, int forward)
 {
     const sim_trace *tr = v->tr;
     sim_region *R = forward ? &v->fwd[base] : &v->rev[base];
+    const uint32_t *off = forward ? tr->fwd_off : tr->rev_off;
+    const sim_edge *all = forward ? tr->fwd_adj : tr->rev_adj;
     region_clear(R);
-    v->n_scratch = 0;
-    if (sim_grow((void **)&v->scratch, &v->cap_scratch, 1, sizeof(uint32_t))) {
+    if (sim_grow((void **)&v->scratch, &v->cap_scratch, tr->n_storages + 1, sizeof(uint32_t))) {
         fail(v);
         return;
     }
-    v->scratch[v->n_scratch++] = base;
-    while (v->n_scratch > 0 && !v->failed_alloc) {
-        uint32_t x = v->scratch[--v->n_scratch];
-        const uint32_t *ts;
-        uint32_t nt = sim_storage_live_tensors(v, x, &ts);
-        for (uint32_t i = 0; i < nt; i++) {
-            uint32_t t = ts[i];
-            if (forward) {
-                const uint32_t *cs;
-                uint32_t nc = sim_tensor_live_children(v, t, &cs);
-                for (uint32_t j = 0; j < nc; j++)
-                    visit(v, R, base, tr->tensors[cs[j]].storage);
-            } else {
-                const sim_op *op = &tr->ops[tr->tensors[t].op];
-                const uint32_t *args = tr->args + op->args_off;
-                for (uint32_t j = 0; j < op->n_args; j++)
-                    visit(v, R, base, tr->tensors[args[j]].storage);
+    uint32_t *stack = v->scratch;
+    uint32_t n = 0;
+    stack[n++] = base;
+    const sim_sstate *ss = v->ss;
+    if (R->interior.words && (R->interior.bits || sim_set_add(&R->interior, base) >= 0) &&
+        (R->frontier.bits || sim_set_add(&R->frontier, base) >= 0)) {
+        /* bitset fast path (every interior storage is pushed once: n <= n_storages) */
+        sim_set_clear(&R->interior);
+        sim_set_clear(&R->frontier);
+        uint64_t *ib = R->interior.bits, *fb = R->frontier.bits;
+        uint32_t icount = 0, fcount = 0;
+        uint64_t compute = 0;
+        while (n > 0) {
+            uint32_t x = stack[--n];
+            const sim_edge *adj;
+            uint32_t ne = sim_live_edges(v, off, all, x, &adj);
+            for (uint32_t j = 0; j < ne; j++) {
+                uint32_t su = adj[j].s;
+                uint64_t m = UINT64_C(1) << (su & 63);
+                if (ss[su].material) {
+                    if (su != base && !ss[su].pinned && !(fb[su >> 6] & m)) {
+                        fb[su >> 6] |= m;
+                        fcount++;
+                    }
+                } else if (!(ib[su >> 6] & m)) {
+                    ib[su >> 6] |= m;
+                    icount++;
+                    compute += ss[su].compute;
+                    stack[n++] = su;
+                }
             }
         }
+        R->interior.count = icount;
+        R->frontier.count = fcount;
+        R->compute = compute;
+        return;
+    }
+    v->n_scratch = n;
+    while (v->n_scratch > 0 && !v->failed_alloc) {
+        uint32_t x = v->scratch[--v->n_scratch];
+        const sim_edge *adj;
+        uint32_t ne = sim_live_edges(v, off, all, x, &adj);
+        for (uint32_t j = 0; j < ne; j++)
+            visit(v, R, base, adj[j].s);
     }
 }
 
@@ -114,21 +160,42 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
 static void absorb(sim_view *v, sim_region *R, uint32_t s, const sim_region *S)
 {
     sim_set_remove(&R->frontier, s);
-    for (uint32_t i = 0; i < S->frontier.cap; i++) {
-        uint32_t f = S->frontier.slots[i];
-        if (f != SIM_SET_EMPTY && !v->ss[f].pinned) /* pinned: see visit() */
-            add(v, &R->frontier, f);
-    }
     uint64_t sum = 0;
-    for (uint32_t i = 0; i < S->interior.cap; i++) {
-        uint32_t x = S->interior.slots[i];
-        if (x == SIM_SET_EMPTY)
-            continue;
-        int r = sim_set_add(&R->interior, x);
-        if (r < 0)
-            fail(v);
-        else if (r > 0)
-            sum += v->ss[x].compute;
+    if (R->interior.words && S->interior.count + S->frontier.count > 0 &&
+        (R->interior.bits || sim_set_add(&R->interior, s) >= 0) &&
+        (R->frontier.bits || sim_set_add(&R->frontier, s) >= 0)) {
+        /* bitsets: word-wide unions; members that became pinned since they joined S's
+         * frontier may come along, which is harmless (every use skips pinned storages) */
+        sim_set_remove(&R->frontier, s);
+        if (S->frontier.count)
+            for (uint32_t w = 0; w < R->frontier.words; w++) {
+                uint64_t nw = S->frontier.bits[w] & ~R->frontier.bits[w];
+                R->frontier.bits[w] |= nw;
+                for (; nw; nw &= nw - 1)
+                    R->frontier.count++;
+            }
+        if (S->interior.count)
+            for (uint32_t w = 0; w < R->interior.words; w++) {
+                uint64_t nw = S->interior.bits[w] & ~R->interior.bits[w];
+                R->interior.bits[w] |= nw;
+                for (; nw; nw &= nw - 1) {
+                    sum += v->ss[w * 64 + (uint32_t)__builtin_ctzll(nw)].compute;
+                    R->interior.count++;
+                }
+            }
+    } else {
+        sim_set_iter it;
+        uint32_t x;
+        for (sim_set_iter_init(&it, &S->frontier); sim_set_iter_next(&it, &x);)
+            if (!v->ss[x].pinned) /* pinned: see visit() */
+                add(v, &R->frontier, x);
+        for (sim_set_iter_init(&it, &S->interior); sim_set_iter_next(&it, &x);) {
+            int r = sim_set_add(&R->interior, x);
+            if (r < 0)
+                fail(v);
+            else if (r > 0)
+                sum += v->ss[x].compute;
+        }
     }
     add(v, &R->interior, s);
     sum += v->ss[s].compute; /* D = (S.interior - R.interior) | {s} */
@@ -137,18 +204,14 @@ static void absorb(sim_view *v, sim_region *R, uint32_t s, const sim_region *S)
 
 void sim_regions_on_evict(sim_view *v, uint32_t s)
 {
-    const sim_set *pf = &v->rev[s].frontier;
-    for (uint32_t i = 0; i < pf->cap; i++) {
-        uint32_t p = pf->slots[i];
-        if (p != SIM_SET_EMPTY && !v->ss[p].pinned)
-            absorb(v, &v->fwd[p], s, &v->fwd[s]);
-    }
-    const sim_set *cf = &v->fwd[s].frontier;
-    for (uint32_t i = 0; i < cf->cap; i++) {
-        uint32_t c = cf->slots[i];
-        if (c != SIM_SET_EMPTY && !v->ss[c].pinned)
-            absorb(v, &v->rev[c], s, &v->rev[s]);
-    }
+    sim_set_iter it;
+    uint32_t x;
+    for (sim_set_iter_init(&it, &v->rev[s].frontier); sim_set_iter_next(&it, &x);)
+        if (!v->ss[x].pinned)
+            absorb(v, &v->fwd[x], s, &v->fwd[s]);
+    for (sim_set_iter_init(&it, &v->fwd[s].frontier); sim_set_iter_next(&it, &x);)
+        if (!v->ss[x].pinned)
+            absorb(v, &v->rev[x], s, &v->rev[s]);
     region_clear(&v->fwd[s]);
     region_clear(&v->rev[s]);
 }
@@ -156,9 +219,10 @@ void sim_regions_on_evict(sim_view *v, uint32_t s)
 /* Appends the members of set to scratch2, once each (stamp generation gen). */
 static void collect(sim_view *v, const sim_set *set, uint32_t gen)
 {
-    for (uint32_t i = 0; i < set->cap; i++) {
-        uint32_t x = set->slots[i];
-        if (x == SIM_SET_EMPTY || v->stamp[x] == gen || v->ss[x].pinned)
+    sim_set_iter it;
+    uint32_t x;
+    for (sim_set_iter_init(&it, set); sim_set_iter_next(&it, &x);) {
+        if (v->stamp[x] == gen || v->ss[x].pinned)
             continue;
         v->stamp[x] = gen;
         if (sim_grow((void **)&v->scratch2, &v->cap_scratch2, v->n_scratch2 + 1,

@@ -434,6 +434,7 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
             v->rev = calloc((size_t)tr->n_storages + 1, sizeof *v->rev);
             if (!v->fwd || !v->rev)
                 return gms_error_set(err, GMS_ENOMEM, "out of memory for DTR regions");
+            sim_regions_init(v);
         }
         sim_regions_reset(v);
     }

@@ -1,8 +1,37 @@
-/* sim_set: the uint32 hash set behind DTR regions (see sim_set.h). */
+/* sim_set: the uint32 set behind DTR regions, bitset or hash set (see sim_set.h). */
 #include "sim_set.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+int sim_set_has_slow(const sim_set *s, uint32_t x)
+{
+    uint32_t mask = s->cap - 1;
+    for (uint32_t i = (x * 2654435761u) & mask;; i = (i + 1) & mask) {
+        uint32_t v = s->slots[i];
+        if (v == x)
+            return 1;
+        if (v == SIM_SET_EMPTY)
+            return 0;
+    }
+}
+
+/* Bitset mode: add/remove/clear. */
+static int bits_add(sim_set *s, uint32_t x)
+{
+    if (!s->bits) {
+        s->bits = calloc(s->words, sizeof *s->bits);
+        if (!s->bits)
+            return -1;
+    }
+    uint64_t m = UINT64_C(1) << (x & 63);
+    uint64_t *w = &s->bits[x >> 6];
+    if (*w & m)
+        return 0;
+    *w |= m;
+    s->count++;
+    return 1;
+}
 
 static uint32_t slot_of(uint32_t x, uint32_t mask)
 {
@@ -34,6 +63,8 @@ static int resize(sim_set *s, uint32_t new_cap)
 
 int sim_set_add(sim_set *s, uint32_t x)
 {
+    if (s->words)
+        return bits_add(s, x);
     /* keep the load factor <= 1/2 */
     if ((s->count + 1) * 2 > s->cap && resize(s, s->cap ? s->cap * 2 : 8) != 0)
         return -1;
@@ -56,6 +87,14 @@ void sim_set_remove(sim_set *s, uint32_t x)
 {
     if (s->count == 0)
         return;
+    if (s->words) {
+        uint64_t m = UINT64_C(1) << (x & 63);
+        if (s->bits[x >> 6] & m) {
+            s->bits[x >> 6] &= ~m;
+            s->count--;
+        }
+        return;
+    }
     uint32_t mask = s->cap - 1;
     uint32_t i = slot_of(x, mask);
     for (;; i = (i + 1) & mask) {
@@ -84,6 +123,12 @@ void sim_set_remove(sim_set *s, uint32_t x)
 
 void sim_set_clear(sim_set *s)
 {
+    if (s->words) {
+        if (s->count)
+            memset(s->bits, 0, (size_t)s->words * sizeof *s->bits);
+        s->count = 0;
+        return;
+    }
     if (s->cap == 0)
         return;
     if (s->cap > 64 && s->count * 16 < s->cap) {
@@ -102,6 +147,8 @@ void sim_set_clear(sim_set *s)
 void sim_set_free(sim_set *s)
 {
     free(s->slots);
+    free(s->bits);
+    s->bits = NULL;
     s->slots = NULL;
     s->cap = 0;
     s->count = 0;
