@@ -58,17 +58,17 @@ static uint32_t evicted_neighbours(sim_view *v, uint32_t s)
         return 0;
     }
     for (uint32_t j = 0; j < np; j++)
-        if (!v->ss[pa[j].s].material)
+        if (!(v->fl[pa[j].s] & SIM_FL_MAT))
             v->scratch[v->n_scratch++] = pa[j].s;
     for (uint32_t j = 0; j < nc; j++)
-        if (!v->ss[ch[j].s].material)
+        if (!(v->fl[ch[j].s] & SIM_FL_MAT))
             v->scratch[v->n_scratch++] = ch[j].s;
     return v->n_scratch;
 }
 
 void sim_eq_on_evict(sim_view *v, uint32_t s)
 {
-    uint32_t me = sim_eq_new_node(v, (int64_t)v->ss[s].compute);
+    uint32_t me = sim_eq_new_node(v, (int64_t)v->scomp[s]);
     if (me == SIM_NONE)
         return;
     v->ss[s].ecn = me;
@@ -90,7 +90,7 @@ void sim_eq_on_material(sim_view *v, uint32_t s)
     uint32_t e = v->ss[s].ecn;
     if (e == SIM_NONE)
         return;
-    v->eq_value[find(v, e)] -= (int64_t)v->ss[s].compute;
+    v->eq_value[find(v, e)] -= (int64_t)v->scomp[s];
     v->ss[s].ecn = SIM_NONE;
 }
 

@@ -92,14 +92,16 @@ typedef struct sim_region {
     uint64_t compute; /* cached sum (see spec section 6) */
 } sim_region;
 
+/* Per-storage flags (v->fl), kept apart from sim_sstate so the region walks read one byte
+ * per storage. */
+#define SIM_FL_MAT 1u    /* material (resident) */
+#define SIM_FL_PINNED 2u /* pinned: locked forever */
+
 typedef struct sim_sstate {
-    uint64_t compute;    /* root op + view ops created so far */
     int64_t last_access; /* INT64_MIN = -inf */
     uint32_t ref_int;    /* locks */
     uint32_t prev, next; /* pool links (SIM_NONE at the ends) */
     uint32_t ecn;        /* equivalence-class node or SIM_NONE */
-    uint8_t material;
-    uint8_t pinned;
     uint8_t in_pool;
 } sim_sstate;
 
@@ -132,6 +134,8 @@ struct sim_view {
     int failed_alloc;
 
     sim_sstate *ss;     /* per storage */
+    uint8_t *fl;        /* per storage: SIM_FL_* */
+    uint64_t *scomp;    /* per storage: compute = root op + view ops created so far */
     uint8_t *defined;   /* per tensor */
     uint32_t pool_head, pool_tail, pool_size;
 

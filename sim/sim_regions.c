@@ -75,8 +75,8 @@ void sim_regions_free(sim_view *v)
  * regions of weights that have hundreds of children. */
 static void visit(sim_view *v, sim_region *R, uint32_t base, uint32_t su)
 {
-    if (v->ss[su].material) {
-        if (su != base && !v->ss[su].pinned)
+    if (v->fl[su] & SIM_FL_MAT) {
+        if (su != base && !(v->fl[su] & SIM_FL_PINNED))
             add(v, &R->frontier, su);
         return;
     }
@@ -86,7 +86,7 @@ static void visit(sim_view *v, sim_region *R, uint32_t base, uint32_t su)
             fail(v);
         return;
     }
-    R->compute += v->ss[su].compute;
+    R->compute += v->scomp[su];
     if (sim_grow((void **)&v->scratch, &v->cap_scratch, v->n_scratch + 1, sizeof(uint32_t))) {
         fail(v);
         return;
@@ -111,7 +111,8 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
     uint32_t *stack = v->scratch;
     uint32_t n = 0;
     stack[n++] = base;
-    const sim_sstate *ss = v->ss;
+    const uint8_t *fl = v->fl;
+    const uint64_t *scomp = v->scomp;
     if (R->interior.words && (R->interior.bits || sim_set_add(&R->interior, base) >= 0) &&
         (R->frontier.bits || sim_set_add(&R->frontier, base) >= 0)) {
         /* bitset fast path (every interior storage is pushed once: n <= n_storages) */
@@ -127,15 +128,16 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
             for (uint32_t j = 0; j < ne; j++) {
                 uint32_t su = adj[j].s;
                 uint64_t m = UINT64_C(1) << (su & 63);
-                if (ss[su].material) {
-                    if (su != base && !ss[su].pinned && !(fb[su >> 6] & m)) {
+                uint8_t f = fl[su];
+                if (f & SIM_FL_MAT) {
+                    if (su != base && !(f & SIM_FL_PINNED) && !(fb[su >> 6] & m)) {
                         fb[su >> 6] |= m;
                         fcount++;
                     }
                 } else if (!(ib[su >> 6] & m)) {
                     ib[su >> 6] |= m;
                     icount++;
-                    compute += ss[su].compute;
+                    compute += scomp[su];
                     stack[n++] = su;
                 }
             }
@@ -179,7 +181,7 @@ static void absorb(sim_view *v, sim_region *R, uint32_t s, const sim_region *S)
                 uint64_t nw = S->interior.bits[w] & ~R->interior.bits[w];
                 R->interior.bits[w] |= nw;
                 for (; nw; nw &= nw - 1) {
-                    sum += v->ss[w * 64 + (uint32_t)__builtin_ctzll(nw)].compute;
+                    sum += v->scomp[w * 64 + (uint32_t)__builtin_ctzll(nw)];
                     R->interior.count++;
                 }
             }
@@ -187,18 +189,18 @@ static void absorb(sim_view *v, sim_region *R, uint32_t s, const sim_region *S)
         sim_set_iter it;
         uint32_t x;
         for (sim_set_iter_init(&it, &S->frontier); sim_set_iter_next(&it, &x);)
-            if (!v->ss[x].pinned) /* pinned: see visit() */
+            if (!(v->fl[x] & SIM_FL_PINNED)) /* pinned: see visit() */
                 add(v, &R->frontier, x);
         for (sim_set_iter_init(&it, &S->interior); sim_set_iter_next(&it, &x);) {
             int r = sim_set_add(&R->interior, x);
             if (r < 0)
                 fail(v);
             else if (r > 0)
-                sum += v->ss[x].compute;
+                sum += v->scomp[x];
         }
     }
     add(v, &R->interior, s);
-    sum += v->ss[s].compute; /* D = (S.interior - R.interior) | {s} */
+    sum += v->scomp[s]; /* D = (S.interior - R.interior) | {s} */
     R->compute += sum;
 }
 
@@ -207,10 +209,10 @@ void sim_regions_on_evict(sim_view *v, uint32_t s)
     sim_set_iter it;
     uint32_t x;
     for (sim_set_iter_init(&it, &v->rev[s].frontier); sim_set_iter_next(&it, &x);)
-        if (!v->ss[x].pinned)
+        if (!(v->fl[x] & SIM_FL_PINNED))
             absorb(v, &v->fwd[x], s, &v->fwd[s]);
     for (sim_set_iter_init(&it, &v->fwd[s].frontier); sim_set_iter_next(&it, &x);)
-        if (!v->ss[x].pinned)
+        if (!(v->fl[x] & SIM_FL_PINNED))
             absorb(v, &v->rev[x], s, &v->rev[s]);
     region_clear(&v->fwd[s]);
     region_clear(&v->rev[s]);
@@ -222,7 +224,7 @@ static void collect(sim_view *v, const sim_set *set, uint32_t gen)
     sim_set_iter it;
     uint32_t x;
     for (sim_set_iter_init(&it, set); sim_set_iter_next(&it, &x);) {
-        if (v->stamp[x] == gen || v->ss[x].pinned)
+        if (v->stamp[x] == gen || (v->fl[x] & SIM_FL_PINNED))
             continue;
         v->stamp[x] = gen;
         if (sim_grow((void **)&v->scratch2, &v->cap_scratch2, v->n_scratch2 + 1,

@@ -104,8 +104,7 @@ static void notify(sim_view *v, sim_event_kind kind, uint64_t size, uint32_t op,
 static void evict(sim_view *v, uint32_t s, int eager)
 {
     const sim_trace *tr = v->tr;
-    sim_sstate *x = &v->ss[s];
-    x->material = 0;
+    v->fl[s] &= (uint8_t)~SIM_FL_MAT;
     v->memory -= tr->storages[s].size;
     pool_remove(v, s);
     const uint32_t *ts;
@@ -184,10 +183,10 @@ static int compute(sim_view *v, uint32_t o, uint32_t t, int remat)
     uint32_t n = 0;
     for (uint32_t k = 0; k < op->n_out; k++) {
         uint32_t u = op->out_first + k;
-        if (u != t && !v->ss[tr->tensors[u].storage].material)
+        if (u != t && !(v->fl[tr->tensors[u].storage] & SIM_FL_MAT))
             v->remat_st[n++] = tr->tensors[u].storage;
     }
-    if (t != SIM_NONE && !v->ss[tr->tensors[t].storage].material)
+    if (t != SIM_NONE && !(v->fl[tr->tensors[t].storage] & SIM_FL_MAT))
         v->remat_st[n++] = tr->tensors[t].storage;
 
     v->clock += op->cost;
@@ -200,7 +199,7 @@ static int compute(sim_view *v, uint32_t o, uint32_t t, int remat)
             v->memory -= tr->tensors[u].size; /* duplicate copy dropped */
         } else {
             v->defined[u] = 1;
-            v->ss[tr->tensors[u].storage].material = 1;
+            v->fl[tr->tensors[u].storage] |= SIM_FL_MAT;
         }
     }
     if (remat) {
@@ -312,9 +311,9 @@ static int run_compute(sim_view *v, uint32_t o)
                 seen = tr->tensors[op->out_first + j].is_view &&
                        tr->tensors[op->out_first + j].storage == te->storage;
             if (!seen)
-                x->compute += op->cost;
+                v->scomp[te->storage] += op->cost;
         } else {
-            x->compute = op->cost;
+            v->scomp[te->storage] = op->cost;
             x->last_access = INT64_MIN;
             if (v->eq_on && (x->ecn = sim_eq_new_node(v, 0)) == SIM_NONE)
                 return -1;
@@ -336,9 +335,9 @@ static int run_pin(sim_view *v, uint32_t t)
     if (!v->defined[t] && materialize(v, tr->tensors[t].op, t, 1))
         return -1;
     uint32_t s = tr->tensors[t].storage;
-    if (!v->ss[s].pinned) {
+    if (!(v->fl[s] & SIM_FL_PINNED)) {
         lock(v, s);
-        v->ss[s].pinned = 1;
+        v->fl[s] |= SIM_FL_PINNED;
     }
     return 0;
 }
@@ -361,7 +360,9 @@ int sim_runner_new(const sim_trace *t, sim_runner **out, gms_error *err)
     r->v.tr = t;
     r->v.ss = malloc(((size_t)t->n_storages + 1) * sizeof *r->v.ss);
     r->v.defined = malloc((size_t)t->n_tensors + 1);
-    if (!r->v.ss || !r->v.defined) {
+    r->v.fl = malloc((size_t)t->n_storages + 1);
+    r->v.scomp = malloc(((size_t)t->n_storages + 1) * sizeof *r->v.scomp);
+    if (!r->v.ss || !r->v.defined || !r->v.fl || !r->v.scomp) {
         sim_runner_free(r);
         return gms_error_set(err, GMS_ENOMEM, "out of memory creating a simulation runner");
     }
@@ -376,6 +377,8 @@ void sim_runner_free(sim_runner *r)
     sim_view *v = &r->v;
     sim_regions_free(v);
     free(v->ss);
+    free(v->fl);
+    free(v->scomp);
     free(v->defined);
     free(v->eq_parent);
     free(v->eq_value);
@@ -411,6 +414,8 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
         v->ss[s] = (sim_sstate){.last_access = INT64_MIN, .prev = SIM_NONE, .next = SIM_NONE,
                                 .ecn = SIM_NONE};
     memset(v->defined, 0, tr->n_tensors);
+    memset(v->fl, 0, tr->n_storages);
+    memset(v->scomp, 0, (size_t)tr->n_storages * sizeof *v->scomp);
 
     double L = cfg->remat_limit;
     v->remat_unlimited = 1;
@@ -480,7 +485,7 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
             break;
         case SCH_RELEASE_LAST: {
             uint32_t s = SCH_INDEX(e);
-            if (v->ss[s].material && !v->ss[s].pinned)
+            if ((v->fl[s] & (SIM_FL_MAT | SIM_FL_PINNED)) == SIM_FL_MAT)
                 evict(v, s, 1);
             break;
         }

@@ -58,7 +58,7 @@ uint64_t sim_view_staleness(const sim_view *v, uint32_t s)
 
 uint64_t sim_view_compute(const sim_view *v, uint32_t s)
 {
-    return v->ss[s].compute;
+    return v->scomp[s];
 }
 
 uint64_t sim_view_region_fwd_cost(const sim_view *v, uint32_t s)
