@@ -261,6 +261,12 @@ static void print_summary(const char *path, const trc_lift_stats *st, const char
     if (!st->clean_end)
         fprintf(stderr, "gpumemsim record: warning: the job did not exit normally; the trace "
                 "holds what was flushed before it died\n");
+    if (st->allocs_from_callbacks)
+        fprintf(stderr, "gpumemsim record: warning: CUPTI delivered no memory records; "
+                "allocations come from the API callbacks (no pool details)\n");
+    if (st->thread_ids_mismatch)
+        fprintf(stderr, "gpumemsim record: warning: NVTX and launch thread ids never matched; "
+                "ranges were applied across threads\n");
     if (st->setup_kernels)
         fprintf(stderr, "gpumemsim record: note: %llu kernels before the first "
                 "gpumemsim:iteration range were left out as setup\n",

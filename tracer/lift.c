@@ -55,6 +55,7 @@ typedef struct lifter {
     size_t n_releases;
     int seen_boundary;   /* constants emitted: the first iteration start or first kernel */
     int has_iterations;  /* some range is an iteration range: it marks the boundary */
+    int ignore_threads;  /* marker and launch thread ids never match: ids of different kinds */
     /* event scratch */
     uint64_t *ev_inputs;
     gmt_output *ev_outputs;
@@ -328,7 +329,7 @@ static int on_gpu_work(lifter *L, uint64_t thread, const char *name, const trc_r
         if ((rc = emit_constants(L)) != 0)
             return rc;
     }
-    const open_range *o = innermost_range(L, thread);
+    const open_range *o = innermost_range(L, L->ignore_threads ? 0 : thread);
     uint64_t key = o ? o->id + 1 : 0;
     if (L->pending && (key == 0 || key != L->op_range) && (rc = flush_op(L)) != 0)
         return rc;
@@ -450,12 +451,43 @@ static int keep_alloc(const trc_rec *r)
     return r->flags == TRC_MEM_DEVICE || r->flags == TRC_MEM_MANAGED;
 }
 
+/* 1 when the job has per-thread NVTX ranges and launches, yet no launch thread id is a marker
+ * thread id: CUPTI kept its own thread ids (the tracer could not switch them to system ids),
+ * so thread matching would leave every kernel outside every range. Then ranges apply to all
+ * threads (right for single-threaded launchers, which is the usual case). */
+static int threads_disjoint(const trc_rec *recs, size_t n)
+{
+    uint64_t marker_threads[64];
+    size_t n_mt = 0, launches = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (recs[i].type == TRC_REC_LAUNCH)
+            launches++;
+        if (recs[i].type != TRC_REC_MARKER || recs[i].thread == 0)
+            continue;
+        size_t j = 0;
+        while (j < n_mt && marker_threads[j] != recs[i].thread)
+            j++;
+        if (j == n_mt && n_mt < sizeof marker_threads / sizeof marker_threads[0])
+            marker_threads[n_mt++] = recs[i].thread;
+    }
+    if (n_mt == 0 || launches == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (recs[i].type == TRC_REC_LAUNCH)
+            for (size_t j = 0; j < n_mt; j++)
+                if (recs[i].thread == marker_threads[j])
+                    return 0;
+    return 1;
+}
+
 /* Builds the time-ordered item list; fills L's correlation and marker-data indexes. */
 static int build_items(lifter *L, size_t n, item **out, size_t *n_out)
 {
     const trc_rec *recs = L->recs;
     size_t nk = 0, nd = 0;
+    size_t memory2 = 0;
     for (size_t i = 0; i < n; i++) {
+        memory2 += recs[i].type == TRC_REC_ALLOC && keep_alloc(&recs[i]);
         nk += recs[i].type == TRC_REC_KERNEL || recs[i].type == TRC_REC_MEMCPY ||
               recs[i].type == TRC_REC_MEMSET;
         nd += recs[i].type == TRC_REC_MARKER_DATA;
@@ -489,6 +521,14 @@ static int build_items(lifter *L, size_t n, item **out, size_t *n_out)
             if (!keep_alloc(r))
                 continue;
             x.cls = r->type == TRC_REC_ALLOC ? CLS_ALLOC : CLS_FREE;
+            break;
+        case TRC_REC_API_ALLOC:
+        case TRC_REC_API_FREE:
+            /* the callbacks' view stands in only when MEMORY2 gave nothing */
+            if (memory2 > 0 || !keep_alloc(r))
+                continue;
+            L->st->allocs_from_callbacks = 1;
+            x.cls = r->type == TRC_REC_API_ALLOC ? CLS_ALLOC : CLS_FREE;
             break;
         case TRC_REC_LAUNCH: {
             x.cls = CLS_LAUNCH;
@@ -537,6 +577,8 @@ static int build_items(lifter *L, size_t n, item **out, size_t *n_out)
         it[m++] = (item){.ts = recs[k].ts, .cls = CLS_LAUNCH, .seq = k, .rec = k, .kernel = k};
     }
     free(used);
+    L->ignore_threads = threads_disjoint(recs, n);
+    L->st->thread_ids_mismatch = L->ignore_threads;
     qsort(it, m, sizeof *it, cmp_item);
     *out = it;
     *n_out = m;
@@ -567,9 +609,9 @@ int trc_lift_records(const trc_rec *recs, size_t n, const trc_sink *sink, trc_li
         rc = build_items(&L, n, &it, &m);
     for (size_t i = 0; rc == 0 && i < m; i++) {
         const trc_rec *r = &recs[it[i].rec];
-        if (r->type == TRC_REC_ALLOC)
+        if (r->type == TRC_REC_ALLOC || r->type == TRC_REC_API_ALLOC)
             on_alloc(&L, r);
-        else if (r->type == TRC_REC_FREE)
+        else if (r->type == TRC_REC_FREE || r->type == TRC_REC_API_FREE)
             rc = on_free(&L, r);
         else if (r->type == TRC_REC_MARKER)
             rc = on_marker(&L, r);

@@ -60,6 +60,8 @@ typedef struct trc_lift_stats {
     uint64_t memset_calls;           /* memsets of tracked memory (ops like kernels) */
     uint64_t dropped_records;        /* CUPTI records lost (the tracer's count) */
     uint64_t peak_bytes;             /* peak live device allocation bytes */
+    int allocs_from_callbacks;       /* no MEMORY2 records: allocations from API callbacks */
+    int thread_ids_mismatch;         /* NVTX and launch thread ids never matched: ignored */
     int clean_end;                   /* the tracer finished writing (job exited normally) */
     char status[512];                /* the tracer's problems ("" when none) */
     char device[128];                /* GPU name, "" if unknown */

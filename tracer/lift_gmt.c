@@ -29,7 +29,7 @@ int trc_lift_to_gmt(const char *raw_path, const char *gmt_path, trc_lift_stats *
     for (size_t i = 0; i < n; i++) {
         const trc_rec *r = trc_raw_at(raw, i);
         activity += r->type == TRC_REC_KERNEL || r->type == TRC_REC_LAUNCH ||
-                    (r->type == TRC_REC_ALLOC &&
+                    ((r->type == TRC_REC_ALLOC || r->type == TRC_REC_API_ALLOC) &&
                      (r->flags == TRC_MEM_DEVICE || r->flags == TRC_MEM_MANAGED));
     }
     if (activity == 0) {

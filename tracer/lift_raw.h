@@ -59,9 +59,15 @@ typedef enum trc_rec_type {
      * memset), bytes, flags = TRC_COPY_MEMSET for a memset. Written only when the destination
      * or the source was a live device allocation. */
     TRC_REC_COPY = 10,
+    /* The allocation/free API callbacks' own view (ts = host time after the call, addr, bytes,
+     * flags = memory kind, aux = 1 for a pool allocation), one record per allocation. The
+     * lifter uses these only when the file has no MEMORY2 allocation record at all (the
+     * activity kind could not be enabled, or every record was dropped). */
+    TRC_REC_API_ALLOC = 11,
+    TRC_REC_API_FREE = 12,
 } trc_rec_type;
 
-#define TRC_REC_TYPE_MAX 10
+#define TRC_REC_TYPE_MAX 12
 
 #define TRC_COPY_MEMSET 1u
 

@@ -69,10 +69,12 @@ static size_t map_lower(uint64_t addr)
     return lo;
 }
 
-static void map_insert(uint64_t base, uint64_t size)
+/* Adds [base, base+size) to the map; returns 1 when it was not there yet. */
+static int map_insert(uint64_t base, uint64_t size)
 {
     if (!base)
-        return;
+        return 0;
+    int added = 0;
     pthread_mutex_lock(&g_map_lock);
     size_t i = map_lower(base);
     if (i < g_n_live && g_live[i].base == base) {
@@ -83,7 +85,7 @@ static void map_insert(uint64_t base, uint64_t size)
             range *nl = realloc(g_live, cap * sizeof *nl);
             if (!nl) {
                 pthread_mutex_unlock(&g_map_lock);
-                return;
+                return 0;
             }
             g_live = nl;
             g_cap_live = cap;
@@ -91,19 +93,55 @@ static void map_insert(uint64_t base, uint64_t size)
         memmove(g_live + i + 1, g_live + i, (g_n_live - i) * sizeof *g_live);
         g_live[i] = (range){base, size ? size : 1};
         g_n_live++;
+        added = 1;
     }
     pthread_mutex_unlock(&g_map_lock);
+    return added;
 }
 
-static void map_remove(uint64_t base)
+/* Removes the allocation at base; returns 1 when it was there. */
+static int map_remove(uint64_t base)
 {
+    int removed = 0;
     pthread_mutex_lock(&g_map_lock);
     size_t i = map_lower(base);
     if (i < g_n_live && g_live[i].base == base) {
         memmove(g_live + i, g_live + i + 1, (g_n_live - i - 1) * sizeof *g_live);
         g_n_live--;
+        removed = 1;
     }
     pthread_mutex_unlock(&g_map_lock);
+    return removed;
+}
+
+/* An allocation seen by an API callback: into the map and, once, into the file (the lifter's
+ * fallback when MEMORY2 records are missing). */
+static void api_alloc(uint64_t base, uint64_t size, int kind, int pool)
+{
+    if (!map_insert(base, size))
+        return;
+    trc_rec r;
+    memset(&r, 0, sizeof r);
+    r.type = TRC_REC_API_ALLOC;
+    cuptiGetTimestamp(&r.ts);
+    r.addr = base;
+    r.bytes = size;
+    r.flags = (uint64_t)kind;
+    r.aux = pool ? 1 : 0;
+    trc_out_write(&r);
+}
+
+static void api_free(uint64_t base)
+{
+    if (!map_remove(base))
+        return;
+    trc_rec r;
+    memset(&r, 0, sizeof r);
+    r.type = TRC_REC_API_FREE;
+    cuptiGetTimestamp(&r.ts);
+    r.addr = base;
+    r.flags = TRC_MEM_DEVICE;
+    trc_out_write(&r);
 }
 
 /* 1 when v points into a live allocation. Called with g_map_lock held. */
@@ -328,40 +366,40 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2:
         if (ok)
-            map_insert(*((const cuMemAlloc_v2_params *)a)->dptr,
-                       ((const cuMemAlloc_v2_params *)a)->bytesize);
+            api_alloc(*((const cuMemAlloc_v2_params *)a)->dptr,
+                      ((const cuMemAlloc_v2_params *)a)->bytesize, TRC_MEM_DEVICE, 0);
         return;
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged:
         if (ok)
-            map_insert(*((const cuMemAllocManaged_params *)a)->dptr,
-                       ((const cuMemAllocManaged_params *)a)->bytesize);
+            api_alloc(*((const cuMemAllocManaged_params *)a)->dptr,
+                      ((const cuMemAllocManaged_params *)a)->bytesize, TRC_MEM_MANAGED, 0);
         return;
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2:
         if (ok) {
             const cuMemAllocPitch_v2_params *p = a;
-            map_insert(*p->dptr, (uint64_t)*p->pPitch * p->Height);
+            api_alloc(*p->dptr, (uint64_t)*p->pPitch * p->Height, TRC_MEM_DEVICE, 0);
         }
         return;
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz:
         if (ok)
-            map_insert(*((const cuMemAllocAsync_params *)a)->dptr,
-                       ((const cuMemAllocAsync_params *)a)->bytesize);
+            api_alloc(*((const cuMemAllocAsync_params *)a)->dptr,
+                      ((const cuMemAllocAsync_params *)a)->bytesize, TRC_MEM_DEVICE, 1);
         return;
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz:
         if (ok)
-            map_insert(*((const cuMemAllocFromPoolAsync_params *)a)->dptr,
-                       ((const cuMemAllocFromPoolAsync_params *)a)->bytesize);
+            api_alloc(*((const cuMemAllocFromPoolAsync_params *)a)->dptr,
+                      ((const cuMemAllocFromPoolAsync_params *)a)->bytesize, TRC_MEM_DEVICE, 1);
         return;
     case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
         if (ok)
-            map_remove(((const cuMemFree_v2_params *)a)->dptr);
+            api_free(((const cuMemFree_v2_params *)a)->dptr);
         return;
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
         if (ok)
-            map_remove(((const cuMemFreeAsync_params *)a)->dptr);
+            api_free(((const cuMemFreeAsync_params *)a)->dptr);
         return;
     default:
         trc_copy_driver(cbid, cb);
@@ -466,25 +504,25 @@ static void on_runtime(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     const void *a = cb->functionParams;
     switch (cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020:
-        map_insert((uint64_t)(uintptr_t) * ((const cudaMalloc_v3020_params *)a)->devPtr,
-                   ((const cudaMalloc_v3020_params *)a)->size);
+        api_alloc((uint64_t)(uintptr_t) * ((const cudaMalloc_v3020_params *)a)->devPtr,
+                  ((const cudaMalloc_v3020_params *)a)->size, TRC_MEM_DEVICE, 0);
         break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_ptsz_v11020:
-        map_insert((uint64_t)(uintptr_t) * ((const cudaMallocAsync_v11020_params *)a)->devPtr,
-                   ((const cudaMallocAsync_v11020_params *)a)->size);
+        api_alloc((uint64_t)(uintptr_t) * ((const cudaMallocAsync_v11020_params *)a)->devPtr,
+                  ((const cudaMallocAsync_v11020_params *)a)->size, TRC_MEM_DEVICE, 1);
         break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_v11020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_ptsz_v11020:
-        map_insert((uint64_t)(uintptr_t) * ((const cudaMallocFromPoolAsync_v11020_params *)a)->ptr,
-                   ((const cudaMallocFromPoolAsync_v11020_params *)a)->size);
+        api_alloc((uint64_t)(uintptr_t) * ((const cudaMallocFromPoolAsync_v11020_params *)a)->ptr,
+                  ((const cudaMallocFromPoolAsync_v11020_params *)a)->size, TRC_MEM_DEVICE, 1);
         break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020:
-        map_remove((uint64_t)(uintptr_t)((const cudaFree_v3020_params *)a)->devPtr);
+        api_free((uint64_t)(uintptr_t)((const cudaFree_v3020_params *)a)->devPtr);
         break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_ptsz_v11020:
-        map_remove((uint64_t)(uintptr_t)((const cudaFreeAsync_v11020_params *)a)->devPtr);
+        api_free((uint64_t)(uintptr_t)((const cudaFreeAsync_v11020_params *)a)->devPtr);
         break;
     default:
         break;

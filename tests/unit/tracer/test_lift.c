@@ -237,10 +237,27 @@ START_TEST(test_ranges_of_another_thread_do_not_capture_kernels)
 {
     trc_rec r[] = {
         alloc_at(1, 0x1000, 100), range_start(5, 1, 99, "other-thread"),
-        launch_at(10, 1, 7, P_A, 1), kernel(1, 3, "mine"), range_end(20, 1, 99),
+        launch_at(10, 1, 7, P_A, 1), kernel(1, 3, "mine"),
+        launch_at(12, 2, 99, P_A, 1), kernel(2, 2, "theirs"), range_end(20, 1, 99),
     };
     text_sink *t = lift(r, sizeof r / sizeof r[0], NULL);
-    EXPECT(t, "CONSTANT 1 100", "CALL mine 3 in=1 out=");
+    EXPECT(t, "CONSTANT 1 100", "CALL mine 3 in=1 out=", "CALL other-thread 2 in=1 out=");
+    free(t);
+}
+END_TEST
+
+START_TEST(test_thread_ids_of_different_kinds_fall_back_to_any_thread)
+{
+    /* every marker on "thread" 99, every launch on 7: the ids cannot be the same kind */
+    trc_rec r[] = {
+        alloc_at(1, 0x1000, 100), range_start(5, 1, 99, "fc"),
+        launch_at(10, 1, 7, P_A, 1), kernel(1, 3, "k1"), launch_at(11, 2, 7, P_A, 1),
+        kernel(2, 4, "k2"), range_end(20, 1, 99),
+    };
+    trc_lift_stats st;
+    text_sink *t = lift(r, sizeof r / sizeof r[0], &st);
+    EXPECT(t, "CONSTANT 1 100", "CALL fc 7 in=1 out=");
+    ck_assert_int_eq(st.thread_ids_mismatch, 1);
     free(t);
 }
 END_TEST
@@ -448,6 +465,31 @@ START_TEST(test_host_copy_makes_a_constant_and_device_copies_are_ops)
 }
 END_TEST
 
+START_TEST(test_callback_allocations_stand_in_only_without_memory2_records)
+{
+    trc_rec api = {.type = TRC_REC_API_ALLOC, .ts = 1, .addr = 0x1000, .bytes = 100,
+                   .flags = TRC_MEM_DEVICE};
+    trc_rec api2 = {.type = TRC_REC_API_ALLOC, .ts = 3, .addr = 0x2000, .bytes = 64,
+                    .flags = TRC_MEM_DEVICE};
+    trc_rec api_free = {.type = TRC_REC_API_FREE, .ts = 9, .addr = 0x2000, .flags = TRC_MEM_DEVICE};
+    trc_rec only_api[] = {api, launch_at(2, 1, 7, P_A, 1), kernel(1, 3, "k0"), api2,
+                          launch_at(4, 2, 7, P_AB, 2), kernel(2, 4, "k1"), api_free};
+    trc_lift_stats st;
+    text_sink *t = lift(only_api, sizeof only_api / sizeof only_api[0], &st);
+    EXPECT(t, "CONSTANT 1 100", "CALL k0 3 in=1 out=", "CALL k1 4 in=1 out=2:64", "RELEASE 2");
+    ck_assert_int_eq(st.allocs_from_callbacks, 1);
+    free(t);
+    /* with MEMORY2 records present the callback records are ignored (no double counting) */
+    trc_rec both[] = {alloc_at(1, 0x1000, 100), api, launch_at(2, 1, 7, P_A, 1), kernel(1, 3, "k0"),
+                      api2};
+    t = lift(both, sizeof both / sizeof both[0], &st);
+    EXPECT(t, "CONSTANT 1 100", "CALL k0 3 in=1 out=");
+    ck_assert_uint_eq(st.allocs, 1);
+    ck_assert_int_eq(st.allocs_from_callbacks, 0);
+    free(t);
+}
+END_TEST
+
 START_TEST(test_launch_matches_kernel_through_runtime_correlation_id)
 {
     trc_rec l = launch_at(3, 500, 7, P_A, 1);
@@ -533,6 +575,7 @@ static Suite *lift_suite(void)
     tcase_add_test(tc, test_kernels_in_one_nvtx_range_form_one_op_with_summed_time);
     tcase_add_test(tc, test_nested_ranges_group_by_the_innermost_range);
     tcase_add_test(tc, test_ranges_of_another_thread_do_not_capture_kernels);
+    tcase_add_test(tc, test_thread_ids_of_different_kinds_fall_back_to_any_thread);
     tcase_add_test(tc, test_free_during_a_range_is_released_after_the_op);
     tcase_add_test(tc, test_free_of_memory_no_kernel_used_emits_nothing);
     tcase_add_test(tc, test_pool_allocations_are_tensors_like_any_other);
@@ -544,6 +587,7 @@ static Suite *lift_suite(void)
     tcase_add_test(tc, test_iteration_value_can_come_from_the_range_name);
     tcase_add_test(tc, test_emit_nvtx_details_are_cut_from_op_names);
     tcase_add_test(tc, test_host_copy_makes_a_constant_and_device_copies_are_ops);
+    tcase_add_test(tc, test_callback_allocations_stand_in_only_without_memory2_records);
     tcase_add_test(tc, test_launch_matches_kernel_through_runtime_correlation_id);
     tcase_add_test(tc, test_unmatched_launches_and_kernels_are_still_ops);
     tcase_add_test(tc, test_host_memory_is_not_a_tensor);
