@@ -122,7 +122,7 @@ def check_pytorch(events, size, job_stdout):
         names.append([e["NAME"] for e in calls])
         outs = sum(size[r] for e in calls for r in e["RESULT"])
         it["out_bytes"] = outs
-        check(len(calls) >= 20, f"iteration {k}: {len(calls)} ops (>= 20)")
+        check(len(calls) >= 10, f"iteration {k}: {len(calls)} ops (>= 10)")
         check(sum(1 for n in names[-1] if n.startswith("aten::") or "Backward" in n) >= len(calls) // 2,
               f"iteration {k}: most ops are named after ATen ops / autograd nodes")
     flat = {n for ns in names for n in ns}
