@@ -1,6 +1,11 @@
 /*
  * dtrlog_writer: writes gmt events as DTR JSON log lines (see dtrlog.h), in the exact form of
  * the DTR paper's logs: compact JSON with sorted keys, one object per line.
+ *
+ * Lines are formatted directly (the keys of each instruction are fixed and written in sorted
+ * order); a string that is not plain printable ASCII without '"' or '\' is escaped by jansson
+ * itself, so the output is byte for byte what json_dumps(JSON_COMPACT | JSON_SORT_KEYS) would
+ * give, and text that is not valid UTF-8 is refused.
  */
 #include "dtrlog.h"
 
@@ -20,13 +25,13 @@ struct dtrlog_writer {
     uint64_t events;
     gmt_namemap *by_name; /* display name -> id */
     gmt_namemap *by_id;   /* id (8 raw bytes) -> entry index in by_name */
-    char *buf;            /* serialized line */
-    size_t cap;
-    char xname[32];       /* "x<id>" scratch */
-    char xname2[32];
+    char *buf;            /* the current event's lines */
+    size_t len, cap;
+    int oom;              /* an append failed: the event is dropped */
+    int bad_text;         /* a string was not valid UTF-8 */
 };
 
-/* Fails the current event: "PATH: event N (KIND): ...". */
+/* Fails the current event: "PATH: event N: ...". */
 static int bad_event(dtrlog_writer *w, gms_error *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -70,7 +75,6 @@ int dtrlog_writer_open(const char *path, dtrlog_writer **out, gms_error *err)
     if (!w->f) {
         int e = errno;
         gms_error_set(err, GMS_EIO, "%s: cannot create: %s", w->tmp, strerror(e));
-        w->f = NULL;
         dtrlog_writer_abort(w);
         return GMS_EIO;
     }
@@ -79,95 +83,105 @@ int dtrlog_writer_open(const char *path, dtrlog_writer **out, gms_error *err)
     return 0;
 }
 
-/* The text written for tensor id: its NAME, else "x<id>" (in scratch, one of two buffers so
- * that two names can be live at once). */
-static const char *name_of(dtrlog_writer *w, uint64_t id, int scratch)
+/* ------------------------------------------------------------------------------------------
+ * Line building
+ */
+static void put(dtrlog_writer *w, const char *s, size_t n)
 {
-    uint64_t idx;
-    if (gmt_namemap_count(w->by_id) > 0 && gmt_namemap_find(w->by_id, &id, sizeof id, &idx) >= 0)
-        return gmt_namemap_key(w->by_name, (size_t)idx, NULL);
-    char *b = scratch ? w->xname2 : w->xname;
-    snprintf(b, sizeof w->xname, "x%" PRIu64, id);
-    return b;
-}
-
-/* A JSON string for a name or op; NULL when text is not valid UTF-8 (or out of memory). */
-static json_t *str(const char *text)
-{
-    return json_string(text);
-}
-
-static json_t *u64_str(uint64_t v)
-{
-    char b[32];
-    snprintf(b, sizeof b, "%" PRIu64, v);
-    return json_string(b);
-}
-
-static json_t *i64_str(int64_t v)
-{
-    char b[32];
-    snprintf(b, sizeof b, "%" PRId64, v);
-    return json_string(b);
-}
-
-/* Sets o[key] = v, taking v; returns -1 when v is NULL or the set fails. */
-static int set(json_t *o, const char *key, json_t *v)
-{
-    if (!v)
-        return -1;
-    return json_object_set_new_nocheck(o, key, v);
-}
-
-/* Serializes o as one line and frees it. */
-static int emit(dtrlog_writer *w, json_t *o, gms_error *err)
-{
-    const size_t flags = JSON_COMPACT | JSON_SORT_KEYS;
-    size_t n = json_dumpb(o, w->buf, w->cap, flags);
-    if (n > w->cap) {
+    if (w->len + n > w->cap) {
         size_t cap = w->cap;
-        while (cap < n)
+        while (cap < w->len + n)
             cap *= 2;
         char *b = realloc(w->buf, cap);
         if (!b) {
-            json_decref(o);
-            return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", w->path);
+            w->oom = 1;
+            return;
         }
         w->buf = b;
         w->cap = cap;
-        n = json_dumpb(o, w->buf, w->cap, flags);
     }
-    json_decref(o);
-    if (n == 0)
-        return gms_error_set(err, GMS_ENOMEM, "%s: cannot serialize a line", w->path);
-    if (fwrite(w->buf, 1, n, w->f) != n || putc('\n', w->f) == EOF)
-        return gms_error_set(err, GMS_EIO, "%s: write failed: %s", w->tmp, strerror(errno));
-    return 0;
+    memcpy(w->buf + w->len, s, n);
+    w->len += n;
 }
 
-static json_t *line(const char *instr)
+#define PUT_LIT(w, lit) put((w), (lit), sizeof(lit) - 1)
+
+/* A JSON string, escaped exactly as jansson escapes it. */
+static void put_str(dtrlog_writer *w, const char *s)
 {
-    json_t *o = json_object();
-    if (o && set(o, "INSTRUCTION", json_string(instr)) != 0) {
-        json_decref(o);
-        return NULL;
+    size_t n = 0;
+    int plain = 1;
+    for (; s[n]; n++) {
+        unsigned char c = (unsigned char)s[n];
+        if (c < 0x20 || c > 0x7e || c == '"' || c == '\\')
+            plain = 0;
     }
-    return o;
+    if (plain) {
+        PUT_LIT(w, "\"");
+        put(w, s, n);
+        PUT_LIT(w, "\"");
+        return;
+    }
+    json_t *j = json_string(s); /* NULL when not valid UTF-8 */
+    char *text = j ? json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    json_decref(j);
+    if (!text) {
+        w->bad_text = 1;
+        return;
+    }
+    put(w, text, strlen(text));
+    free(text);
 }
 
-/* A list of the names of ids. */
-static json_t *name_list(dtrlog_writer *w, const uint64_t *ids, uint32_t n)
+static void put_u64(dtrlog_writer *w, uint64_t v)
 {
-    json_t *a = json_array();
-    for (uint32_t i = 0; a && i < n; i++) {
-        json_t *s = str(name_of(w, ids[i], 0));
-        if (!s || json_array_append_new(a, s) != 0) {
-            json_decref(a);
-            return NULL;
-        }
-    }
-    return a;
+    char b[24];
+    int n = snprintf(b, sizeof b, "%" PRIu64, v);
+    put(w, b, (size_t)n);
 }
+
+/* A decimal integer as a JSON string ("920906"), as the logs write TIME/MEMORY/ALIAS. */
+static void put_i64_str(dtrlog_writer *w, int64_t v)
+{
+    char b[32];
+    int n = snprintf(b, sizeof b, "\"%" PRId64 "\"", v);
+    put(w, b, (size_t)n);
+}
+
+static void put_u64_str(dtrlog_writer *w, uint64_t v)
+{
+    PUT_LIT(w, "\"");
+    put_u64(w, v);
+    PUT_LIT(w, "\"");
+}
+
+/* The name of tensor id: its NAME text, else "x<id>". */
+static void put_name(dtrlog_writer *w, uint64_t id)
+{
+    uint64_t idx;
+    if (gmt_namemap_count(w->by_id) > 0 && gmt_namemap_find(w->by_id, &id, sizeof id, &idx) >= 0) {
+        put_str(w, gmt_namemap_key(w->by_name, (size_t)idx, NULL));
+        return;
+    }
+    PUT_LIT(w, "\"x");
+    put_u64(w, id);
+    PUT_LIT(w, "\"");
+}
+
+static void put_name_list(dtrlog_writer *w, const uint64_t *ids, uint32_t n)
+{
+    PUT_LIT(w, "[");
+    for (uint32_t i = 0; i < n; i++) {
+        if (i)
+            PUT_LIT(w, ",");
+        put_name(w, ids[i]);
+    }
+    PUT_LIT(w, "]");
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Events
+ */
 
 /* Records NAME id text after checking it can be read back as the same tensor. */
 static int bind_name(dtrlog_writer *w, const gmt_event *ev, gms_error *err)
@@ -204,151 +218,153 @@ static int bind_name(dtrlog_writer *w, const gmt_event *ev, gms_error *err)
     return 0;
 }
 
-static int write_call(dtrlog_writer *w, const gmt_event *ev, gms_error *err)
+/* Checks what the log format needs of an event before anything is written. */
+static int check_event(dtrlog_writer *w, const gmt_event *ev, gms_error *err)
 {
-    for (uint32_t i = 0; i < ev->n_outputs; i++)
-        if (ev->outputs[i].alias_of < -1 ||
-            ev->outputs[i].alias_of >= (int64_t)ev->n_inputs)
-            return bad_event(w, err, "CALL %s: output %" PRIu32 " is a view of input %" PRId32
-                             " of %" PRIu32, ev->op, i, ev->outputs[i].alias_of, ev->n_inputs);
-    json_t *o = line("CALL");
-    json_t *res = json_array();
-    if (!o || !res)
-        goto nomem;
-    for (uint32_t i = 0; i < ev->n_outputs; i++)
-        if (json_array_append_new(res, str(name_of(w, ev->outputs[i].id, 0))) != 0)
-            goto nomem;
-    int bad = set(o, "RESULT", res); /* takes res even on failure */
-    res = NULL;
-    if (bad || set(o, "ARGS", name_list(w, ev->inputs, ev->n_inputs)) ||
-        set(o, "NAME", str(ev->op)) || set(o, "TIME", u64_str(ev->dur_ns)))
-        goto nomem;
-    if (emit(w, o, err) != 0)
-        return err ? err->code : GMS_EIO;
-    for (uint32_t i = 0; i < ev->n_outputs; i++) {
-        const char *name = name_of(w, ev->outputs[i].id, 0);
-        json_t *m = line("MEMORY");
-        if (!m || set(m, "MEMORY", u64_str(ev->outputs[i].size)) || set(m, "NAME", str(name))) {
-            json_decref(m);
-            return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", w->path);
-        }
-        if (emit(w, m, err) != 0)
-            return err ? err->code : GMS_EIO;
-        json_t *a = line("ALIAS");
-        if (!a || set(a, "ALIAS", i64_str(ev->outputs[i].alias_of)) ||
-            set(a, "NAME", str(name))) {
-            json_decref(a);
-            return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", w->path);
-        }
-        if (emit(w, a, err) != 0)
-            return err ? err->code : GMS_EIO;
-    }
-    return 0;
-nomem:
-    json_decref(o);
-    json_decref(res);
-    return gms_error_set(err, GMS_ENOMEM, "%s: out of memory or op name not UTF-8", w->path);
-}
-
-static int write_mutate(dtrlog_writer *w, const gmt_event *ev, gms_error *err)
-{
-    json_t *o = line("MUTATE");
-    json_t *mut = json_array();
-    if (!o || !mut)
-        goto nomem;
-    for (uint32_t i = 0; i < ev->n_mutated; i++) {
-        if (ev->mutated[i] >= ev->n_inputs) {
-            json_decref(o);
-            json_decref(mut);
-            return bad_event(w, err, "MUTATE %s: mutated index %" PRIu32 " of %" PRIu32
-                             " inputs", ev->op, ev->mutated[i], ev->n_inputs);
-        }
-        if (json_array_append_new(mut, json_integer(ev->mutated[i])) != 0)
-            goto nomem;
-    }
-    int bad = set(o, "MUTATE", mut); /* takes mut even on failure */
-    mut = NULL;
-    if (bad || set(o, "ARGS", name_list(w, ev->inputs, ev->n_inputs)) ||
-        set(o, "NAME", str(ev->op)) || set(o, "TIME", u64_str(ev->dur_ns)))
-        goto nomem;
-    return emit(w, o, err);
-nomem:
-    json_decref(o);
-    json_decref(mut);
-    return gms_error_set(err, GMS_ENOMEM, "%s: out of memory or op name not UTF-8", w->path);
-}
-
-/* Builds and writes the single line of a CONSTANT (+ MEMORY), COPY, COPY_FROM, RELEASE or
- * ANNOTATE event. */
-static int write_simple(dtrlog_writer *w, const gmt_event *ev, gms_error *err)
-{
-    json_t *o = NULL;
     switch (ev->kind) {
-    case GMT_CONSTANT: {
-        const char *name = name_of(w, ev->id, 0);
-        o = line("CONSTANT");
-        if (!o || set(o, "NAME", str(name)))
-            break;
-        if (emit(w, o, err) != 0)
-            return -1;
-        o = line("MEMORY");
-        if (!o || set(o, "MEMORY", u64_str(ev->size)) || set(o, "NAME", str(name)))
-            break;
-        return emit(w, o, err);
+    case GMT_CALL:
+    case GMT_MUTATE: {
+        const char *kind = ev->kind == GMT_CALL ? "CALL" : "MUTATE";
+        if (!ev->op)
+            return bad_event(w, err, "%s without an op name", kind);
+        if ((ev->n_inputs && !ev->inputs) ||
+            (ev->kind == GMT_CALL && ev->n_outputs && !ev->outputs) ||
+            (ev->kind == GMT_MUTATE && ev->n_mutated && !ev->mutated))
+            return bad_event(w, err, "%s %s: missing input/output arrays", kind, ev->op);
+        if (ev->kind == GMT_CALL) {
+            for (uint32_t i = 0; i < ev->n_outputs; i++)
+                if (ev->outputs[i].alias_of < -1 ||
+                    ev->outputs[i].alias_of >= (int64_t)ev->n_inputs)
+                    return bad_event(w, err,
+                                     "CALL %s: output %" PRIu32 " is a view of input %" PRId32
+                                     " of %" PRIu32,
+                                     ev->op, i, ev->outputs[i].alias_of, ev->n_inputs);
+        } else {
+            for (uint32_t i = 0; i < ev->n_mutated; i++)
+                if (ev->mutated[i] >= ev->n_inputs)
+                    return bad_event(w, err, "MUTATE %s: mutated index %" PRIu32 " of %" PRIu32
+                                     " inputs", ev->op, ev->mutated[i], ev->n_inputs);
+        }
+        return 0;
     }
+    case GMT_ANNOTATE:
+        return ev->text ? 0 : bad_event(w, err, "ANNOTATE without text");
+    case GMT_NAME:
+        return ev->text ? 0 : bad_event(w, err, "NAME without text");
+    case GMT_CONSTANT:
     case GMT_COPY:
     case GMT_COPY_FROM:
-        o = line(ev->kind == GMT_COPY ? "COPY" : "COPY_FROM");
-        if (!o || set(o, "DST", str(name_of(w, ev->id, 0))) ||
-            set(o, "SRC", str(name_of(w, ev->src, 1))))
-            break;
-        return emit(w, o, err);
     case GMT_RELEASE:
-        o = line("RELEASE");
-        if (!o || set(o, "NAME", str(name_of(w, ev->id, 0))))
-            break;
-        return emit(w, o, err);
-    case GMT_ANNOTATE:
-        o = line("ANNOTATE");
-        if (!o || set(o, "ANNOTATION", str(ev->text)))
-            break;
-        if (ev->has_value && set(o, "VALUE", i64_str(ev->value)))
-            break;
-        return emit(w, o, err);
-    default:
-        return bad_event(w, err, "unknown event kind %d", (int)ev->kind);
+        return 0;
     }
-    json_decref(o);
-    return gms_error_set(err, GMS_ENOMEM, "%s: out of memory or text not UTF-8", w->path);
+    return bad_event(w, err, "unknown event kind %d", (int)ev->kind);
+}
+
+/* Appends the event's line(s) to the buffer (keys in sorted order, as the logs have them). */
+static void format_event(dtrlog_writer *w, const gmt_event *ev)
+{
+    switch (ev->kind) {
+    case GMT_CONSTANT:
+        PUT_LIT(w, "{\"INSTRUCTION\":\"CONSTANT\",\"NAME\":");
+        put_name(w, ev->id);
+        PUT_LIT(w, "}\n{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":");
+        put_u64_str(w, ev->size);
+        PUT_LIT(w, ",\"NAME\":");
+        put_name(w, ev->id);
+        PUT_LIT(w, "}\n");
+        break;
+    case GMT_CALL:
+        PUT_LIT(w, "{\"ARGS\":");
+        put_name_list(w, ev->inputs, ev->n_inputs);
+        PUT_LIT(w, ",\"INSTRUCTION\":\"CALL\",\"NAME\":");
+        put_str(w, ev->op);
+        PUT_LIT(w, ",\"RESULT\":[");
+        for (uint32_t i = 0; i < ev->n_outputs; i++) {
+            if (i)
+                PUT_LIT(w, ",");
+            put_name(w, ev->outputs[i].id);
+        }
+        PUT_LIT(w, "],\"TIME\":");
+        put_u64_str(w, ev->dur_ns);
+        PUT_LIT(w, "}\n");
+        for (uint32_t i = 0; i < ev->n_outputs; i++) {
+            PUT_LIT(w, "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":");
+            put_u64_str(w, ev->outputs[i].size);
+            PUT_LIT(w, ",\"NAME\":");
+            put_name(w, ev->outputs[i].id);
+            PUT_LIT(w, "}\n{\"ALIAS\":");
+            put_i64_str(w, ev->outputs[i].alias_of);
+            PUT_LIT(w, ",\"INSTRUCTION\":\"ALIAS\",\"NAME\":");
+            put_name(w, ev->outputs[i].id);
+            PUT_LIT(w, "}\n");
+        }
+        break;
+    case GMT_MUTATE:
+        PUT_LIT(w, "{\"ARGS\":");
+        put_name_list(w, ev->inputs, ev->n_inputs);
+        PUT_LIT(w, ",\"INSTRUCTION\":\"MUTATE\",\"MUTATE\":[");
+        for (uint32_t i = 0; i < ev->n_mutated; i++) {
+            if (i)
+                PUT_LIT(w, ",");
+            put_u64(w, ev->mutated[i]);
+        }
+        PUT_LIT(w, "],\"NAME\":");
+        put_str(w, ev->op);
+        PUT_LIT(w, ",\"TIME\":");
+        put_u64_str(w, ev->dur_ns);
+        PUT_LIT(w, "}\n");
+        break;
+    case GMT_COPY:
+    case GMT_COPY_FROM:
+        PUT_LIT(w, "{\"DST\":");
+        put_name(w, ev->id);
+        if (ev->kind == GMT_COPY)
+            PUT_LIT(w, ",\"INSTRUCTION\":\"COPY\",\"SRC\":");
+        else
+            PUT_LIT(w, ",\"INSTRUCTION\":\"COPY_FROM\",\"SRC\":");
+        put_name(w, ev->src);
+        PUT_LIT(w, "}\n");
+        break;
+    case GMT_RELEASE:
+        PUT_LIT(w, "{\"INSTRUCTION\":\"RELEASE\",\"NAME\":");
+        put_name(w, ev->id);
+        PUT_LIT(w, "}\n");
+        break;
+    case GMT_ANNOTATE:
+        PUT_LIT(w, "{\"ANNOTATION\":");
+        put_str(w, ev->text);
+        PUT_LIT(w, ",\"INSTRUCTION\":\"ANNOTATE\"");
+        if (ev->has_value) {
+            PUT_LIT(w, ",\"VALUE\":");
+            put_i64_str(w, ev->value);
+        }
+        PUT_LIT(w, "}\n");
+        break;
+    case GMT_NAME:
+        break;
+    }
 }
 
 int dtrlog_writer_write(dtrlog_writer *w, const gmt_event *ev, gms_error *err)
 {
-    int rc;
-    switch (ev->kind) {
-    case GMT_NAME:
-        rc = ev->text ? bind_name(w, ev, err) : bad_event(w, err, "NAME without text");
-        break;
-    case GMT_CALL:
-    case GMT_MUTATE:
-        if (!ev->op)
-            return bad_event(w, err, "%s without an op name", ev->kind == GMT_CALL ? "CALL" : "MUTATE");
-        if ((ev->n_inputs && !ev->inputs) || (ev->kind == GMT_CALL && ev->n_outputs && !ev->outputs) ||
-            (ev->kind == GMT_MUTATE && ev->n_mutated && !ev->mutated))
-            return bad_event(w, err, "missing input/output arrays");
-        rc = ev->kind == GMT_CALL ? write_call(w, ev, err) : write_mutate(w, ev, err);
-        break;
-    case GMT_ANNOTATE:
-        if (!ev->text)
-            return bad_event(w, err, "ANNOTATE without text");
-        rc = write_simple(w, ev, err);
-        break;
-    default:
-        rc = write_simple(w, ev, err);
-        break;
-    }
+    int rc = check_event(w, ev, err);
     if (rc != 0)
-        return err && err->code ? err->code : GMS_EIO;
+        return rc;
+    if (ev->kind == GMT_NAME) {
+        if ((rc = bind_name(w, ev, err)) != 0)
+            return rc;
+    } else {
+        w->len = 0;
+        w->oom = w->bad_text = 0;
+        format_event(w, ev);
+        if (w->oom)
+            return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", w->path);
+        if (w->bad_text)
+            return bad_event(w, err, "%s %s: text is not valid UTF-8", gmt_kind_name(ev->kind),
+                             ev->op ? ev->op : "");
+        if (fwrite(w->buf, 1, w->len, w->f) != w->len)
+            return gms_error_set(err, GMS_EIO, "%s: write failed: %s", w->tmp, strerror(errno));
+    }
     w->events++;
     return 0;
 }

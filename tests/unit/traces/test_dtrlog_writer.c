@@ -2,6 +2,7 @@
  * atomic output; and reader -> writer reproduces every real DTR log byte for byte. */
 #include <check.h>
 #include <dirent.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -204,6 +205,50 @@ START_TEST(test_writer_rejects_indices_out_of_range)
 }
 END_TEST
 
+/* What jansson writes for {"ANNOTATION":text,"INSTRUCTION":"ANNOTATE"} (compact, sorted). */
+static char *jansson_annotate_line(const char *text)
+{
+    json_t *o = json_pack("{s:s, s:s}", "INSTRUCTION", "ANNOTATE", "ANNOTATION", text);
+    ck_assert_ptr_nonnull(o);
+    char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(o);
+    size_t n = strlen(s);
+    char *line = malloc(n + 2);
+    memcpy(line, s, n);
+    line[n] = '\n';
+    line[n + 1] = '\0';
+    free(s);
+    return line;
+}
+
+START_TEST(test_writer_escapes_strings_exactly_like_jansson)
+{
+    const char *texts[] = {"plain", "quo\"te", "back\\slash", "new\nline\ttab", "ctl\x01\x1f",
+                           "caf\xc3\xa9", "slash/", "del\x7f", "emoji\xf0\x9f\x98\x80", ""};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        gmt_event ev = event(GMT_ANNOTATE);
+        ev.text = texts[i];
+        char *got = write_events(&ev, 1), *want = jansson_annotate_line(texts[i]);
+        ck_assert_str_eq(got, want);
+        free(got);
+        free(want);
+    }
+}
+END_TEST
+
+START_TEST(test_writer_refuses_text_that_is_not_utf8)
+{
+    uint64_t in[] = {1};
+    gmt_event ev = event(GMT_MUTATE);
+    ev.op = "bad\xff";
+    ev.n_inputs = 1;
+    ev.inputs = in;
+    char *msg = write_error(&ev, 1);
+    ck_assert_ptr_nonnull(strstr(msg, "not valid UTF-8"));
+    free(msg);
+}
+END_TEST
+
 /* Names of the files in dir (the writer's temporary files included). */
 static int count_files(const char *dir)
 {
@@ -344,6 +389,8 @@ int main(void)
     tcase_add_test(tc, test_writer_restores_names_from_name_events);
     tcase_add_test(tc, test_writer_rejects_names_that_would_read_back_as_another_tensor);
     tcase_add_test(tc, test_writer_rejects_indices_out_of_range);
+    tcase_add_test(tc, test_writer_escapes_strings_exactly_like_jansson);
+    tcase_add_test(tc, test_writer_refuses_text_that_is_not_utf8);
     tcase_add_test(tc, test_writer_output_appears_only_on_close_and_abort_leaves_nothing);
     tcase_add_test(tc, test_writer_open_in_missing_folder_is_an_io_error);
     tcase_add_test(tc, test_reader_then_writer_reproduces_hand_written_log_byte_for_byte);
