@@ -258,7 +258,11 @@ int cmd_convert(int argc, char **argv)
         output = def;
     }
     int rc;
-    if (same_file(input, output)) {
+    struct stat st;
+    if (stat(output, &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_error(CMD, "output %s is a directory; give a file name with -o", output);
+        rc = 2;
+    } else if (same_file(input, output)) {
         cli_error(CMD, "output %s is the input file; choose another name with -o", output);
         rc = 2;
     } else {

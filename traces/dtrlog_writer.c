@@ -74,7 +74,8 @@ int dtrlog_writer_open(const char *path, dtrlog_writer **out, gms_error *err)
     w->f = fopen(w->tmp, "wb");
     if (!w->f) {
         int e = errno;
-        gms_error_set(err, GMS_EIO, "%s: cannot create: %s", w->tmp, strerror(e));
+        gms_error_set(err, GMS_EIO, "%s: cannot create %s: %s (is the directory there and "
+                      "writable?)", path, w->tmp, strerror(e));
         dtrlog_writer_abort(w);
         return GMS_EIO;
     }
