@@ -28,7 +28,8 @@ cp "$DTR_DIR"/unet-*.log "$T/unet.log"
 "$GMS_BIN" convert -q "$T/unet.log" || fail "convert with the default output name"
 [ -s "$T/unet.gmt" ] || fail "default output unet.gmt not written"
 
-# a hand-written log with non-x<digits> names, views, MUTATE and COPY_FROM
+# a hand-written log with non-x<digits> names, views, MUTATE, COPY_FROM, annotation values,
+# empty lists, extreme integers and a string jansson escapes
 cat >"$T/hand.log" <<'LOG'
 {"ANNOTATION":"START","INSTRUCTION":"ANNOTATE"}
 {"INSTRUCTION":"CONSTANT","NAME":"weight"}
@@ -41,9 +42,34 @@ cat >"$T/hand.log" <<'LOG'
 {"ARGS":["out","x12"],"INSTRUCTION":"MUTATE","MUTATE":[1,0],"NAME":"relu_","TIME":"3"}
 {"DST":"out","INSTRUCTION":"COPY_FROM","SRC":"x12"}
 {"ANNOTATION":"BACKWARD","INSTRUCTION":"ANNOTATE"}
+{"ANNOTATION":"iteration","INSTRUCTION":"ANNOTATE","VALUE":"4096"}
+{"ARGS":[],"INSTRUCTION":"CALL","NAME":"sync","RESULT":[],"TIME":"0"}
+{"ARGS":["y"],"INSTRUCTION":"MUTATE","MUTATE":[],"NAME":"no_op_","TIME":"18446744073709551615"}
+{"ARGS":["x12"],"INSTRUCTION":"CALL","NAME":"café \"q\"","RESULT":["x4611686018427387904"],"TIME":"1"}
+{"INSTRUCTION":"MEMORY","MEMORY":"9223372036854775807","NAME":"x4611686018427387904"}
+{"ALIAS":"0","INSTRUCTION":"ALIAS","NAME":"x4611686018427387904"}
 {"INSTRUCTION":"RELEASE","NAME":"weight"}
 LOG
 "$GMS_BIN" convert -q "$T/hand.log" -o "$T/hand.gmt" || fail "convert hand.log"
 "$GMS_BIN" convert -q "$T/hand.gmt" --to dtr-log -o "$T/hand.back.log" || fail "hand.gmt back"
 cmp "$T/hand.log" "$T/hand.back.log" || fail "hand.log does not round-trip"
+# a log not in canonical form (spaces, key order, escapes) comes back canonical: the same
+# instructions with the same values, byte-identical once both are normalized by jq
+command -v jq >/dev/null || fail "jq is required (scripts/setup-deps.sh installs it)"
+cat >"$T/loose.log" <<'LOG'
+{ "INSTRUCTION" : "ANNOTATE", "ANNOTATION" : "START" }
+{"NAME":"x1","INSTRUCTION":"CONSTANT"}
+{"NAME":"x1","MEMORY":"64","INSTRUCTION":"MEMORY"}
+{"TIME":"7","RESULT":["x2"],"NAME":"caf\u00e9\/op","INSTRUCTION":"CALL","ARGS":["x1"]}
+{"NAME":"x2","MEMORY":"64","INSTRUCTION":"MEMORY"}
+{"NAME":"x2","INSTRUCTION":"ALIAS","ALIAS":"0"}
+{"MUTATE":[ 0 ],"TIME":"3","NAME":"relu_","INSTRUCTION":"MUTATE","ARGS":[ "x2" ]}
+{"SRC":"x2","INSTRUCTION":"COPY_FROM","DST":"x1"}
+LOG
+"$GMS_BIN" convert -q "$T/loose.log" -o "$T/loose.gmt" || fail "convert loose.log"
+"$GMS_BIN" convert -q "$T/loose.gmt" --to dtr-log -o "$T/loose.back.log" || fail "loose.gmt back"
+! cmp -s "$T/loose.log" "$T/loose.back.log" || fail "loose.log came back unnormalized"
+diff <(jq -cS . "$T/loose.log") <(jq -cS . "$T/loose.back.log") >&2 ||
+  fail "loose.log: instructions or values changed in the round trip"
+[ "$(wc -l <"$T/loose.back.log")" = 8 ] || fail "loose.log: line count changed"
 echo "ok: $n logs round-trip byte for byte"
