@@ -18,6 +18,9 @@ as setup, so optimizer state created there is constant in the trace.
 
 The last line of output is "gpumemsim-example: {json}" with the numbers tests/gpu/check_trace.py
 compares the trace against (parameter and buffer bytes, iteration input sizes).
+
+--device cpu runs the same training without CUDA or NVTX: a dry run that checks the script
+itself on a machine without a GPU (it records nothing).
 """
 import argparse
 import json
@@ -106,17 +109,29 @@ def main():
     p.add_argument("--batch", type=int, default=None, help="batch size (model default)")
     p.add_argument("--seq-lens", default="64,128,96", help="gpt: sequence length per iteration, cycled")
     p.add_argument("--nvtx", choices=["ops", "none"], default="ops", help="ATen op ranges (default ops)")
+    p.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
+                   help="cpu: a dry run of the script without a GPU (no NVTX, nothing to record)")
     args = p.parse_args()
     if args.iters < 1 or args.warmup < 0:
         sys.exit("train.py: --iters must be >= 1 and --warmup >= 0")
 
     import torch
 
-    if not torch.cuda.is_available():
-        sys.exit("train.py: no CUDA device visible to PyTorch")
+    cuda = args.device == "cuda"
+    if cuda and not torch.cuda.is_available():
+        sys.exit("train.py: no CUDA device visible to PyTorch (--device cpu for a dry run)")
     torch.manual_seed(0)
     torch.backends.cudnn.benchmark = False  # no autotuning allocations inside the iterations
-    dev = torch.device("cuda")
+    dev = torch.device(args.device)
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+
+    def push(name):
+        if cuda:
+            torch.cuda.nvtx.range_push(name)
+
+    def pop():
+        if cuda:
+            torch.cuda.nvtx.range_pop()
     model, make_batch, loss_fn, opt_name = build(args, torch, dev)
     model = model.to(dev).train()
     if opt_name == "adamw":
@@ -134,23 +149,24 @@ def main():
 
     for i in range(args.warmup):
         step(i)
-    torch.cuda.synchronize()
+    sync()
 
     sizes = []
-    with torch.autograd.profiler.emit_nvtx(enabled=args.nvtx == "ops", record_shapes=False):
+    with torch.autograd.profiler.emit_nvtx(enabled=cuda and args.nvtx == "ops", record_shapes=False):
         for i in range(args.iters):
             # the range is opened before the batch exists, so its size is computed up front
             expected = _peek_size(args, i)
-            torch.cuda.nvtx.range_push(f"gpumemsim:iteration={expected}")
+            push(f"gpumemsim:iteration={expected}")
             size, loss = step(args.warmup + i)
-            torch.cuda.nvtx.range_pop()
+            pop()
             assert size == expected, (size, expected)
             sizes.append(size)
-    torch.cuda.synchronize()
+    sync()
 
     params = list(model.parameters())
     buffers = list(model.buffers())
-    state = [t for s in opt.state.values() for t in s.values() if torch.is_tensor(t) and t.is_cuda]
+    state = [t for s in opt.state.values() for t in s.values()
+             if torch.is_tensor(t) and t.device.type == dev.type]
     info = {
         "model": args.model,
         "iterations": args.iters,
