@@ -33,11 +33,13 @@ int trc_lift_to_gmt(const char *raw_path, const char *gmt_path, trc_lift_stats *
                      (r->flags == TRC_MEM_DEVICE || r->flags == TRC_MEM_MANAGED));
     }
     if (activity == 0) {
-        const char *status = "";
-        for (size_t i = 0; i < n; i++) {
+        char status[600] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < n && used + 3 < sizeof status; i++) {
             const trc_rec *r = trc_raw_at(raw, i);
             if (r->type == TRC_REC_INFO && r->name && strcmp(r->name, "status") == 0 && r->text)
-                status = r->text;
+                used += (size_t)snprintf(status + used, sizeof status - used, "%s%s",
+                                         used ? "; " : "", r->text);
         }
         rc = gms_error_set(err, GMS_EINVAL,
                            "%s: no CUDA activity was recorded (no kernel, no device "

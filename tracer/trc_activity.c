@@ -171,9 +171,10 @@ int trc_activity_start(void)
     if (res != CUPTI_SUCCESS) {
         const char *s = "?";
         cuptiGetResultString(res, &s);
-        trc_status("cannot register CUPTI activity buffers: %s (is another profiler such as "
-                   "nsys or the PyTorch profiler attached?)",
-                   s);
+        trc_status("cannot register CUPTI activity buffers: %s%s", s,
+                   res == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+                       ? " (another profiler such as nsys or the PyTorch profiler is attached)"
+                       : "");
         return -1;
     }
     int rc = 0;
