@@ -405,7 +405,7 @@ int cmd_record(int argc, char **argv)
     int written = 0;
     for (size_t i = 0; i < n_raw; i++) {
         char path[4400], warning[512];
-        if (i == 0)
+        if (written == 0) /* the busiest process that did something gets OUT itself */
             snprintf(path, sizeof path, "%s", out);
         else
             sibling_name(out, raws[i].pid, path, sizeof path);
