@@ -20,6 +20,10 @@ jq -e '.events_by_kind.CONSTANT == 2 and .events_by_kind.CALL == 6 and
        .constant_bytes == 5120 and .meta.device == "Fake GPU" and .meta.source == "cupti" and
        .meta.trace_complete == "yes"' "$T/info.json" >/dev/null ||
   fail "trace content: $(cat "$T/info.json")"
+# replayed without a budget, the trace needs what the job had allocated at its peak (weights,
+# input and one activation: 7 KiB) and the GPU time of its kernels (2 x 1550 ns)
+jq -e '.baseline_memory == 7168 and .baseline_compute == 3100' "$T/info.json" >/dev/null ||
+  fail "baseline: $(jq -c '{baseline_memory, baseline_compute}' "$T/info.json")"
 "$GMS_BIN" info --ops "$OUT" >"$T/ops.txt" || fail "info --ops"
 for op in fc loss sgd; do grep -qw "$op" "$T/ops.txt" || fail "op $op missing: $(cat "$T/ops.txt")"; done
 [ -z "$(find "$T" -name 'out.gmt.raw.*')" ] || fail "raw directory left behind"
