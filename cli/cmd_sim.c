@@ -45,12 +45,16 @@ static void usage(FILE *f)
             "  --seed N            seed of the random policy (Python's random.seed(N); 0)\n"
             "  --remat-limit L     stop once recomputation exceeds (L-1) x baseline compute\n"
             "                      (default 2, as in the DTR paper; 0 = no limit)\n"
+            "  --sample K          fast, approximate victim choice: score K random evictable\n"
+            "                      storages instead of all of them ('sqrt' = sqrt of their\n"
+            "                      number, like the DTR prototype); default 0 = all, exactly\n"
+            "                      as simrd. For traces with millions of ops\n"
             "  --semantics simrd   replay semantics (simrd, the DTR paper's simulator, is the\n"
             "                      default and only mode)\n"
             "  --json              print one JSON object (status, overhead, evictions,\n"
             "                      eager_evictions, remats, remat_compute, peak_memory,\n"
             "                      baseline_memory, baseline_compute, clock, wall_s, policy,\n"
-            "                      budget, budget_ratio, trace)\n"
+            "                      budget, budget_ratio, seed, sample, trace)\n"
             "  --list-policies     list the policies, one per line, and exit\n"
             "  --reference-table CSV  replay every row of a simrd reference table (e.g.\n"
             "                      shared/reference/simrd-pareto.csv) in one process, compare\n"
@@ -81,6 +85,7 @@ enum {
     OPT_REPEAT,
     OPT_QUIET,
     OPT_CHAIN,
+    OPT_SAMPLE,
 };
 
 static void list_policies(FILE *f)
@@ -133,7 +138,11 @@ static int print_json(const char *trace, const sim_policy *p, const sim_config *
     json_decref(js);
     if (!tq)
         return -1;
-    char d1[32], d2[32], d3[32];
+    char d1[32], d2[32], d3[32], sample[32];
+    if (cfg->sample == SIM_SAMPLE_SQRT)
+        snprintf(sample, sizeof sample, "\"sqrt\"");
+    else
+        snprintf(sample, sizeof sample, "%u", cfg->sample);
     char budget[32], rt[32];
     if (cfg->budget == UINT64_MAX)
         snprintf(budget, sizeof budget, "null");
@@ -144,11 +153,11 @@ static int print_json(const char *trace, const sim_policy *p, const sim_config *
     else
         snprintf(rt, sizeof rt, "null");
     printf("{\"trace\": %s, \"policy\": \"%s\", \"semantics\": \"simrd\", \"budget\": %s, "
-           "\"budget_ratio\": %s, \"seed\": %llu, \"remat_limit\": %s, \"status\": \"%s\", "
+           "\"budget_ratio\": %s, \"seed\": %llu, \"sample\": %s, \"remat_limit\": %s, \"status\": \"%s\", "
            "\"overhead\": %s, \"evictions\": %llu, \"eager_evictions\": %llu, \"remats\": %llu, "
            "\"remat_compute\": %llu, \"peak_memory\": %llu, \"baseline_memory\": %llu, "
            "\"baseline_compute\": %llu, \"clock\": %llu, \"wall_s\": %s}\n",
-           tq, pol_name(p), budget, rt, (unsigned long long)cfg->seed,
+           tq, pol_name(p), budget, rt, (unsigned long long)cfg->seed, sample,
            shortest_double(cfg->remat_limit, d1, sizeof d1), sim_status_name(r->status),
            r->status == SIM_OK ? shortest_double(r->overhead, d2, sizeof d2) : "null",
            (unsigned long long)r->evictions, (unsigned long long)r->eager_evictions,
@@ -176,6 +185,10 @@ static void print_text(const char *trace, const sim_policy *p, const sim_config 
         printf("budget           %llu B (%s, %.3f x baseline memory)\n",
                (unsigned long long)cfg->budget, cli_format_bytes(cfg->budget, b1, sizeof b1),
                bl->memory ? (double)cfg->budget / (double)bl->memory : 0.0);
+    if (cfg->sample == SIM_SAMPLE_SQRT)
+        printf("victim choice    best of sqrt(pool) random storages (approximate)\n");
+    else if (cfg->sample)
+        printf("victim choice    best of %u random storages (approximate)\n", cfg->sample);
     printf("status           %s\n", sim_status_name(r->status));
     if (r->status == SIM_OK)
         printf("overhead         %.6f (%s)\n", r->overhead,
@@ -213,6 +226,7 @@ int cmd_sim(int argc, char **argv)
         {"repeat", required_argument, NULL, OPT_REPEAT},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"chain", required_argument, NULL, OPT_CHAIN},
+        {"sample", required_argument, NULL, OPT_SAMPLE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -286,6 +300,17 @@ int cmd_sim(int argc, char **argv)
                 return 2;
             }
             ro.repeat = (int)u;
+            break;
+        case OPT_SAMPLE:
+            if (strcmp(optarg, "sqrt") == 0) {
+                cfg.sample = SIM_SAMPLE_SQRT;
+            } else if (parse_u64(optarg, &u) || u >= UINT32_MAX) {
+                cli_error(CMD, "--sample '%s' must be a count of storages (0 = all) or 'sqrt'",
+                          optarg);
+                return 2;
+            } else {
+                cfg.sample = (uint32_t)u;
+            }
             break;
         case OPT_CHAIN:
             if (parse_u64(optarg, &chain) || chain < 1 || chain > 100000000) {

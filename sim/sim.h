@@ -92,7 +92,14 @@ typedef struct sim_config {
     sim_semantics semantics;
     sim_observer observer;           /* optional */
     void *observer_ctx;
+    /* Victim choice for score policies: 0 = scan the whole pool (simrd, exact; default);
+     * k > 0 = score k pool members drawn at random (with replacement, seeded by `seed`) and
+     * evict the best, like the DTR prototype's sampling; SIM_SAMPLE_SQRT = ceil(sqrt(pool
+     * size)) draws. Not simrd semantics: a fast mode for traces with millions of ops. */
+    uint32_t sample;
 } sim_config;
+
+#define SIM_SAMPLE_SQRT UINT32_MAX
 
 /* Fills cfg with the defaults (remat_limit 2.0, unlimited budget, seed 0, simrd semantics). */
 void sim_config_init(sim_config *cfg);

@@ -138,6 +138,9 @@ struct sim_view {
     uint64_t *scomp;    /* per storage: compute = root op + view ops created so far */
     uint8_t *defined;   /* per tensor */
     uint32_t pool_head, pool_tail, pool_size;
+    uint32_t *pool_arr; /* the pool as an array (any order), for sampling */
+    uint32_t *pool_pos; /* per storage: index in pool_arr */
+    uint64_t rng;       /* sampling generator state (splitmix64) */
 
     int regions_on, eq_on;
     sim_region *fwd, *rev; /* per storage, when regions_on */

@@ -50,6 +50,8 @@ static void pool_append(sim_view *v, uint32_t s)
         v->pool_head = s;
     v->pool_tail = s;
     x->in_pool = 1;
+    v->pool_arr[v->pool_size] = s;
+    v->pool_pos[s] = v->pool_size;
     v->pool_size++;
 }
 
@@ -69,6 +71,9 @@ static void pool_remove(sim_view *v, uint32_t s)
     x->in_pool = 0;
     x->prev = x->next = SIM_NONE;
     v->pool_size--;
+    uint32_t last = v->pool_arr[v->pool_size];
+    v->pool_arr[v->pool_pos[s]] = last;
+    v->pool_pos[last] = v->pool_pos[s];
 }
 
 static void lock(sim_view *v, uint32_t s)
@@ -126,6 +131,33 @@ static void evict(sim_view *v, uint32_t s, int eager)
         v->pol->on_evict(v, s, eager, v->pol_state);
 }
 
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+/* Sampled choice (sim_config.sample): the best of k random pool members, the later draw on
+ * ties, a zero score ends the draws. */
+static uint32_t choose_sampled(sim_view *v, uint32_t k)
+{
+    uint32_t best = SIM_NONE;
+    double best_cost = INFINITY;
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t s = v->pool_arr[splitmix64(&v->rng) % v->pool_size];
+        double c = v->pol->score(v, s, v->pol_state);
+        if (c <= best_cost) {
+            best_cost = c;
+            best = s;
+        }
+        if (c == 0)
+            break;
+    }
+    return best;
+}
+
 /* Heuristic.choose (spec section 5): the LAST minimum in pool order wins, the first zero
  * cost ends the scan, all +inf -> the last storage. */
 static uint32_t choose(sim_view *v)
@@ -133,6 +165,11 @@ static uint32_t choose(sim_view *v)
     const sim_policy *p = v->pol;
     if (p->choose)
         return p->choose(v, v->pol_state);
+    uint32_t k = v->cfg->sample;
+    if (k == SIM_SAMPLE_SQRT)
+        k = (uint32_t)ceil(sqrt((double)v->pool_size));
+    if (k && k < v->pool_size)
+        return choose_sampled(v, k);
     uint32_t best = SIM_NONE;
     double best_cost = INFINITY;
     for (uint32_t s = v->pool_head; s != SIM_NONE; s = v->ss[s].next) {
@@ -361,8 +398,11 @@ int sim_runner_new(const sim_trace *t, sim_runner **out, gms_error *err)
     r->v.ss = malloc(((size_t)t->n_storages + 1) * sizeof *r->v.ss);
     r->v.defined = malloc((size_t)t->n_tensors + 1);
     r->v.fl = malloc((size_t)t->n_storages + 1);
+    r->v.pool_arr = malloc(((size_t)t->n_storages + 1) * sizeof(uint32_t));
+    r->v.pool_pos = malloc(((size_t)t->n_storages + 1) * sizeof(uint32_t));
     r->v.scomp = malloc(((size_t)t->n_storages + 1) * sizeof *r->v.scomp);
-    if (!r->v.ss || !r->v.defined || !r->v.fl || !r->v.scomp) {
+    if (!r->v.ss || !r->v.defined || !r->v.fl || !r->v.scomp || !r->v.pool_arr ||
+        !r->v.pool_pos) {
         sim_runner_free(r);
         return gms_error_set(err, GMS_ENOMEM, "out of memory creating a simulation runner");
     }
@@ -379,6 +419,8 @@ void sim_runner_free(sim_runner *r)
     free(v->ss);
     free(v->fl);
     free(v->scomp);
+    free(v->pool_arr);
+    free(v->pool_pos);
     free(v->defined);
     free(v->eq_parent);
     free(v->eq_value);
@@ -408,6 +450,7 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
     v->failed_alloc = 0;
     v->pool_head = v->pool_tail = SIM_NONE;
     v->pool_size = 0;
+    v->rng = cfg->seed ^ UINT64_C(0x6a09e667f3bcc908);
     v->n_frames = v->n_ustack = 0;
     v->eq_n = 0;
     for (uint32_t s = 0; s < tr->n_storages; s++)

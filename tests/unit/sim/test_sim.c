@@ -452,6 +452,38 @@ START_TEST(test_synthetic_chain_replays_with_remats_under_budget)
 }
 END_TEST
 
+/* --sample: a sample at least as large as the pool is the exact full scan; a smaller one is
+ * reproducible for a seed and still replays the whole trace. */
+START_TEST(test_sampled_choice_is_exact_when_sample_covers_pool_and_reproducible)
+{
+    sim_trace *t;
+    gms_error err = {0};
+    ck_assert_int_eq(sim_trace_chain(300, &t, &err), 0);
+    sim_config cfg;
+    sim_config_init(&cfg);
+    cfg.policy = pol_find("dtr-local");
+    cfg.budget = sim_budget_for_ratio(t, 0.3);
+    sim_result exact, big, s1, s2;
+    ck_assert_int_eq(sim_run(t, &cfg, &exact, &err), 0);
+    cfg.sample = 1000000;
+    ck_assert_int_eq(sim_run(t, &cfg, &big, &err), 0);
+    ck_assert_uint_eq(big.clock, exact.clock);
+    ck_assert_uint_eq(big.evictions, exact.evictions);
+    cfg.sample = 4;
+    cfg.seed = 7;
+    ck_assert_int_eq(sim_run(t, &cfg, &s1, &err), 0);
+    ck_assert_int_eq(sim_run(t, &cfg, &s2, &err), 0);
+    ck_assert_int_eq(s1.status, SIM_OK);
+    ck_assert_uint_eq(s1.clock, s2.clock);
+    ck_assert_uint_eq(s1.evictions, s2.evictions);
+    ck_assert_uint_ne(s1.clock, exact.clock); /* 4 of ~100 candidates: another schedule */
+    cfg.sample = SIM_SAMPLE_SQRT;
+    ck_assert_int_eq(sim_run(t, &cfg, &s1, &err), 0);
+    ck_assert_int_eq(s1.status, SIM_OK);
+    sim_trace_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim");
@@ -475,6 +507,7 @@ int main(void)
     tcase_add_test(tc, test_runner_reuse_gives_identical_results);
     tcase_add_test(tc, test_run_without_policy_is_a_caller_error);
     tcase_add_test(tc, test_synthetic_chain_replays_with_remats_under_budget);
+    tcase_add_test(tc, test_sampled_choice_is_exact_when_sample_covers_pool_and_reproducible);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
