@@ -87,8 +87,23 @@ static int copy_meta(info *in, const gmt_source *src, gms_error *err)
     return 0;
 }
 
-/* Reads every event of the trace into the statistics. */
-static int scan(info *in, gms_error *err)
+/* Feeds one event to the simulator's trace builder. The first failure is kept in sim_err and
+ * ends the building (the statistics go on). */
+static void build(info *in, sim_trace_builder **b, const gmt_event *ev, gms_error *sim_err)
+{
+    gms_error e;
+    if (*b && sim_trace_builder_add(*b, ev, &e) != 0) {
+        gms_error_set(sim_err, e.code, "%s: %s", in->path, e.msg);
+        sim_trace_builder_free(*b);
+        *b = NULL;
+    }
+}
+
+/* Reads the trace once, into the statistics and into the simulator's trace builder (what
+ * sim_trace_load does), so the baseline memory/compute are exactly the figures every
+ * simulation of this trace is measured against, and a pipe can be read too. A trace that
+ * parses but cannot be replayed leaves have_baseline 0 and the reason in sim_err. */
+static int scan(info *in, gms_error *err, gms_error *sim_err)
 {
     gmt_source *src;
     int rc = gmt_source_open(in->path, &src, err);
@@ -96,33 +111,37 @@ static int scan(info *in, gms_error *err)
         return rc;
     in->format = gmt_source_format(src);
     in->stats = gmt_stats_new();
-    if (!in->stats) {
+    sim_trace_builder *b = NULL;
+    if (!in->stats || (rc = sim_trace_builder_new(&b, err)) != 0) {
         gmt_source_close(src);
-        return gms_error_set(err, GMS_ENOMEM, "out of memory");
+        return rc ? rc : gms_error_set(err, GMS_ENOMEM, "out of memory");
     }
     gmt_event ev;
-    while ((rc = gmt_source_next(src, &ev, err)) == 1)
+    while ((rc = gmt_source_next(src, &ev, err)) == 1) {
         if ((rc = gmt_stats_add(in->stats, &ev, err)) != 0)
             break;
+        build(in, &b, &ev, sim_err);
+    }
     if (rc == 0)
         rc = copy_meta(in, src, err);
     else if (rc < 0)
         rc = err && err->code ? err->code : GMS_EFORMAT;
     gmt_source_close(src);
-    return rc;
-}
-
-/* Baseline memory and compute come from the simulator (sim_trace_load reads the file again),
- * so info reports exactly the figures every simulation of this trace is measured against. */
-static int load_baseline(info *in, gms_error *err)
-{
-    sim_trace *t;
-    int rc = sim_trace_load(in->path, &t, err);
-    if (rc != 0)
+    if (rc != 0) {
+        sim_trace_builder_free(b);
         return rc;
-    in->baseline = *sim_trace_baseline(t);
-    in->have_baseline = 1;
-    sim_trace_free(t);
+    }
+    if (b) {
+        sim_trace *t;
+        gms_error e;
+        if (sim_trace_builder_finish(b, &t, &e) != 0) { /* frees b */
+            gms_error_set(sim_err, e.code, "%s: %s", in->path, e.msg);
+        } else {
+            in->baseline = *sim_trace_baseline(t);
+            in->have_baseline = 1;
+            sim_trace_free(t);
+        }
+    }
     return 0;
 }
 
@@ -268,15 +287,15 @@ int cmd_info(int argc, char **argv)
     in.path = argv[optind];
     gms_error err;
     gms_error_clear(&err);
-    if (scan(&in, &err) != 0) {
+    /* A trace that parses but cannot be replayed still gets its summary, then the error. */
+    gms_error sim_err;
+    gms_error_clear(&sim_err);
+    if (scan(&in, &err, &sim_err) != 0) {
         cli_error(CMD, "%s", err.msg);
         info_free(&in);
         return 1;
     }
-    /* A trace that parses but cannot be replayed still gets its summary, then the error. */
-    gms_error sim_err;
-    gms_error_clear(&sim_err);
-    int rc = load_baseline(&in, &sim_err) != 0;
+    int rc = !in.have_baseline;
     if (as_json) {
         json_t *o = to_json(&in);
         if (!o || json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {

@@ -1,7 +1,8 @@
 /*
  * gmt_source: one reader over every trace format gpumemsim understands. The format is sniffed
- * from the first bytes (a zstd frame or the raw .gmt magic -> .gmt; '{' or whitespace -> DTR
- * JSON log), never from the file name; reading is delegated to gmt_reader or dtrlog_reader.
+ * from the first byte (a zstd frame -> .gmt; '{' or whitespace -> DTR JSON log), never from
+ * the file name; reading is delegated to gmt_reader or dtrlog_reader. The file is opened once
+ * (the sniffed byte is pushed back), so pipes work as inputs too.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "dtrlog.h"
 #include "gmt.h"
+#include "gmt_format.h"
 
 #define SOURCE_META_MAX 4
 
@@ -23,7 +25,8 @@ struct gmt_source {
     size_t n_meta;
 };
 
-static const unsigned char ZSTD_MAGIC[4] = {0x28, 0xb5, 0x2f, 0xfd};
+/* First byte of a zstd frame (magic 28 b5 2f fd); the .gmt reader checks the rest. */
+#define ZSTD_MAGIC_FIRST 0x28
 
 /* Guesses the model from a DTR log's file name: the part before the first '-' (the DTR paper's
  * logs are "<model>-<batch>-<budget>-<date>-default.log"), without a torchvision "tv_" prefix
@@ -58,62 +61,77 @@ static int add_meta(gmt_source *s, const char *key, char *value)
     return 0;
 }
 
-/* Reads the first bytes of path and decides its format. */
-static int sniff(const char *path, gmt_format *fmt, gms_error *err)
+/* Opens path and decides its format from its first byte, which is pushed back so that the
+ * chosen reader sees the whole stream: the file is opened once, so pipes and other
+ * non-seekable inputs (/dev/stdin, <(zstdcat ...)) work too. 0x28 starts a zstd frame
+ * (.gmt); '{' or whitespace a DTR log. */
+static int sniff(const char *path, FILE **out, gmt_format *fmt, gms_error *err)
 {
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return gms_error_set(err, GMS_EIO, "%s: cannot open: %s", path, strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return gms_error_set(err, GMS_EIO,
-                             "%s: is a directory (expected a .gmt trace or a DTR log file)",
-                             path);
+    *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
         return gms_error_set(err, GMS_EIO, "%s: cannot open: %s", path, strerror(errno));
-    unsigned char b[8];
-    size_t n = fread(b, 1, sizeof b, f);
-    int failed = ferror(f);
-    fclose(f);
-    if (failed)
-        return gms_error_set(err, GMS_EIO, "%s: read failed", path);
-    if (n == 0)
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return gms_error_set(err, GMS_EIO,
+                             "%s: is a directory (expected a .gmt trace or a DTR log file)",
+                             path);
+    }
+    int c = getc(f);
+    if (c == EOF) {
+        int failed = ferror(f);
+        int e = errno;
+        fclose(f);
+        if (failed)
+            return gms_error_set(err, GMS_EIO, "%s: read failed: %s", path, strerror(e));
         return gms_error_set(err, GMS_EFORMAT,
                              "%s: empty file (expected a .gmt trace or a DTR log)", path);
-    if ((n >= 4 && memcmp(b, ZSTD_MAGIC, 4) == 0) || (n >= 7 && memcmp(b, "GMTRACE", 7) == 0)) {
+    }
+    if (ungetc(c, f) == EOF) {
+        fclose(f);
+        return gms_error_set(err, GMS_EIO, "%s: read failed", path);
+    }
+    if (c == ZSTD_MAGIC_FIRST) {
         *fmt = GMT_FORMAT_GMT;
-        return 0;
-    }
-    if (b[0] == '{' || b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
+    } else if (c == '{' || c == ' ' || c == '\t' || c == '\r' || c == '\n') {
         *fmt = GMT_FORMAT_DTR_LOG;
-        return 0;
+    } else {
+        fclose(f);
+        return gms_error_set(err, GMS_EFORMAT,
+                             "%s: not a .gmt trace or DTR JSON log (first byte 0x%02x); "
+                             "expected a zstd-compressed .gmt or one JSON object per line",
+                             path, (unsigned)c);
     }
-    return gms_error_set(err, GMS_EFORMAT,
-                         "%s: not a .gmt trace or DTR JSON log (first byte 0x%02x); "
-                         "expected a zstd-compressed .gmt or one JSON object per line",
-                         path, b[0]);
+    *out = f;
+    return 0;
 }
 
 int gmt_source_open(const char *path, gmt_source **out, gms_error *err)
 {
     *out = NULL;
     gmt_format fmt = GMT_FORMAT_GMT;
-    int rc = sniff(path, &fmt, err);
+    FILE *f;
+    int rc = sniff(path, &f, &fmt, err);
     if (rc != 0)
         return rc;
     gmt_source *s = calloc(1, sizeof *s);
-    if (!s)
+    if (!s) {
+        fclose(f);
         return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
+    }
     s->format = fmt;
     if (fmt == GMT_FORMAT_GMT) {
-        rc = gmt_reader_open(path, &s->gmt, err);
+        rc = gmt_reader_open_stream(f, path, &s->gmt, err); /* closes f on failure */
     } else {
         const char *base = base_name(path);
         if (add_meta(s, "source", strdup(base)) || add_meta(s, "producer", strdup("dtr-log")) ||
-            add_meta(s, "model", guess_model(base)) || add_meta(s, "time_unit", strdup("ns")))
+            add_meta(s, "model", guess_model(base)) || add_meta(s, "time_unit", strdup("ns"))) {
+            fclose(f);
             rc = gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
-        else
-            rc = dtrlog_reader_open(path, &s->log, err);
+        } else {
+            rc = dtrlog_reader_open_stream(f, path, 1, &s->log, err); /* closes f on failure */
+        }
     }
     if (rc != 0) {
         gmt_source_close(s);

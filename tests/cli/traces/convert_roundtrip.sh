@@ -28,6 +28,12 @@ cp "$DTR_DIR"/unet-*.log "$T/unet.log"
 "$GMS_BIN" convert -q "$T/unet.log" || fail "convert with the default output name"
 [ -s "$T/unet.gmt" ] || fail "default output unet.gmt not written"
 
+# pipes work as inputs (the format is sniffed without reopening the file)
+"$GMS_BIN" convert -q /dev/stdin -o "$T/pipe.gmt" <"$T/unet.log" || fail "convert from a pipe"
+cat "$T/pipe.gmt" | "$GMS_BIN" convert -q /dev/stdin --to dtr-log -o "$T/pipe.log" ||
+  fail "convert a .gmt from a pipe"
+cmp "$T/unet.log" "$T/pipe.log" || fail "the round trip through pipes is not byte-identical"
+
 # a hand-written log with non-x<digits> names, views, MUTATE, COPY_FROM, annotation values,
 # empty lists, extreme integers and a string jansson escapes
 cat >"$T/hand.log" <<'LOG'

@@ -52,6 +52,13 @@ got=$("$GMS_BIN" info --json "$log" | jq .constant_bytes)
 [ "$got" = "$want" ] || fail "constant bytes $got, expected $want"
 [ "$("$GMS_BIN" info --json "$log" | jq -r .meta.model)" = unet ] || fail "model not guessed"
 
+# a .gmt read from a pipe: the same numbers (one pass feeds statistics and the simulator)
+"$GMS_BIN" info --json "$log" >"$T/file.json" || fail "info on the log"
+cat "$T/$(basename "$log" .log).gmt" | "$GMS_BIN" info --json /dev/stdin >"$T/pipe.json" ||
+  fail "info on a pipe"
+diff <(jq -S 'del(.file, .format, .meta)' "$T/file.json") \
+     <(jq -S 'del(.file, .format, .meta)' "$T/pipe.json") >&2 || fail "info differs on a pipe"
+
 # text output names the essentials
 "$GMS_BIN" info "$log" >"$T/text" || fail "info (text)"
 for k in "events:" "ops:" "distinct op names:" "constant bytes:" "baseline memory:" \
