@@ -261,9 +261,15 @@ static void print_summary(const char *path, const trc_lift_stats *st, const char
     if (!st->clean_end)
         fprintf(stderr, "gpumemsim record: warning: the job did not exit normally; the trace "
                 "holds what was flushed before it died\n");
-    if (st->allocs_from_callbacks)
-        fprintf(stderr, "gpumemsim record: warning: CUPTI delivered no memory records; "
-                "allocations come from the API callbacks (no pool details)\n");
+    if (st->alloc_source == TRC_ALLOCS_MEMORY2 && st->alloc_records_memory2)
+        fprintf(stderr, "gpumemsim record: warning: the allocation callbacks recorded nothing; "
+                "allocations come from CUPTI's MEMORY2 records\n");
+    if (st->alloc_source == TRC_ALLOCS_CALLBACKS &&
+        st->alloc_records_memory2 > st->alloc_records_callbacks)
+        fprintf(stderr, "gpumemsim record: warning: CUPTI saw %llu allocations, the callbacks "
+                "%llu: some allocation path is not hooked (see docs/tracer.md)\n",
+                (unsigned long long)st->alloc_records_memory2,
+                (unsigned long long)st->alloc_records_callbacks);
     if (st->thread_ids_mismatch)
         fprintf(stderr, "gpumemsim record: warning: NVTX and launch thread ids never matched; "
                 "ranges were applied across threads\n");

@@ -485,9 +485,7 @@ static int build_items(lifter *L, size_t n, item **out, size_t *n_out)
 {
     const trc_rec *recs = L->recs;
     size_t nk = 0, nd = 0;
-    size_t memory2 = 0;
     for (size_t i = 0; i < n; i++) {
-        memory2 += recs[i].type == TRC_REC_ALLOC && keep_alloc(&recs[i]);
         nk += recs[i].type == TRC_REC_KERNEL || recs[i].type == TRC_REC_MEMCPY ||
               recs[i].type == TRC_REC_MEMSET;
         nd += recs[i].type == TRC_REC_MARKER_DATA;
@@ -518,17 +516,12 @@ static int build_items(lifter *L, size_t n, item **out, size_t *n_out)
         switch (r->type) {
         case TRC_REC_ALLOC:
         case TRC_REC_FREE:
-            if (!keep_alloc(r))
-                continue;
-            x.cls = r->type == TRC_REC_ALLOC ? CLS_ALLOC : CLS_FREE;
-            break;
         case TRC_REC_API_ALLOC:
         case TRC_REC_API_FREE:
-            /* the callbacks' view stands in only when MEMORY2 gave nothing */
-            if (memory2 > 0 || !keep_alloc(r))
+            /* one view of allocations only: see trc_alloc_source() */
+            if (trc_alloc_source(r->type) != L->st->alloc_source || !keep_alloc(r))
                 continue;
-            L->st->allocs_from_callbacks = 1;
-            x.cls = r->type == TRC_REC_API_ALLOC ? CLS_ALLOC : CLS_FREE;
+            x.cls = r->type == TRC_REC_ALLOC || r->type == TRC_REC_API_ALLOC ? CLS_ALLOC : CLS_FREE;
             break;
         case TRC_REC_LAUNCH: {
             x.cls = CLS_LAUNCH;
@@ -604,7 +597,7 @@ int trc_lift_records(const trc_rec *recs, size_t n, const trc_sink *sink, trc_li
     if (!L.inst || !L.live || !L.ranges || !L.releases)
         rc = gms_error_set(err, GMS_ENOMEM, "lifter: out of memory for %zu records", n);
     if (rc == 0)
-        rc = trc_lift_meta(recs, n, sink, st, err);
+        rc = trc_lift_meta(recs, n, sink, st, err); /* sets st->alloc_source */
     if (rc == 0)
         rc = build_items(&L, n, &it, &m);
     for (size_t i = 0; rc == 0 && i < m; i++) {

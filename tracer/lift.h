@@ -14,7 +14,8 @@
  *     outside any range is an op of its own, named after the kernel;
  *   - an allocation first referenced by an op (a kernel parameter pointing anywhere inside it)
  *     is that op's output; allocations referenced before are its inputs;
- *   - a free is a RELEASE (emitted after the op in flight, if any);
+ *   - allocations come from the allocation callbacks' records, or from MEMORY2 records when
+ *     there are none; a free is a RELEASE (emitted after the op in flight, if any);
  *   - a range named "gpumemsim:iteration" is ANNOTATE "iteration" (value = its payload);
  *   - a reference to memory that is no longer allocated is ignored and counted;
  *   - a host-to-device copy into a buffer no op has produced makes it a CONSTANT (an input);
@@ -41,6 +42,11 @@ typedef struct trc_sink {
     int (*event)(void *ctx, const gmt_event *ev, gms_error *err);
 } trc_sink;
 
+/* Where allocations come from: the tracer's allocation callbacks (host timestamps taken like
+ * the launches', so the lifter sees exactly the live set the launch scan saw; preferred), or
+ * CUPTI's MEMORY2 activity records (when the callbacks wrote none). */
+typedef enum trc_alloc_view { TRC_ALLOCS_CALLBACKS = 1, TRC_ALLOCS_MEMORY2 = 2 } trc_alloc_view;
+
 typedef struct trc_lift_stats {
     uint64_t records;                /* raw records read */
     uint64_t events, ops;            /* gmt events written, of which CALL */
@@ -60,7 +66,9 @@ typedef struct trc_lift_stats {
     uint64_t memset_calls;           /* memsets of tracked memory (ops like kernels) */
     uint64_t dropped_records;        /* CUPTI records lost (the tracer's count) */
     uint64_t peak_bytes;             /* peak live device allocation bytes */
-    int allocs_from_callbacks;       /* no MEMORY2 records: allocations from API callbacks */
+    trc_alloc_view alloc_source;     /* the allocation records the trace was built from */
+    uint64_t alloc_records_callbacks; /* allocation records of each view, for comparison */
+    uint64_t alloc_records_memory2;
     int thread_ids_mismatch;         /* NVTX and launch thread ids never matched: ignored */
     int clean_end;                   /* the tracer finished writing (job exited normally) */
     char status[512];                /* the tracer's problems ("" when none) */

@@ -14,8 +14,12 @@ int trc_is_iteration(const char *name, int64_t *value);
 /* Writes name into buf without the per-call details emit_nvtx appends (", seq = N", ...). */
 void trc_op_name(char *buf, size_t cap, const char *name);
 
+/* The view a record type belongs to (TRC_ALLOCS_*), 0 for non-allocation records. */
+trc_alloc_view trc_alloc_source(trc_rec_type type);
+
 /* Sends the header metadata (producer, source, the tracer's INFO facts) to sink and fills the
- * INFO-derived fields of st (dropped records, status, clean end, device). */
+ * INFO-derived fields of st (dropped records, status, clean end, device) and the allocation
+ * view (alloc_source and the record counts of both views). */
 int trc_lift_meta(const trc_rec *recs, size_t n, const trc_sink *sink, trc_lift_stats *st,
                   gms_error *err);
 

@@ -24,11 +24,21 @@ static int seen_before(const trc_rec *recs, size_t i)
     return 0;
 }
 
+trc_alloc_view trc_alloc_source(trc_rec_type type)
+{
+    if (type == TRC_REC_API_ALLOC || type == TRC_REC_API_FREE)
+        return TRC_ALLOCS_CALLBACKS;
+    if (type == TRC_REC_ALLOC || type == TRC_REC_FREE)
+        return TRC_ALLOCS_MEMORY2;
+    return (trc_alloc_view)0;
+}
+
 int trc_lift_meta(const trc_rec *recs, size_t n, const trc_sink *s, trc_lift_stats *st,
                   gms_error *err)
 {
-    static const char *const ours[] = {"producer", "source", "time_unit", "tracer_status",
-                                       "trace_complete"};
+    static const char *const ours[] = {"producer",       "source",          "time_unit",
+                                       "tracer_status",  "trace_complete",  "allocations",
+                                       "allocation_records"};
     int rc = s->meta(s->ctx, "producer", "gpumemsim-tracer " GMS_VERSION, err);
     if (rc == 0)
         rc = s->meta(s->ctx, "source", "cupti", err);
@@ -56,7 +66,22 @@ int trc_lift_meta(const trc_rec *recs, size_t n, const trc_sink *s, trc_lift_sta
             rc = s->meta(s->ctx, r->name, v, err);
         }
     }
-    char buf[32];
+    for (size_t i = 0; i < n; i++) {
+        st->alloc_records_callbacks += recs[i].type == TRC_REC_API_ALLOC;
+        st->alloc_records_memory2 += recs[i].type == TRC_REC_ALLOC &&
+                                     (recs[i].flags == TRC_MEM_DEVICE ||
+                                      recs[i].flags == TRC_MEM_MANAGED);
+    }
+    st->alloc_source = st->alloc_records_callbacks > 0 ? TRC_ALLOCS_CALLBACKS : TRC_ALLOCS_MEMORY2;
+    char buf[96];
+    if (rc == 0)
+        rc = s->meta(s->ctx, "allocations",
+                     st->alloc_source == TRC_ALLOCS_CALLBACKS ? "callbacks" : "memory2", err);
+    snprintf(buf, sizeof buf, "callbacks %llu, memory2 %llu",
+             (unsigned long long)st->alloc_records_callbacks,
+             (unsigned long long)st->alloc_records_memory2);
+    if (rc == 0)
+        rc = s->meta(s->ctx, "allocation_records", buf, err);
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)st->dropped_records);
     if (rc == 0)
         rc = s->meta(s->ctx, "dropped_records", buf, err);

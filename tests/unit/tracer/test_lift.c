@@ -465,27 +465,36 @@ START_TEST(test_host_copy_makes_a_constant_and_device_copies_are_ops)
 }
 END_TEST
 
-START_TEST(test_callback_allocations_stand_in_only_without_memory2_records)
+START_TEST(test_callback_allocations_are_preferred_to_memory2_records)
 {
     trc_rec api = {.type = TRC_REC_API_ALLOC, .ts = 1, .addr = 0x1000, .bytes = 100,
                    .flags = TRC_MEM_DEVICE};
     trc_rec api2 = {.type = TRC_REC_API_ALLOC, .ts = 3, .addr = 0x2000, .bytes = 64,
                     .flags = TRC_MEM_DEVICE};
     trc_rec api_free = {.type = TRC_REC_API_FREE, .ts = 9, .addr = 0x2000, .flags = TRC_MEM_DEVICE};
-    trc_rec only_api[] = {api, launch_at(2, 1, 7, P_A, 1), kernel(1, 3, "k0"), api2,
-                          launch_at(4, 2, 7, P_AB, 2), kernel(2, 4, "k1"), api_free};
+    /* MEMORY2 saw the second allocation late (after the launch that used it): were it used,
+     * the launch's reference would miss; the callbacks' view, timed like the launches, is used */
+    trc_rec late = alloc_at(6, 0x2000, 64);
+    trc_rec late_free = free_at(10, 0x2000);
+    trc_rec r[] = {api, alloc_at(1, 0x1000, 100), launch_at(2, 1, 7, P_A, 1), kernel(1, 3, "k0"),
+                   api2, launch_at(4, 2, 7, P_AB, 2), kernel(2, 4, "k1"), late, api_free, late_free};
     trc_lift_stats st;
-    text_sink *t = lift(only_api, sizeof only_api / sizeof only_api[0], &st);
+    text_sink *t = lift(r, sizeof r / sizeof r[0], &st);
     EXPECT(t, "CONSTANT 1 100", "CALL k0 3 in=1 out=", "CALL k1 4 in=1 out=2:64", "RELEASE 2");
-    ck_assert_int_eq(st.allocs_from_callbacks, 1);
+    ck_assert_int_eq(st.alloc_source, TRC_ALLOCS_CALLBACKS);
+    ck_assert_uint_eq(st.alloc_records_callbacks, 2);
+    ck_assert_uint_eq(st.alloc_records_memory2, 2);
+    ck_assert_uint_eq(st.allocs, 2);
+    ck_assert_uint_eq(st.unresolved_refs, 0);
+    ck_assert_str_eq(meta_of(t, "allocations"), "callbacks");
     free(t);
-    /* with MEMORY2 records present the callback records are ignored (no double counting) */
-    trc_rec both[] = {alloc_at(1, 0x1000, 100), api, launch_at(2, 1, 7, P_A, 1), kernel(1, 3, "k0"),
-                      api2};
-    t = lift(both, sizeof both / sizeof both[0], &st);
+    /* without callback records, MEMORY2 is the view */
+    trc_rec only_memory2[] = {alloc_at(1, 0x1000, 100), launch_at(2, 1, 7, P_A, 1),
+                              kernel(1, 3, "k0")};
+    t = lift(only_memory2, 3, &st);
     EXPECT(t, "CONSTANT 1 100", "CALL k0 3 in=1 out=");
-    ck_assert_uint_eq(st.allocs, 1);
-    ck_assert_int_eq(st.allocs_from_callbacks, 0);
+    ck_assert_int_eq(st.alloc_source, TRC_ALLOCS_MEMORY2);
+    ck_assert_str_eq(meta_of(t, "allocations"), "memory2");
     free(t);
 }
 END_TEST
@@ -587,7 +596,7 @@ static Suite *lift_suite(void)
     tcase_add_test(tc, test_iteration_value_can_come_from_the_range_name);
     tcase_add_test(tc, test_emit_nvtx_details_are_cut_from_op_names);
     tcase_add_test(tc, test_host_copy_makes_a_constant_and_device_copies_are_ops);
-    tcase_add_test(tc, test_callback_allocations_stand_in_only_without_memory2_records);
+    tcase_add_test(tc, test_callback_allocations_are_preferred_to_memory2_records);
     tcase_add_test(tc, test_launch_matches_kernel_through_runtime_correlation_id);
     tcase_add_test(tc, test_unmatched_launches_and_kernels_are_still_ops);
     tcase_add_test(tc, test_host_memory_is_not_a_tensor);
