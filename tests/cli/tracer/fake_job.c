@@ -52,15 +52,22 @@ static void kernel(const char *name, uint64_t dur, const uint64_t *ptrs, uint32_
     g_corr++;
 }
 
+/* Both views, as the tracer writes them: the callback's record at the call and CUPTI's
+ * MEMORY2 record (timed slightly later here, as an asynchronous record may be). */
 static void alloc(uint64_t addr, uint64_t bytes)
 {
-    put((trc_rec){.type = TRC_REC_ALLOC, .ts = g_ts++, .addr = addr, .bytes = bytes,
+    put((trc_rec){.type = TRC_REC_API_ALLOC, .ts = g_ts, .addr = addr, .bytes = bytes,
                   .flags = TRC_MEM_DEVICE});
+    put((trc_rec){.type = TRC_REC_ALLOC, .ts = g_ts + 1, .addr = addr, .bytes = bytes,
+                  .flags = TRC_MEM_DEVICE});
+    g_ts++;
 }
 
 static void release(uint64_t addr)
 {
-    put((trc_rec){.type = TRC_REC_FREE, .ts = g_ts++, .addr = addr, .flags = TRC_MEM_DEVICE});
+    put((trc_rec){.type = TRC_REC_API_FREE, .ts = g_ts, .addr = addr, .flags = TRC_MEM_DEVICE});
+    put((trc_rec){.type = TRC_REC_FREE, .ts = g_ts + 1, .addr = addr, .flags = TRC_MEM_DEVICE});
+    g_ts++;
 }
 
 static void range(uint64_t id, const char *name, int start, int64_t payload)
