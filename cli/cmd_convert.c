@@ -33,7 +33,7 @@ static void usage(FILE *f)
             "  -o, --output FILE   where to write (default: INPUT with its extension replaced\n"
             "                      by .gmt or .log); must differ from INPUT\n"
             "  -t, --to FORMAT     gmt (default) or dtr-log\n"
-            "  -q, --quiet         print nothing on success\n"
+            "  -q, --quiet         no summary line (warnings still go to stderr)\n"
             "  -h, --help          show this help\n"
             "\n"
             "A log converted to .gmt and back is byte-identical to the original. On any error\n"
@@ -175,8 +175,16 @@ static int convert(const char *input, const char *output, int to_log, int quiet)
                       gmt_source_warning(src));
         goto fail;
     }
+    uint64_t late = k.log ? dtrlog_writer_late_names(k.log) : 0;
     if (sink_close(&k, &err) != 0)
         goto fail;
+    if (late == 1)
+        fprintf(stderr, "gpumemsim convert: warning: 1 NAME event came after its tensor's first "
+                        "use; that tensor keeps its x<id> name in %s\n", output);
+    else if (late > 1)
+        fprintf(stderr, "gpumemsim convert: warning: %" PRIu64 " NAME events came after their "
+                        "tensor's first use; those tensors keep their x<id> names in %s\n",
+                late, output);
     gmt_source_close(src);
     double dt = now_s() - t0;
     if (!quiet) {

@@ -68,8 +68,10 @@ void dtrlog_reader_close(dtrlog_reader *r);
 /* ------------------------------------------------------------------------------------------
  * Writer: writes events as log lines to PATH.tmp.<pid> and renames it onto PATH in
  * dtrlog_writer_close, so a failed or aborted write never leaves a partial PATH behind.
- * NAME events set the text written for an id (default "x<id>"); a NAME must come before the
- * id's first use, may not reuse another id's name, and may not be "x<digits>" for another id.
+ * NAME events set the text written for an id (default "x<id>"); a NAME may not reuse another
+ * id's name, and may not be "x<digits>" for another id. A NAME that comes after the id was
+ * already written is ignored (the id keeps "x<id>", so the log names each tensor one way) and
+ * counted in dtrlog_writer_late_names.
  */
 typedef struct dtrlog_writer dtrlog_writer;
 
@@ -78,6 +80,8 @@ int dtrlog_writer_open(const char *path, dtrlog_writer **out, gms_error *err);
  * GMS_EINVAL for an event that cannot be written (message names the event number), GMS_EIO. */
 int dtrlog_writer_write(dtrlog_writer *w, const gmt_event *ev, gms_error *err);
 uint64_t dtrlog_writer_events_written(const dtrlog_writer *w);
+/* NAME events ignored because their id had already been written under "x<id>". */
+uint64_t dtrlog_writer_late_names(const dtrlog_writer *w);
 /* Flushes, closes and atomically renames into place. Frees w even on failure (the temporary
  * file is then removed). */
 int dtrlog_writer_close(dtrlog_writer *w, gms_error *err);

@@ -29,7 +29,68 @@ struct dtrlog_writer {
     size_t len, cap;
     int oom;              /* an append failed: the event is dropped */
     int bad_text;         /* a string was not valid UTF-8 */
+    /* ids written so far (a NAME after an id's first use cannot rename it any more) */
+    uint64_t *used;       /* open addressing, key + 1 (0 = empty) */
+    size_t used_count, used_slots;
+    uint64_t late_names;  /* NAME events ignored for that reason */
 };
+
+/* ------------------------------------------------------------------------------------------
+ * The set of ids written so far: a NAME may only rename an id the log has not shown yet, or
+ * the log would call one tensor by two names. Keys are stored as id + 1 (UINT64_MAX cannot be
+ * stored and is simply never remembered: harmless, a NAME for it is then always honoured).
+ */
+static size_t id_slot(uint64_t key, size_t mask)
+{
+    return (size_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 20) & mask;
+}
+
+/* Remembers id; sets w->oom when out of memory. */
+static void used_add(dtrlog_writer *w, uint64_t id)
+{
+    uint64_t key = id + 1;
+    if (key == 0)
+        return;
+    if ((w->used_count + 1) * 2 > w->used_slots) {
+        size_t n = w->used_slots ? w->used_slots * 2 : 1024;
+        uint64_t *t = calloc(n, sizeof *t);
+        if (!t) {
+            w->oom = 1;
+            return;
+        }
+        for (size_t i = 0; i < w->used_slots; i++) {
+            if (!w->used[i])
+                continue;
+            size_t j = id_slot(w->used[i], n - 1);
+            while (t[j])
+                j = (j + 1) & (n - 1);
+            t[j] = w->used[i];
+        }
+        free(w->used);
+        w->used = t;
+        w->used_slots = n;
+    }
+    size_t mask = w->used_slots - 1;
+    size_t j = id_slot(key, mask);
+    while (w->used[j] && w->used[j] != key)
+        j = (j + 1) & mask;
+    if (!w->used[j]) {
+        w->used[j] = key;
+        w->used_count++;
+    }
+}
+
+static int used_has(const dtrlog_writer *w, uint64_t id)
+{
+    uint64_t key = id + 1;
+    if (key == 0 || !w->used_slots)
+        return 0;
+    size_t mask = w->used_slots - 1;
+    for (size_t j = id_slot(key, mask); w->used[j]; j = (j + 1) & mask)
+        if (w->used[j] == key)
+            return 1;
+    return 0;
+}
 
 /* Fails the current event: "PATH: event N: ...". */
 static int bad_event(dtrlog_writer *w, gms_error *err, const char *fmt, ...)
@@ -134,19 +195,29 @@ static void put_str(dtrlog_writer *w, const char *s)
     free(text);
 }
 
+/* Decimal digits of v (no snprintf: integers are most of what a log holds). */
 static void put_u64(dtrlog_writer *w, uint64_t v)
 {
-    char b[24];
-    int n = snprintf(b, sizeof b, "%" PRIu64, v);
-    put(w, b, (size_t)n);
+    char b[20];
+    size_t n = sizeof b;
+    do {
+        b[--n] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    put(w, b + n, sizeof b - n);
 }
 
-/* A decimal integer as a JSON string ("920906"), as the logs write TIME/MEMORY/ALIAS. */
+/* A decimal integer as a JSON string ("-1"), as the logs write ALIAS and VALUE. */
 static void put_i64_str(dtrlog_writer *w, int64_t v)
 {
-    char b[32];
-    int n = snprintf(b, sizeof b, "\"%" PRId64 "\"", v);
-    put(w, b, (size_t)n);
+    PUT_LIT(w, "\"");
+    if (v < 0) {
+        PUT_LIT(w, "-");
+        put_u64(w, (uint64_t)0 - (uint64_t)v);
+    } else {
+        put_u64(w, (uint64_t)v);
+    }
+    PUT_LIT(w, "\"");
 }
 
 static void put_u64_str(dtrlog_writer *w, uint64_t v)
@@ -159,6 +230,7 @@ static void put_u64_str(dtrlog_writer *w, uint64_t v)
 /* The name of tensor id: its NAME text, else "x<id>". */
 static void put_name(dtrlog_writer *w, uint64_t id)
 {
+    used_add(w, id);
     uint64_t idx;
     if (gmt_namemap_count(w->by_id) > 0 && gmt_namemap_find(w->by_id, &id, sizeof id, &idx) >= 0) {
         put_str(w, gmt_namemap_key(w->by_name, (size_t)idx, NULL));
@@ -209,6 +281,10 @@ static int bind_name(dtrlog_writer *w, const gmt_event *ev, gms_error *err)
     }
     if (gmt_namemap_find(w->by_id, &ev->id, sizeof ev->id, NULL) >= 0)
         return bad_event(w, err, "NAME: tensor %" PRIu64 " already has a name", ev->id);
+    if (used_has(w, ev->id)) {
+        w->late_names++; /* already written as x<id>: keep that name, consistently */
+        return 0;
+    }
     json_t *probe = json_string(ev->text); /* NULL unless valid UTF-8, i.e. writable */
     if (!probe)
         return bad_event(w, err, "NAME: name of tensor %" PRIu64 " is not valid UTF-8", ev->id);
@@ -375,8 +451,14 @@ uint64_t dtrlog_writer_events_written(const dtrlog_writer *w)
     return w->events;
 }
 
+uint64_t dtrlog_writer_late_names(const dtrlog_writer *w)
+{
+    return w->late_names;
+}
+
 static void free_writer(dtrlog_writer *w)
 {
+    free(w->used);
     gmt_namemap_free(w->by_name);
     gmt_namemap_free(w->by_id);
     free(w->buf);

@@ -59,6 +59,20 @@ LOG
 "$GMS_BIN" convert -q "$T/hand.log" -o "$T/hand.gmt" || fail "convert hand.log"
 "$GMS_BIN" convert -q "$T/hand.gmt" --to dtr-log -o "$T/hand.back.log" || fail "hand.gmt back"
 cmp "$T/hand.log" "$T/hand.back.log" || fail "hand.log does not round-trip"
+# a synthetic trace (NAME events after the CONSTANTs they name) exported to a log keeps
+# x<id> names for those tensors, says so, and re-imports to the same replayable trace
+"$GMS_BIN" synth --model mlp -o "$T/mlp.gmt" >/dev/null || fail "synth mlp"
+"$GMS_BIN" convert -q "$T/mlp.gmt" --to dtr-log -o "$T/mlp.log" 2>"$T/warn" || fail "mlp to log"
+grep -q "warning: .* NAME events came after their tensor's first use" "$T/warn" ||
+  fail "no warning about late NAME events: $(cat "$T/warn")"
+"$GMS_BIN" convert -q "$T/mlp.log" -o "$T/mlp2.gmt" || fail "mlp log back to gmt"
+for f in mlp mlp2; do
+  "$GMS_BIN" info --json "$T/$f.gmt" |
+    jq -S 'del(.file, .meta, .events, .events_by_kind.NAME)' >"$T/$f.json" || fail "info $f"
+done
+diff "$T/mlp.json" "$T/mlp2.json" >&2 || fail "mlp changed through a DTR log"
+jq -e '.baseline_memory > 0' "$T/mlp2.json" >/dev/null || fail "mlp2 has no baseline"
+
 # a log not in canonical form (spaces, key order, escapes) comes back canonical: the same
 # instructions with the same values, byte-identical once both are normalized by jq
 command -v jq >/dev/null || fail "jq is required (scripts/setup-deps.sh installs it)"

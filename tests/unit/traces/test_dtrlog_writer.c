@@ -249,6 +249,41 @@ START_TEST(test_writer_refuses_text_that_is_not_utf8)
 }
 END_TEST
 
+START_TEST(test_writer_ignores_a_name_that_comes_after_the_first_use)
+{
+    char *path = tu_tmp_path("late.log");
+    dtrlog_writer *w;
+    gms_error err;
+    ck_assert_int_eq(dtrlog_writer_open(path, &w, &err), 0);
+    gmt_event c = event(GMT_CONSTANT);
+    c.id = 4;
+    c.size = 8;
+    gmt_event n = event(GMT_NAME);
+    n.id = 4;
+    n.text = "fc1.weight";
+    gmt_event n2 = event(GMT_NAME);
+    n2.id = 5;
+    n2.text = "fc1.bias";
+    gmt_event r = event(GMT_RELEASE);
+    r.id = 4;
+    gmt_event r2 = event(GMT_RELEASE);
+    r2.id = 5;
+    const gmt_event *evs[] = {&c, &n, &n2, &r, &r2};
+    for (size_t i = 0; i < 5; i++)
+        ck_assert_msg(dtrlog_writer_write(w, evs[i], &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(dtrlog_writer_late_names(w), 1);
+    ck_assert_int_eq(dtrlog_writer_close(w, &err), 0);
+    char *text = tu_slurp(path, NULL);
+    ck_assert_str_eq(text, "{\"INSTRUCTION\":\"CONSTANT\",\"NAME\":\"x4\"}\n"
+                           "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":\"8\",\"NAME\":\"x4\"}\n"
+                           "{\"INSTRUCTION\":\"RELEASE\",\"NAME\":\"x4\"}\n"
+                           "{\"INSTRUCTION\":\"RELEASE\",\"NAME\":\"fc1.bias\"}\n");
+    free(text);
+    remove(path);
+    free(path);
+}
+END_TEST
+
 /* Names of the files in dir (the writer's temporary files included). */
 static int count_files(const char *dir)
 {
@@ -389,6 +424,7 @@ int main(void)
     tcase_add_test(tc, test_writer_restores_names_from_name_events);
     tcase_add_test(tc, test_writer_rejects_names_that_would_read_back_as_another_tensor);
     tcase_add_test(tc, test_writer_rejects_indices_out_of_range);
+    tcase_add_test(tc, test_writer_ignores_a_name_that_comes_after_the_first_use);
     tcase_add_test(tc, test_writer_escapes_strings_exactly_like_jansson);
     tcase_add_test(tc, test_writer_refuses_text_that_is_not_utf8);
     tcase_add_test(tc, test_writer_output_appears_only_on_close_and_abort_leaves_nothing);
