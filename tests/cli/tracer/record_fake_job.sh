@@ -25,6 +25,12 @@ jq -e '.events_by_kind.CONSTANT == 2 and .events_by_kind.CALL == 6 and
 # input and one activation: 7 KiB) and the GPU time of its kernels (2 x 1550 ns)
 jq -e '.baseline_memory == 7168 and .baseline_compute == 3100' "$T/info.json" >/dev/null ||
   fail "baseline: $(jq -c '{baseline_memory, baseline_compute}' "$T/info.json")"
+# the simulator replays it: without a budget every op runs once and the two activations are
+# freed when released
+"$GMS_BIN" sim "$OUT" --json >"$T/sim.json" || fail "gpumemsim sim cannot replay the trace"
+jq -e '.status == "ok" and .baseline_memory == 7168 and .peak_memory == 7168 and
+       .remats == 0 and .eager_evictions == 2' "$T/sim.json" >/dev/null ||
+  fail "replay: $(cat "$T/sim.json")"
 "$GMS_BIN" info --ops "$OUT" >"$T/ops.txt" || fail "info --ops"
 for op in fc loss sgd; do grep -qw "$op" "$T/ops.txt" || fail "op $op missing: $(cat "$T/ops.txt")"; done
 [ -z "$(find "$T" -name 'out.gmt.raw.*')" ] || fail "raw directory left behind"
