@@ -33,7 +33,7 @@ static void usage(FILE *f)
             "              events_by_kind, ops, distinct_op_names, outputs, views,\n"
             "              constant_bytes, baseline_memory, baseline_compute, annotations,\n"
             "              meta, warning\n"
-            "  --ops       also list every op name with its count (text output)\n"
+            "  --ops       also list every op name with its count, most frequent first\n"
             "  -h, --help  show this help\n"
             "\n"
             "example:\n"
@@ -150,6 +150,41 @@ static const char *format_name(gmt_format f)
     return f == GMT_FORMAT_GMT ? "gmt" : "dtr-log";
 }
 
+/* qsort order for --ops: most frequent first, then by first appearance. */
+static const gmt_stats *sort_stats;
+
+static int by_count(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    uint64_t ci, cj;
+    gmt_stats_op_name_at(sort_stats, i, &ci);
+    gmt_stats_op_name_at(sort_stats, j, &cj);
+    if (ci != cj)
+        return ci > cj ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+/* Every op name with its count, most frequent first. */
+static void print_ops(const gmt_stats *s)
+{
+    size_t n = gmt_stats_op_names(s);
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    printf("op names (count):\n");
+    for (size_t i = 0; i < n; i++)
+        if (order)
+            order[i] = i;
+    if (order) {
+        sort_stats = s;
+        qsort(order, n, sizeof *order, by_count);
+    }
+    for (size_t k = 0; k < n; k++) {
+        uint64_t c;
+        const char *op = gmt_stats_op_name_at(s, order ? order[k] : k, &c);
+        printf("  %-40s  %" PRIu64 "\n", op, c);
+    }
+    free(order);
+}
+
 static void print_text(const info *in, int list_ops)
 {
     const gmt_stats *s = in->stats;
@@ -185,14 +220,8 @@ static void print_text(const info *in, int list_ops)
     printf("\nmeta:\n");
     for (size_t i = 0; i < in->n_meta; i++)
         printf("  %-16s  %s\n", in->keys[i], in->values[i]);
-    if (list_ops) {
-        printf("op names:\n");
-        for (size_t i = 0; i < gmt_stats_op_names(s); i++) {
-            uint64_t n;
-            const char *op = gmt_stats_op_name_at(s, i, &n);
-            printf("  %-40s  %" PRIu64 "\n", op, n);
-        }
-    }
+    if (list_ops)
+        print_ops(s);
 }
 
 static json_t *jint(uint64_t v)

@@ -65,7 +65,12 @@ for k in "events:" "ops:" "distinct op names:" "constant bytes:" "baseline memor
          "baseline compute:" "annotations:" "meta:"; do
   grep -q "^$k" "$T/text" || fail "text output lacks '$k'"
 done
-"$GMS_BIN" info --ops "$log" | grep -q "cudnn_convolution" || fail "--ops lists no op names"
+"$GMS_BIN" info --ops "$log" >"$T/ops" || fail "info --ops"
+conv=$(grep -c '"INSTRUCTION":"CALL","NAME":"cudnn_convolution",' "$log")
+grep -q "^  cudnn_convolution  *$conv\$" "$T/ops" || fail "--ops: no 'cudnn_convolution $conv' line"
+sed -n '/^op names/,$p' "$T/ops" | tail -n +2 | awk 'NR > 1 && $2 > prev { bad = 1 } { prev = $2 }
+  END { exit bad || NR != '"$(jq .distinct_op_names "$T/file.json")"' }' ||
+  fail "--ops: not every op name, or not most frequent first"
 
 # a truncated .gmt: info reports what it read and warns
 size=$(wc -c <"$T/$(basename "$log" .log).gmt")
