@@ -70,11 +70,15 @@ replay() { # NAME: replay under a few budgets if 'gpumemsim sim' exists in this 
     not_run=$((not_run + 1))
     return
   fi
-  for b in 1.0 0.8 0.6 0.4; do
-    "$G" sim "$OUT/$name.gmt" --budget "$b" >>"$OUT/$name.sim.txt" 2>&1 ||
-      echo "sim $name --budget $b exited $? (see $OUT/$name.sim.txt)"
+  : >"$OUT/$name.sim.jsonl"
+  for b in 1.0 0.9 0.8 0.7 0.6 0.5 0.4; do
+    "$G" sim "$OUT/$name.gmt" --budget "$b" --json >>"$OUT/$name.sim.jsonl" 2>>"$OUT/$name.sim.err" ||
+      fail "sim $name --budget $b exited $? (see $OUT/$name.sim.err)"
   done
-  cat "$OUT/$name.sim.txt"
+  cat "$OUT/$name.sim.jsonl"
+  # with the whole baseline as budget every trace must replay
+  head -n 1 "$OUT/$name.sim.jsonl" | grep -q '"status": "ok"' ||
+    fail "$name does not replay at budget 1.0"
 }
 
 say "MLP (cuBLAS, plain C): record, check, replay"
