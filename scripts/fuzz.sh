@@ -12,7 +12,8 @@ GMS_WITH_CLANG=1 scripts/setup-deps.sh
 CC=clang cmake -S . -B build-fuzz -DGMS_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=($(ls tests/fuzz/fuzz_*.c | xargs -n1 basename | sed 's/\.c$//' | grep -v common))
+  targets=($(ls tests/fuzz/fuzz_*.c tests/unit/*/fuzz_*.c | xargs -n1 basename | sed 's/\.c$//' |
+             grep -v common))
 fi
 cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]}" gmt_read_bench >/dev/null
 
@@ -34,7 +35,8 @@ for t in "${targets[@]}"; do
     *) cp -n "$seeds"/*.gmt "$seeds"/*.log "$corpus"/ 2>/dev/null || true ;;
   esac
   echo "== $t: ${secs}s"
-  build-fuzz/tests/fuzz/"$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+  bin=$(find build-fuzz/tests -name "$t" -type f -perm -u+x | head -n 1)
+  "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t-" "$corpus" 2>&1 |
     grep -E '^(#[0-9]+ +DONE|Done|==[0-9]+==ERROR|SUMMARY|stat::number_of_executed_units|stat::peak_rss)' || true
   if ls build-fuzz/artifacts/"$t"-* >/dev/null 2>&1; then
