@@ -13,6 +13,7 @@ packages=(
   check libsubunit-dev                  # unit tests (check.pc links subunit)
   gnuplot-nox                           # charts (pngcairo, svg, pdfcairo terminals)
   jq                                    # CLI tests check --json output
+  python3                               # tests/gpu/check_trace.py and its CI test
 )
 # clang gives the libFuzzer targets; it is optional, so only listed when asked for.
 if [ "${GMS_WITH_CLANG:-0}" = 1 ]; then packages+=(clang); fi
