@@ -171,15 +171,16 @@ static int32_t persistent_new(sg_builder *b, const char *name, uint32_t ndim,
     b->t[t].name = name_keep(b, name);
     if (b->t[t].name < 0)
         return -1;
-    sg_item *c = item_new(b, GMT_CONSTANT);
-    if (!c)
-        return -1;
-    c->tensor = t;
-    sg_item *n = item_new(b, GMT_NAME); /* may move the items: c is not used after this */
+    /* NAME before CONSTANT: a DTR-log export must know the name at the tensor's first line. */
+    sg_item *n = item_new(b, GMT_NAME);
     if (!n)
         return -1;
     n->tensor = t;
     n->text = b->names[b->t[t].name];
+    sg_item *c = item_new(b, GMT_CONSTANT); /* may move the items: n is not used after this */
+    if (!c)
+        return -1;
+    c->tensor = t;
     return t;
 }
 
