@@ -443,7 +443,7 @@ static int add_mutate(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
         return oom(b, err);
     for (uint32_t i = 0; i < ev->n_mutated; i++) {
         uint64_t h = ev->inputs[ev->mutated[i]];
-        uint32_t old;
+        uint32_t old = 0;
         if (resolve(b, h, "MUTATE", ev->op, &old, err))
             return -1;
         if (name_bind(b, h, first + i))
