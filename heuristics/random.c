@@ -26,11 +26,7 @@ static void random_free(void *state)
 
 static uint32_t random_choose(const sim_view *v, void *state)
 {
-    uint32_t k = pol_mt_below(state, sim_view_pool_size(v));
-    uint32_t s = sim_view_pool_first(v);
-    while (k-- > 0)
-        s = sim_view_pool_next(v, s);
-    return s;
+    return sim_view_pool_at(v, pol_mt_below(state, sim_view_pool_size(v)));
 }
 
 const sim_policy pol_random = {

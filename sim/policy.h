@@ -69,6 +69,8 @@ uint64_t sim_view_budget(const sim_view *v);
 uint32_t sim_view_pool_first(const sim_view *v);
 uint32_t sim_view_pool_next(const sim_view *v, uint32_t s);
 uint32_t sim_view_pool_size(const sim_view *v);
+/* The k-th pool member in pool order (k < pool size), walking the pool: O(k). */
+uint32_t sim_view_pool_at(const sim_view *v, uint32_t k);
 
 uint64_t sim_view_size(const sim_view *v, uint32_t s);
 /* Clock at the storage's last access (INT64_MIN before its first one). */

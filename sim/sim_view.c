@@ -38,6 +38,21 @@ uint32_t sim_view_pool_size(const sim_view *v)
     return v->pool_size;
 }
 
+uint32_t sim_view_pool_at(const sim_view *v, uint32_t k)
+{
+    if (k >= v->pool_size)
+        return SIM_NONE;
+    uint32_t s;
+    if (k < v->pool_size / 2) {
+        for (s = v->pool_head; k > 0; k--)
+            s = v->ss[s].next;
+    } else {
+        for (s = v->pool_tail, k = v->pool_size - 1 - k; k > 0; k--)
+            s = v->ss[s].prev;
+    }
+    return s;
+}
+
 uint64_t sim_view_size(const sim_view *v, uint32_t s)
 {
     return v->tr->storages[s].size;

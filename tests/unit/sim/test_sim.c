@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "graph.h"
@@ -484,6 +485,87 @@ START_TEST(test_sampled_choice_is_exact_when_sample_covers_pool_and_reproducible
 }
 END_TEST
 
+/* An op without outputs (a synchronisation, an in-place kernel recorded without results)
+ * still needs its inputs resident and costs its time. */
+START_TEST(test_op_without_outputs_rematerializes_inputs_and_costs_time)
+{
+    sim_trace_builder *b = g_new();
+    g_constant(b, 1, 0);
+    g_call(b, "f", 10, 2, 10, 1, (uint64_t)1);
+    g_call(b, "g", 1, 3, 10, 1, (uint64_t)1);
+    g_release(b, 3);
+    uint64_t in = 2;
+    g_call_multi(b, "sync", 5, &in, 1, NULL, 0);
+    g_release(b, 2);
+    sim_trace *t = g_finish(b);
+    g_log log;
+    sim_result r = g_run(t, "lru", 15, &log);
+    ck_assert_str_eq(log.text, "C:constant C:f E:1 C:g X:2 R:f C:sync X:1 ");
+    ck_assert_int_eq(r.status, SIM_OK);
+    ck_assert_uint_eq(r.clock, 27);
+    ck_assert_uint_eq(sim_trace_baseline(t)->compute, 16);
+    sim_trace_free(t);
+}
+END_TEST
+
+typedef struct thread_job {
+    const sim_trace *t;
+    const char *policy;
+    sim_result res[8];
+    int ok;
+} thread_job;
+
+static void *run_job(void *arg)
+{
+    thread_job *j = arg;
+    sim_runner *run;
+    gms_error err = {0};
+    if (sim_runner_new(j->t, &run, &err) != 0)
+        return NULL;
+    j->ok = 1;
+    for (int i = 0; i < 8; i++) {
+        sim_config cfg;
+        sim_config_init(&cfg);
+        cfg.policy = pol_find(j->policy);
+        cfg.budget = sim_budget_for_ratio(j->t, 0.2 + 0.1 * i);
+        cfg.seed = (uint64_t)i;
+        if (sim_runner_run(run, &cfg, &j->res[i], &err) != 0)
+            j->ok = 0;
+    }
+    sim_runner_free(run);
+    return NULL;
+}
+
+/* One loaded trace, runs on four threads at once: the same results as one after another. */
+START_TEST(test_concurrent_runs_on_one_trace_match_sequential_ones)
+{
+    sim_trace *t;
+    gms_error err = {0};
+    ck_assert_int_eq(sim_trace_chain(400, &t, &err), 0);
+    const char *pols[4] = {"dtr", "dtr-eq", "random", "msps"};
+    thread_job seq[4], par[4];
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) {
+        seq[i] = (thread_job){.t = t, .policy = pols[i]};
+        par[i] = seq[i];
+        run_job(&seq[i]);
+    }
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(pthread_create(&th[i], NULL, run_job, &par[i]), 0);
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+    for (int i = 0; i < 4; i++) {
+        ck_assert(seq[i].ok && par[i].ok);
+        for (int k = 0; k < 8; k++) {
+            ck_assert_uint_eq(par[i].res[k].clock, seq[i].res[k].clock);
+            ck_assert_uint_eq(par[i].res[k].evictions, seq[i].res[k].evictions);
+            ck_assert_uint_eq(par[i].res[k].peak_memory, seq[i].res[k].peak_memory);
+        }
+    }
+    sim_trace_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim");
@@ -508,6 +590,8 @@ int main(void)
     tcase_add_test(tc, test_run_without_policy_is_a_caller_error);
     tcase_add_test(tc, test_synthetic_chain_replays_with_remats_under_budget);
     tcase_add_test(tc, test_sampled_choice_is_exact_when_sample_covers_pool_and_reproducible);
+    tcase_add_test(tc, test_op_without_outputs_rematerializes_inputs_and_costs_time);
+    tcase_add_test(tc, test_concurrent_runs_on_one_trace_match_sequential_ones);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
