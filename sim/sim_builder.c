@@ -45,25 +45,6 @@ struct sim_trace_builder {
     uint64_t mem;      /* baseline replay */
 };
 
-int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
-{
-    if (need <= *cap)
-        return 0;
-    uint64_t n = *cap ? (uint64_t)*cap * 2 : 16;
-    while (n < need)
-        n *= 2;
-    if (n > UINT32_MAX)
-        n = UINT32_MAX;
-    if (n < need)
-        return -1;
-    void *p = realloc(*arr, (size_t)n * sz);
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap = (uint32_t)n;
-    return 0;
-}
-
 static int oom(sim_trace_builder *b, gms_error *err)
 {
     b->failed = 1;
@@ -545,124 +526,6 @@ void sim_trace_builder_free(sim_trace_builder *b)
     builder_free_parts(b);
 }
 
-/* Builds the CSR arrays: children per tensor and tensors per storage. */
-static int build_links(sim_trace *tr)
-{
-    uint32_t *cnt = calloc((size_t)tr->n_tensors + 1, sizeof *cnt);
-    uint32_t *scnt = calloc((size_t)tr->n_storages + 1, sizeof *scnt);
-    if (!cnt || !scnt) {
-        free(cnt);
-        free(scnt);
-        return -1;
-    }
-    uint64_t total = 0;
-    for (uint32_t o = 0; o < tr->n_ops; o++) {
-        const sim_op *op = &tr->ops[o];
-        for (uint32_t i = 0; i < op->n_args; i++)
-            cnt[tr->args[op->args_off + i]] += op->n_out;
-        total += (uint64_t)op->n_args * op->n_out;
-    }
-    if (total > UINT32_MAX)
-        goto fail;
-    tr->n_children_total = (uint32_t)total;
-    tr->children = malloc((size_t)(total ? total : 1) * sizeof *tr->children);
-    tr->storage_tensors = malloc((size_t)(tr->n_tensors ? tr->n_tensors : 1) * sizeof(uint32_t));
-    if (!tr->children || !tr->storage_tensors)
-        goto fail;
-    uint32_t off = 0;
-    for (uint32_t t = 0; t < tr->n_tensors; t++) {
-        tr->tensors[t].children_off = off;
-        tr->tensors[t].n_children = 0;
-        off += cnt[t];
-        scnt[tr->tensors[t].storage]++;
-    }
-    for (uint32_t o = 0; o < tr->n_ops; o++) {
-        const sim_op *op = &tr->ops[o];
-        for (uint32_t i = 0; i < op->n_args; i++) {
-            sim_tensor *a = &tr->tensors[tr->args[op->args_off + i]];
-            for (uint32_t k = 0; k < op->n_out; k++)
-                tr->children[a->children_off + a->n_children++] = op->out_first + k;
-        }
-    }
-    off = 0;
-    for (uint32_t s = 0; s < tr->n_storages; s++) {
-        tr->storages[s].tensors_off = off;
-        tr->storages[s].n_tensors = 0;
-        off += scnt[s];
-    }
-    for (uint32_t t = 0; t < tr->n_tensors; t++) {
-        sim_storage_info *si = &tr->storages[tr->tensors[t].storage];
-        tr->storage_tensors[si->tensors_off + si->n_tensors++] = t;
-    }
-    free(cnt);
-    free(scnt);
-    return 0;
-fail:
-    free(cnt);
-    free(scnt);
-    return -1;
-}
-
-static int edge_cmp(const void *a, const void *b)
-{
-    const sim_edge *x = a, *y = b;
-    if (x->time != y->time)
-        return x->time < y->time ? -1 : 1;
-    return x->s < y->s ? -1 : x->s > y->s;
-}
-
-/* Builds one direction of the storage graph: per storage, the distinct neighbour storages
- * (self edges dropped) with the op from which each edge exists, sorted by that op. */
-static int build_adjacency(sim_trace *tr, int forward, uint32_t **off_out, sim_edge **adj_out)
-{
-    uint32_t ns = tr->n_storages;
-    uint64_t total = tr->n_children_total; /* = sum over tensors of their op's args */
-    uint32_t *off = calloc((size_t)ns + 1, sizeof *off);
-    sim_edge *adj = malloc((size_t)(total ? total : 1) * sizeof *adj);
-    uint32_t *seen = malloc(((size_t)ns + 1) * sizeof *seen);
-    if (!off || !adj || !seen) {
-        free(off);
-        free(adj);
-        free(seen);
-        return -1;
-    }
-    memset(seen, 0xff, ((size_t)ns + 1) * sizeof *seen);
-    uint32_t n = 0;
-    for (uint32_t x = 0; x < ns; x++) {
-        const sim_storage_info *si = &tr->storages[x];
-        uint32_t start = n;
-        for (uint32_t i = 0; i < si->n_tensors; i++) {
-            uint32_t t = tr->storage_tensors[si->tensors_off + i];
-            const sim_tensor *te = &tr->tensors[t];
-            if (forward) {
-                for (uint32_t j = 0; j < te->n_children; j++) {
-                    uint32_t c = tr->children[te->children_off + j];
-                    adj[n++] = (sim_edge){tr->tensors[c].storage, tr->tensors[c].op};
-                }
-            } else {
-                const sim_op *op = &tr->ops[te->op];
-                for (uint32_t j = 0; j < op->n_args; j++)
-                    adj[n++] = (sim_edge){tr->tensors[tr->args[op->args_off + j]].storage, te->op};
-            }
-        }
-        qsort(adj + start, n - start, sizeof *adj, edge_cmp);
-        uint32_t k = start; /* keep each neighbour's earliest edge, drop self edges */
-        for (uint32_t i = start; i < n; i++) {
-            uint32_t y = adj[i].s;
-            if (y == x || seen[y] == x)
-                continue;
-            seen[y] = x;
-            adj[k++] = adj[i];
-        }
-        n = k;
-        off[x + 1] = n;
-    }
-    free(seen);
-    *off_out = off;
-    *adj_out = adj;
-    return 0;
-}
-
 int sim_trace_builder_finish(sim_trace_builder *b, sim_trace **out, gms_error *err)
 {
     *out = NULL;
@@ -686,11 +549,7 @@ int sim_trace_builder_finish(sim_trace_builder *b, sim_trace **out, gms_error *e
     }
     free(pinned);
     if (rc == 0)
-        rc = build_links(tr);
-    if (rc == 0)
-        rc = build_adjacency(tr, 1, &tr->fwd_off, &tr->fwd_adj);
-    if (rc == 0)
-        rc = build_adjacency(tr, 0, &tr->rev_off, &tr->rev_adj);
+        rc = sim_trace_link(tr);
     if (rc != 0) {
         sim_trace_builder_free(b);
         return gms_error_set(err, GMS_ENOMEM, "out of memory finishing the schedule");
@@ -699,48 +558,4 @@ int sim_trace_builder_finish(sim_trace_builder *b, sim_trace **out, gms_error *e
     builder_free_parts(b);
     *out = tr;
     return 0;
-}
-
-void sim_trace_free(sim_trace *t)
-{
-    if (!t)
-        return;
-    free(t->ops);
-    free(t->args);
-    free(t->tensors);
-    free(t->children);
-    free(t->storages);
-    free(t->storage_tensors);
-    free(t->schedule);
-    free(t->strings);
-    free(t->fwd_off);
-    free(t->rev_off);
-    free(t->fwd_adj);
-    free(t->rev_adj);
-    free(t);
-}
-
-const sim_baseline *sim_trace_baseline(const sim_trace *t)
-{
-    return &t->baseline;
-}
-
-uint64_t sim_trace_storages(const sim_trace *t)
-{
-    return t->n_storages;
-}
-
-uint64_t sim_trace_tensors(const sim_trace *t)
-{
-    return t->n_tensors;
-}
-
-uint64_t sim_budget_for_ratio(const sim_trace *t, double ratio)
-{
-    double b = (double)t->baseline.memory * ratio;
-    if (!(b > 0))
-        return 0;
-    if (b >= 18446744073709551616.0)
-        return UINT64_MAX;
-    return (uint64_t)b;
 }

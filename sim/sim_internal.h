@@ -166,6 +166,10 @@ struct sim_view {
     uint32_t cap_remat_st;
 };
 
+/* Builds the trace's derived links (children, storage tensors, storage graph) once the
+ * schedule is complete (sim_trace.c). 0 or -1 when out of memory. */
+int sim_trace_link(sim_trace *tr);
+
 /* Grows *arr (elements of size sz) to hold at least need elements. 0 or -1. */
 int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz);
 
