@@ -3,8 +3,10 @@
 # policy at budgets 0.1..1.0 (350 runs) into a fresh store with -j 1, 2, ..., $(nproc).
 # Rounds are interleaved (-j 1, -j 2, ..., then again) GMS_BENCH_REPEAT times (default 3) so
 # that load from other processes hits every setting alike; the best wall time of each is kept.
-# Prints wall time, runs/s, speedup over -j 1 and CPU time (user+sys) / wall time, and the
-# load average (other processes on the machine make every number worse). Run through
+# Prints wall time, runs/s, speedup over -j 1 and CPU time (user+sys) / wall time, the load
+# average (other processes on the machine make every number worse), and the machine's
+# ceiling: the throughput of $(nproc) independent single-threaded sweeps at once, the most any
+# -j could reach there. Run through
 # scripts/bench.sh (Release build in build-bench/), or directly with GMS_BIN set. Numbers go
 # to docs/benchmarks.md "## Sweeps".
 set -euo pipefail
@@ -21,7 +23,21 @@ cores=$(nproc)
 args=("$logs"/*.log --budgets 0.1:1.0:0.1 --quiet)
 echo "command: gpumemsim sweep ../shared/traces/dtr-iclr21/*.log --budgets 0.1:1.0:0.1 -j N --db fresh.db"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+# The machine's own ceiling: $cores independent single-threaded sweeps at once (no sharing at
+# all) against one alone. Virtual CPUs that share a physical core cap every program there.
+ceiling_run() {
+  local t0 t1 k
+  t0=$(date +%s.%N)
+  for k in $(seq 1 "$cores"); do
+    rm -f "$tmp"/c$k.db*
+    "$bin" sweep "${args[@]}" -j 1 --db "$tmp/c$k.db" &
+  done
+  wait
+  t1=$(date +%s.%N)
+  echo "$t1 - $t0" | bc -l
+}
 declare -A best cpu
+ceil=""
 for _ in $(seq 1 "$repeat"); do
   for j in $(seq 1 "$cores"); do
     rm -f "$tmp"/r.db*
@@ -32,6 +48,8 @@ for _ in $(seq 1 "$repeat"); do
       cpu[$j]=$(echo "($user + $sys) / $wall" | bc -l)
     fi
   done
+  c=$(ceiling_run)
+  if [ -z "$ceil" ] || [ "$(echo "$c < $ceil" | bc -l)" = 1 ]; then ceil=$c; fi
 done
 runs=$("$bin" db export "$tmp/r.db" --csv | tail -n +2 | wc -l)
 work=$("$bin" db export "$tmp/r.db" --csv | awk -F, 'NR > 1 {w += $19} END {printf "%.2f", w}')
@@ -40,5 +58,7 @@ for j in $(seq 1 "$cores"); do
   printf '%4d %9.2f %9.1f %8.2fx %13.2f\n' "$j" "${best[$j]}" "$(echo "$runs / ${best[$j]}" | bc -l)" \
     "$(echo "${best[1]} / ${best[$j]}" | bc -l)" "${cpu[$j]}"
 done
+printf 'machine ceiling: %d independent -j 1 sweeps at once take %.2fs: %.2fx the throughput of one\n' \
+  "$cores" "$ceil" "$(echo "$cores * ${best[1]} / $ceil" | bc -l)"
 echo "runs: $runs; simulator time summed over runs (last -j $cores sweep): ${work}s"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
