@@ -50,7 +50,7 @@ int store_check_header(const char *path, gms_error *err)
     return 0;
 }
 
-/* ---- schema versions: migrations[v] takes a store from version v to v+1 ---- */
+/* ---- schema versions ---- */
 
 /* v1: the traces and runs tables. */
 static const char schema_v1[] =
@@ -94,7 +94,23 @@ static const char schema_v2[] =
     "  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
     "CREATE INDEX runs_by_policy ON runs (policy, trace_hash);";
 
-static const char *const migrations[STORE_SCHEMA_VERSION] = {schema_v1, schema_v2};
+/* One function per version step: migrations[v] takes a store from version v to v + 1 inside
+ * the caller's transaction. A step that must rewrite data (not only add tables or columns)
+ * does it here too. */
+typedef int (*store_migration)(sqlite3 *db, gms_error *err);
+
+static int migrate_0_to_1(sqlite3 *db, gms_error *err)
+{
+    return store_exec(db, schema_v1, "creating the schema (version 1)", err);
+}
+
+static int migrate_1_to_2(sqlite3 *db, gms_error *err)
+{
+    return store_exec(db, schema_v2, "migrating the schema from version 1 to 2", err);
+}
+
+static const store_migration migrations[STORE_SCHEMA_VERSION] = {migrate_0_to_1,
+                                                                  migrate_1_to_2};
 
 static int read_user_version(sqlite3 *db, int *version, gms_error *err)
 {
@@ -159,7 +175,7 @@ static int migrate(store *s, gms_error *err)
         }
         char what[64];
         snprintf(what, sizeof what, "migrating the schema from version %d to %d", v, v + 1);
-        if (store_exec(s->db, migrations[v], what, err))
+        if (migrations[v](s->db, err))
             goto fail;
         char pragma[48];
         snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
