@@ -38,7 +38,7 @@ typedef struct ov_ctx {
     ov_point *pts;
     size_t n_pts, cap_pts;
     double remat_limit; /* largest stored */
-    int oom;
+    int oom, too_many;
 } ov_ctx;
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -74,8 +74,10 @@ static int collect(void *vctx, const store_row *r)
 {
     ov_ctx *c = vctx;
     if (c->n_traces == 0 || strcmp(c->traces[c->n_traces - 1].hash, r->trace_hash) != 0) {
-        if (c->n_traces == MAX_PANELS)
-            return 0; /* more traces than a readable grid holds; plot_overhead says so */
+        if (c->n_traces == MAX_PANELS) {
+            c->too_many = 1; /* more traces than a readable grid holds */
+            return 1;
+        }
         if (grow((void **)&c->traces, &c->cap_traces, c->n_traces + 1, sizeof *c->traces) ||
             !(c->traces[c->n_traces].name = strdup(r->trace_name))) {
             c->oom = 1;
@@ -326,6 +328,13 @@ int plot_overhead(store *s, const plot_overhead_opts *o, size_t *n_traces, gms_e
     ov_ctx c = {.o = o};
     store_filter f = {o->trace, o->policies, o->n_policies};
     rc = store_query_runs(s, &f, collect, &c, err);
+    if (c.too_many)
+        rc = gms_error_set(err, GMS_EINVAL,
+                           "the store holds more than %d traces, too many panels for one chart; "
+                           "pick some with --trace (a name or a glob such as 'unet*')",
+                           MAX_PANELS);
+    else if (rc == 1 && c.oom)
+        rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
     if (!rc && c.oom)
         rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
     if (!rc && c.n_pts == 0)

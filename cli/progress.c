@@ -1,6 +1,8 @@
 /* progress: terminal bar or plain progress lines (see progress.h). */
 #include "progress.h"
 
+#include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #define PROGRESS_BAR_WIDTH 30
@@ -43,13 +45,24 @@ void progress_update(progress *p, size_t done, size_t total, double elapsed, con
     else if (done == total)
         snprintf(eta, sizeof eta, "0s");
     if (p->tty) {
-        char bar[PROGRESS_BAR_WIDTH + 1];
-        int fill = (int)(frac * PROGRESS_BAR_WIDTH + 1e-9);
-        for (int i = 0; i < PROGRESS_BAR_WIDTH; i++)
+        /* one line that fits the terminal: the bar shrinks, then the note goes */
+        char line[512], bar[PROGRESS_BAR_WIDTH + 1];
+        struct winsize ws;
+        int cols = ioctl(fileno(p->f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+        int tail = snprintf(line, sizeof line, "] %zu/%zu %3.0f%%  %.1f/s  ETA %s", done, total,
+                            frac * 100, rate, eta);
+        int room = cols - 1 - (int)strlen(p->label) - 2 - tail;
+        int width = room < PROGRESS_BAR_WIDTH ? room : PROGRESS_BAR_WIDTH;
+        if (width < 5)
+            width = 0;
+        int fill = (int)(frac * width + 1e-9);
+        for (int i = 0; i < width; i++)
             bar[i] = i < fill ? '#' : '.';
-        bar[PROGRESS_BAR_WIDTH] = '\0';
-        fprintf(p->f, "\r\033[K%s [%s] %zu/%zu %3.0f%%  %.1f/s  ETA %s%s%s", p->label, bar,
-                done, total, frac * 100, rate, eta, note && *note ? "  " : "", note ? note : "");
+        bar[width] = '\0';
+        int used = (int)strlen(p->label) + 2 + width + tail;
+        int show_note = note && *note && used + 2 + (int)strlen(note) < cols;
+        fprintf(p->f, "\r\033[K%s %s%s%s%s%s", p->label, width ? "[" : "", bar,
+                width ? line : line + 2, show_note ? "  " : "", show_note ? note : "");
         fflush(p->f);
         p->drawn = 1;
         return;
