@@ -29,7 +29,7 @@ ceiling_run() {
   local t0 t1 k
   t0=$(date +%s.%N)
   for k in $(seq 1 "$cores"); do
-    rm -f "$tmp"/c$k.db*
+    rm -f "$tmp/c$k".db*
     "$bin" sweep "${args[@]}" -j 1 --db "$tmp/c$k.db" &
   done
   wait

@@ -1,5 +1,7 @@
+#!/usr/bin/env bash
 # db runs prints a table with a tally, db export writes CSV and JSON (atomically with -o),
 # and db refuses what is not a result store.
+# shellcheck source=tests/cli/analysis/lib.sh
 source "$(dirname "$0")/lib.sh"
 "$GMS_BIN" sweep "$UNET" --policies dtr,random --seeds 2 --budgets 0.2,0.6 --db r.db --quiet
 
@@ -33,5 +35,5 @@ echo "not a db" > text.db
 expect_fail 'not a SQLite database' "$GMS_BIN" db runs text.db
 expect_fail 'not a SQLite database' "$GMS_BIN" db merge r.db text.db -o m.db
 [ ! -e m.db ] || fail "a failed merge left its output"
-ls | grep -q tmp && fail "a temporary file was left behind: $(ls)"
+no_temp_files
 echo PASS

@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # Shared helpers of the analysis CLI tests (sourced).
 set -euo pipefail
 : "${GMS_BIN:?GMS_BIN must point at gpumemsim}" "${GMS_TMP:?}" "${GMS_SHARED_DIR:?}"
@@ -6,8 +7,11 @@ if [ ! -d "$LOGS" ]; then
   echo "FAIL: $LOGS is missing (set GMS_SHARED_DIR to the shared test data)" >&2
   exit 1
 fi
+# shellcheck disable=SC2034 # used by the scripts that source this
 RESNET=$(ls "$LOGS"/resnet32-*.log)
+# shellcheck disable=SC2034
 UNET=$(ls "$LOGS"/unet-*.log)
+# shellcheck disable=SC2034
 TRANSFORMER=$(ls "$LOGS"/transformer-*.log)
 rm -rf "$GMS_TMP" && mkdir -p "$GMS_TMP" && cd "$GMS_TMP"
 
@@ -24,4 +28,13 @@ expect_fail() {
   out=$("$@" 2>&1) || rc=$?
   [ "$rc" -ne 0 ] || fail "expected failure from: $* (output: $out)"
   echo "$out" | grep -Eq "$pattern" || fail "message of '$*' lacks /$pattern/: $out"
+}
+
+# Fails when a temporary output file (NAME.tmp-XXXXXX) was left in the current directory.
+no_temp_files() {
+  local f
+  for f in *.tmp-*; do
+    [ -e "$f" ] && fail "a temporary file was left behind: $f"
+  done
+  return 0
 }

@@ -1,6 +1,8 @@
+#!/usr/bin/env bash
 # The overhead chart's data on a real sweep: a failed run has no point, an ok run is its
 # overhead, and a randomized policy's point is the mean of its seeds, drawn only where
 # every seed succeeded. A stand-in gnuplot (GMS_GNUPLOT) keeps the script and data it gets.
+# shellcheck source=tests/cli/analysis/lib.sh
 source "$(dirname "$0")/lib.sh"
 "$GMS_BIN" sweep "$UNET" --policies dtr,random --seeds 3 --budgets 0.1:1.0:0.1 --db r.db --quiet
 mkdir saved

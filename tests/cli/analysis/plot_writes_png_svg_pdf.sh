@@ -1,4 +1,6 @@
+#!/usr/bin/env bash
 # plot overhead and plot timeline write valid PNG, SVG and PDF files, chosen by extension.
+# shellcheck source=tests/cli/analysis/lib.sh
 source "$(dirname "$0")/lib.sh"
 "$GMS_BIN" sweep "$RESNET" "$UNET" --policies dtr,lru,random --seeds 2 --budgets 0.1:1.0:0.1 \
   --db r.db --quiet
@@ -25,7 +27,7 @@ expect_fail 'no runs to plot' "$GMS_BIN" plot overhead r.db --trace nothing -o n
 expect_fail "unknown policy 'nope'" "$GMS_BIN" plot timeline "$UNET" --policy nope --budget 0.5 -o x.png
 expect_fail 'cannot' "$GMS_BIN" plot timeline missing.gmt --policy dtr --budget 0.5 -o x.png
 [ ! -e chart.jpg ] && [ ! -e none.png ] && [ ! -e x.png ] || fail "a failed plot left a file"
-ls | grep -q tmp && fail "a temporary file was left behind: $(ls)"
+no_temp_files
 [ -z "$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'gpumemsim-plot-*' -newer r.db 2>/dev/null)" ] ||
   fail "temporary gnuplot files were left in ${TMPDIR:-/tmp}"
 echo PASS

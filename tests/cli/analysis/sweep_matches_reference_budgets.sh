@@ -1,6 +1,8 @@
+#!/usr/bin/env bash
 # A sweep over budgets 0.1:1.0:0.1 computes the reference harness's budgets in bytes (the
 # decimal literals, not accumulated steps) and stores what the simulator returned: budget,
 # status and eviction counts equal the DTR paper simulator's reference table.
+# shellcheck source=tests/cli/analysis/lib.sh
 source "$(dirname "$0")/lib.sh"
 ref="$GMS_SHARED_DIR/reference/simrd-pareto.csv"
 [ -f "$ref" ] || fail "$ref is missing"

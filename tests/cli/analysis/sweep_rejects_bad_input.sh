@@ -1,4 +1,6 @@
+#!/usr/bin/env bash
 # Bad input gives a clear error and a non-zero exit, and writes nothing.
+# shellcheck source=tests/cli/analysis/lib.sh
 source "$(dirname "$0")/lib.sh"
 expect_fail 'missing\.gmt: cannot read' "$GMS_BIN" sweep "$UNET" missing.gmt --db r.db
 expect_fail "unknown policy 'nope'" "$GMS_BIN" sweep "$UNET" --policies dtr,nope --db r.db

@@ -1,7 +1,10 @@
+#!/usr/bin/env bash
 # A sweep killed with SIGKILL mid-way and run again ends with exactly the rows of an
 # uninterrupted sweep: nothing lost, nothing duplicated.
+# shellcheck source=tests/cli/analysis/lib.sh
 source "$(dirname "$0")/lib.sh"
 # many short runs, so that the kill lands between commits
+# shellcheck disable=SC2054 # the commas belong to the --policies value
 args=("$TRANSFORMER" "$RESNET" "$UNET" --policies lru,size,random --seeds 3
       --budgets 0.30:1.0:0.005)
 count() {

@@ -1,4 +1,6 @@
+#!/usr/bin/env bash
 # Three shards of a sweep are disjoint and their merged stores equal the unsharded sweep.
+# shellcheck source=tests/cli/analysis/lib.sh
 source "$(dirname "$0")/lib.sh"
 args=("$RESNET" "$UNET" --budgets 0.1:1.0:0.1 --seeds 3 --quiet -j 2)
 
@@ -20,5 +22,5 @@ diff <(stable_csv full.db) <(stable_csv merged.db) || fail "merged shards differ
 expect_fail 'exists; pass --force' "$GMS_BIN" db merge merged.db full.db -o merged.db
 "$GMS_BIN" db merge merged.db full.db shard1.db -o merged.db --force
 diff <(stable_csv full.db) <(stable_csv merged.db) || fail "re-merge duplicated or lost runs"
-ls | grep -q tmp && fail "a temporary file was left behind: $(ls)"
+no_temp_files
 echo PASS
