@@ -144,6 +144,17 @@ struct sim_view {
 
     int regions_on, eq_on;
     sim_region *fwd, *rev; /* per storage, when regions_on */
+    /* closures memoised within one batch of region rebuilds (sim_regions.c) */
+    uint64_t *memo;       /* per slot: closure bits then neighbour bits, 2 x words each */
+    size_t memo_cap;      /* slots allocated */
+    uint32_t memo_n;      /* slots used in this batch */
+    uint32_t memo_batch;  /* batch generation */
+    int memo_active;      /* inside a batch: memo entries of memo_batch are valid */
+    uint32_t *memo_gen;   /* per storage: batch whose slot memo_slot holds its closure */
+    uint32_t *memo_slot;
+    uint32_t *memo_cnt;   /* per storage: bases of the batch it neighbours (gen memo_cgen) */
+    uint32_t *memo_cgen;
+    uint64_t *memo_sum;   /* per slot: compute over the closure */
 
     /* equivalence classes: union-find nodes */
     uint32_t *eq_parent;

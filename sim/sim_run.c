@@ -416,6 +416,12 @@ void sim_runner_free(sim_runner *r)
         return;
     sim_view *v = &r->v;
     sim_regions_free(v);
+    free(v->memo);
+    free(v->memo_gen);
+    free(v->memo_slot);
+    free(v->memo_cnt);
+    free(v->memo_cgen);
+    free(v->memo_sum);
     free(v->ss);
     free(v->fl);
     free(v->scomp);
