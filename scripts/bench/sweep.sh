@@ -18,6 +18,9 @@ repeat="${GMS_BENCH_REPEAT:-3}"
 [ -d "$logs" ] || { echo "sweep.sh: no DTR logs in $logs (set GMS_SHARED_DIR)" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+calc() { awk "BEGIN { print $1 }"; }          # floating-point arithmetic
+less_than() { awk "BEGIN { exit !($1 < $2) }"; }
+TIMEFORMAT='%R %U %S'                         # bash's time: wall, user, sys (children included)
 
 cores=$(nproc)
 args=("$logs"/*.log --budgets 0.1:1.0:0.1 --quiet)
@@ -27,38 +30,38 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 # all) against one alone. Virtual CPUs that share a physical core cap every program there.
 ceiling_run() {
   local t0 t1 k
-  t0=$(date +%s.%N)
+  t0=$(date +%s%N)
   for k in $(seq 1 "$cores"); do
     rm -f "$tmp/c$k".db*
     "$bin" sweep "${args[@]}" -j 1 --db "$tmp/c$k.db" &
   done
   wait
-  t1=$(date +%s.%N)
-  echo "$t1 - $t0" | bc -l
+  t1=$(date +%s%N)
+  calc "($t1 - $t0) / 1e9"
 }
 declare -A best cpu
 ceil=""
 for _ in $(seq 1 "$repeat"); do
   for j in $(seq 1 "$cores"); do
     rm -f "$tmp"/r.db*
-    /usr/bin/time -f '%e %U %S' -o "$tmp/time" "$bin" sweep "${args[@]}" -j "$j" --db "$tmp/r.db"
+    { time "$bin" sweep "${args[@]}" -j "$j" --db "$tmp/r.db"; } 2> "$tmp/time"
     read -r wall user sys < "$tmp/time"
-    if [ -z "${best[$j]:-}" ] || [ "$(echo "$wall < ${best[$j]}" | bc -l)" = 1 ]; then
+    if [ -z "${best[$j]:-}" ] || less_than "$wall" "${best[$j]}"; then
       best[$j]=$wall
-      cpu[$j]=$(echo "($user + $sys) / $wall" | bc -l)
+      cpu[$j]=$(calc "($user + $sys) / $wall")
     fi
   done
   c=$(ceiling_run)
-  if [ -z "$ceil" ] || [ "$(echo "$c < $ceil" | bc -l)" = 1 ]; then ceil=$c; fi
+  if [ -z "$ceil" ] || less_than "$c" "$ceil"; then ceil=$c; fi
 done
 runs=$("$bin" db export "$tmp/r.db" --csv | tail -n +2 | wc -l)
 work=$("$bin" db export "$tmp/r.db" --csv | awk -F, 'NR > 1 {w += $19} END {printf "%.2f", w}')
 printf '%4s %9s %9s %9s %13s\n' jobs wall_s runs/s speedup cpu/wall
 for j in $(seq 1 "$cores"); do
-  printf '%4d %9.2f %9.1f %8.2fx %13.2f\n' "$j" "${best[$j]}" "$(echo "$runs / ${best[$j]}" | bc -l)" \
-    "$(echo "${best[1]} / ${best[$j]}" | bc -l)" "${cpu[$j]}"
+  printf '%4d %9.2f %9.1f %8.2fx %13.2f\n' "$j" "${best[$j]}" "$(calc "$runs / ${best[$j]}")" \
+    "$(calc "${best[1]} / ${best[$j]}")" "${cpu[$j]}"
 done
 printf 'machine ceiling: %d independent -j 1 sweeps at once take %.2fs: %.2fx the throughput of one\n' \
-  "$cores" "$ceil" "$(echo "$cores * ${best[1]} / $ceil" | bc -l)"
+  "$cores" "$ceil" "$(calc "$cores * ${best[1]} / $ceil")"
 echo "runs: $runs; simulator time summed over runs (last -j $cores sweep): ${work}s"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
