@@ -60,6 +60,9 @@ void sim_regions_init(sim_view *v)
 void sim_regions_reset(sim_view *v)
 {
     v->memo_active = 0;
+    if (v->memo_n && v->memo) /* a batch that stopped half-way left closures behind */
+        memset(v->memo, 0, v->memo_cap * 2 * v->fwd[0].interior.words * sizeof *v->memo);
+    v->memo_n = 0;
     for (uint32_t s = 0; s < v->tr->n_storages; s++) {
         region_clear(&v->fwd[s]);
         region_clear(&v->rev[s]);
@@ -144,6 +147,8 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
         uint32_t icount = 0, fcount = 0, W = R->interior.words;
         uint64_t compute = 0;
         int memo_on = v->memo_active, merged = 0;
+        uint32_t lo = W, hi = 0; /* words written */
+#define TOUCH(w) do { uint32_t w_ = (w); lo = w_ < lo ? w_ : lo; hi = w_ >= hi ? w_ + 1 : hi; } while (0)
         while (n > 0) {
             uint32_t x = stack[--n];
             const sim_edge *adj;
@@ -156,6 +161,7 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
                     if (su != base && !(f & SIM_FL_PINNED) && !(fb[su >> 6] & m)) {
                         fb[su >> 6] |= m;
                         fcount++;
+                        TOUCH(su >> 6);
                     }
                 } else if (!(ib[su >> 6] & m)) {
                     if (memo_on && v->memo_gen[su] == v->memo_batch) {
@@ -174,22 +180,30 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
                             }
                         }
                         merged = 1;
+                        if (lo2 < hi2) {
+                            TOUCH(lo2);
+                            TOUCH(hi2 - 1);
+                        }
                         continue;
                     }
                     ib[su >> 6] |= m;
+                    TOUCH(su >> 6);
                     icount++;
                     compute += scomp[su];
                     stack[n++] = su;
                 }
             }
         }
+#undef TOUCH
         if (merged) { /* frontier bits came in whole words */
             fb[base >> 6] &= ~(UINT64_C(1) << (base & 63));
             fcount = 0;
-            for (uint32_t w = 0; w < W; w++)
+            for (uint32_t w = lo; w < hi; w++)
                 if (fb[w])
                     fcount += (uint32_t)popcount64(fb[w]);
         }
+        sim_set_touch(&R->interior, lo, hi);
+        sim_set_touch(&R->frontier, lo, hi);
         R->interior.count = icount;
         R->frontier.count = fcount;
         R->compute = compute;
@@ -217,15 +231,18 @@ static void absorb(sim_view *v, sim_region *R, uint32_t s, const sim_region *S)
         /* bitsets: word-wide unions; members that became pinned since they joined S's
          * frontier may come along, which is harmless (every use skips pinned storages) */
         sim_set_remove(&R->frontier, s);
-        if (S->frontier.count)
-            for (uint32_t w = 0; w < R->frontier.words; w++) {
+        if (S->frontier.count) {
+            for (uint32_t w = S->frontier.wlo; w < S->frontier.whi; w++) {
                 uint64_t nw = S->frontier.bits[w] & ~R->frontier.bits[w];
                 R->frontier.bits[w] |= nw;
                 for (; nw; nw &= nw - 1)
                     R->frontier.count++;
             }
-        if (S->interior.count)
-            for (uint32_t w = 0; w < R->interior.words; w++) {
+            sim_set_touch(&R->frontier, S->frontier.wlo, S->frontier.whi);
+        }
+        if (S->interior.count) {
+            sim_set_touch(&R->interior, S->interior.wlo, S->interior.whi);
+            for (uint32_t w = S->interior.wlo; w < S->interior.whi; w++) {
                 uint64_t nw = S->interior.bits[w] & ~R->interior.bits[w];
                 R->interior.bits[w] |= nw;
                 for (; nw; nw &= nw - 1) {
@@ -233,6 +250,7 @@ static void absorb(sim_view *v, sim_region *R, uint32_t s, const sim_region *S)
                     R->interior.count++;
                 }
             }
+        }
     } else {
         sim_set_iter it;
         uint32_t x;
@@ -327,11 +345,12 @@ static uint32_t closure(sim_view *v, uint32_t q, int forward)
             fail(v);
             return SIM_NONE;
         }
+        /* slots are kept zero between batches (see rebuild_batch); new ones start zero */
+        memset(m + v->memo_cap * 2 * W, 0, (cap - v->memo_cap) * 2 * W * sizeof *m);
         v->memo_cap = cap;
     }
     v->memo_n++;
     uint64_t *A = v->memo + (size_t)slot * 2 * W, *F = A + W;
-    memset(A, 0, 2 * (size_t)W * sizeof *A);
     const uint32_t *off = forward ? tr->fwd_off : tr->rev_off;
     const sim_edge *all = forward ? tr->fwd_adj : tr->rev_adj;
     const uint8_t *fl = v->fl;
@@ -407,13 +426,16 @@ static void rebuild_memo(sim_view *v, uint32_t base, int forward)
     uint32_t ne = sim_live_edges(v, forward ? tr->fwd_off : tr->rev_off,
                                  forward ? tr->fwd_adj : tr->rev_adj, base, &adj);
     uint64_t sum = 0;
-    uint32_t icount = 0;
+    uint32_t icount = 0, rlo = W, rhi = 0; /* words written */
     for (uint32_t j = 0; j < ne; j++) {
         uint32_t su = adj[j].s;
         uint8_t f = v->fl[su];
         if (f & SIM_FL_MAT) {
-            if (!(f & SIM_FL_PINNED))
+            if (!(f & SIM_FL_PINNED)) {
                 fb[su >> 6] |= UINT64_C(1) << (su & 63);
+                rlo = (su >> 6) < rlo ? su >> 6 : rlo;
+                rhi = (su >> 6) >= rhi ? (su >> 6) + 1 : rhi;
+            }
             continue;
         }
         if (ib[su >> 6] & (UINT64_C(1) << (su & 63)))
@@ -433,12 +455,18 @@ static void rebuild_memo(sim_view *v, uint32_t base, int forward)
                 icount++;
             }
         }
+        if (lo < hi) {
+            rlo = lo < rlo ? lo : rlo;
+            rhi = hi > rhi ? hi : rhi;
+        }
     }
     fb[base >> 6] &= ~(UINT64_C(1) << (base & 63)); /* "unless it is the base" */
     uint32_t fcount = 0;
-    for (uint32_t w = 0; w < W; w++)
+    for (uint32_t w = rlo; w < rhi; w++)
         if (fb[w])
             fcount += (uint32_t)popcount64(fb[w]);
+    sim_set_touch(&R->interior, rlo, rhi);
+    sim_set_touch(&R->frontier, rlo, rhi);
     R->interior.count = icount;
     R->frontier.count = fcount;
     R->compute = sum;
@@ -495,6 +523,18 @@ static void rebuild_batch(sim_view *v, const uint32_t *bases, uint32_t n, int fo
             rebuild(v, bases[i], forward);
     }
     v->memo_active = 0;
+    /* zero the words the batch's closures used, for the next batch */
+    uint32_t W = v->fwd[0].interior.words;
+    for (uint32_t k = 0; k < v->memo_n; k++) {
+        uint64_t *A = v->memo + (size_t)k * 2 * W;
+        uint32_t lo = (uint32_t)(v->memo_sum[2 * k + 1] >> 32);
+        uint32_t hi = (uint32_t)v->memo_sum[2 * k + 1];
+        if (lo < hi) {
+            memset(A + lo, 0, (size_t)(hi - lo) * sizeof *A);
+            memset(A + W + lo, 0, (size_t)(hi - lo) * sizeof *A);
+        }
+    }
+    v->memo_n = 0;
 }
 
 /* End of _compute: the storages that became material rebuild both regions, then every

@@ -30,6 +30,7 @@ static int bits_add(sim_set *s, uint32_t x)
         return 0;
     *w |= m;
     s->count++;
+    sim_set_touch(s, x >> 6, (x >> 6) + 1);
     return 1;
 }
 
@@ -124,9 +125,10 @@ void sim_set_remove(sim_set *s, uint32_t x)
 void sim_set_clear(sim_set *s)
 {
     if (s->words) {
-        if (s->count)
-            memset(s->bits, 0, (size_t)s->words * sizeof *s->bits);
+        if (s->wlo < s->whi)
+            memset(s->bits + s->wlo, 0, (size_t)(s->whi - s->wlo) * sizeof *s->bits);
         s->count = 0;
+        s->wlo = s->whi = 0;
         return;
     }
     if (s->cap == 0)

@@ -21,7 +21,25 @@ typedef struct sim_set {
     uint32_t cap;    /* hash mode: 0 or a power of two */
     uint32_t words;  /* 0 = hash mode, else bitset mode over ids < 64 * words */
     uint32_t count;
+    uint32_t wlo, whi; /* bitset mode: every set bit lies in words [wlo, whi) (empty: equal) */
 } sim_set;
+
+/* Bitset mode: records that words [lo, hi) may now hold set bits (for code that writes
+ * s->bits directly). */
+static inline void sim_set_touch(sim_set *s, uint32_t lo, uint32_t hi)
+{
+    if (lo >= hi)
+        return;
+    if (s->wlo >= s->whi) {
+        s->wlo = lo;
+        s->whi = hi;
+        return;
+    }
+    if (lo < s->wlo)
+        s->wlo = lo;
+    if (hi > s->whi)
+        s->whi = hi;
+}
 
 /* Switches an empty, never-used set to bitset mode for ids < 64 * words. */
 static inline void sim_set_use_bits(sim_set *s, uint32_t words)
@@ -61,8 +79,8 @@ typedef struct sim_set_iter {
 static inline void sim_set_iter_init(sim_set_iter *it, const sim_set *s)
 {
     it->s = s;
-    it->i = 0;
-    it->w = (s->words && s->count) ? s->bits[0] : 0;
+    it->i = s->words ? s->wlo : 0;
+    it->w = (s->words && s->count && s->wlo < s->whi) ? s->bits[s->wlo] : 0;
 }
 
 static inline int sim_set_iter_next(sim_set_iter *it, uint32_t *x)
@@ -72,7 +90,7 @@ static inline int sim_set_iter_next(sim_set_iter *it, uint32_t *x)
         return 0;
     if (s->words) {
         while (it->w == 0) {
-            if (++it->i >= s->words)
+            if (++it->i >= s->whi)
                 return 0;
             it->w = s->bits[it->i];
         }
