@@ -13,7 +13,11 @@ cd "$(dirname "$0")/.."
 if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then sed -n '2,12p' "$0"; exit 0; fi
 
 start=$(date +%s)
-say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+if [ -t 2 ]; then
+  say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+else
+  say() { printf '==> %s\n' "$*" >&2; }  # no escape codes in logs and pipes
+fi
 
 say "checking dependencies (scripts/setup-deps.sh)"
 scripts/setup-deps.sh
