@@ -187,6 +187,9 @@ int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz);
 /* regions (sim_regions.c). Traces with at most this many storages keep region sets as
  * bitsets (4 x n^2 bits per run at most: 32 MiB at the limit), larger ones as hash sets. */
 #define SIM_REGION_BITSET_MAX 8192
+/* The limit in force (SIM_REGION_BITSET_MAX); tests lower it to exercise the hash sets. Read
+ * when a runner first needs regions; set it only while no simulation runs. */
+extern uint32_t sim_region_bitset_max;
 void sim_regions_init(sim_view *v); /* once, right after allocating fwd/rev */
 void sim_regions_on_evict(sim_view *v, uint32_t s);
 void sim_regions_on_compute(sim_view *v, const uint32_t *st, uint32_t n);

@@ -31,10 +31,12 @@ static void region_clear(sim_region *r)
     r->compute = 0;
 }
 
+uint32_t sim_region_bitset_max = SIM_REGION_BITSET_MAX;
+
 void sim_regions_init(sim_view *v)
 {
     uint32_t n = v->tr->n_storages;
-    if (n > SIM_REGION_BITSET_MAX)
+    if (n > sim_region_bitset_max)
         return;
     v->memo_gen = calloc((size_t)n + 1, sizeof *v->memo_gen);
     v->memo_slot = calloc((size_t)n + 1, sizeof *v->memo_slot);
