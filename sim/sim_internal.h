@@ -64,6 +64,7 @@ struct sim_trace {
     sim_op *ops;
     uint32_t n_ops;
     uint32_t *args; /* op arguments (tensor indices), duplicates kept */
+    uint32_t *arg_st; /* the storage of each args[] entry (built by sim_trace_link) */
     uint32_t n_args_total;
     sim_tensor *tensors;
     uint32_t n_tensors;

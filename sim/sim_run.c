@@ -213,7 +213,8 @@ static int compute(sim_view *v, uint32_t o, uint32_t t, int remat)
 {
     const sim_trace *tr = v->tr;
     const sim_op *op = &tr->ops[o];
-    if (sim_grow((void **)&v->remat_st, &v->cap_remat_st, op->n_out + 1, sizeof(uint32_t))) {
+    if (op->n_out + 1 > v->cap_remat_st &&
+        sim_grow((void **)&v->remat_st, &v->cap_remat_st, op->n_out + 1, sizeof(uint32_t))) {
         v->failed_alloc = 1;
         return -1;
     }
@@ -262,7 +263,8 @@ static int compute(sim_view *v, uint32_t o, uint32_t t, int remat)
 
 static int push_frame(sim_view *v, uint32_t t, int remat)
 {
-    if (sim_grow((void **)&v->frames, &v->cap_frames, v->n_frames + 1, sizeof *v->frames)) {
+    if (v->n_frames + 1 > v->cap_frames &&
+        sim_grow((void **)&v->frames, &v->cap_frames, v->n_frames + 1, sizeof *v->frames)) {
         v->failed_alloc = 1;
         return -1;
     }
@@ -284,11 +286,13 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
         uint32_t fo = f->t != SIM_NONE ? tr->tensors[f->t].op : o;
         const sim_op *op = &tr->ops[fo];
         const uint32_t *args = tr->args + op->args_off;
+        const uint32_t *ast = tr->arg_st + op->args_off;
         if (!f->entered) {
             f->entered = 1;
             for (uint32_t i = 0; i < op->n_args; i++)
-                v->ss[tr->tensors[args[i]].storage].last_access = (int64_t)v->clock;
-            if (sim_grow((void **)&v->ustack, &v->cap_ustack, v->n_ustack + op->n_args,
+                v->ss[ast[i]].last_access = (int64_t)v->clock;
+            if (v->n_ustack + op->n_args > v->cap_ustack &&
+                sim_grow((void **)&v->ustack, &v->cap_ustack, v->n_ustack + op->n_args,
                          sizeof(uint32_t))) {
                 v->failed_alloc = 1;
                 return -1;
@@ -296,7 +300,7 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
             f->u_off = v->n_ustack;
             for (uint32_t i = 0; i < op->n_args; i++) {
                 if (v->defined[args[i]])
-                    lock(v, tr->tensors[args[i]].storage);
+                    lock(v, ast[i]);
                 else
                     v->ustack[v->n_ustack++] = args[i];
             }
@@ -322,7 +326,7 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
         if (compute(v, fo, f->t, f->remat))
             return -1;
         for (uint32_t i = 0; i < op->n_args; i++)
-            unlock(v, tr->tensors[args[i]].storage);
+            unlock(v, ast[i]);
         v->n_ustack = f->u_off;
         v->n_frames--;
         if (!v->remat_unlimited && v->remat_compute > v->remat_limit_floor) {

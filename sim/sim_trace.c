@@ -147,6 +147,11 @@ static int build_adjacency(sim_trace *tr, int forward, uint32_t **off_out, sim_e
 
 int sim_trace_link(sim_trace *tr)
 {
+    tr->arg_st = malloc(((size_t)tr->n_args_total + 1) * sizeof *tr->arg_st);
+    if (!tr->arg_st)
+        return -1;
+    for (uint32_t i = 0; i < tr->n_args_total; i++)
+        tr->arg_st[i] = tr->tensors[tr->args[i]].storage;
     if (build_links(tr) != 0 || build_adjacency(tr, 1, &tr->fwd_off, &tr->fwd_adj) != 0 ||
         build_adjacency(tr, 0, &tr->rev_off, &tr->rev_adj) != 0)
         return -1;
@@ -159,6 +164,7 @@ void sim_trace_free(sim_trace *t)
         return;
     free(t->ops);
     free(t->args);
+    free(t->arg_st);
     free(t->tensors);
     free(t->children);
     free(t->storages);
