@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "graph.h"
+#include "sim_internal.h" /* sim_region_bitset_max */
 
 /* x(8, const) -> a=f(x) 100 -> b=g(a) 100 -> c=h(b) 100, a and b released after use. */
 static sim_trace *chain_trace(void)
@@ -566,6 +567,32 @@ START_TEST(test_concurrent_runs_on_one_trace_match_sequential_ones)
 }
 END_TEST
 
+/* Region sets as bitsets (small traces) and as hash sets (large ones) give the same runs. */
+START_TEST(test_bitset_and_hash_regions_give_identical_runs)
+{
+    sim_trace *t;
+    gms_error err = {0};
+    ck_assert_int_eq(sim_trace_chain(600, &t, &err), 0);
+    const char *pols[2] = {"dtr", "msps"};
+    const double ratios[3] = {0.1, 0.3, 0.6};
+    uint32_t saved = sim_region_bitset_max;
+    for (int p = 0; p < 2; p++)
+        for (int k = 0; k < 3; k++) {
+            sim_region_bitset_max = saved;
+            sim_result a = g_run(t, pols[p], sim_budget_for_ratio(t, ratios[k]), NULL);
+            sim_region_bitset_max = 0;
+            sim_result b = g_run(t, pols[p], sim_budget_for_ratio(t, ratios[k]), NULL);
+            ck_assert_int_eq(a.status, b.status);
+            ck_assert_uint_eq(a.clock, b.clock);
+            ck_assert_uint_eq(a.evictions, b.evictions);
+            ck_assert_uint_eq(a.peak_memory, b.peak_memory);
+            ck_assert_uint_gt(a.evictions, 0);
+        }
+    sim_region_bitset_max = saved;
+    sim_trace_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim");
@@ -592,6 +619,7 @@ int main(void)
     tcase_add_test(tc, test_sampled_choice_is_exact_when_sample_covers_pool_and_reproducible);
     tcase_add_test(tc, test_op_without_outputs_rematerializes_inputs_and_costs_time);
     tcase_add_test(tc, test_concurrent_runs_on_one_trace_match_sequential_ones);
+    tcase_add_test(tc, test_bitset_and_hash_regions_give_identical_runs);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
