@@ -156,6 +156,11 @@ struct sim_view {
     uint32_t *memo_cnt;   /* per storage: bases of the batch it neighbours (gen memo_cgen) */
     uint32_t *memo_cgen;
     uint64_t *memo_sum;   /* per slot: compute over the closure */
+    /* reverse-region rebuilds requested but not yet done (sim_regions.c: deferred until
+     * something could read them or change their result) */
+    uint32_t *rev_pend;   /* the bases, once each */
+    uint32_t n_rev_pend;
+    uint8_t *rev_pend_on; /* per storage: in rev_pend */
 
     /* equivalence classes: union-find nodes */
     uint32_t *eq_parent;
@@ -198,6 +203,14 @@ void sim_regions_init(sim_view *v); /* once, right after allocating fwd/rev */
 void sim_regions_on_evict(sim_view *v, uint32_t s);
 void sim_regions_on_compute(sim_view *v, const uint32_t *st, uint32_t n);
 void sim_regions_reset(sim_view *v);
+/* Does the deferred reverse-region rebuilds. Must run before anything reads a region or
+ * changes what a reverse region would contain other than by making storages material:
+ * before an eviction and a choice (sim_run.c calls it), and before an op is created
+ * (sim_regions_on_new_op). */
+void sim_regions_flush(sim_view *v);
+/* Op o is about to be created: does the deferred rebuilds whose result it would change. */
+void sim_regions_on_new_op(sim_view *v, uint32_t o);
+#define SIM_REGIONS_PENDING(v) ((v)->n_rev_pend != 0)
 void sim_regions_free(sim_view *v);
 
 /* equivalence classes (sim_eqclass.c) */

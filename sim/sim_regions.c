@@ -65,6 +65,9 @@ void sim_regions_reset(sim_view *v)
     if (v->memo_n && v->memo) /* a batch that stopped half-way left closures behind */
         memset(v->memo, 0, v->memo_cap * 2 * v->fwd[0].interior.words * sizeof *v->memo);
     v->memo_n = 0;
+    if (v->rev_pend_on)
+        memset(v->rev_pend_on, 0, v->tr->n_storages);
+    v->n_rev_pend = 0;
     for (uint32_t s = 0; s < v->tr->n_storages; s++) {
         region_clear(&v->fwd[s]);
         region_clear(&v->rev[s]);
@@ -73,6 +76,11 @@ void sim_regions_reset(sim_view *v)
 
 void sim_regions_free(sim_view *v)
 {
+    free(v->rev_pend);
+    free(v->rev_pend_on);
+    v->rev_pend = NULL;
+    v->rev_pend_on = NULL;
+    v->n_rev_pend = 0;
     if (!v->fwd)
         return;
     for (uint32_t s = 0; s < v->tr->n_storages; s++) {
@@ -539,8 +547,10 @@ static void rebuild_batch(sim_view *v, const uint32_t *bases, uint32_t n, int fo
     v->memo_n = 0;
 }
 
+static void defer_rev(sim_view *v, const uint32_t *bases, uint32_t n);
+
 /* End of _compute: the storages that became material rebuild both regions, then every
- * storage bordering them rebuilds the region facing them. */
+ * storage bordering them rebuilds the region facing them (the reverse ones deferred). */
 void sim_regions_on_compute(sim_view *v, const uint32_t *st, uint32_t n)
 {
     if (n == 0)
@@ -563,5 +573,69 @@ void sim_regions_on_compute(sim_view *v, const uint32_t *st, uint32_t n)
     for (uint32_t i = 0; i < n; i++)
         collect(v, &v->fwd[st[i]].frontier, gen);
     rebuild_batch(v, v->scratch2, n_parents, 1);
-    rebuild_batch(v, v->scratch2 + n_parents, v->n_scratch2 - n_parents, 0);
+    defer_rev(v, v->scratch2 + n_parents, v->n_scratch2 - n_parents);
+}
+
+/* Reverse rebuilds wait in v->rev_pend until sim_regions_flush. Deferring is exact: a
+ * region is only read by a choice (scores) or an eviction (absorb, frontier walks), and both
+ * flush first. Until then the only state changes are storages becoming material and new
+ * ops. A storage that becomes material inside a pending region has that region's base in
+ * its own (just rebuilt) forward frontier, which re-requests the region. A new op adds no
+ * parent edge to an existing storage (its outputs are new storages without children yet;
+ * a view's parent is in its own storage) and changes no existing storage's compute, except
+ * a view op: it adds to its storage's compute and, with arguments in other storages, to its
+ * parents, so sim_regions_on_new_op flushes first when that can matter. So the rebuild done
+ * at the flush sees the same region simrd's rebuild saw at the (last) request: the same
+ * sets and sum. Waiting merges the requests of a rematerialization chain into one batch,
+ * each region built once (forward regions gain children with every new op, and deferring
+ * them measured no gain: they stay eager). */
+static void defer_rev(sim_view *v, const uint32_t *bases, uint32_t n)
+{
+    uint32_t ns = v->tr->n_storages;
+    if (!v->rev_pend_on) {
+        v->rev_pend = malloc(((size_t)ns + 1) * sizeof *v->rev_pend);
+        v->rev_pend_on = calloc((size_t)ns + 1, 1);
+        if (!v->rev_pend || !v->rev_pend_on) {
+            free(v->rev_pend);
+            free(v->rev_pend_on);
+            v->rev_pend = NULL;
+            v->rev_pend_on = NULL;
+            rebuild_batch(v, bases, n, 0); /* no memory to wait: rebuild now */
+            return;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t b = bases[i];
+        if (!v->rev_pend_on[b]) {
+            v->rev_pend_on[b] = 1;
+            v->rev_pend[v->n_rev_pend++] = b;
+        }
+    }
+}
+
+void sim_regions_flush(sim_view *v)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < v->n_rev_pend; i++) {
+        uint32_t b = v->rev_pend[i];
+        v->rev_pend_on[b] = 0;
+        /* a base pinned since its request: its regions are never read again */
+        if (!(v->fl[b] & SIM_FL_PINNED))
+            v->rev_pend[n++] = b;
+    }
+    v->n_rev_pend = 0;
+    rebuild_batch(v, v->rev_pend, n, 0);
+}
+
+void sim_regions_on_new_op(sim_view *v, uint32_t o)
+{
+    const sim_trace *tr = v->tr;
+    const sim_op *op = &tr->ops[o];
+    for (uint32_t k = 0; k < op->n_out; k++) {
+        const sim_tensor *te = &tr->tensors[op->out_first + k];
+        if (te->is_view && (op->n_args > 1 || !(v->fl[te->storage] & SIM_FL_MAT))) {
+            sim_regions_flush(v);
+            return;
+        }
+    }
 }

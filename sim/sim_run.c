@@ -109,6 +109,8 @@ static void notify(sim_view *v, sim_event_kind kind, uint64_t size, uint32_t op,
 static void evict(sim_view *v, uint32_t s, int eager)
 {
     const sim_trace *tr = v->tr;
+    if (SIM_REGIONS_PENDING(v))
+        sim_regions_flush(v);
     v->fl[s] &= (uint8_t)~SIM_FL_MAT;
     v->memory -= tr->storages[s].size;
     pool_remove(v, s);
@@ -163,6 +165,8 @@ static uint32_t choose_sampled(sim_view *v, uint32_t k)
 static uint32_t choose(sim_view *v)
 {
     const sim_policy *p = v->pol;
+    if (SIM_REGIONS_PENDING(v))
+        sim_regions_flush(v);
     if (p->choose)
         return p->choose(v, v->pol_state);
     uint32_t k = v->cfg->sample;
@@ -343,6 +347,8 @@ static int run_compute(sim_view *v, uint32_t o)
 {
     const sim_trace *tr = v->tr;
     const sim_op *op = &tr->ops[o];
+    if (SIM_REGIONS_PENDING(v))
+        sim_regions_on_new_op(v, o);
     for (uint32_t k = 0; k < op->n_out; k++) {
         const sim_tensor *te = &tr->tensors[op->out_first + k];
         sim_sstate *x = &v->ss[te->storage];
