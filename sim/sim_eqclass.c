@@ -51,8 +51,8 @@ static uint32_t evicted_neighbours(sim_view *v, uint32_t s)
     const sim_trace *tr = v->tr;
     v->n_scratch = 0;
     const sim_edge *pa, *ch;
-    uint32_t np = sim_live_edges(v, tr->rev_off, tr->rev_adj, s, &pa);
-    uint32_t nc = sim_live_edges(v, tr->fwd_off, tr->fwd_adj, s, &ch);
+    uint32_t np = sim_live_edges(tr->rev_off, tr->rev_adj, v->live_rev, s, &pa);
+    uint32_t nc = sim_live_edges(tr->fwd_off, tr->fwd_adj, v->live_fwd, s, &ch);
     if (sim_grow((void **)&v->scratch, &v->cap_scratch, np + nc + 1, sizeof(uint32_t))) {
         v->failed_alloc = 1;
         return 0;

@@ -138,6 +138,9 @@ struct sim_view {
     uint8_t *fl;        /* per storage: SIM_FL_* */
     uint64_t *scomp;    /* per storage: compute = root op + view ops created so far */
     uint8_t *defined;   /* per tensor */
+    /* per storage: how many of its forward / reverse edges exist (edges are sorted by the
+     * op that creates them; the counts advance as ops are created) */
+    uint32_t *live_fwd, *live_rev;
     uint32_t pool_head, pool_tail, pool_size;
     uint32_t *pool_arr; /* the pool as an array (any order), for sampling */
     uint32_t *pool_pos; /* per storage: index in pool_arr */
@@ -240,25 +243,13 @@ static inline uint32_t sim_live_prefix(const sim_view *v, const uint32_t *ts, ui
     return lo;
 }
 
-/* Neighbour storages of s that exist now: adj[0..n). */
-static inline uint32_t sim_live_edges(const sim_view *v, const uint32_t *off, const sim_edge *all,
-                                      uint32_t s, const sim_edge **adj)
+/* Neighbour storages of s that exist now: adj[0..n). off/all: the trace's fwd or rev
+ * graph, live: the run's matching live_fwd or live_rev counts. */
+static inline uint32_t sim_live_edges(const uint32_t *off, const sim_edge *all,
+                                      const uint32_t *live, uint32_t s, const sim_edge **adj)
 {
-    const sim_edge *e = all + off[s];
-    uint32_t n = off[s + 1] - off[s];
-    uint32_t lim = v->created_ops;
-    *adj = e;
-    if (n == 0 || e[n - 1].time < lim)
-        return n;
-    uint32_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (e[mid].time < lim)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    *adj = all + off[s];
+    return live[s];
 }
 
 /* Tensors of storage s that exist now (root first, views in creation order). */

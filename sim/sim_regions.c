@@ -138,6 +138,7 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
     sim_region *R = forward ? &v->fwd[base] : &v->rev[base];
     const uint32_t *off = forward ? tr->fwd_off : tr->rev_off;
     const sim_edge *all = forward ? tr->fwd_adj : tr->rev_adj;
+    const uint32_t *live = forward ? v->live_fwd : v->live_rev;
     region_clear(R);
     if (sim_grow((void **)&v->scratch, &v->cap_scratch, tr->n_storages + 1, sizeof(uint32_t))) {
         fail(v);
@@ -162,7 +163,7 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
         while (n > 0) {
             uint32_t x = stack[--n];
             const sim_edge *adj;
-            uint32_t ne = sim_live_edges(v, off, all, x, &adj);
+            uint32_t ne = sim_live_edges(off, all, live, x, &adj);
             for (uint32_t j = 0; j < ne; j++) {
                 uint32_t su = adj[j].s;
                 uint64_t m = UINT64_C(1) << (su & 63);
@@ -223,7 +224,7 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
     while (v->n_scratch > 0 && !v->failed_alloc) {
         uint32_t x = v->scratch[--v->n_scratch];
         const sim_edge *adj;
-        uint32_t ne = sim_live_edges(v, off, all, x, &adj);
+        uint32_t ne = sim_live_edges(off, all, live, x, &adj);
         for (uint32_t j = 0; j < ne; j++)
             visit(v, R, base, adj[j].s);
     }
@@ -363,6 +364,7 @@ static uint32_t closure(sim_view *v, uint32_t q, int forward)
     uint64_t *A = v->memo + (size_t)slot * 2 * W, *F = A + W;
     const uint32_t *off = forward ? tr->fwd_off : tr->rev_off;
     const sim_edge *all = forward ? tr->fwd_adj : tr->rev_adj;
+    const uint32_t *live = forward ? v->live_fwd : v->live_rev;
     const uint8_t *fl = v->fl;
     const uint64_t *scomp = v->scomp;
     uint32_t *stack = v->scratch; /* sized n_storages + 1 by the caller */
@@ -374,7 +376,7 @@ static uint32_t closure(sim_view *v, uint32_t q, int forward)
     while (n > 0) {
         uint32_t x = stack[--n];
         const sim_edge *adj;
-        uint32_t ne = sim_live_edges(v, off, all, x, &adj);
+        uint32_t ne = sim_live_edges(off, all, live, x, &adj);
         for (uint32_t j = 0; j < ne; j++) {
             uint32_t su = adj[j].s;
             uint64_t m = UINT64_C(1) << (su & 63);
@@ -433,8 +435,9 @@ static void rebuild_memo(sim_view *v, uint32_t base, int forward)
     uint32_t W = R->interior.words;
     uint64_t *ib = R->interior.bits, *fb = R->frontier.bits;
     const sim_edge *adj;
-    uint32_t ne = sim_live_edges(v, forward ? tr->fwd_off : tr->rev_off,
-                                 forward ? tr->fwd_adj : tr->rev_adj, base, &adj);
+    uint32_t ne = sim_live_edges(forward ? tr->fwd_off : tr->rev_off,
+                                 forward ? tr->fwd_adj : tr->rev_adj,
+                                 forward ? v->live_fwd : v->live_rev, base, &adj);
     uint64_t sum = 0;
     uint32_t icount = 0, rlo = W, rhi = 0; /* words written */
     for (uint32_t j = 0; j < ne; j++) {
@@ -505,10 +508,11 @@ static void rebuild_batch(sim_view *v, const uint32_t *bases, uint32_t n, int fo
     const sim_trace *tr = v->tr;
     const uint32_t *off = forward ? tr->fwd_off : tr->rev_off;
     const sim_edge *all = forward ? tr->fwd_adj : tr->rev_adj;
+    const uint32_t *live = forward ? v->live_fwd : v->live_rev;
     uint32_t b = v->memo_batch;
     for (uint32_t i = 0; i < n; i++) {
         const sim_edge *adj;
-        uint32_t ne = sim_live_edges(v, off, all, bases[i], &adj);
+        uint32_t ne = sim_live_edges(off, all, live, bases[i], &adj);
         for (uint32_t j = 0; j < ne; j++) {
             uint32_t q = adj[j].s;
             if (v->fl[q] & SIM_FL_MAT)
@@ -523,7 +527,7 @@ static void rebuild_batch(sim_view *v, const uint32_t *bases, uint32_t n, int fo
     v->memo_active = 1; /* closures are valid until the batch ends */
     for (uint32_t i = 0; i < n && !v->failed_alloc; i++) {
         const sim_edge *adj;
-        uint32_t ne = sim_live_edges(v, off, all, bases[i], &adj);
+        uint32_t ne = sim_live_edges(off, all, live, bases[i], &adj);
         int shared = 0;
         for (uint32_t j = 0; j < ne && !shared; j++)
             shared = !(v->fl[adj[j].s] & SIM_FL_MAT) && v->memo_cnt[adj[j].s] > 1;

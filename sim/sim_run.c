@@ -366,6 +366,23 @@ static int run_compute(sim_view *v, uint32_t o)
                 return -1;
         }
     }
+    /* op o's edges come to exist: its arguments' storages gain children, its outputs'
+     * storages parents */
+    {
+        const sim_edge *fa = tr->fwd_adj, *ra = tr->rev_adj;
+        const uint32_t *fo = tr->fwd_off, *ro = tr->rev_off;
+        const uint32_t *ast = tr->arg_st + op->args_off;
+        for (uint32_t i = 0; i < op->n_args; i++) {
+            uint32_t a = ast[i], *n = &v->live_fwd[a];
+            while (fo[a] + *n < fo[a + 1] && fa[fo[a] + *n].time <= o)
+                ++*n;
+        }
+        for (uint32_t k = 0; k < op->n_out; k++) {
+            uint32_t x = tr->tensors[op->out_first + k].storage, *n = &v->live_rev[x];
+            while (ro[x] + *n < ro[x + 1] && ra[ro[x] + *n].time <= o)
+                ++*n;
+        }
+    }
     v->created_ops = o + 1;
     if (materialize(v, o, op->n_out ? op->out_first : SIM_NONE, 0))
         return -1;
@@ -411,8 +428,10 @@ int sim_runner_new(const sim_trace *t, sim_runner **out, gms_error *err)
     r->v.pool_arr = malloc(((size_t)t->n_storages + 1) * sizeof(uint32_t));
     r->v.pool_pos = malloc(((size_t)t->n_storages + 1) * sizeof(uint32_t));
     r->v.scomp = malloc(((size_t)t->n_storages + 1) * sizeof *r->v.scomp);
+    r->v.live_fwd = malloc(((size_t)t->n_storages + 1) * sizeof *r->v.live_fwd);
+    r->v.live_rev = malloc(((size_t)t->n_storages + 1) * sizeof *r->v.live_rev);
     if (!r->v.ss || !r->v.defined || !r->v.fl || !r->v.scomp || !r->v.pool_arr ||
-        !r->v.pool_pos) {
+        !r->v.pool_pos || !r->v.live_fwd || !r->v.live_rev) {
         sim_runner_free(r);
         return gms_error_set(err, GMS_ENOMEM, "out of memory creating a simulation runner");
     }
@@ -435,6 +454,8 @@ void sim_runner_free(sim_runner *r)
     free(v->ss);
     free(v->fl);
     free(v->scomp);
+    free(v->live_fwd);
+    free(v->live_rev);
     free(v->pool_arr);
     free(v->pool_pos);
     free(v->defined);
@@ -475,6 +496,8 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
     memset(v->defined, 0, tr->n_tensors);
     memset(v->fl, 0, tr->n_storages);
     memset(v->scomp, 0, (size_t)tr->n_storages * sizeof *v->scomp);
+    memset(v->live_fwd, 0, (size_t)tr->n_storages * sizeof *v->live_fwd);
+    memset(v->live_rev, 0, (size_t)tr->n_storages * sizeof *v->live_rev);
 
     double L = cfg->remat_limit;
     v->remat_unlimited = 1;
