@@ -77,6 +77,8 @@ struct sim_trace {
      * fwd = storages of the children of the storage's tensors, rev = of their parents */
     uint32_t *fwd_off, *rev_off; /* n_storages + 1 offsets */
     sim_edge *fwd_adj, *rev_adj;
+    int graph_ordered; /* every forward edge goes to a higher storage index (always in DTR
+                        * logs: a storage's parents are older, views stay in their storage) */
     uint32_t *schedule;
     uint32_t n_schedule;
     char *strings; /* NUL-terminated op names */
@@ -158,6 +160,10 @@ struct sim_view {
     uint32_t *memo_slot;
     uint32_t *memo_cnt;   /* per storage: bases of the batch it neighbours (gen memo_cgen) */
     uint32_t *memo_cgen;
+    /* multi-base rebuilds (sim_regions.c): per storage, the bases whose interior / frontier
+     * it joins (bit i = i-th base of a chunk of 64); a bitset of storages to visit. All kept
+     * zero between uses. */
+    uint64_t *mb_in, *mb_fr, *mb_todo;
     uint64_t *memo_sum;   /* per slot: compute over the closure */
     /* reverse-region rebuilds requested but not yet done (sim_regions.c: deferred until
      * something could read them or change their result) */

@@ -76,6 +76,10 @@ void sim_regions_reset(sim_view *v)
 
 void sim_regions_free(sim_view *v)
 {
+    free(v->mb_in);
+    free(v->mb_fr);
+    free(v->mb_todo);
+    v->mb_in = v->mb_fr = v->mb_todo = NULL;
     free(v->rev_pend);
     free(v->rev_pend_on);
     v->rev_pend = NULL;
@@ -485,6 +489,187 @@ static void rebuild_memo(sim_view *v, uint32_t base, int forward)
     R->compute = sum;
 }
 
+/* ------------------------------------------------------------------------------------------
+ * Multi-base rebuilds (bitset mode, storage graph ordered by index).
+ *
+ * The regions of up to 64 bases in one direction from a single sweep: each storage carries
+ * a 64-bit mask of the bases whose walk reaches it (bit i = bases[i]). Every edge points to
+ * a lower index in the reverse direction (higher in the forward one), so visiting storages
+ * in decreasing (increasing) index order sees every storage after all the storages it is
+ * reached from: its mask is complete when it is visited. An evicted storage joins the
+ * interior of every base in its mask and passes the mask on to its neighbours; a material,
+ * unpinned one joins their frontiers (a base passes on its own bit only). That is the set
+ * of storages rebuild() would find from each base, with the same sums, but every edge of
+ * the union is followed once instead of once per base reaching it: the bases of one
+ * deferred batch run back through largely the same evicted part of the graph.
+ */
+typedef struct mb_ctx {
+    uint64_t *ib[64], *fb[64]; /* the bases' interior / frontier bits */
+    uint64_t comp[64];
+    uint32_t icnt[64], fcnt[64];
+    uint32_t ilo[64], ihi[64], flo[64], fhi[64]; /* words written */
+    uint32_t tlo, thi;                           /* words of mb_todo that may be non-zero */
+    /* the word being swept: each base's new interior / frontier bits in it, and which
+     * bases have any */
+    uint64_t curi[64], curf[64];
+    uint64_t tmi, tmf;
+} mb_ctx;
+
+/* Visits storage x of a multi-base sweep (see above). */
+static inline void mb_visit(sim_view *v, mb_ctx *c, uint32_t x, const uint32_t *off,
+                            const sim_edge *all, const uint32_t *live)
+{
+    uint64_t *in = v->mb_in, *fr = v->mb_fr, *todo = v->mb_todo;
+    const uint8_t *fl = v->fl;
+    uint64_t m = UINT64_C(1) << (x & 63);
+    uint64_t mi = in[x], mf = fr[x];
+    in[x] = fr[x] = 0;
+    if (fl[x] & SIM_FL_MAT) {
+        mf &= ~mi; /* "unless it is the base" */
+        c->tmf |= mf;
+        for (; mf; mf &= mf - 1)
+            c->curf[__builtin_ctzll(mf)] |= m;
+        if (!mi)
+            return; /* a frontier storage: the walks stop here */
+    } else {
+        uint64_t sc = v->scomp[x];
+        c->tmi |= mi;
+        for (uint64_t t = mi; t; t &= t - 1) {
+            uint32_t j = (uint32_t)__builtin_ctzll(t);
+            c->curi[j] |= m;
+            c->comp[j] += sc;
+        }
+    }
+    const sim_edge *adj;
+    uint32_t ne = sim_live_edges(off, all, live, x, &adj);
+    for (uint32_t e = 0; e < ne; e++) {
+        uint32_t y = adj[e].s;
+        uint8_t f = fl[y];
+        if (f & SIM_FL_MAT) {
+            if (f & SIM_FL_PINNED)
+                continue; /* pinned: see visit() */
+            fr[y] |= mi;
+        } else {
+            in[y] |= mi;
+        }
+        uint32_t wy = y >> 6;
+        todo[wy] |= UINT64_C(1) << (y & 63);
+        c->tlo = wy < c->tlo ? wy : c->tlo;
+        c->thi = wy + 1 > c->thi ? wy + 1 : c->thi;
+    }
+}
+
+/* The sweep leaves word w: writes the bits the bases gained in it. */
+static inline void mb_flush_word(mb_ctx *c, uint32_t w)
+{
+    for (uint64_t t = c->tmi; t; t &= t - 1) {
+        uint32_t j = (uint32_t)__builtin_ctzll(t);
+        c->ib[j][w] |= c->curi[j];
+        c->icnt[j] += (uint32_t)popcount64(c->curi[j]);
+        c->curi[j] = 0;
+        c->ilo[j] = w < c->ilo[j] ? w : c->ilo[j];
+        c->ihi[j] = w + 1 > c->ihi[j] ? w + 1 : c->ihi[j];
+    }
+    for (uint64_t t = c->tmf; t; t &= t - 1) {
+        uint32_t j = (uint32_t)__builtin_ctzll(t);
+        c->fb[j][w] |= c->curf[j];
+        c->fcnt[j] += (uint32_t)popcount64(c->curf[j]);
+        c->curf[j] = 0;
+        c->flo[j] = w < c->flo[j] ? w : c->flo[j];
+        c->fhi[j] = w + 1 > c->fhi[j] ? w + 1 : c->fhi[j];
+    }
+    c->tmi = c->tmf = 0;
+}
+
+/* Rebuilds the regions of bases[0..k) (k <= 64, distinct, material) in one direction. */
+static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int forward)
+{
+    const sim_trace *tr = v->tr;
+    const uint32_t *off = forward ? tr->fwd_off : tr->rev_off;
+    const sim_edge *all = forward ? tr->fwd_adj : tr->rev_adj;
+    const uint32_t *live = forward ? v->live_fwd : v->live_rev;
+    mb_ctx c;
+    uint32_t W = v->fwd[0].interior.words;
+    for (uint32_t i = 0; i < k; i++) {
+        sim_region *R = forward ? &v->fwd[bases[i]] : &v->rev[bases[i]];
+        if ((!R->interior.bits && sim_set_add(&R->interior, bases[i]) < 0) ||
+            (!R->frontier.bits && sim_set_add(&R->frontier, bases[i]) < 0)) {
+            fail(v);
+            return;
+        }
+        region_clear(R);
+        c.ib[i] = R->interior.bits;
+        c.fb[i] = R->frontier.bits;
+        c.comp[i] = 0;
+        c.icnt[i] = c.fcnt[i] = 0;
+        c.ilo[i] = c.flo[i] = W;
+        c.ihi[i] = c.fhi[i] = 0;
+        c.curi[i] = c.curf[i] = 0;
+    }
+    c.tlo = W;
+    c.thi = 0;
+    c.tmi = c.tmf = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t b = bases[i], wb = b >> 6;
+        v->mb_in[b] |= UINT64_C(1) << i;
+        v->mb_todo[wb] |= UINT64_C(1) << (b & 63);
+        c.tlo = wb < c.tlo ? wb : c.tlo;
+        c.thi = wb + 1 > c.thi ? wb + 1 : c.thi;
+    }
+    uint64_t *todo = v->mb_todo;
+    if (forward) {
+        for (uint32_t w = c.tlo; w < c.thi; w++) { /* c.thi grows as the sweep goes */
+            while (todo[w]) {
+                uint32_t bit = (uint32_t)__builtin_ctzll(todo[w]);
+                todo[w] &= todo[w] - 1;
+                mb_visit(v, &c, w * 64 + bit, off, all, live);
+            }
+            mb_flush_word(&c, w);
+        }
+    } else {
+        for (uint32_t w = c.thi; w-- > c.tlo;) { /* c.tlo shrinks as the sweep goes */
+            while (todo[w]) {
+                uint32_t bit = 63 - (uint32_t)__builtin_clzll(todo[w]);
+                todo[w] &= ~(UINT64_C(1) << bit);
+                mb_visit(v, &c, w * 64 + bit, off, all, live);
+            }
+            mb_flush_word(&c, w);
+        }
+    }
+    for (uint32_t i = 0; i < k; i++) {
+        sim_region *R = forward ? &v->fwd[bases[i]] : &v->rev[bases[i]];
+        sim_set_touch(&R->interior, c.ilo[i], c.ihi[i]);
+        sim_set_touch(&R->frontier, c.flo[i], c.fhi[i]);
+        R->interior.count = c.icnt[i];
+        R->frontier.count = c.fcnt[i];
+        R->compute = c.comp[i];
+    }
+}
+
+/* Multi-base rebuilds of bases[0..n) in chunks of 64; 0, or -1 when they do not apply (hash
+ * sets, an unordered graph, no memory) and nothing was done. */
+static int rebuild_multi_all(sim_view *v, const uint32_t *bases, uint32_t n, int forward)
+{
+    const sim_trace *tr = v->tr;
+    if (!v->memo_gen || !tr->graph_ordered || !v->fwd[0].interior.words)
+        return -1;
+    if (!v->mb_in) {
+        v->mb_in = calloc((size_t)tr->n_storages + 1, sizeof *v->mb_in);
+        v->mb_fr = calloc((size_t)tr->n_storages + 1, sizeof *v->mb_fr);
+        v->mb_todo = calloc((size_t)v->fwd[0].interior.words + 1, sizeof *v->mb_todo);
+        if (!v->mb_in || !v->mb_fr || !v->mb_todo) {
+            free(v->mb_in);
+            free(v->mb_fr);
+            free(v->mb_todo);
+            v->mb_in = v->mb_fr = v->mb_todo = NULL;
+            return -1;
+        }
+    }
+    for (uint32_t i = 0; i < n && !v->failed_alloc; i += 64)
+        rebuild_multi(v, bases + i, n - i < 64 ? n - i : 64, forward);
+    return 0;
+}
+
 /* Rebuilds the regions of bases[0..n) in one direction, as one batch. */
 static void rebuild_batch(sim_view *v, const uint32_t *bases, uint32_t n, int forward)
 {
@@ -531,7 +716,7 @@ static void rebuild_batch(sim_view *v, const uint32_t *bases, uint32_t n, int fo
         int shared = 0;
         for (uint32_t j = 0; j < ne && !shared; j++)
             shared = !(v->fl[adj[j].s] & SIM_FL_MAT) && v->memo_cnt[adj[j].s] > 1;
-        if (shared)
+        if (shared || 1)
             rebuild_memo(v, bases[i], forward);
         else
             rebuild(v, bases[i], forward);
@@ -628,7 +813,8 @@ void sim_regions_flush(sim_view *v)
             v->rev_pend[n++] = b;
     }
     v->n_rev_pend = 0;
-    rebuild_batch(v, v->rev_pend, n, 0);
+    if (rebuild_multi_all(v, v->rev_pend, n, 0) != 0)
+        rebuild_batch(v, v->rev_pend, n, 0);
 }
 
 void sim_regions_on_new_op(sim_view *v, uint32_t o)

@@ -155,6 +155,11 @@ int sim_trace_link(sim_trace *tr)
     if (build_links(tr) != 0 || build_adjacency(tr, 1, &tr->fwd_off, &tr->fwd_adj) != 0 ||
         build_adjacency(tr, 0, &tr->rev_off, &tr->rev_adj) != 0)
         return -1;
+    tr->graph_ordered = 1;
+    for (uint32_t x = 0; x < tr->n_storages && tr->graph_ordered; x++)
+        for (uint32_t j = tr->fwd_off[x]; j < tr->fwd_off[x + 1]; j++)
+            if (tr->fwd_adj[j].s <= x)
+                tr->graph_ordered = 0;
     return 0;
 }
 
