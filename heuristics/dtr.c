@@ -18,4 +18,5 @@ const sim_policy pol_dtr = {
     .description = "DTR: (compute + evicted-neighbourhood compute) / (size x staleness)",
     .needs = SIM_NEEDS_REGIONS,
     .score = dtr_score,
+    .score_kind = SIM_SCORE_DTR,
 };

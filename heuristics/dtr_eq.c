@@ -17,4 +17,5 @@ const sim_policy pol_dtr_eq = {
     .description = "DTR with equivalence classes: (compute + evicted-class compute) / (size x staleness)",
     .needs = SIM_NEEDS_EQCLASS,
     .score = dtr_eq_score,
+    .score_kind = SIM_SCORE_DTR_EQ,
 };

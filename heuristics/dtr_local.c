@@ -15,4 +15,5 @@ const sim_policy pol_dtr_local = {
     .name = "dtr-local",
     .description = "DTR, local cost only: compute / (size x staleness)",
     .score = dtr_local_score,
+    .score_kind = SIM_SCORE_DTR_LOCAL,
 };

@@ -13,4 +13,5 @@ const sim_policy pol_lru = {
     .name = "lru",
     .description = "least recently used storage first",
     .score = lru_score,
+    .score_kind = SIM_SCORE_LRU,
 };

@@ -16,4 +16,5 @@ const sim_policy pol_msps = {
     .description = "MSPS: (compute + evicted-ancestor compute) / size",
     .needs = SIM_NEEDS_REGIONS,
     .score = msps_score,
+    .score_kind = SIM_SCORE_MSPS,
 };

@@ -13,4 +13,5 @@ const sim_policy pol_size = {
     .name = "size",
     .description = "largest storage first",
     .score = size_score,
+    .score_kind = SIM_SCORE_SIZE,
 };

@@ -27,6 +27,18 @@
 
 struct sim_config;
 
+/* Built-in score formulas (sim_policy.score_kind), as simrd's heuristics define them
+ * (spec section 5): */
+enum {
+    SIM_SCORE_CUSTOM = 0,
+    SIM_SCORE_LRU,       /* last access */
+    SIM_SCORE_SIZE,      /* 1 / size */
+    SIM_SCORE_DTR_LOCAL, /* compute / (size x staleness) */
+    SIM_SCORE_DTR,       /* (compute + forward + reverse region compute) / (size x staleness) */
+    SIM_SCORE_MSPS,      /* (compute + reverse region compute) / size */
+    SIM_SCORE_DTR_EQ,    /* (compute + equivalence-class cost) / (size x staleness) */
+};
+
 /* A running simulation as a policy sees it (read only). */
 typedef struct sim_view sim_view;
 
@@ -45,6 +57,10 @@ typedef struct sim_policy {
 
     /* Exactly one of score / choose. */
     double (*score)(const sim_view *v, uint32_t storage, void *state);
+    /* Optional, with score: says that score computes one of the simulator's own formulas
+     * (SIM_SCORE_*), so the full pool scan may evaluate it inline instead of calling score
+     * for every storage. Same choices either way; 0 = always call score. */
+    unsigned score_kind;
     uint32_t (*choose)(const sim_view *v, void *state); /* a pool member; pool is never empty */
 
     /* Optional. init allocates per-run state (*state may stay NULL); free releases it. */

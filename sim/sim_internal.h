@@ -71,6 +71,7 @@ struct sim_trace {
     uint32_t *children; /* per tensor: outputs of every op that used it, op order */
     uint32_t n_children_total;
     sim_storage_info *storages;
+    uint64_t *st_size; /* storages[s].size, packed for the pool scans */
     uint32_t n_storages;
     uint32_t *storage_tensors;
     /* storage graph, de-duplicated, without self edges, each list sorted by time:
@@ -101,11 +102,9 @@ typedef struct sim_region {
 #define SIM_FL_PINNED 2u /* pinned: locked forever */
 
 typedef struct sim_sstate {
-    int64_t last_access; /* INT64_MIN = -inf */
-    uint32_t ref_int;    /* locks */
-    uint32_t prev, next; /* pool links (SIM_NONE at the ends) */
-    uint32_t ecn;        /* equivalence-class node or SIM_NONE */
-    uint8_t in_pool;
+    uint32_t ref_int;  /* locks */
+    uint32_t pool_idx; /* index in pool_ord, SIM_NONE when not in the pool */
+    uint32_t ecn;      /* equivalence-class node or SIM_NONE */
 } sim_sstate;
 
 typedef struct sim_frame {
@@ -139,11 +138,17 @@ struct sim_view {
     sim_sstate *ss;     /* per storage */
     uint8_t *fl;        /* per storage: SIM_FL_* */
     uint64_t *scomp;    /* per storage: compute = root op + view ops created so far */
+    int64_t *last;      /* per storage: clock at the last access, INT64_MIN = -inf */
     uint8_t *defined;   /* per tensor */
     /* per storage: how many of its forward / reverse edges exist (edges are sorted by the
      * op that creates them; the counts advance as ops are created) */
     uint32_t *live_fwd, *live_rev;
-    uint32_t pool_head, pool_tail, pool_size;
+    /* The pool in order: storages in the order they last became evictable, with holes
+     * (SIM_NONE) where members left; compacted when the holes outnumber the members. */
+    uint32_t *pool_ord;
+    uint32_t pool_len, pool_cap; /* slots used (holes included), allocated */
+    uint32_t pool_size;          /* members */
+    int sampling;       /* cfg->sample: keep pool_arr */
     uint32_t *pool_arr; /* the pool as an array (any order), for sampling */
     uint32_t *pool_pos; /* per storage: index in pool_arr */
     uint64_t rng;       /* sampling generator state (splitmix64) */
@@ -226,6 +231,21 @@ void sim_regions_free(sim_view *v);
 uint32_t sim_eq_new_node(sim_view *v, int64_t value);
 void sim_eq_on_evict(sim_view *v, uint32_t s);
 void sim_eq_on_material(sim_view *v, uint32_t s);
+
+/* sim_score_ratio with its common cases inline: the exact product fits 53 bits and so does
+ * the numerator, so one double division is the correctly rounded quotient. */
+static inline double sim_ratio_inline(int64_t num, uint64_t a, uint64_t b)
+{
+    unsigned __int128 den = (unsigned __int128)a * b;
+    uint64_t n = num < 0 ? (uint64_t)0 - (uint64_t)num : (uint64_t)num;
+    const uint64_t exact = UINT64_C(1) << 53;
+    if (den != 0 && num != 0 && den <= exact && n <= exact)
+        return (double)num / (double)(uint64_t)den;
+    return sim_score_ratio(num, a, b);
+}
+
+/* Closes the holes of the pool array, keeping its order (sim_run.c). */
+void sim_pool_compact(sim_view *v);
 
 /* A fresh de-duplication generation for v->stamp (sized for max(storages, eq nodes)). */
 uint32_t sim_stamp_next(sim_view *v, uint32_t need);

@@ -37,43 +37,55 @@ const char *sim_status_name(sim_status s)
 }
 
 /* ------------------------------------------------------------------------------------------
- * The pool: evictable storages in the order they last became evictable (intrusive list).
+ * The pool: evictable storages in the order they last became evictable, as an array with
+ * holes (scans run through it in order; appending is a store, leaving leaves a hole). The
+ * sampled choice also keeps the members in pool_arr (swap-remove order).
  */
+
+/* Closes the holes of pool_ord, keeping the order. */
+void sim_pool_compact(sim_view *v)
+{
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < v->pool_len; i++) {
+        uint32_t s = v->pool_ord[i];
+        if (s != SIM_NONE) {
+            v->pool_ord[j] = s;
+            v->ss[s].pool_idx = j++;
+        }
+    }
+    v->pool_len = j;
+}
+
 static void pool_append(sim_view *v, uint32_t s)
 {
-    sim_sstate *x = &v->ss[s];
-    x->prev = v->pool_tail;
-    x->next = SIM_NONE;
-    if (v->pool_tail != SIM_NONE)
-        v->ss[v->pool_tail].next = s;
-    else
-        v->pool_head = s;
-    v->pool_tail = s;
-    x->in_pool = 1;
-    v->pool_arr[v->pool_size] = s;
-    v->pool_pos[s] = v->pool_size;
+    if (v->pool_len == v->pool_cap) /* cap > 2 x storages: at least half are holes */
+        sim_pool_compact(v);
+    v->ss[s].pool_idx = v->pool_len;
+    v->pool_ord[v->pool_len++] = s;
+    if (v->sampling) {
+        v->pool_arr[v->pool_size] = s;
+        v->pool_pos[s] = v->pool_size;
+    }
     v->pool_size++;
 }
 
 static void pool_remove(sim_view *v, uint32_t s)
 {
-    sim_sstate *x = &v->ss[s];
-    if (!x->in_pool)
+    uint32_t i = v->ss[s].pool_idx;
+    if (i == SIM_NONE)
         return;
-    if (x->prev != SIM_NONE)
-        v->ss[x->prev].next = x->next;
-    else
-        v->pool_head = x->next;
-    if (x->next != SIM_NONE)
-        v->ss[x->next].prev = x->prev;
-    else
-        v->pool_tail = x->prev;
-    x->in_pool = 0;
-    x->prev = x->next = SIM_NONE;
+    v->pool_ord[i] = SIM_NONE;
+    v->ss[s].pool_idx = SIM_NONE;
     v->pool_size--;
-    uint32_t last = v->pool_arr[v->pool_size];
-    v->pool_arr[v->pool_pos[s]] = last;
-    v->pool_pos[last] = v->pool_pos[s];
+    while (v->pool_len > 0 && v->pool_ord[v->pool_len - 1] == SIM_NONE)
+        v->pool_len--;
+    if (v->pool_len - v->pool_size > v->pool_size + 64)
+        sim_pool_compact(v); /* keep scans within twice the members */
+    if (v->sampling) {
+        uint32_t last = v->pool_arr[v->pool_size];
+        v->pool_arr[v->pool_pos[s]] = last;
+        v->pool_pos[last] = v->pool_pos[s];
+    }
 }
 
 static void lock(sim_view *v, uint32_t s)
@@ -160,6 +172,47 @@ static uint32_t choose_sampled(sim_view *v, uint32_t k)
     return best;
 }
 
+/* One full scan of the pool in order, EXPR setting the score c of storage s: simrd's
+ * Heuristic.choose loop (spec section 5). */
+#define SCAN_POOL(EXPR)                                                                    \
+    do {                                                                                  \
+        const uint32_t *ord_ = v->pool_ord;                                               \
+        for (uint32_t i_ = 0, n_ = v->pool_len; i_ < n_; i_++) {                          \
+            uint32_t s = ord_[i_];                                                        \
+            if (s == SIM_NONE)                                                            \
+                continue;                                                                 \
+            double c;                                                                     \
+            EXPR;                                                                         \
+            if (c <= best_cost) {                                                         \
+                best_cost = c;                                                            \
+                best = s;                                                                 \
+            }                                                                             \
+            if (c == 0)                                                                   \
+                break;                                                                    \
+        }                                                                                 \
+    } while (0)
+
+/* Score num / (a x b) for a scan whose best score so far is best: the exact score
+ * (sim_score_ratio), or, when a cheap estimate shows the exact score is above best, any
+ * value above best. The estimate (double operands, three roundings) is within a few units
+ * in the last place of the exact quotient, so it exceeding best by 2^-40 relative proves
+ * the exact (correctly rounded) score exceeds best too; then neither the choice nor the
+ * first-zero rule (num != 0) can depend on it, and the slow exact division is skipped. */
+static inline double ratio_scan(int64_t num, uint64_t a, uint64_t b, double best)
+{
+    unsigned __int128 den = (unsigned __int128)a * b;
+    const uint64_t exact = UINT64_C(1) << 53;
+    uint64_t n = num < 0 ? (uint64_t)0 - (uint64_t)num : (uint64_t)num;
+    if (den != 0 && num != 0 && n <= exact) {
+        if (den <= exact)
+            return (double)num / (double)(uint64_t)den;
+        double q = (double)num / ((double)a * (double)b);
+        if (q > best + fabs(best) * 0x1p-40)
+            return q;
+    }
+    return sim_score_ratio(num, a, b);
+}
+
 /* Heuristic.choose (spec section 5): the LAST minimum in pool order wins, the first zero
  * cost ends the scan, all +inf -> the last storage. */
 static uint32_t choose(sim_view *v)
@@ -176,15 +229,44 @@ static uint32_t choose(sim_view *v)
         return choose_sampled(v, k);
     uint32_t best = SIM_NONE;
     double best_cost = INFINITY;
-    for (uint32_t s = v->pool_head; s != SIM_NONE; s = v->ss[s].next) {
-        double c = p->score(v, s, v->pol_state);
-        if (c <= best_cost) {
-            best_cost = c;
-            best = s;
-        }
-        if (c == 0)
-            break;
+    const uint64_t *size = v->tr->st_size, *scomp = v->scomp;
+    const int64_t *last = v->last;
+    uint64_t clock = v->clock;
+/* staleness: clock - last access, "infinite" before the first access (as sim_view_staleness) */
+#define STALE(s) (last[s] == INT64_MIN ? UINT64_MAX : clock - (uint64_t)last[s])
+    switch (p->score_kind) {
+    case SIM_SCORE_LRU:
+        SCAN_POOL(c = (double)last[s]);
+        break;
+    case SIM_SCORE_SIZE:
+        SCAN_POOL(c = sim_ratio_inline(1, size[s], 1));
+        break;
+    case SIM_SCORE_DTR_LOCAL:
+        SCAN_POOL(c = ratio_scan((int64_t)scomp[s], size[s], STALE(s), best_cost));
+        break;
+    case SIM_SCORE_DTR:
+        if (!v->regions_on)
+            goto generic;
+        SCAN_POOL(c = ratio_scan((int64_t)(scomp[s] + v->fwd[s].compute + v->rev[s].compute),
+                                 size[s], STALE(s), best_cost));
+        break;
+    case SIM_SCORE_MSPS:
+        if (!v->regions_on)
+            goto generic;
+        SCAN_POOL(c = sim_ratio_inline((int64_t)(scomp[s] + v->rev[s].compute), size[s], 1));
+        break;
+    case SIM_SCORE_DTR_EQ:
+        if (!v->eq_on)
+            goto generic;
+        SCAN_POOL(c = ratio_scan((int64_t)scomp[s] + sim_view_eqclass_cost(v, s), size[s],
+                                 STALE(s), best_cost));
+        break;
+    default:
+    generic:
+        SCAN_POOL(c = p->score(v, s, v->pol_state));
+        break;
     }
+#undef STALE
     return best;
 }
 
@@ -197,7 +279,7 @@ static int free_memory(sim_view *v, uint64_t need)
             return -1;
         }
         uint32_t s = choose(v);
-        if (s == SIM_NONE || s >= v->tr->n_storages || !v->ss[s].in_pool) {
+        if (s == SIM_NONE || s >= v->tr->n_storages || v->ss[s].pool_idx == SIM_NONE) {
             /* a policy returned something that is not evictable: treat as OOM rather than
              * corrupting the run */
             v->status = SIM_OOM;
@@ -294,7 +376,7 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
         if (!f->entered) {
             f->entered = 1;
             for (uint32_t i = 0; i < op->n_args; i++)
-                v->ss[ast[i]].last_access = (int64_t)v->clock;
+                v->last[ast[i]] = (int64_t)v->clock;
             if (v->n_ustack + op->n_args > v->cap_ustack &&
                 sim_grow((void **)&v->ustack, &v->cap_ustack, v->n_ustack + op->n_args,
                          sizeof(uint32_t))) {
@@ -351,7 +433,6 @@ static int run_compute(sim_view *v, uint32_t o)
         sim_regions_on_new_op(v, o);
     for (uint32_t k = 0; k < op->n_out; k++) {
         const sim_tensor *te = &tr->tensors[op->out_first + k];
-        sim_sstate *x = &v->ss[te->storage];
         if (te->is_view) {
             int seen = 0; /* storage.compute sums DISTINCT ops */
             for (uint32_t j = 0; j < k && !seen; j++)
@@ -361,8 +442,8 @@ static int run_compute(sim_view *v, uint32_t o)
                 v->scomp[te->storage] += op->cost;
         } else {
             v->scomp[te->storage] = op->cost;
-            x->last_access = INT64_MIN;
-            if (v->eq_on && (x->ecn = sim_eq_new_node(v, 0)) == SIM_NONE)
+            v->last[te->storage] = INT64_MIN;
+            if (v->eq_on && (v->ss[te->storage].ecn = sim_eq_new_node(v, 0)) == SIM_NONE)
                 return -1;
         }
     }
@@ -387,7 +468,7 @@ static int run_compute(sim_view *v, uint32_t o)
     if (materialize(v, o, op->n_out ? op->out_first : SIM_NONE, 0))
         return -1;
     for (uint32_t k = 0; k < op->n_out; k++)
-        v->ss[tr->tensors[op->out_first + k].storage].last_access = (int64_t)v->clock;
+        v->last[tr->tensors[op->out_first + k].storage] = (int64_t)v->clock;
     if (v->pol->on_access)
         v->pol->on_access(v, o, v->pol_state);
     return 0;
@@ -428,10 +509,13 @@ int sim_runner_new(const sim_trace *t, sim_runner **out, gms_error *err)
     r->v.pool_arr = malloc(((size_t)t->n_storages + 1) * sizeof(uint32_t));
     r->v.pool_pos = malloc(((size_t)t->n_storages + 1) * sizeof(uint32_t));
     r->v.scomp = malloc(((size_t)t->n_storages + 1) * sizeof *r->v.scomp);
+    r->v.last = malloc(((size_t)t->n_storages + 1) * sizeof *r->v.last);
+    r->v.pool_cap = 2 * t->n_storages + 64;
+    r->v.pool_ord = malloc((size_t)r->v.pool_cap * sizeof *r->v.pool_ord);
     r->v.live_fwd = malloc(((size_t)t->n_storages + 1) * sizeof *r->v.live_fwd);
     r->v.live_rev = malloc(((size_t)t->n_storages + 1) * sizeof *r->v.live_rev);
     if (!r->v.ss || !r->v.defined || !r->v.fl || !r->v.scomp || !r->v.pool_arr ||
-        !r->v.pool_pos || !r->v.live_fwd || !r->v.live_rev) {
+        !r->v.pool_pos || !r->v.live_fwd || !r->v.live_rev || !r->v.last || !r->v.pool_ord) {
         sim_runner_free(r);
         return gms_error_set(err, GMS_ENOMEM, "out of memory creating a simulation runner");
     }
@@ -454,6 +538,8 @@ void sim_runner_free(sim_runner *r)
     free(v->ss);
     free(v->fl);
     free(v->scomp);
+    free(v->last);
+    free(v->pool_ord);
     free(v->live_fwd);
     free(v->live_rev);
     free(v->pool_arr);
@@ -485,14 +571,15 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
     v->created_ops = 0;
     v->status = SIM_OK;
     v->failed_alloc = 0;
-    v->pool_head = v->pool_tail = SIM_NONE;
-    v->pool_size = 0;
+    v->pool_len = v->pool_size = 0;
+    v->sampling = cfg->sample != 0;
     v->rng = cfg->seed ^ UINT64_C(0x6a09e667f3bcc908);
     v->n_frames = v->n_ustack = 0;
     v->eq_n = 0;
-    for (uint32_t s = 0; s < tr->n_storages; s++)
-        v->ss[s] = (sim_sstate){.last_access = INT64_MIN, .prev = SIM_NONE, .next = SIM_NONE,
-                                .ecn = SIM_NONE};
+    for (uint32_t s = 0; s < tr->n_storages; s++) {
+        v->ss[s] = (sim_sstate){.pool_idx = SIM_NONE, .ecn = SIM_NONE};
+        v->last[s] = INT64_MIN;
+    }
     memset(v->defined, 0, tr->n_tensors);
     memset(v->fl, 0, tr->n_storages);
     memset(v->scomp, 0, (size_t)tr->n_storages * sizeof *v->scomp);

@@ -155,6 +155,11 @@ int sim_trace_link(sim_trace *tr)
     if (build_links(tr) != 0 || build_adjacency(tr, 1, &tr->fwd_off, &tr->fwd_adj) != 0 ||
         build_adjacency(tr, 0, &tr->rev_off, &tr->rev_adj) != 0)
         return -1;
+    tr->st_size = malloc(((size_t)tr->n_storages + 1) * sizeof *tr->st_size);
+    if (!tr->st_size)
+        return -1;
+    for (uint32_t x = 0; x < tr->n_storages; x++)
+        tr->st_size[x] = tr->storages[x].size;
     tr->graph_ordered = 1;
     for (uint32_t x = 0; x < tr->n_storages && tr->graph_ordered; x++)
         for (uint32_t j = tr->fwd_off[x]; j < tr->fwd_off[x + 1]; j++)
@@ -173,6 +178,7 @@ void sim_trace_free(sim_trace *t)
     free(t->tensors);
     free(t->children);
     free(t->storages);
+    free(t->st_size);
     free(t->storage_tensors);
     free(t->schedule);
     free(t->strings);

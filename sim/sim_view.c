@@ -23,14 +23,25 @@ uint64_t sim_view_budget(const sim_view *v)
     return v->budget;
 }
 
+/* The first member of the pool at index i or later (SIM_NONE: none). */
+static uint32_t pool_from(const sim_view *v, uint32_t i)
+{
+    for (; i < v->pool_len; i++)
+        if (v->pool_ord[i] != SIM_NONE)
+            return v->pool_ord[i];
+    return SIM_NONE;
+}
+
 uint32_t sim_view_pool_first(const sim_view *v)
 {
-    return v->pool_head;
+    return pool_from(v, 0);
 }
 
 uint32_t sim_view_pool_next(const sim_view *v, uint32_t s)
 {
-    return s < v->tr->n_storages ? v->ss[s].next : SIM_NONE;
+    if (s >= v->tr->n_storages || v->ss[s].pool_idx == SIM_NONE)
+        return SIM_NONE;
+    return pool_from(v, v->ss[s].pool_idx + 1);
 }
 
 uint32_t sim_view_pool_size(const sim_view *v)
@@ -42,15 +53,19 @@ uint32_t sim_view_pool_at(const sim_view *v, uint32_t k)
 {
     if (k >= v->pool_size)
         return SIM_NONE;
-    uint32_t s;
-    if (k < v->pool_size / 2) {
-        for (s = v->pool_head; k > 0; k--)
-            s = v->ss[s].next;
-    } else {
-        for (s = v->pool_tail, k = v->pool_size - 1 - k; k > 0; k--)
-            s = v->ss[s].prev;
+    const uint32_t *ord = v->pool_ord;
+    if (v->pool_len == v->pool_size) /* no holes */
+        return ord[k];
+    if (k < v->pool_size / 2) { /* count members from the nearer end */
+        for (uint32_t i = 0;; i++)
+            if (ord[i] != SIM_NONE && k-- == 0)
+                return ord[i];
     }
-    return s;
+    k = v->pool_size - 1 - k;
+    for (uint32_t i = v->pool_len; i-- > 0;)
+        if (ord[i] != SIM_NONE && k-- == 0)
+            return ord[i];
+    return SIM_NONE;
 }
 
 uint64_t sim_view_size(const sim_view *v, uint32_t s)
@@ -60,12 +75,12 @@ uint64_t sim_view_size(const sim_view *v, uint32_t s)
 
 int64_t sim_view_last_access(const sim_view *v, uint32_t s)
 {
-    return v->ss[s].last_access;
+    return v->last[s];
 }
 
 uint64_t sim_view_staleness(const sim_view *v, uint32_t s)
 {
-    int64_t la = v->ss[s].last_access;
+    int64_t la = v->last[s];
     if (la == INT64_MIN)
         return UINT64_MAX;
     return v->clock - (uint64_t)la;
