@@ -148,6 +148,7 @@ struct sim_view {
     uint32_t *pool_ord;
     uint32_t pool_len, pool_cap; /* slots used (holes included), allocated */
     uint32_t pool_size;          /* members */
+    uint64_t *pool_occ;          /* bit i: pool_ord[i] holds a member (for pool_at) */
     int sampling;       /* cfg->sample: keep pool_arr */
     uint32_t *pool_arr; /* the pool as an array (any order), for sampling */
     uint32_t *pool_pos; /* per storage: index in pool_arr */

@@ -53,6 +53,12 @@ void sim_pool_compact(sim_view *v)
             v->ss[s].pool_idx = j++;
         }
     }
+    uint32_t words = (v->pool_len + 63) / 64;
+    memset(v->pool_occ, 0, (size_t)words * sizeof *v->pool_occ);
+    for (uint32_t w = 0; w < j / 64; w++)
+        v->pool_occ[w] = ~UINT64_C(0);
+    if (j % 64)
+        v->pool_occ[j / 64] = (UINT64_C(1) << (j % 64)) - 1;
     v->pool_len = j;
 }
 
@@ -61,6 +67,7 @@ static void pool_append(sim_view *v, uint32_t s)
     if (v->pool_len == v->pool_cap) /* cap > 2 x storages: at least half are holes */
         sim_pool_compact(v);
     v->ss[s].pool_idx = v->pool_len;
+    v->pool_occ[v->pool_len >> 6] |= UINT64_C(1) << (v->pool_len & 63);
     v->pool_ord[v->pool_len++] = s;
     if (v->sampling) {
         v->pool_arr[v->pool_size] = s;
@@ -75,6 +82,7 @@ static void pool_remove(sim_view *v, uint32_t s)
     if (i == SIM_NONE)
         return;
     v->pool_ord[i] = SIM_NONE;
+    v->pool_occ[i >> 6] &= ~(UINT64_C(1) << (i & 63));
     v->ss[s].pool_idx = SIM_NONE;
     v->pool_size--;
     while (v->pool_len > 0 && v->pool_ord[v->pool_len - 1] == SIM_NONE)
@@ -512,10 +520,12 @@ int sim_runner_new(const sim_trace *t, sim_runner **out, gms_error *err)
     r->v.last = malloc(((size_t)t->n_storages + 1) * sizeof *r->v.last);
     r->v.pool_cap = 2 * t->n_storages + 64;
     r->v.pool_ord = malloc((size_t)r->v.pool_cap * sizeof *r->v.pool_ord);
+    r->v.pool_occ = calloc((size_t)r->v.pool_cap / 64 + 1, sizeof *r->v.pool_occ);
     r->v.live_fwd = malloc(((size_t)t->n_storages + 1) * sizeof *r->v.live_fwd);
     r->v.live_rev = malloc(((size_t)t->n_storages + 1) * sizeof *r->v.live_rev);
     if (!r->v.ss || !r->v.defined || !r->v.fl || !r->v.scomp || !r->v.pool_arr ||
-        !r->v.pool_pos || !r->v.live_fwd || !r->v.live_rev || !r->v.last || !r->v.pool_ord) {
+        !r->v.pool_pos || !r->v.live_fwd || !r->v.live_rev || !r->v.last || !r->v.pool_ord ||
+        !r->v.pool_occ) {
         sim_runner_free(r);
         return gms_error_set(err, GMS_ENOMEM, "out of memory creating a simulation runner");
     }
@@ -540,6 +550,7 @@ void sim_runner_free(sim_runner *r)
     free(v->scomp);
     free(v->last);
     free(v->pool_ord);
+    free(v->pool_occ);
     free(v->live_fwd);
     free(v->live_rev);
     free(v->pool_arr);
@@ -571,6 +582,7 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
     v->created_ops = 0;
     v->status = SIM_OK;
     v->failed_alloc = 0;
+    memset(v->pool_occ, 0, ((size_t)v->pool_len + 63) / 64 * sizeof *v->pool_occ);
     v->pool_len = v->pool_size = 0;
     v->sampling = cfg->sample != 0;
     v->rng = cfg->seed ^ UINT64_C(0x6a09e667f3bcc908);

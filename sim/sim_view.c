@@ -53,18 +53,20 @@ uint32_t sim_view_pool_at(const sim_view *v, uint32_t k)
 {
     if (k >= v->pool_size)
         return SIM_NONE;
-    const uint32_t *ord = v->pool_ord;
     if (v->pool_len == v->pool_size) /* no holes */
-        return ord[k];
-    if (k < v->pool_size / 2) { /* count members from the nearer end */
-        for (uint32_t i = 0;; i++)
-            if (ord[i] != SIM_NONE && k-- == 0)
-                return ord[i];
+        return v->pool_ord[k];
+    /* count members 64 slots at a time, then within the word */
+    for (uint32_t w = 0; w * 64 < v->pool_len; w++) {
+        uint64_t m = v->pool_occ[w];
+        uint32_t c = (uint32_t)__builtin_popcountll(m);
+        if (k >= c) {
+            k -= c;
+            continue;
+        }
+        for (; k > 0; k--)
+            m &= m - 1;
+        return v->pool_ord[w * 64 + (uint32_t)__builtin_ctzll(m)];
     }
-    k = v->pool_size - 1 - k;
-    for (uint32_t i = v->pool_len; i-- > 0;)
-        if (ord[i] != SIM_NONE && k-- == 0)
-            return ord[i];
     return SIM_NONE;
 }
 
