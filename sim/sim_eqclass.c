@@ -94,24 +94,52 @@ void sim_eq_on_material(sim_view *v, uint32_t s)
     v->ss[s].ecn = SIM_NONE;
 }
 
+/* The score term: the values of the distinct classes of s's evicted neighbours. Called for
+ * every pool member at every choice, so it walks the edges directly and de-duplicates the
+ * (usually few) roots in a small local list, switching to stamps when there are many. */
 int64_t sim_view_eqclass_cost(const sim_view *cv, uint32_t s)
 {
     if (!cv->eq_on)
         return 0;
     sim_view *v = (sim_view *)cv; /* the cache (path halving, stamps) is not observable */
-    uint32_t gen = sim_stamp_next(v, v->eq_n);
-    if (v->failed_alloc)
-        return 0;
+    const sim_trace *tr = v->tr;
+    uint32_t roots[16], nr = 0, gen = 0;
+    int stamped = 0;
     int64_t sum = 0;
-    uint32_t nn = evicted_neighbours(v, s);
-    for (uint32_t i = 0; i < nn; i++) {
-        uint32_t e = v->ss[v->scratch[i]].ecn;
-        if (e == SIM_NONE)
-            continue;
-        uint32_t r = find(v, e);
-        if (v->stamp[r] != gen) {
-            v->stamp[r] = gen;
-            sum += v->eq_value[r];
+    for (int dir = 0; dir < 2; dir++) {
+        const sim_edge *adj;
+        uint32_t ne = dir ? sim_live_edges(tr->fwd_off, tr->fwd_adj, v->live_fwd, s, &adj)
+                          : sim_live_edges(tr->rev_off, tr->rev_adj, v->live_rev, s, &adj);
+        for (uint32_t j = 0; j < ne; j++) {
+            uint32_t y = adj[j].s;
+            if (v->fl[y] & SIM_FL_MAT)
+                continue;
+            uint32_t e = v->ss[y].ecn;
+            if (e == SIM_NONE)
+                continue;
+            uint32_t r = find(v, e);
+            if (!stamped) {
+                uint32_t i = 0;
+                while (i < nr && roots[i] != r)
+                    i++;
+                if (i < nr)
+                    continue; /* class counted already */
+                if (nr < 16) {
+                    roots[nr++] = r;
+                    sum += v->eq_value[r];
+                    continue;
+                }
+                gen = sim_stamp_next(v, v->eq_n);
+                if (v->failed_alloc)
+                    return 0;
+                for (i = 0; i < nr; i++)
+                    v->stamp[roots[i]] = gen;
+                stamped = 1;
+            }
+            if (v->stamp[r] != gen) {
+                v->stamp[r] = gen;
+                sum += v->eq_value[r];
+            }
         }
     }
     return sum;
