@@ -250,8 +250,8 @@ static void absorb(sim_view *v, sim_region *R, uint32_t s, const sim_region *S)
             for (uint32_t w = S->frontier.wlo; w < S->frontier.whi; w++) {
                 uint64_t nw = S->frontier.bits[w] & ~R->frontier.bits[w];
                 R->frontier.bits[w] |= nw;
-                for (; nw; nw &= nw - 1)
-                    R->frontier.count++;
+                if (nw)
+                    R->frontier.count += (uint32_t)popcount64(nw);
             }
             sim_set_touch(&R->frontier, S->frontier.wlo, S->frontier.whi);
         }
@@ -513,7 +513,22 @@ typedef struct mb_ctx {
      * bases have any */
     uint64_t curi[64], curf[64];
     uint64_t tmi, tmf;
+    /* consecutive interior storages with the same mask (a chain): their bits and sum, added
+     * to the bases once */
+    uint64_t run_mask, run_bits, run_sum;
 } mb_ctx;
+
+/* Adds the pending run of same-mask interior storages to its bases. */
+static inline void mb_flush_run(mb_ctx *c)
+{
+    c->tmi |= c->run_mask;
+    for (uint64_t t = c->run_mask; t; t &= t - 1) {
+        uint32_t j = (uint32_t)__builtin_ctzll(t);
+        c->curi[j] |= c->run_bits;
+        c->comp[j] += c->run_sum;
+    }
+    c->run_mask = c->run_bits = c->run_sum = 0;
+}
 
 /* Visits storage x of a multi-base sweep (see above). */
 static inline void mb_visit(sim_view *v, mb_ctx *c, uint32_t x, const uint32_t *off,
@@ -532,13 +547,11 @@ static inline void mb_visit(sim_view *v, mb_ctx *c, uint32_t x, const uint32_t *
         if (!mi)
             return; /* a frontier storage: the walks stop here */
     } else {
-        uint64_t sc = v->scomp[x];
-        c->tmi |= mi;
-        for (uint64_t t = mi; t; t &= t - 1) {
-            uint32_t j = (uint32_t)__builtin_ctzll(t);
-            c->curi[j] |= m;
-            c->comp[j] += sc;
-        }
+        if (mi != c->run_mask)
+            mb_flush_run(c);
+        c->run_mask = mi;
+        c->run_bits |= m;
+        c->run_sum += v->scomp[x];
     }
     const sim_edge *adj;
     uint32_t ne = sim_live_edges(off, all, live, x, &adj);
@@ -562,6 +575,8 @@ static inline void mb_visit(sim_view *v, mb_ctx *c, uint32_t x, const uint32_t *
 /* The sweep leaves word w: writes the bits the bases gained in it. */
 static inline void mb_flush_word(mb_ctx *c, uint32_t w)
 {
+    if (c->run_mask)
+        mb_flush_run(c);
     for (uint64_t t = c->tmi; t; t &= t - 1) {
         uint32_t j = (uint32_t)__builtin_ctzll(t);
         c->ib[j][w] |= c->curi[j];
@@ -609,6 +624,7 @@ static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int fo
     c.tlo = W;
     c.thi = 0;
     c.tmi = c.tmf = 0;
+    c.run_mask = c.run_bits = c.run_sum = 0;
     for (uint32_t i = 0; i < k; i++) {
         uint32_t b = bases[i], wb = b >> 6;
         v->mb_in[b] |= UINT64_C(1) << i;
