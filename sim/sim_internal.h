@@ -214,6 +214,9 @@ int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz);
 /* The limit in force (SIM_REGION_BITSET_MAX); tests lower it to exercise the hash sets. Read
  * when a runner first needs regions; set it only while no simulation runs. */
 extern uint32_t sim_region_bitset_max;
+/* 1 (default): reverse-region rebuilds wait for the next flush (sim_regions_flush); 0: they
+ * run at once, one region at a time, as simrd does them. Same results; tests compare. */
+extern int sim_region_defer;
 void sim_regions_init(sim_view *v); /* once, right after allocating fwd/rev */
 void sim_regions_on_evict(sim_view *v, uint32_t s);
 void sim_regions_on_compute(sim_view *v, const uint32_t *st, uint32_t n);

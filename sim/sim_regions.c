@@ -32,6 +32,7 @@ static void region_clear(sim_region *r)
 }
 
 uint32_t sim_region_bitset_max = SIM_REGION_BITSET_MAX;
+int sim_region_defer = 1;
 
 void sim_regions_init(sim_view *v)
 {
@@ -778,7 +779,10 @@ void sim_regions_on_compute(sim_view *v, const uint32_t *st, uint32_t n)
     for (uint32_t i = 0; i < n; i++)
         collect(v, &v->fwd[st[i]].frontier, gen);
     rebuild_batch(v, v->scratch2, n_parents, 1);
-    defer_rev(v, v->scratch2 + n_parents, v->n_scratch2 - n_parents);
+    if (sim_region_defer)
+        defer_rev(v, v->scratch2 + n_parents, v->n_scratch2 - n_parents);
+    else
+        rebuild_batch(v, v->scratch2 + n_parents, v->n_scratch2 - n_parents, 0);
 }
 
 /* Reverse rebuilds wait in v->rev_pend until sim_regions_flush. Deferring is exact: a

@@ -593,6 +593,179 @@ START_TEST(test_bitset_and_hash_regions_give_identical_runs)
 }
 END_TEST
 
+/* Folds every event of a run into a hash: two runs with equal hashes made the same choices
+ * in the same order. */
+static void hash_event(void *ctx, const sim_event *ev)
+{
+    uint64_t *h = ctx;
+    const uint64_t f[6] = {ev->kind, ev->clock, ev->memory, ev->size, ev->op_index, ev->storage};
+    for (int i = 0; i < 6; i++) {
+        *h = (*h ^ f[i]) * UINT64_C(0x100000001b3);
+        *h ^= *h >> 29;
+    }
+}
+
+static uint64_t hashed_run(sim_runner *run, const sim_policy *p, uint64_t budget,
+                           sim_result *res)
+{
+    uint64_t h = UINT64_C(14695981039346656037);
+    sim_config cfg;
+    sim_config_init(&cfg);
+    cfg.policy = p;
+    cfg.budget = budget;
+    cfg.observer = hash_event;
+    cfg.observer_ctx = &h;
+    gms_error err = {0};
+    ck_assert_int_eq(sim_runner_run(run, &cfg, res, &err), 0);
+    return h;
+}
+
+/* The pool scan evaluates the built-in formulas inline (sim_policy.score_kind); calling
+ * each policy's score function instead must give the same events, run for run. */
+START_TEST(test_inline_score_scans_choose_like_score_calls)
+{
+    sim_trace *t;
+    gms_error err = {0};
+    ck_assert_int_eq(sim_trace_chain(400, &t, &err), 0);
+    sim_runner *run;
+    ck_assert_int_eq(sim_runner_new(t, &run, &err), 0);
+    const double ratios[4] = {0.15, 0.3, 0.5, 0.8};
+    int kinds = 0;
+    uint64_t evictions = 0;
+    for (size_t i = 0; i < pol_count(); i++) {
+        const sim_policy *p = pol_at(i);
+        if (!p->score || !p->score_kind)
+            continue;
+        kinds++;
+        sim_policy plain = *p;
+        plain.score_kind = SIM_SCORE_CUSTOM;
+        for (int k = 0; k < 4; k++) {
+            uint64_t budget = sim_budget_for_ratio(t, ratios[k]);
+            sim_result a, b;
+            uint64_t ha = hashed_run(run, p, budget, &a);
+            uint64_t hb = hashed_run(run, &plain, budget, &b);
+            ck_assert_msg(ha == hb, "%s at %g: inline scan and score calls differ", p->name,
+                          ratios[k]);
+            ck_assert_uint_eq(a.clock, b.clock);
+            ck_assert_uint_eq(a.evictions, b.evictions);
+            evictions += a.evictions;
+        }
+    }
+    ck_assert_int_eq(kinds, 6); /* dtr dtr-eq dtr-local lru size msps */
+    ck_assert_uint_gt(evictions, 0);
+    sim_runner_free(run);
+    sim_trace_free(t);
+}
+END_TEST
+
+/* A random DAG of n ops (seeded): calls with one to three live inputs, views (some on
+ * storages the policy may have evicted by then), releases, three constants. */
+static sim_trace *random_dag_trace(uint64_t seed, int n)
+{
+    sim_trace_builder *b = g_new();
+    uint64_t live[4096], x = seed * 2654435761u + 1, next = 4;
+    int n_live = 0;
+    for (uint64_t c = 1; c <= 3; c++)
+        g_constant(b, c, 64);
+#define RND(k) ((x = x * 6364136223846793005u + 1442695040888963407u), (x >> 33) % (k))
+    live[n_live++] = 1;
+    for (int i = 0; i < n && n_live < 4000; i++) {
+        uint64_t out = next++;
+        if (n_live > 4 && RND(100) < 15) {
+            uint64_t cost = 1 + RND(20), base = live[4 + RND((uint64_t)n_live - 4)];
+            g_view(b, "view", cost, out, base);
+        } else {
+            uint64_t in[3];
+            int k = 1 + (int)RND(3);
+            for (int j = 0; j < k; j++)
+                in[j] = j == 2 ? 2 + RND(2) : live[n_live - 1 - (int)RND(n_live < 6 ? (uint64_t)n_live : 6)];
+            if (k >= 2 && in[1] == in[0])
+                k = 1;
+            if (k == 3 && (in[2] == in[0] || in[2] == in[1]))
+                k = 2;
+            gmt_output o = {.id = out, .size = 1000 * (1 + RND(100)), .alias_of = -1};
+            uint64_t cost = 1 + RND(100);
+            g_call_multi(b, "f", cost, in, k, &o, 1);
+        }
+        live[n_live++] = out;
+        if (n_live > 8 && RND(100) < 45) { /* release one of the older tensors */
+            int j = 1 + (int)RND((uint64_t)n_live - 6);
+            g_release(b, live[j]);
+            live[j] = live[--n_live];
+        }
+    }
+#undef RND
+    return g_finish(b);
+}
+
+/* A DTR policy that folds every region cost it reads into a hash (cfg->observer_ctx), so two
+ * runs with equal hashes saw the same region costs at every evaluation. */
+static int probe_init(const sim_config *cfg, void **state, gms_error *err)
+{
+    (void)err;
+    *state = cfg->observer_ctx;
+    return 0;
+}
+
+static double probe_score(const sim_view *v, uint32_t s, void *state)
+{
+    uint64_t f = sim_view_region_fwd_cost(v, s), r = sim_view_region_rev_cost(v, s);
+    uint64_t *h = state;
+    *h = ((*h ^ s) * UINT64_C(0x100000001b3) ^ f) * UINT64_C(0x100000001b3) ^ r;
+    return sim_score_ratio((int64_t)(sim_view_compute(v, s) + f + r), sim_view_size(v, s),
+                           sim_view_staleness(v, s));
+}
+
+static const sim_policy pol_probe = {
+    .name = "probe",
+    .description = "dtr, hashing the region costs it reads",
+    .needs = SIM_NEEDS_REGIONS,
+    .score = probe_score,
+    .init = probe_init,
+};
+
+/* Reverse-region rebuilds deferred to the next choice or eviction (and done as one sweep)
+ * give the region costs, and so the runs, of rebuilding each region at once as simrd does:
+ * on a chain and on random DAGs with views, every region cost read and every event agree. */
+START_TEST(test_deferred_region_rebuilds_give_eager_runs)
+{
+    sim_trace *traces[4];
+    gms_error err = {0};
+    ck_assert_int_eq(sim_trace_chain(600, &traces[0], &err), 0);
+    for (int i = 1; i < 4; i++)
+        traces[i] = random_dag_trace((uint64_t)i, 1500);
+    const sim_policy *pols[3] = {pol_find("dtr"), pol_find("msps"), &pol_probe};
+    const double ratios[4] = {0.1, 0.2, 0.3, 0.6};
+    int saved = sim_region_defer;
+    uint64_t evictions = 0;
+    for (int ti = 0; ti < 4; ti++)
+        for (int p = 0; p < 3; p++)
+            for (int k = 0; k < 4; k++) {
+                uint64_t budget = sim_budget_for_ratio(traces[ti], ratios[k]);
+                sim_result a, b;
+                uint64_t ha, hb;
+                for (int d = 0; d < 2; d++) {
+                    sim_runner *run;
+                    sim_region_defer = !d;
+                    ck_assert_int_eq(sim_runner_new(traces[ti], &run, &err), 0);
+                    if (d)
+                        hb = hashed_run(run, pols[p], budget, &b);
+                    else
+                        ha = hashed_run(run, pols[p], budget, &a);
+                    sim_runner_free(run);
+                }
+                ck_assert_msg(ha == hb, "trace %d %s at %g: deferred and eager rebuilds differ",
+                              ti, pols[p]->name, ratios[k]);
+                ck_assert_uint_eq(a.clock, b.clock);
+                evictions += a.evictions;
+            }
+    sim_region_defer = saved;
+    ck_assert_uint_gt(evictions, 0);
+    for (int i = 0; i < 4; i++)
+        sim_trace_free(traces[i]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim");
@@ -620,6 +793,8 @@ int main(void)
     tcase_add_test(tc, test_op_without_outputs_rematerializes_inputs_and_costs_time);
     tcase_add_test(tc, test_concurrent_runs_on_one_trace_match_sequential_ones);
     tcase_add_test(tc, test_bitset_and_hash_regions_give_identical_runs);
+    tcase_add_test(tc, test_inline_score_scans_choose_like_score_calls);
+    tcase_add_test(tc, test_deferred_region_rebuilds_give_eager_runs);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
