@@ -159,6 +159,51 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
         /* bitset fast path (every interior storage is pushed once: n <= n_storages) */
         sim_set_clear(&R->interior);
         sim_set_clear(&R->frontier);
+        if (!v->memo_active) {
+            /* no closures to take: the plain walk, counting set bits at the end */
+            uint64_t *ib = R->interior.bits, *fb = R->frontier.bits;
+            uint64_t compute = 0;
+            uint32_t lo = base, hi = base; /* storage ids written lie in [lo, hi] */
+            while (n > 0) {
+                uint32_t x = stack[--n];
+                const sim_edge *adj;
+                uint32_t ne = sim_live_edges(off, all, live, x, &adj);
+                for (uint32_t j = 0; j < ne; j++) {
+                    uint32_t su = adj[j].s;
+                    uint64_t m = UINT64_C(1) << (su & 63);
+                    uint8_t f = fl[su];
+                    if (f & SIM_FL_MAT) {
+                        if (!(f & SIM_FL_PINNED)) {
+                            fb[su >> 6] |= m; /* the base itself: cleared below */
+                            lo = su < lo ? su : lo;
+                            hi = su > hi ? su : hi;
+                        }
+                    } else if (!(ib[su >> 6] & m)) {
+                        ib[su >> 6] |= m;
+                        lo = su < lo ? su : lo;
+                        hi = su > hi ? su : hi;
+                        compute += scomp[su];
+                        stack[n++] = su;
+                    }
+                }
+            }
+            fb[base >> 6] &= ~(UINT64_C(1) << (base & 63));
+            uint32_t icount = 0, fcount = 0;
+            for (uint32_t w = lo >> 6; w <= hi >> 6; w++) {
+                if (ib[w])
+                    icount += (uint32_t)popcount64(ib[w]);
+                if (fb[w])
+                    fcount += (uint32_t)popcount64(fb[w]);
+            }
+            if (icount)
+                sim_set_touch(&R->interior, lo >> 6, (hi >> 6) + 1);
+            if (fcount)
+                sim_set_touch(&R->frontier, lo >> 6, (hi >> 6) + 1);
+            R->interior.count = icount;
+            R->frontier.count = fcount;
+            R->compute = compute;
+            return;
+        }
         uint64_t *ib = R->interior.bits, *fb = R->frontier.bits;
         uint32_t icount = 0, fcount = 0, W = R->interior.words;
         uint64_t compute = 0;
