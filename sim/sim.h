@@ -95,7 +95,10 @@ typedef struct sim_config {
     /* Victim choice for score policies: 0 = scan the whole pool (simrd, exact; default);
      * k > 0 = score k pool members drawn at random (with replacement, seeded by `seed`) and
      * evict the best, like the DTR prototype's sampling; SIM_SAMPLE_SQRT = ceil(sqrt(pool
-     * size)) draws. Not simrd semantics: a fast mode for traces with millions of ops. */
+     * size)) draws. Not simrd semantics: a fast mode for traces with millions of ops. In
+     * this mode DTR estimates the evicted neighbourhood with equivalence classes (its score
+     * is DTR-eq's, as in the DTR prototype) instead of keeping simrd's regions, whose
+     * upkeep grows quadratically with the trace. */
     uint32_t sample;
 } sim_config;
 

@@ -155,6 +155,7 @@ struct sim_view {
     uint64_t rng;       /* sampling generator state (splitmix64) */
 
     int regions_on, eq_on;
+    int dtr_eq_approx; /* DTR in sampled mode: equivalence classes instead of regions */
     sim_region *fwd, *rev; /* per storage, when regions_on */
     /* closures memoised within one batch of region rebuilds (sim_regions.c) */
     uint64_t *memo;       /* per slot: closure bits then neighbour bits, 2 x words each */

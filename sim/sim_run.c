@@ -161,6 +161,16 @@ static uint64_t splitmix64(uint64_t *x)
     return z ^ (z >> 31);
 }
 
+/* DTR's score with the equivalence-class estimate of the evicted neighbourhood (the
+ * DTR-eq formula), for DTR in sampled mode (see reset). */
+static double dtr_eq_score(sim_view *v, uint32_t s)
+{
+    int64_t la = v->last[s];
+    uint64_t stale = la == INT64_MIN ? UINT64_MAX : v->clock - (uint64_t)la;
+    return sim_score_ratio((int64_t)v->scomp[s] + sim_view_eqclass_cost(v, s),
+                           v->tr->st_size[s], stale);
+}
+
 /* Sampled choice (sim_config.sample): the best of k random pool members, the later draw on
  * ties, a zero score ends the draws. */
 static uint32_t choose_sampled(sim_view *v, uint32_t k)
@@ -169,7 +179,7 @@ static uint32_t choose_sampled(sim_view *v, uint32_t k)
     double best_cost = INFINITY;
     for (uint32_t i = 0; i < k; i++) {
         uint32_t s = v->pool_arr[splitmix64(&v->rng) % v->pool_size];
-        double c = v->pol->score(v, s, v->pol_state);
+        double c = v->dtr_eq_approx ? dtr_eq_score(v, s) : v->pol->score(v, s, v->pol_state);
         if (c <= best_cost) {
             best_cost = c;
             best = s;
@@ -253,6 +263,10 @@ static uint32_t choose(sim_view *v)
         SCAN_POOL(c = ratio_scan((int64_t)scomp[s], size[s], STALE(s), best_cost));
         break;
     case SIM_SCORE_DTR:
+        if (v->dtr_eq_approx) {
+            SCAN_POOL(c = dtr_eq_score(v, s));
+            break;
+        }
         if (!v->regions_on)
             goto generic;
         SCAN_POOL(c = ratio_scan((int64_t)(scomp[s] + v->fwd[s].compute + v->rev[s].compute),
@@ -612,8 +626,12 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
             v->remat_limit_floor = (uint64_t)lim;
         }
     }
-    v->regions_on = (v->pol->needs & SIM_NEEDS_REGIONS) != 0;
-    v->eq_on = (v->pol->needs & SIM_NEEDS_EQCLASS) != 0;
+    /* Sampled mode is approximate anyway: DTR there estimates the evicted neighbourhood
+     * with equivalence classes, as the DTR prototype does, instead of simrd's regions,
+     * whose upkeep is quadratic in the trace length (2M-op traces in seconds). */
+    v->dtr_eq_approx = cfg->sample != 0 && v->pol->score_kind == SIM_SCORE_DTR;
+    v->regions_on = (v->pol->needs & SIM_NEEDS_REGIONS) != 0 && !v->dtr_eq_approx;
+    v->eq_on = (v->pol->needs & SIM_NEEDS_EQCLASS) != 0 || v->dtr_eq_approx;
     if (v->regions_on) {
         if (!v->fwd) {
             v->fwd = calloc((size_t)tr->n_storages + 1, sizeof *v->fwd);

@@ -698,6 +698,39 @@ static sim_trace *random_dag_trace(uint64_t seed, int n)
     return g_finish(b);
 }
 
+/* --sample with dtr keeps no regions: it scores with equivalence classes (DTR-eq's formula),
+ * so a sample covering the pool replays exactly like dtr-eq's full scan (and, where the two
+ * estimates differ, unlike exact dtr). */
+START_TEST(test_sampled_dtr_scores_with_equivalence_classes)
+{
+    int differ = 0;
+    for (int i = 1; i <= 3; i++) {
+        sim_trace *t = random_dag_trace((uint64_t)i, 1500);
+        gms_error err = {0};
+        sim_config cfg;
+        sim_config_init(&cfg);
+        cfg.budget = sim_budget_for_ratio(t, 0.2);
+        cfg.policy = pol_find("dtr-eq");
+        sim_result eq, exact, big, s1, s2;
+        ck_assert_int_eq(sim_run(t, &cfg, &eq, &err), 0);
+        cfg.policy = pol_find("dtr");
+        ck_assert_int_eq(sim_run(t, &cfg, &exact, &err), 0);
+        cfg.sample = 1000000;
+        ck_assert_int_eq(sim_run(t, &cfg, &big, &err), 0);
+        ck_assert_uint_gt(eq.evictions, 0);
+        ck_assert_uint_eq(big.clock, eq.clock);
+        ck_assert_uint_eq(big.evictions, eq.evictions);
+        differ += exact.clock != eq.clock;
+        cfg.sample = 8;
+        ck_assert_int_eq(sim_run(t, &cfg, &s1, &err), 0);
+        ck_assert_int_eq(sim_run(t, &cfg, &s2, &err), 0);
+        ck_assert_uint_eq(s1.clock, s2.clock);
+        sim_trace_free(t);
+    }
+    ck_assert_int_gt(differ, 0);
+}
+END_TEST
+
 /* A DTR policy that folds every region cost it reads into a hash (cfg->observer_ctx), so two
  * runs with equal hashes saw the same region costs at every evaluation. */
 static int probe_init(const sim_config *cfg, void **state, gms_error *err)
@@ -795,6 +828,7 @@ int main(void)
     tcase_add_test(tc, test_bitset_and_hash_regions_give_identical_runs);
     tcase_add_test(tc, test_inline_score_scans_choose_like_score_calls);
     tcase_add_test(tc, test_deferred_region_rebuilds_give_eager_runs);
+    tcase_add_test(tc, test_sampled_dtr_scores_with_equivalence_classes);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
