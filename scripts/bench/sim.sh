@@ -70,5 +70,5 @@ done
 pols=(dtr dtr-eq dtr-local lru)
 chain_table "exact (full pool scan, simrd semantics)"
 echo
-pols=(dtr-eq dtr-local lru)
-chain_table "--sample 32 (approximate)" --sample 32
+pols=(dtr dtr-eq dtr-local lru)
+chain_table "--sample 32 (approximate; dtr scores with equivalence classes here)" --sample 32
