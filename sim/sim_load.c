@@ -37,6 +37,13 @@ int sim_trace_load(const char *path, sim_trace **out, gms_error *err)
             break;
         }
     }
+    /* A truncated file reads as a clean prefix; replaying it would report numbers for a job
+     * that never ran like that, so an incomplete trace is an error here. */
+    const char *truncated = rc ? NULL : gmt_source_warning(src);
+    if (truncated)
+        rc = gms_error_set(err, GMS_EFORMAT,
+                           "%s; refusing to simulate an incomplete trace (record or convert it "
+                           "again)", truncated);
     gmt_source_close(src);
     if (rc) {
         sim_trace_builder_free(b);

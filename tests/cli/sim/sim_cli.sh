@@ -28,6 +28,12 @@ out=$("$GMS_BIN" sim "$GMS_TMP/missing.log" --budget 0.5 2>&1); rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "missing.log" || fail "missing trace: rc $rc: $out"
 out=$("$GMS_BIN" sim 2>&1); rc=$?
 [ $rc -eq 2 ] || fail "no TRACE: rc $rc"
+# a truncated .gmt (cut in its last frames) is refused, not replayed as if complete
+"$GMS_BIN" convert -q "$LOG" -o "$GMS_TMP/whole.gmt" || fail "convert for truncation"
+head -c $(( $(stat -c %s "$GMS_TMP/whole.gmt") - 20 )) "$GMS_TMP/whole.gmt" >"$GMS_TMP/cut.gmt"
+out=$("$GMS_BIN" sim "$GMS_TMP/cut.gmt" --budget 0.5 2>&1); rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "truncated after event" &&
+  echo "$out" | grep -q "incomplete trace" || fail "truncated trace: rc $rc: $out"
 out=$("$GMS_BIN" sim "$LOG" --remat-limit 0.5 2>&1); rc=$?
 [ $rc -eq 2 ] || fail "remat limit 0.5 accepted"
 out=$("$GMS_BIN" sim "$LOG" --semantics other 2>&1); rc=$?
