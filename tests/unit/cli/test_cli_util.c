@@ -1,0 +1,98 @@
+/* Budget and byte-count parsing: what `--budget` accepts and what it refuses. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+START_TEST(test_bytes_accept_binary_and_decimal_units)
+{
+    uint64_t b;
+    ck_assert_int_eq(cli_parse_bytes("123", &b), 0);
+    ck_assert_uint_eq(b, 123);
+    ck_assert_int_eq(cli_parse_bytes("64k", &b), 0);
+    ck_assert_uint_eq(b, 65536);
+    ck_assert_int_eq(cli_parse_bytes("1.5GiB", &b), 0);
+    ck_assert_uint_eq(b, 1610612736);
+    ck_assert_int_eq(cli_parse_bytes("800MB", &b), 0);
+    ck_assert_uint_eq(b, 800000000);
+    ck_assert_int_eq(cli_parse_bytes("2 tib", &b), 0);
+    ck_assert_uint_eq(b, 2199023255552ull);
+}
+END_TEST
+
+START_TEST(test_bytes_refuse_junk_negative_and_overflow)
+{
+    uint64_t b = 7;
+    ck_assert_int_eq(cli_parse_bytes("", &b), -1);
+    ck_assert_int_eq(cli_parse_bytes("GiB", &b), -1);
+    ck_assert_int_eq(cli_parse_bytes("12 parsecs", &b), -1);
+    ck_assert_int_eq(cli_parse_bytes("-5", &b), -1);
+    ck_assert_int_eq(cli_parse_bytes("nan", &b), -1);
+    ck_assert_int_eq(cli_parse_bytes("1e30", &b), -1);
+    ck_assert_uint_eq(b, 7); /* untouched on failure */
+}
+END_TEST
+
+START_TEST(test_budget_ratio_forms)
+{
+    double r;
+    uint64_t b;
+    ck_assert_int_eq(cli_parse_budget("0.4", &r, &b), 0);
+    ck_assert(r == 0.4 && b == 0);
+    ck_assert_int_eq(cli_parse_budget("40%", &r, &b), 0);
+    ck_assert(r == 0.4 && b == 0);
+    ck_assert_int_eq(cli_parse_budget("1", &r, &b), 0);
+    ck_assert(r == 1.0 && b == 0);
+}
+END_TEST
+
+START_TEST(test_budget_absolute_forms)
+{
+    double r;
+    uint64_t b;
+    ck_assert_int_eq(cli_parse_budget("3.2GiB", &r, &b), 0);
+    ck_assert(r == 0 && b == (uint64_t)(3.2 * 1073741824.0));
+    ck_assert_int_eq(cli_parse_budget("123456789", &r, &b), 0);
+    ck_assert(r == 0 && b == 123456789);
+}
+END_TEST
+
+START_TEST(test_budget_refuses_zero_negative_and_fractional_bytes)
+{
+    double r;
+    uint64_t b;
+    ck_assert_int_eq(cli_parse_budget("0", &r, &b), -1);
+    ck_assert_int_eq(cli_parse_budget("-0.5", &r, &b), -1);
+    ck_assert_int_eq(cli_parse_budget("1.5", &r, &b), -1); /* neither ratio nor bytes */
+    ck_assert_int_eq(cli_parse_budget("lots", &r, &b), -1);
+    ck_assert_int_eq(cli_parse_budget("0GiB", &r, &b), -1);
+}
+END_TEST
+
+START_TEST(test_format_bytes_picks_a_readable_unit)
+{
+    char buf[32];
+    ck_assert_str_eq(cli_format_bytes(512, buf, sizeof buf), "512 B");
+    ck_assert_str_eq(cli_format_bytes(1536, buf, sizeof buf), "1.50 KiB");
+    ck_assert_str_eq(cli_format_bytes(3435973837ull, buf, sizeof buf), "3.20 GiB");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cli_util");
+    TCase *tc = tcase_create("parse");
+    tcase_add_test(tc, test_bytes_accept_binary_and_decimal_units);
+    tcase_add_test(tc, test_bytes_refuse_junk_negative_and_overflow);
+    tcase_add_test(tc, test_budget_ratio_forms);
+    tcase_add_test(tc, test_budget_absolute_forms);
+    tcase_add_test(tc, test_budget_refuses_zero_negative_and_fractional_bytes);
+    tcase_add_test(tc, test_format_bytes_picks_a_readable_unit);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
