@@ -244,6 +244,12 @@ static int write_item(sweep_ctx *c, store *s, sw_item *it, gms_error *err)
         .peak_memory = it->res.peak_memory,
         .wall_s = it->res.wall_s,
     };
+    if (it->sample_oom)
+        return gms_error_set(err, GMS_ENOMEM,
+                             "%s: %s at budget %llu: out of memory for the memory timeline; "
+                             "sweep without --timelines or with fewer jobs (-j)",
+                             t->path, c->spec->policies[it->policy],
+                             (unsigned long long)it->budget);
     int64_t id;
     int rc = store_put_run(s, &r, &id, err);
     for (size_t i = 0; !rc && id && i < it->n_samples; i++)
@@ -298,7 +304,7 @@ static int validate_spec(const sweep_spec *sp, gms_error *err)
 
 /* Builds the work list of this shard: every combination, minus those already stored (traces
  * with the most ops first; order_by_cost then ranks the list). */
-static int plan(sweep_ctx *c, store *s, size_t n_items, size_t *skipped, gms_error *err)
+static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
 {
     const sweep_spec *sp = c->spec;
     uint32_t *order = malloc(sp->n_traces * sizeof *order);
@@ -315,7 +321,8 @@ static int plan(sweep_ctx *c, store *s, size_t n_items, size_t *skipped, gms_err
     for (uint32_t ti = 0; ti < sp->n_traces; ti++) {
         uint32_t t = order[ti];
         for (uint32_t p = 0; p < sp->n_policies; p++) {
-            unsigned seeds = sweep_policy_is_random(sp->policies[p]) ? sp->seeds : 1;
+            int random = sweep_policy_is_random(sp->policies[p]);
+            unsigned seeds = random ? sp->seeds : 1;
             for (uint32_t r = 0; r < sp->n_ratios; r++)
                 for (uint32_t seed = 0; seed < seeds; seed++) {
                     sw_item *it = &c->items[k++];
@@ -324,13 +331,12 @@ static int plan(sweep_ctx *c, store *s, size_t n_items, size_t *skipped, gms_err
                     it->ratio = r;
                     it->seed = seed;
                     it->budget = sim_budget_for_ratio(c->traces[t].t, sp->ratios[r]);
-                    if (sweep_policy_is_random(sp->policies[p]))
+                    if (random)
                         snprintf(it->params, sizeof it->params, "seed=%u", seed);
                 }
         }
     }
     free(order);
-    (void)n_items;
     *skipped = 0;
     c->n_todo = 0;
     for (size_t i = 0; i < k; i++) {
@@ -520,7 +526,7 @@ int sweep_run(const sweep_spec *sp, const char *db_path, sweep_progress *summary
         rc = gms_error_set(err, GMS_ENOMEM, "out of memory for %zu runs", n_items);
         goto out;
     }
-    if ((rc = plan(&c, s, n_items, &pg.skipped, err)) || (rc = order_by_cost(&c, err)))
+    if ((rc = plan(&c, s, &pg.skipped, err)) || (rc = order_by_cost(&c, err)))
         goto out;
     pg.total = c.n_todo;
     if (sp->progress)
