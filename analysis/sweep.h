@@ -31,7 +31,8 @@ int sweep_parse_ratios(const char *text, double **ratios, size_t *n, gms_error *
 /* Parses "K/N" (1 <= K <= N). */
 int sweep_parse_shard(const char *text, unsigned *k, unsigned *n, gms_error *err);
 
-/* The policy's parameter string for a seed: "seed=K" for randomized policies, "" otherwise. */
+/* 1 for randomized policies: a sweep runs them once per seed and stores params "seed=K"
+ * (other policies run once, with params ""). */
 int sweep_policy_is_random(const char *policy);
 
 typedef struct sweep_progress {
