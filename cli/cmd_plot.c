@@ -6,6 +6,7 @@
 #include "analysis_util.h"
 #include "cli.h"
 #include "plot.h"
+#include "sim.h"
 #include "store.h"
 
 static void usage(FILE *f)
@@ -113,8 +114,7 @@ static int plot_timeline_cmd(int argc, char **argv)
             }
             i++;
         } else if (strcmp(a, "--remat-limit") == 0 && v) {
-            o.remat_limit = strtod(v, &end);
-            if (end == v || *end || !(o.remat_limit >= 1.0 && o.remat_limit <= 1e6)) {
+            if (cli_parse_remat_limit(v, &o.remat_limit)) {
                 cli_error(cmd, "--remat-limit '%s': expected a number >= 1", v);
                 return 2;
             }
@@ -145,7 +145,7 @@ static int plot_timeline_cmd(int argc, char **argv)
         return 1;
     }
     fprintf(stderr, "wrote %s (%s run: %llu evictions, %llu rematerializations)\n", o.out,
-            sum.status == 0 ? "ok" : sum.status == 1 ? "oom" : "remat-limit",
+            sim_status_name((sim_status)sum.status),
             (unsigned long long)sum.evictions, (unsigned long long)sum.remats);
     return 0;
 }
