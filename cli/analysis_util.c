@@ -46,6 +46,16 @@ int cli_list_split(const char *text, char ***items, size_t *n)
     return 0;
 }
 
+int cli_parse_remat_limit(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v >= 1.0 && v <= 1e6))
+        return -1;
+    *out = v;
+    return 0;
+}
+
 int cli_outfile_open(cli_outfile *o, const char *cmd, const char *path)
 {
     o->f = NULL;

@@ -13,6 +13,9 @@
 int cli_list_split(const char *text, char ***items, size_t *n);
 void cli_list_free(char **items);
 
+/* Parses a --remat-limit value: a number in [1, 1e6]. Returns 0, or -1 on bad text. */
+int cli_parse_remat_limit(const char *s, double *out);
+
 /* An output file written to a temporary name beside the target and renamed into place on
  * cli_outfile_commit, so a failed command never leaves a partial file. */
 typedef struct cli_outfile {

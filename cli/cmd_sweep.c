@@ -128,9 +128,7 @@ int cmd_sweep(int argc, char **argv)
             }
             i++;
         } else if (strcmp(a, "--remat-limit") == 0 && v) {
-            char *end;
-            sp.remat_limit = strtod(v, &end);
-            if (end == v || *end || !(sp.remat_limit >= 1.0 && sp.remat_limit <= 1e6)) {
+            if (cli_parse_remat_limit(v, &sp.remat_limit)) {
                 cli_error(cmd, "--remat-limit '%s': expected a number >= 1 (2 = up to 1x the "
                                "baseline compute spent on rematerialization)", v);
                 goto out;
