@@ -72,11 +72,17 @@ sed -n '/^op names/,$p' "$T/ops" | tail -n +2 | awk 'NR > 1 && $2 > prev { bad =
   END { exit bad || NR != '"$(jq .distinct_op_names "$T/file.json")"' }' ||
   fail "--ops: not every op name, or not most frequent first"
 
-# a truncated .gmt: info reports what it read and warns
-size=$(wc -c <"$T/$(basename "$log" .log).gmt")
-head -c $((size / 2)) "$T/$(basename "$log" .log).gmt" >"$T/half.gmt"
+# a truncated .gmt: info reports what it read and warns. The largest trace is cut, so that its
+# first half holds complete event frames (a small one reads as 0 events).
+big=$(ls -S "$T"/*.gmt | head -1)
+size=$(wc -c <"$big")
+head -c $((size / 2)) "$big" >"$T/half.gmt"
 "$GMS_BIN" info --json "$T/half.gmt" >"$T/half.json" 2>"$T/err" || true
 grep -qi "warning: .*trunc" "$T/err" || fail "no truncation warning: $(cat "$T/err")"
+all=$("$GMS_BIN" info --json "$big" | jq .events)
+jq -e --argjson all "$all" '.events as $n | $n > 0 and $n < $all and
+    (.warning | endswith("truncated after event \($n)"))' "$T/half.json" >/dev/null ||
+  fail "truncated: expected the events before the cut (of $all) and the warning: $(cat "$T/half.json")"
 
 # bad inputs
 expect_fail "missing file" "$GMS_BIN" info "$T/nope.gmt"
