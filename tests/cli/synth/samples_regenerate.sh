@@ -16,7 +16,7 @@ for f in "$S"/*.gmt; do
   cmp -s "$T/committed-$b.log" "$T/gen-$b.log" || fail "$b differs from what make-samples.sh makes"
   grep -q -- "$b" "$S/README.md" || fail "$b is not described in traces/samples/README.md"
   "$GMS_BIN" sim "$f" --budget 0.8 --json >"$T/sim.json"
-  [ "$(jq -r .status "$T/sim.json")" != "" ] || fail "$b does not replay"
+  jq -e '.status == "ok"' "$T/sim.json" >/dev/null || fail "$b does not replay: $(cat "$T/sim.json")"
   n=$((n + 1))
 done
 [ "$n" -ge 4 ] || fail "expected at least 4 samples, found $n"
