@@ -145,6 +145,19 @@ static inline void put_new_id(gmt_encoder *e, uint64_t id)
     e->prev = id;
 }
 
+/* The tag of an event that makes one new id, then the id: prev + 1 (the common case) costs
+ * only the GMT_F_NEXT flag, any other id follows as a delta. */
+static inline void put_tag_new_id(gmt_encoder *e, uint8_t tag, uint64_t id)
+{
+    if (id == e->prev + 1) {
+        e->buf[e->len++] = tag | GMT_F_NEXT;
+        e->prev = id;
+    } else {
+        e->buf[e->len++] = tag;
+        put_new_id(e, id);
+    }
+}
+
 /* An id in a "reference" position: prev - id, zigzag (recent ids are small). */
 static inline void put_ref_id(gmt_encoder *e, uint64_t id)
 {
@@ -228,23 +241,11 @@ int gmt_encoder_add(gmt_encoder *e, const gmt_event *ev, gms_error *err)
     uint8_t tag = (uint8_t)ev->kind;
     switch (ev->kind) {
     case GMT_CONSTANT:
-        if (ev->id == e->prev + 1) {
-            e->buf[e->len++] = tag | GMT_F_NEXT;
-            e->prev = ev->id;
-        } else {
-            e->buf[e->len++] = tag;
-            put_new_id(e, ev->id);
-        }
+        put_tag_new_id(e, tag, ev->id);
         put_uv(e, ev->size);
         break;
     case GMT_COPY:
-        if (ev->id == e->prev + 1) {
-            e->buf[e->len++] = tag | GMT_F_NEXT;
-            e->prev = ev->id;
-        } else {
-            e->buf[e->len++] = tag;
-            put_new_id(e, ev->id);
-        }
+        put_tag_new_id(e, tag, ev->id);
         put_ref_id(e, ev->src);
         break;
     case GMT_COPY_FROM:
