@@ -799,6 +799,48 @@ START_TEST(test_deferred_region_rebuilds_give_eager_runs)
 }
 END_TEST
 
+/* A view op created on an evicted storage raises that storage's compute, so a reverse region
+ * requested before it and running through that storage is rebuilt first, as simrd rebuilt
+ * it at the request (sim_regions_on_new_op). x -> a -> e -> b -> c (a and e evicted), q ages
+ * b and c, k = m(a) rematerializes a (evicting c; the remat requests b's reverse region,
+ * interior {e}) and fits without a choice; then view(e) is created with e evicted and e's
+ * rematerialization has to choose, scoring b. Without that flush the deferred rebuild would
+ * count the view's cost in b's reverse region and the probe would read another cost. */
+START_TEST(test_deferred_rebuilds_flush_before_a_view_on_an_evicted_storage)
+{
+    sim_trace_builder *tb = g_new();
+    g_constant(tb, 1, 8);
+    g_call(tb, "f", 10, 2, 100, 1, (uint64_t)1);   /* a */
+    g_call(tb, "g", 10, 3, 100, 1, (uint64_t)2);   /* e */
+    g_call(tb, "h", 10, 4, 100, 1, (uint64_t)3);   /* b: evicts a */
+    g_call(tb, "p", 10, 5, 100, 1, (uint64_t)4);   /* c: evicts e */
+    g_call(tb, "q", 10, 8, 1, 1, (uint64_t)1);     /* ages b and c */
+    g_call(tb, "m", 10, 6, 1, 1, (uint64_t)2);     /* k: rematerializes a */
+    g_view(tb, "view", 5, 7, 3);                   /* on e, evicted */
+    for (uint64_t id = 2; id <= 8; id++)           /* nothing left to pin at the end */
+        g_release(tb, id);
+    sim_trace *t = g_finish(tb);
+    gms_error err = {0};
+    int saved = sim_region_defer;
+    uint64_t h[2];
+    sim_result r[2];
+    for (int d = 0; d < 2; d++) {
+        sim_runner *run;
+        sim_region_defer = d;
+        ck_assert_int_eq(sim_runner_new(t, &run, &err), 0);
+        h[d] = hashed_run(run, &pol_probe, 210, &r[d]);
+        sim_runner_free(run);
+    }
+    sim_region_defer = saved;
+    ck_assert_int_eq(r[0].status, SIM_OK);
+    ck_assert_uint_eq(r[0].remats, 2); /* a, then e */
+    ck_assert_msg(h[0] == h[1], "deferred and eager rebuilds read different region costs");
+    ck_assert_uint_eq(r[0].clock, r[1].clock);
+    ck_assert_uint_eq(r[0].evictions, r[1].evictions);
+    sim_trace_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim");
@@ -828,6 +870,7 @@ int main(void)
     tcase_add_test(tc, test_bitset_and_hash_regions_give_identical_runs);
     tcase_add_test(tc, test_inline_score_scans_choose_like_score_calls);
     tcase_add_test(tc, test_deferred_region_rebuilds_give_eager_runs);
+    tcase_add_test(tc, test_deferred_rebuilds_flush_before_a_view_on_an_evicted_storage);
     tcase_add_test(tc, test_sampled_dtr_scores_with_equivalence_classes);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
