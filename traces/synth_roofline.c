@@ -78,6 +78,13 @@ static const char *const model_names[] = {"mlp", "resnet", "transformer", "unet"
 static const char *const dtype_names[] = {"fp32", "fp16", "bf16"};
 static const char *const optim_names[] = {"sgd", "adam", "none"};
 static const char *const update_names[] = {"mutate", "transient"};
+#define COUNT(a) ((int)(sizeof a / sizeof a[0]))
+
+/* names[v], or "?" for a value outside the table. */
+static const char *name_of(const char *const *names, int n, int v)
+{
+    return v >= 0 && v < n ? names[v] : "?";
+}
 
 /* Index of s in names[0..n), or -1. */
 static int find_name(const char *const *names, int n, const char *s)
@@ -90,12 +97,12 @@ static int find_name(const char *const *names, int n, const char *s)
 
 const char *gmt_synth_model_name(gmt_synth_model m)
 {
-    return (unsigned)m < 4 ? model_names[m] : "?";
+    return name_of(model_names, COUNT(model_names), (int)m);
 }
 
 int gmt_synth_model_parse(const char *s, gmt_synth_model *out)
 {
-    int i = find_name(model_names, 4, s);
+    int i = find_name(model_names, COUNT(model_names), s);
     if (i < 0)
         return -1;
     *out = (gmt_synth_model)i;
@@ -104,12 +111,12 @@ int gmt_synth_model_parse(const char *s, gmt_synth_model *out)
 
 const char *gmt_synth_dtype_name(gmt_synth_dtype d)
 {
-    return (unsigned)d < 3 ? dtype_names[d] : "?";
+    return name_of(dtype_names, COUNT(dtype_names), (int)d);
 }
 
 int gmt_synth_dtype_parse(const char *s, gmt_synth_dtype *out)
 {
-    int i = find_name(dtype_names, 3, s);
+    int i = find_name(dtype_names, COUNT(dtype_names), s);
     if (i < 0)
         return -1;
     *out = (gmt_synth_dtype)i;
@@ -118,12 +125,12 @@ int gmt_synth_dtype_parse(const char *s, gmt_synth_dtype *out)
 
 const char *gmt_synth_optim_name(gmt_synth_optim o)
 {
-    return (unsigned)o < 3 ? optim_names[o] : "?";
+    return name_of(optim_names, COUNT(optim_names), (int)o);
 }
 
 int gmt_synth_optim_parse(const char *s, gmt_synth_optim *out)
 {
-    int i = find_name(optim_names, 3, s);
+    int i = find_name(optim_names, COUNT(optim_names), s);
     if (i < 0)
         return -1;
     *out = (gmt_synth_optim)i;
@@ -132,12 +139,12 @@ int gmt_synth_optim_parse(const char *s, gmt_synth_optim *out)
 
 const char *gmt_synth_update_name(gmt_synth_update u)
 {
-    return (unsigned)u < 2 ? update_names[u] : "?";
+    return name_of(update_names, COUNT(update_names), (int)u);
 }
 
 int gmt_synth_update_parse(const char *s, gmt_synth_update *out)
 {
-    int i = find_name(update_names, 2, s);
+    int i = find_name(update_names, COUNT(update_names), s);
     if (i < 0)
         return -1;
     *out = (gmt_synth_update)i;

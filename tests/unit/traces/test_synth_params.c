@@ -126,6 +126,22 @@ START_TEST(test_names_parse_both_ways)
 }
 END_TEST
 
+/* Values outside the enums name as "?" (never read past a table); NULL parses as unknown. */
+START_TEST(test_out_of_range_names_and_null_text)
+{
+    ck_assert_str_eq(gmt_synth_model_name((gmt_synth_model)(GMT_SYNTH_UNET + 1)), "?");
+    ck_assert_str_eq(gmt_synth_model_name((gmt_synth_model)-1), "?");
+    ck_assert_str_eq(gmt_synth_dtype_name((gmt_synth_dtype)(GMT_SYNTH_BF16 + 1)), "?");
+    ck_assert_str_eq(gmt_synth_optim_name((gmt_synth_optim)(GMT_SYNTH_NOOPT + 1)), "?");
+    ck_assert_str_eq(gmt_synth_update_name((gmt_synth_update)(GMT_SYNTH_UPDATE_TRANSIENT + 1)),
+                     "?");
+    ck_assert_str_eq(gmt_synth_update_name(GMT_SYNTH_UPDATE_MUTATE), "mutate");
+    gmt_synth_model m = GMT_SYNTH_RESNET;
+    ck_assert_int_eq(gmt_synth_model_parse(NULL, &m), -1);
+    ck_assert_int_eq(m, GMT_SYNTH_RESNET);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("synth_params");
@@ -135,6 +151,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_huge_shapes_fail_cleanly);
     tcase_add_test(tc, test_gpu_table_and_roofline);
     tcase_add_test(tc, test_names_parse_both_ways);
+    tcase_add_test(tc, test_out_of_range_names_and_null_text);
     suite_add_tcase(s, tc);
     return s;
 }
