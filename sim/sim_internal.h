@@ -162,11 +162,8 @@ struct sim_view {
     size_t memo_cap;      /* slots allocated */
     uint32_t memo_n;      /* slots used in this batch */
     uint32_t memo_batch;  /* batch generation */
-    int memo_active;      /* inside a batch: memo entries of memo_batch are valid */
     uint32_t *memo_gen;   /* per storage: batch whose slot memo_slot holds its closure */
     uint32_t *memo_slot;
-    uint32_t *memo_cnt;   /* per storage: bases of the batch it neighbours (gen memo_cgen) */
-    uint32_t *memo_cgen;
     /* multi-base rebuilds (sim_regions.c): per storage, the bases whose interior / frontier
      * it joins (bit i = i-th base of a chunk of 64); a bitset of storages to visit. All kept
      * zero between uses. */

@@ -41,14 +41,10 @@ void sim_regions_init(sim_view *v)
         return;
     v->memo_gen = calloc((size_t)n + 1, sizeof *v->memo_gen);
     v->memo_slot = calloc((size_t)n + 1, sizeof *v->memo_slot);
-    v->memo_cnt = calloc((size_t)n + 1, sizeof *v->memo_cnt);
-    v->memo_cgen = calloc((size_t)n + 1, sizeof *v->memo_cgen);
-    if (!v->memo_gen || !v->memo_slot || !v->memo_cnt || !v->memo_cgen) {
+    if (!v->memo_gen || !v->memo_slot) {
         free(v->memo_gen);
         free(v->memo_slot);
-        free(v->memo_cnt);
-        free(v->memo_cgen);
-        v->memo_gen = v->memo_slot = v->memo_cnt = v->memo_cgen = NULL;
+        v->memo_gen = v->memo_slot = NULL;
         return; /* hash sets then: slower, same results */
     }
     uint32_t words = (n + 63) / 64;
@@ -62,7 +58,6 @@ void sim_regions_init(sim_view *v)
 
 void sim_regions_reset(sim_view *v)
 {
-    v->memo_active = 0;
     if (v->memo_n && v->memo) /* a batch that stopped half-way left closures behind */
         memset(v->memo, 0, v->memo_cap * 2 * v->fwd[0].interior.words * sizeof *v->memo);
     v->memo_n = 0;
@@ -156,60 +151,13 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
     const uint64_t *scomp = v->scomp;
     if (R->interior.words && (R->interior.bits || sim_set_add(&R->interior, base) >= 0) &&
         (R->frontier.bits || sim_set_add(&R->frontier, base) >= 0)) {
-        /* bitset fast path (every interior storage is pushed once: n <= n_storages) */
+        /* bitset fast path (every interior storage is pushed once: n <= n_storages),
+         * counting set bits at the end */
         sim_set_clear(&R->interior);
         sim_set_clear(&R->frontier);
-        if (!v->memo_active) {
-            /* no closures to take: the plain walk, counting set bits at the end */
-            uint64_t *ib = R->interior.bits, *fb = R->frontier.bits;
-            uint64_t compute = 0;
-            uint32_t lo = base, hi = base; /* storage ids written lie in [lo, hi] */
-            while (n > 0) {
-                uint32_t x = stack[--n];
-                const sim_edge *adj;
-                uint32_t ne = sim_live_edges(off, all, live, x, &adj);
-                for (uint32_t j = 0; j < ne; j++) {
-                    uint32_t su = adj[j].s;
-                    uint64_t m = UINT64_C(1) << (su & 63);
-                    uint8_t f = fl[su];
-                    if (f & SIM_FL_MAT) {
-                        if (!(f & SIM_FL_PINNED)) {
-                            fb[su >> 6] |= m; /* the base itself: cleared below */
-                            lo = su < lo ? su : lo;
-                            hi = su > hi ? su : hi;
-                        }
-                    } else if (!(ib[su >> 6] & m)) {
-                        ib[su >> 6] |= m;
-                        lo = su < lo ? su : lo;
-                        hi = su > hi ? su : hi;
-                        compute += scomp[su];
-                        stack[n++] = su;
-                    }
-                }
-            }
-            fb[base >> 6] &= ~(UINT64_C(1) << (base & 63));
-            uint32_t icount = 0, fcount = 0;
-            for (uint32_t w = lo >> 6; w <= hi >> 6; w++) {
-                if (ib[w])
-                    icount += (uint32_t)popcount64(ib[w]);
-                if (fb[w])
-                    fcount += (uint32_t)popcount64(fb[w]);
-            }
-            if (icount)
-                sim_set_touch(&R->interior, lo >> 6, (hi >> 6) + 1);
-            if (fcount)
-                sim_set_touch(&R->frontier, lo >> 6, (hi >> 6) + 1);
-            R->interior.count = icount;
-            R->frontier.count = fcount;
-            R->compute = compute;
-            return;
-        }
         uint64_t *ib = R->interior.bits, *fb = R->frontier.bits;
-        uint32_t icount = 0, fcount = 0, W = R->interior.words;
         uint64_t compute = 0;
-        int memo_on = v->memo_active, merged = 0;
-        uint32_t lo = W, hi = 0; /* words written */
-#define TOUCH(w) do { uint32_t w_ = (w); lo = w_ < lo ? w_ : lo; hi = w_ >= hi ? w_ + 1 : hi; } while (0)
+        uint32_t lo = base, hi = base; /* storage ids written lie in [lo, hi] */
         while (n > 0) {
             uint32_t x = stack[--n];
             const sim_edge *adj;
@@ -219,52 +167,32 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
                 uint64_t m = UINT64_C(1) << (su & 63);
                 uint8_t f = fl[su];
                 if (f & SIM_FL_MAT) {
-                    if (su != base && !(f & SIM_FL_PINNED) && !(fb[su >> 6] & m)) {
-                        fb[su >> 6] |= m;
-                        fcount++;
-                        TOUCH(su >> 6);
+                    if (!(f & SIM_FL_PINNED)) {
+                        fb[su >> 6] |= m; /* the base itself: cleared below */
+                        lo = su < lo ? su : lo;
+                        hi = su > hi ? su : hi;
                     }
                 } else if (!(ib[su >> 6] & m)) {
-                    if (memo_on && v->memo_gen[su] == v->memo_batch) {
-                        /* su's closure is known in this batch: take it whole */
-                        uint32_t s2 = v->memo_slot[su];
-                        const uint64_t *A2 = v->memo + (size_t)s2 * 2 * W, *F2 = A2 + W;
-                        uint32_t lo2 = (uint32_t)(v->memo_sum[2 * s2 + 1] >> 32);
-                        uint32_t hi2 = (uint32_t)v->memo_sum[2 * s2 + 1];
-                        for (uint32_t w = lo2; w < hi2; w++) {
-                            uint64_t nw = A2[w] & ~ib[w];
-                            ib[w] |= nw;
-                            fb[w] |= F2[w];
-                            for (; nw; nw &= nw - 1) {
-                                compute += scomp[w * 64 + (uint32_t)__builtin_ctzll(nw)];
-                                icount++;
-                            }
-                        }
-                        merged = 1;
-                        if (lo2 < hi2) {
-                            TOUCH(lo2);
-                            TOUCH(hi2 - 1);
-                        }
-                        continue;
-                    }
                     ib[su >> 6] |= m;
-                    TOUCH(su >> 6);
-                    icount++;
+                    lo = su < lo ? su : lo;
+                    hi = su > hi ? su : hi;
                     compute += scomp[su];
                     stack[n++] = su;
                 }
             }
         }
-#undef TOUCH
-        if (merged) { /* frontier bits came in whole words */
-            fb[base >> 6] &= ~(UINT64_C(1) << (base & 63));
-            fcount = 0;
-            for (uint32_t w = lo; w < hi; w++)
-                if (fb[w])
-                    fcount += (uint32_t)popcount64(fb[w]);
+        fb[base >> 6] &= ~(UINT64_C(1) << (base & 63));
+        uint32_t icount = 0, fcount = 0;
+        for (uint32_t w = lo >> 6; w <= hi >> 6; w++) {
+            if (ib[w])
+                icount += (uint32_t)popcount64(ib[w]);
+            if (fb[w])
+                fcount += (uint32_t)popcount64(fb[w]);
         }
-        sim_set_touch(&R->interior, lo, hi);
-        sim_set_touch(&R->frontier, lo, hi);
+        if (icount)
+            sim_set_touch(&R->interior, lo >> 6, (hi >> 6) + 1);
+        if (fcount)
+            sim_set_touch(&R->frontier, lo >> 6, (hi >> 6) + 1);
         R->interior.count = icount;
         R->frontier.count = fcount;
         R->compute = compute;
@@ -374,13 +302,14 @@ static void collect(sim_view *v, const sim_set *set, uint32_t gen)
  * material, unpinned neighbours of A(q); S(q): compute summed over A(q)) is computed once and
  * reused: a region's interior is the union of the closures of its base's evicted neighbours,
  * its frontier the base's material neighbours plus their F, minus the base. That is exactly
- * the set the DFS of rebuild() finds, so results do not change. A plain rebuild() inside a
- * batch also takes known closures whole instead of walking them.
+ * the set the DFS of rebuild() finds, so results do not change.
  *
  * Used for the reverse batch (the regions of storages downstream of what was just
  * recomputed), where bases share most: it halves DenseNet's and the Transformer's DTR time;
- * the forward batch measured slower with it, so it walks plainly. A base whose evicted
- * neighbours no other base of the batch starts from walks plainly too (no closure to share).
+ * the forward batch measured slower with it, so it walks plainly. Every base of a reverse
+ * batch goes through the memo, shared closures or not. Since the deferred batches go to the
+ * multi-base sweep below, this serves eager rebuilds (sim_region_defer = 0) and graphs the
+ * sweep does not apply to.
  */
 #define SIM_MEMO_MIN_BATCH 2 /* bases in a batch before closures are worth keeping */
 
@@ -744,46 +673,13 @@ static void rebuild_batch(sim_view *v, const uint32_t *bases, uint32_t n, int fo
         fail(v);
         return;
     }
-    if (++v->memo_batch == 0) {
+    if (++v->memo_batch == 0) { /* memo_gen entries of batch 0 would look current */
         memset(v->memo_gen, 0, (size_t)v->tr->n_storages * sizeof *v->memo_gen);
-        memset(v->memo_cgen, 0, (size_t)v->tr->n_storages * sizeof *v->memo_cgen);
         v->memo_batch = 1;
     }
     v->memo_n = 0;
-    /* How many bases of the batch start from each evicted neighbour: a closure pays off only
-     * when it is shared; a base whose evicted neighbours are all its own walks directly. */
-    const sim_trace *tr = v->tr;
-    const uint32_t *off = forward ? tr->fwd_off : tr->rev_off;
-    const sim_edge *all = forward ? tr->fwd_adj : tr->rev_adj;
-    const uint32_t *live = forward ? v->live_fwd : v->live_rev;
-    uint32_t b = v->memo_batch;
-    for (uint32_t i = 0; i < n; i++) {
-        const sim_edge *adj;
-        uint32_t ne = sim_live_edges(off, all, live, bases[i], &adj);
-        for (uint32_t j = 0; j < ne; j++) {
-            uint32_t q = adj[j].s;
-            if (v->fl[q] & SIM_FL_MAT)
-                continue;
-            if (v->memo_cgen[q] != b) {
-                v->memo_cgen[q] = b;
-                v->memo_cnt[q] = 0;
-            }
-            v->memo_cnt[q]++;
-        }
-    }
-    v->memo_active = 1; /* closures are valid until the batch ends */
-    for (uint32_t i = 0; i < n && !v->failed_alloc; i++) {
-        const sim_edge *adj;
-        uint32_t ne = sim_live_edges(off, all, live, bases[i], &adj);
-        int shared = 0;
-        for (uint32_t j = 0; j < ne && !shared; j++)
-            shared = !(v->fl[adj[j].s] & SIM_FL_MAT) && v->memo_cnt[adj[j].s] > 1;
-        if (shared || 1)
-            rebuild_memo(v, bases[i], forward);
-        else
-            rebuild(v, bases[i], forward);
-    }
-    v->memo_active = 0;
+    for (uint32_t i = 0; i < n && !v->failed_alloc; i++)
+        rebuild_memo(v, bases[i], forward);
     /* zero the words the batch's closures used, for the next batch */
     uint32_t W = v->fwd[0].interior.words;
     for (uint32_t k = 0; k < v->memo_n; k++) {

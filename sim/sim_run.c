@@ -556,8 +556,6 @@ void sim_runner_free(sim_runner *r)
     free(v->memo);
     free(v->memo_gen);
     free(v->memo_slot);
-    free(v->memo_cnt);
-    free(v->memo_cgen);
     free(v->memo_sum);
     free(v->ss);
     free(v->fl);
