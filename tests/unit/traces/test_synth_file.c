@@ -1,5 +1,6 @@
 /* synth files: read back event for event, deterministic bytes, metadata, no partial output. */
 #include <check.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,6 +226,18 @@ START_TEST(test_vary_input_draws_stay_in_range_and_depend_on_the_seed)
 }
 END_TEST
 
+/* How many entries of the current folder have names starting with prefix. */
+static int entries_starting_with(const char *prefix)
+{
+    DIR *d = opendir(".");
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
 START_TEST(test_failed_write_leaves_no_file)
 {
     gmt_synth_params p = small(GMT_SYNTH_MLP);
@@ -239,9 +252,15 @@ START_TEST(test_failed_write_leaves_no_file)
     p.layers = 0;
     ck_assert_int_eq(gmt_synth_write(&p, path, NULL, &err), GMS_EINVAL);
     ck_assert_int_ne(stat(path, &st), 0);
-    char tmp[300];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    ck_assert_int_ne(stat(tmp, &st), 0);
+    ck_assert_int_eq(entries_starting_with(path), 0); /* nor a temporary PATH.tmp-<pid> */
+    /* a failure after the whole trace is written (PATH is a folder, so the final rename fails):
+     * the temporary file is removed, and only the folder remains */
+    p.layers = 4;
+    ts_path(path, sizeof path, "a-folder");
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    ck_assert_int_ne(gmt_synth_write(&p, path, NULL, &err), 0);
+    ck_assert_int_eq(entries_starting_with(path), 1);
+    ck_assert_int_eq(rmdir(path), 0);
 }
 END_TEST
 
