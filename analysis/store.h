@@ -48,6 +48,10 @@ int store_schema_version(const store *s);
 /* Content hash of a file: 64-bit FNV-1a of its bytes as 16 lowercase hex digits + NUL. */
 int store_hash_file(const char *path, char hex[17], gms_error *err);
 
+/* 64-bit FNV-1a: folds n bytes into h; start a fresh hash with h = STORE_FNV_OFFSET. */
+#define STORE_FNV_OFFSET 0xcbf29ce484222325ULL
+uint64_t store_fnv1a(uint64_t h, const void *bytes, size_t n);
+
 typedef struct store_trace {
     char hash[17];
     const char *name; /* display name, e.g. the file's base name */

@@ -261,19 +261,15 @@ static int write_item(sweep_ctx *c, store *s, sw_item *it, gms_error *err)
     return rc;
 }
 
-/* The stable shard hash of a run key (FNV-1a over its fields). */
+/* The stable shard hash of a run key (FNV-1a over its fields, as the store hashes files). */
 static uint64_t key_hash(const char *trace_hash, const char *policy, const char *params,
                          uint64_t budget)
 {
     char buf[512];
     int n = snprintf(buf, sizeof buf, "%s|%s|%s|%llu", trace_hash, policy, params,
                      (unsigned long long)budget);
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (int i = 0; i < n && i < (int)sizeof buf; i++) {
-        h ^= (unsigned char)buf[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf;
+    return store_fnv1a(STORE_FNV_OFFSET, buf, len);
 }
 
 static int validate_spec(const sweep_spec *sp, gms_error *err)

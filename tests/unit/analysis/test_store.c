@@ -396,6 +396,9 @@ START_TEST(test_hash_depends_on_content_only)
     ck_assert_str_eq(h1, h2);
     ck_assert_str_ne(h1, h3);
     ck_assert_str_eq(h1, "e71fa2190541574b"); /* FNV-1a 64 of "abc" */
+    /* the file hash is store_fnv1a over the bytes, however they are split */
+    ck_assert_uint_eq(store_fnv1a(store_fnv1a(STORE_FNV_OFFSET, "ab", 2), "c", 1),
+                      0xe71fa2190541574bULL);
     ck_assert_int_eq(store_hash_file(path_in("nope"), h1, &err), GMS_EIO);
 }
 END_TEST
