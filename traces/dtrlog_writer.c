@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "gmt_namemap.h"
+#include "gmt_outfile.h"
 
 struct dtrlog_writer {
     char *path, *tmp;
@@ -107,38 +108,29 @@ static int bad_event(dtrlog_writer *w, gms_error *err, const char *fmt, ...)
                          what);
 }
 
+static void free_writer(dtrlog_writer *w);
+
 int dtrlog_writer_open(const char *path, dtrlog_writer **out, gms_error *err)
 {
     *out = NULL;
     dtrlog_writer *w = calloc(1, sizeof *w);
-    size_t n = strlen(path) + 32;
-    if (w) {
-        w->path = strdup(path);
-        w->tmp = malloc(n);
-        w->by_name = gmt_namemap_new();
-        w->by_id = gmt_namemap_new();
-        w->cap = 4096;
-        w->buf = malloc(w->cap);
+    if (!w)
+        return gms_error_set(err, GMS_ENOMEM, "%s: out of memory",
+                             path ? path : "dtr-log writer");
+    int rc = gmt_outfile_create(path, &w->f, &w->tmp, err);
+    if (rc) {
+        free_writer(w);
+        return rc;
     }
-    if (!w || !w->path || !w->tmp || !w->by_name || !w->by_id || !w->buf) {
-        if (w) {
-            free(w->path);
-            free(w->tmp);
-            gmt_namemap_free(w->by_name);
-            gmt_namemap_free(w->by_id);
-            free(w->buf);
-            free(w);
-        }
-        return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
-    }
-    snprintf(w->tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    w->f = fopen(w->tmp, "wb");
-    if (!w->f) {
-        int e = errno;
-        gms_error_set(err, GMS_EIO, "%s: cannot create %s: %s (is the directory there and "
-                      "writable?)", path, w->tmp, strerror(e));
+    /* from here on, dtrlog_writer_abort also removes the temporary file */
+    w->path = strdup(path);
+    w->by_name = gmt_namemap_new();
+    w->by_id = gmt_namemap_new();
+    w->cap = 4096;
+    w->buf = malloc(w->cap);
+    if (!w->path || !w->by_name || !w->by_id || !w->buf) {
         dtrlog_writer_abort(w);
-        return GMS_EIO;
+        return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
     }
     setvbuf(w->f, NULL, _IOFBF, 1 << 16);
     *out = w;

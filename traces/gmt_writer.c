@@ -13,6 +13,7 @@
 #include <zstd.h>
 
 #include "gmt_format.h"
+#include "gmt_outfile.h"
 #include "gmt_varint.h"
 
 #ifndef GMS_VERSION
@@ -71,36 +72,29 @@ static void writer_free(gmt_writer *w)
 int gmt_writer_open(const char *path, gmt_writer **out, gms_error *err)
 {
     *out = NULL;
-    if (!path || !*path)
-        return gms_error_set(err, GMS_EINVAL, "gmt writer: empty output path");
     gmt_writer *w = calloc(1, sizeof *w);
     if (!w)
-        return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
-    size_t tlen = strlen(path) + 32;
-    w->path = dup_str(path);
-    w->tmp = malloc(tlen);
-    w->cctx = ZSTD_createCCtx();
-    if (!w->path || !w->tmp || !w->cctx || gmt_encoder_init(&w->enc)) {
+        return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path ? path : "gmt writer");
+    int rc = gmt_outfile_create(path, &w->f, &w->tmp, err);
+    if (rc) {
         writer_free(w);
+        return rc;
+    }
+    /* from here on, gmt_writer_abort also removes the temporary file */
+    w->path = dup_str(path);
+    w->cctx = ZSTD_createCCtx();
+    if (!w->path || !w->cctx || gmt_encoder_init(&w->enc)) {
+        gmt_writer_abort(w);
         return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
     }
-    snprintf(w->tmp, tlen, "%s.tmp-%ld", path, (long)getpid());
     if (ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, GMT_ZSTD_LEVEL)) ||
         ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1)) ||
         ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_contentSizeFlag, 1))) {
-        writer_free(w);
+        gmt_writer_abort(w);
         return gms_error_set(err, GMS_EINVAL, "%s: zstd refused the compression settings", path);
     }
     w->batch_bytes = GMT_BATCH_BYTES;
     w->enc.len = PREFIX_ROOM;
-    w->f = fopen(w->tmp, "wb");
-    if (!w->f) {
-        int e = errno;
-        gms_error_set(err, GMS_EIO, "%s: cannot create %s: %s (is the directory there and "
-                      "writable?)", path, w->tmp, strerror(e));
-        writer_free(w);
-        return GMS_EIO;
-    }
     *out = w;
     return 0;
 }

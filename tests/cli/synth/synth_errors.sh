@@ -28,6 +28,7 @@ case_ unknown-gpu "unknown --gpu 'h200'" --model mlp --gpu h200 -o "$O"
 case_ bf16-on-volta "bf16 is not supported on v100" --model mlp --gpu v100 --dtype bf16 -o "$O"
 case_ unknown-option "unknown option '--frobnicate'" --model mlp --frobnicate -o "$O"
 case_ value-missing "--seed needs a value" --model mlp -o "$O" --seed
+case_ output-is-a-directory "out: is a directory; give a file name" --model mlp -o "$T/out"
 case_ huge-tensor "2\^48" --model transformer --batch 1048576 --seq 1048576 -o "$O"
 
 # -o in a directory that does not exist: an I/O error naming the path, no file anywhere

@@ -81,6 +81,10 @@ expect_fail "output is a directory" "$GMS_BIN" convert "$T/in/u.log" -o "$T/out"
 expect_err_matches "output is a directory" "is a directory; give a file name"
 expect_fail "output folder missing" "$GMS_BIN" convert "$T/in/u.log" --to dtr-log -o "$T/nodir/x.log"
 expect_err_matches "output folder missing" "nodir/x\.log: cannot create .*No such file"
+# an empty -o: refused before a temporary file appears (run in $T/out, checked empty below)
+(cd "$T/out" && "$GMS_BIN" convert "$T/in/u.log" --to dtr-log -o "" >"$T/cmd.stdout" \
+  2>"$T/cmd.stderr") && fail "empty output name: succeeded"
+expect_err_matches "empty output name" "^gpumemsim convert: empty output path; give a file name"
 expect_fail "bad --to" "$GMS_BIN" convert "$T/in/u.log" --to csv -o "$T/out/x"
 expect_err_matches "bad --to" "unknown output format 'csv'"
 expect_fail "no input" "$GMS_BIN" convert

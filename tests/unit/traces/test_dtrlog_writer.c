@@ -338,6 +338,19 @@ START_TEST(test_writer_open_in_missing_folder_is_an_io_error)
 }
 END_TEST
 
+START_TEST(test_writer_open_refuses_an_empty_path_and_a_directory)
+{
+    dtrlog_writer *w = (dtrlog_writer *)1;
+    gms_error err;
+    ck_assert_int_eq(dtrlog_writer_open("", &w, &err), GMS_EINVAL);
+    ck_assert_ptr_null(w);
+    ck_assert_ptr_nonnull(strstr(err.msg, "empty output path"));
+    ck_assert_int_eq(dtrlog_writer_open("/", &w, &err), GMS_EIO);
+    ck_assert_ptr_null(w);
+    ck_assert_ptr_nonnull(strstr(err.msg, "/: is a directory; give a file name"));
+}
+END_TEST
+
 /* Reads in_path with the reader and writes every event with the writer to out_path. */
 static void copy_log(const char *in_path, const char *out_path)
 {
@@ -429,6 +442,7 @@ int main(void)
     tcase_add_test(tc, test_writer_refuses_text_that_is_not_utf8);
     tcase_add_test(tc, test_writer_output_appears_only_on_close_and_abort_leaves_nothing);
     tcase_add_test(tc, test_writer_open_in_missing_folder_is_an_io_error);
+    tcase_add_test(tc, test_writer_open_refuses_an_empty_path_and_a_directory);
     tcase_add_test(tc, test_reader_then_writer_reproduces_hand_written_log_byte_for_byte);
     tcase_add_test(tc, test_reader_then_writer_reproduces_every_dtr_paper_log);
     suite_add_tcase(s, tc);

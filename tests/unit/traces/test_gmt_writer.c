@@ -69,17 +69,18 @@ START_TEST(test_writer_close_leaves_only_the_final_file)
 }
 END_TEST
 
+/* The folder appears while the trace is being written (open refuses an existing one). */
 START_TEST(test_writer_close_onto_a_directory_fails_and_cleans_up)
 {
     char *path = tg_path("isadir.gmt");
+    gmt_writer *w;
+    gms_error err;
+    ck_assert_int_eq(gmt_writer_open(path, &w, &err), 0);
     ck_assert_int_eq(mkdir(path, 0700), 0);
     char inner[600];
     snprintf(inner, sizeof inner, "%s/keep", path);
     ck_assert_int_eq(tg_spit(inner, (const uint8_t *)"x", 1), 0);
-    int before = entries_beside(path);
-    gmt_writer *w;
-    gms_error err;
-    ck_assert_int_eq(gmt_writer_open(path, &w, &err), 0);
+    int before = entries_beside(path) - 1; /* the temporary file goes */
     gmt_event ev;
     gmt_event_init(&ev, GMT_RELEASE);
     ck_assert_int_eq(gmt_writer_write(w, &ev, &err), 0);
@@ -88,6 +89,26 @@ START_TEST(test_writer_close_onto_a_directory_fails_and_cleans_up)
     ck_assert_int_eq(entries_beside(path), before); /* the temporary file is gone */
     ck_assert(exists(inner));
     remove(inner);
+    rmdir(path);
+    free(path);
+}
+END_TEST
+
+START_TEST(test_writer_open_refuses_a_directory_and_an_empty_path)
+{
+    char *path = tg_path("dir.gmt");
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    int before = entries_beside(path);
+    gmt_writer *w = (gmt_writer *)1;
+    gms_error err;
+    ck_assert_int_eq(gmt_writer_open(path, &w, &err), GMS_EIO);
+    ck_assert_ptr_null(w);
+    ck_assert_ptr_nonnull(strstr(err.msg, path));
+    ck_assert_ptr_nonnull(strstr(err.msg, "is a directory; give a file name"));
+    ck_assert_int_eq(entries_beside(path), before); /* no temporary file */
+    ck_assert_int_eq(gmt_writer_open("", &w, &err), GMS_EINVAL);
+    ck_assert_ptr_null(w);
+    ck_assert_ptr_nonnull(strstr(err.msg, "empty output path"));
     rmdir(path);
     free(path);
 }
@@ -188,6 +209,7 @@ int main(void)
     tcase_add_test(tc, test_writer_abort_leaves_no_file);
     tcase_add_test(tc, test_writer_close_leaves_only_the_final_file);
     tcase_add_test(tc, test_writer_close_onto_a_directory_fails_and_cleans_up);
+    tcase_add_test(tc, test_writer_open_refuses_a_directory_and_an_empty_path);
     tcase_add_test(tc, test_writer_open_in_a_missing_folder_fails);
     tcase_add_test(tc, test_writer_refuses_metadata_after_the_first_event);
     tcase_add_test(tc, test_writer_rejects_bad_events_and_stays_usable);
