@@ -429,8 +429,12 @@ int cmd_record(int argc, char **argv)
         print_summary(path, &st, warning);
         written++;
     }
-    if (n_raw > 0 && written == 0)
+    if (n_raw > 0 && written == 0 && rc == 0) { /* every process was skipped as idle */
+        cli_error(CMD, "no CUDA activity was recorded: the %zu processes of '%s' that "
+                  "initialised CUDA ran no kernel and allocated no device memory; %s not written",
+                  n_raw, argv[dashdash + 1], out);
         rc = 1;
+    }
     if (keep && n_raw > 0)
         printf("raw records kept in %s\n", raw_dir);
     else

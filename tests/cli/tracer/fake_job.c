@@ -169,6 +169,19 @@ int main(int argc, char **argv)
         printf("PYTORCH_CUDA_ALLOC_CONF=%s\n", getenv("PYTORCH_CUDA_ALLOC_CONF"));
         return 0;
     }
+    if (strcmp(mode, "idle-fork") == 0) {
+        /* two processes that initialise CUDA (each writes a raw file) but do nothing on it */
+        fflush(NULL);
+        pid_t pid = fork();
+        open_raw();
+        put((trc_rec){.type = TRC_REC_INFO, .name = "end", .text = "exit"});
+        fclose(g_out);
+        if (pid == 0)
+            _exit(0);
+        int st;
+        waitpid(pid, &st, 0);
+        return 0;
+    }
     if (strcmp(mode, "fork") == 0) {
         fflush(NULL);
         pid_t pid = fork();

@@ -3,6 +3,7 @@
 # (127), a missing tracer library, and a job that never touches CUDA: its exit status passes
 # through, the message says nothing was recorded, and no partial trace is left.
 . "$(dirname "$0")/common.sh"
+: "${GMS_FAKE_JOB:?GMS_FAKE_JOB must point at the fake job (run through ctest)}"
 OUT=$T/out.gmt
 
 run_rc "$GMS_BIN" record --help
@@ -35,6 +36,12 @@ run_rc "$GMS_BIN" record -o "$OUT" -- true
 [ $RC = 1 ] || fail "successful job without CUDA: exit $RC, want 1 (nothing recorded)"
 expect_err_matches "no CUDA (exit 0)" "no CUDA activity was recorded"
 no_leftovers "job without CUDA (exit 0)"
+
+# several processes initialised CUDA, none did anything on it: said, not a silent exit 1
+run_rc "$GMS_BIN" record -o "$OUT" -- "$GMS_FAKE_JOB" idle-fork
+[ $RC = 1 ] || fail "idle processes: exit $RC, want 1 (nothing recorded)"
+expect_err_matches "idle processes" "no CUDA activity was recorded.*2 processes"
+no_leftovers "idle processes"
 
 run_rc "$GMS_BIN" record -o "$OUT" -- sh -c 'kill -TERM $$'
 [ $RC = 143 ] || fail "job killed by SIGTERM: exit $RC, want 143"
