@@ -329,6 +329,16 @@ static int check_event(dtrlog_writer *w, const gmt_event *ev, gms_error *err)
     return bad_event(w, err, "unknown event kind %d", (int)ev->kind);
 }
 
+/* The MEMORY line that follows a CONSTANT and each CALL output. */
+static void put_memory_line(dtrlog_writer *w, uint64_t id, uint64_t size)
+{
+    PUT_LIT(w, "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":");
+    put_u64_str(w, size);
+    PUT_LIT(w, ",\"NAME\":");
+    put_name(w, id);
+    PUT_LIT(w, "}\n");
+}
+
 /* Appends the event's line(s) to the buffer (keys in sorted order, as the logs have them). */
 static void format_event(dtrlog_writer *w, const gmt_event *ev)
 {
@@ -336,11 +346,8 @@ static void format_event(dtrlog_writer *w, const gmt_event *ev)
     case GMT_CONSTANT:
         PUT_LIT(w, "{\"INSTRUCTION\":\"CONSTANT\",\"NAME\":");
         put_name(w, ev->id);
-        PUT_LIT(w, "}\n{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":");
-        put_u64_str(w, ev->size);
-        PUT_LIT(w, ",\"NAME\":");
-        put_name(w, ev->id);
         PUT_LIT(w, "}\n");
+        put_memory_line(w, ev->id, ev->size);
         break;
     case GMT_CALL:
         PUT_LIT(w, "{\"ARGS\":");
@@ -357,11 +364,8 @@ static void format_event(dtrlog_writer *w, const gmt_event *ev)
         put_u64_str(w, ev->dur_ns);
         PUT_LIT(w, "}\n");
         for (uint32_t i = 0; i < ev->n_outputs; i++) {
-            PUT_LIT(w, "{\"INSTRUCTION\":\"MEMORY\",\"MEMORY\":");
-            put_u64_str(w, ev->outputs[i].size);
-            PUT_LIT(w, ",\"NAME\":");
-            put_name(w, ev->outputs[i].id);
-            PUT_LIT(w, "}\n{\"ALIAS\":");
+            put_memory_line(w, ev->outputs[i].id, ev->outputs[i].size);
+            PUT_LIT(w, "{\"ALIAS\":");
             put_i64_str(w, ev->outputs[i].alias_of);
             PUT_LIT(w, ",\"INSTRUCTION\":\"ALIAS\",\"NAME\":");
             put_name(w, ev->outputs[i].id);
