@@ -3,7 +3,6 @@
  */
 #include "sim_reftable.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,18 +11,11 @@
 #include "cli.h"
 #include "registry.h"
 #include "sim.h"
+#include "sim_ref.h"
 
+/* A row of the table and how our run of it compared. */
 typedef struct ref_row {
-    char *log, *model, *policy;
-    int trial;
-    double ratio;
-    unsigned long long budget, base_mem, base_compute;
-    char status[16];
-    int has_overhead;
-    double overhead;
-    unsigned long long evictions, eager, remat, peak;
-    double simrd_s;
-    /* ours */
+    sim_ref_row ref;
     int agree, exact;
     double wall_s;
 } ref_row;
@@ -48,134 +40,72 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Splits a CSV line (the reference has no quoted fields) in place. */
-static int split(char *line, char **f, int max)
+/* Reads the table into rows[] (ours zeroed); 0, or -1 with the message printed. */
+static int load_rows(const char *cmd, const char *csv, ref_row **out, size_t *n_out)
 {
-    int n = 0;
-    char *p = line;
-    while (n < max) {
-        f[n++] = p;
-        char *c = strchr(p, ',');
-        if (!c)
-            break;
-        *c = 0;
-        p = c + 1;
+    sim_ref_row *refs;
+    size_t n;
+    gms_error err = {0};
+    if (sim_ref_load(csv, &refs, &n, &err) != 0) {
+        cli_error(cmd, "%s", err.msg);
+        return -1;
     }
-    char *nl = strpbrk(f[n - 1], "\r\n");
-    if (nl)
-        *nl = 0;
-    return n;
+    ref_row *rows = calloc(n + 1, sizeof *rows);
+    if (!rows) {
+        sim_ref_free(refs, n);
+        cli_error(cmd, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        rows[i].ref = refs[i];
+    free(refs); /* the strings now belong to rows[] */
+    *out = rows;
+    *n_out = n;
+    return 0;
 }
 
 static void rows_free(ref_row *rows, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        free(rows[i].log);
-        free(rows[i].model);
-        free(rows[i].policy);
+        free(rows[i].ref.log);
+        free(rows[i].ref.model);
+        free(rows[i].ref.policy);
     }
     free(rows);
-}
-
-static int load_rows(const char *cmd, const char *csv, ref_row **out, size_t *n_out)
-{
-    FILE *f = fopen(csv, "r");
-    if (!f) {
-        cli_error(cmd, "cannot open the reference table %s: %s", csv, strerror(errno));
-        return -1;
-    }
-    static const char header[] = "log_file,model,policy,trial,ratio,budget,baseline_memory,"
-                                 "baseline_compute,status,overhead,evictions,eager_evictions,"
-                                 "remat_compute,peak_memory,simrd_wall_s";
-    char line[8192];
-    if (!fgets(line, sizeof line, f) || strncmp(line, header, sizeof header - 1) != 0) {
-        cli_error(cmd, "%s: not a reference table (expected the simrd-pareto.csv header)", csv);
-        fclose(f);
-        return -1;
-    }
-    ref_row *rows = NULL;
-    size_t n = 0, cap = 0;
-    unsigned long lineno = 1;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        char *c[16];
-        if (split(line, c, 16) != 15) {
-            cli_error(cmd, "%s:%lu: expected 15 fields", csv, lineno);
-            goto fail;
-        }
-        if (n == cap) {
-            cap = cap ? cap * 2 : 1024;
-            ref_row *nr = realloc(rows, cap * sizeof *nr);
-            if (!nr) {
-                cli_error(cmd, "out of memory");
-                goto fail;
-            }
-            rows = nr;
-        }
-        ref_row *r = &rows[n];
-        memset(r, 0, sizeof *r);
-        r->log = strdup(c[0]);
-        r->model = strdup(c[1]);
-        r->policy = strdup(c[2]);
-        n++;
-        if (!r->log || !r->model || !r->policy) {
-            cli_error(cmd, "out of memory");
-            goto fail;
-        }
-        r->trial = atoi(c[3]);
-        r->ratio = strtod(c[4], NULL);
-        r->budget = strtoull(c[5], NULL, 10);
-        r->base_mem = strtoull(c[6], NULL, 10);
-        r->base_compute = strtoull(c[7], NULL, 10);
-        snprintf(r->status, sizeof r->status, "%s", c[8]);
-        r->has_overhead = c[9][0] != 0;
-        r->overhead = r->has_overhead ? strtod(c[9], NULL) : 0;
-        r->evictions = strtoull(c[10], NULL, 10);
-        r->eager = strtoull(c[11], NULL, 10);
-        r->remat = strtoull(c[12], NULL, 10);
-        r->peak = strtoull(c[13], NULL, 10);
-        r->simrd_s = strtod(c[14], NULL);
-    }
-    fclose(f);
-    *out = rows;
-    *n_out = n;
-    return 0;
-fail:
-    fclose(f);
-    rows_free(rows, n);
-    return -1;
 }
 
 /* Runs row r on runner; fills r->agree/exact/wall_s; prints a diff unless quiet. */
 static int run_row(const char *cmd, sim_runner *run, const sim_trace *t, ref_row *r, int quiet)
 {
+    const sim_ref_row *f = &r->ref;
     sim_config cfg;
     sim_config_init(&cfg);
-    cfg.policy = pol_find(r->policy);
+    cfg.policy = pol_find(f->policy);
     if (!cfg.policy) {
-        cli_error(cmd, "reference row %s: unknown policy %s", r->log, r->policy);
+        cli_error(cmd, "reference row %s: unknown policy %s", f->log, f->policy);
         return -1;
     }
-    cfg.budget = sim_budget_for_ratio(t, r->ratio);
-    cfg.seed = (uint64_t)r->trial;
+    cfg.budget = sim_budget_for_ratio(t, f->ratio);
+    cfg.seed = (uint64_t)f->trial;
     sim_result res;
     gms_error err = {0};
     if (sim_runner_run(run, &cfg, &res, &err) != 0) {
-        cli_error(cmd, "%s %s ratio %g: %s", r->log, r->policy, r->ratio, err.msg);
+        cli_error(cmd, "%s %s ratio %g: %s", f->log, f->policy, f->ratio, err.msg);
         return -1;
     }
     const sim_baseline *bl = sim_trace_baseline(t);
     const char *st = sim_status_name(res.status);
     double rel = 0;
-    if (res.status == SIM_OK && r->has_overhead && r->overhead != 0)
-        rel = (res.overhead - r->overhead) / r->overhead;
+    if (res.status == SIM_OK && f->has_overhead && f->overhead != 0)
+        rel = (res.overhead - f->overhead) / f->overhead;
     if (rel < 0)
         rel = -rel;
-    r->agree = strcmp(st, r->status) == 0 && cfg.budget == r->budget &&
-               bl->memory == r->base_mem && bl->compute == r->base_compute &&
-               res.evictions == r->evictions && res.eager_evictions == r->eager &&
-               res.remat_compute == r->remat && res.peak_memory == r->peak && rel <= 1e-9;
-    r->exact = r->agree && (res.status != SIM_OK || !r->has_overhead || res.overhead == r->overhead);
+    r->agree = strcmp(st, f->status) == 0 && cfg.budget == f->budget &&
+               bl->memory == f->base_mem && bl->compute == f->base_compute &&
+               res.evictions == f->evictions && res.eager_evictions == f->eager &&
+               res.remat_compute == f->remat && res.peak_memory == f->peak && rel <= 1e-9;
+    r->exact =
+        r->agree && (res.status != SIM_OK || !f->has_overhead || res.overhead == f->overhead);
     r->wall_s = res.wall_s;
     if (!r->agree && !quiet)
         fprintf(stderr,
@@ -187,15 +117,16 @@ static int run_row(const char *cmd, sim_runner *run, const sim_trace *t, ref_row
                 "  eager     %-22llu ref %llu\n"
                 "  remat     %-22llu ref %llu\n"
                 "  peak      %-22llu ref %llu\n",
-                r->model, r->policy, r->trial, r->ratio, (unsigned long long)cfg.budget,
-                r->budget, st, r->status, res.status == SIM_OK ? res.overhead : 0.0,
-                r->overhead, (unsigned long long)res.evictions, r->evictions,
-                (unsigned long long)res.eager_evictions, r->eager,
-                (unsigned long long)res.remat_compute, r->remat,
-                (unsigned long long)res.peak_memory, r->peak);
+                f->model, f->policy, f->trial, f->ratio, (unsigned long long)cfg.budget,
+                (unsigned long long)f->budget, st, f->status,
+                res.status == SIM_OK ? res.overhead : 0.0, f->overhead,
+                (unsigned long long)res.evictions, (unsigned long long)f->evictions,
+                (unsigned long long)res.eager_evictions, (unsigned long long)f->eager,
+                (unsigned long long)res.remat_compute, (unsigned long long)f->remat,
+                (unsigned long long)res.peak_memory, (unsigned long long)f->peak);
     if (!quiet && r->agree && !r->exact)
-        fprintf(stderr, "NOTE %s %s ratio %g: overhead %.17g vs %.17g (within 1e-9)\n", r->model,
-                r->policy, r->ratio, res.overhead, r->overhead);
+        fprintf(stderr, "NOTE %s %s ratio %g: overhead %.17g vs %.17g (within 1e-9)\n", f->model,
+                f->policy, f->ratio, res.overhead, f->overhead);
     return 0;
 }
 
@@ -234,11 +165,11 @@ int sim_reftable_run(const char *cmd, const sim_reftable_opts *o)
     for (size_t i = 0; i < n && rc == 0; i++) {
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
-            seen = strcmp(rows[j].log, rows[i].log) == 0;
+            seen = strcmp(rows[j].ref.log, rows[i].ref.log) == 0;
         if (seen)
             continue;
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", tdir, rows[i].log);
+        snprintf(path, sizeof path, "%s/%s", tdir, rows[i].ref.log);
         double l0 = wall_now();
         sim_trace *t;
         sim_runner *run = NULL;
@@ -258,7 +189,7 @@ int sim_reftable_run(const char *cmd, const sim_reftable_opts *o)
         for (int rep = 0; rep < repeat && rc == 0; rep++) {
             double c0 = cpu_now(), w0 = wall_now();
             for (size_t j = i; j < n && rc == 0; j++)
-                if (strcmp(rows[j].log, rows[i].log) == 0)
+                if (strcmp(rows[j].ref.log, rows[i].ref.log) == 0)
                     rc = run_row(cmd, run, t, &rows[j], o->quiet || rep > 0) ? 1 : 0;
             cpu_s += cpu_now() - c0;
             wall_s += wall_now() - w0;
@@ -267,25 +198,27 @@ int sim_reftable_run(const char *cmd, const sim_reftable_opts *o)
         sim_trace_free(t);
         for (size_t j = i; j < n && rc == 0; j++) {
             ref_row *r = &rows[j];
-            if (strcmp(r->log, rows[i].log) != 0)
+            if (strcmp(r->ref.log, rows[i].ref.log) != 0)
                 continue;
             size_t g = 0;
-            while (g < n_groups && !(strcmp(groups[g].log, r->log) == 0 &&
-                                     strcmp(groups[g].policy, r->policy) == 0))
+            while (g < n_groups && !(strcmp(groups[g].log, r->ref.log) == 0 &&
+                                     strcmp(groups[g].policy, r->ref.policy) == 0))
                 g++;
             if (g == n_groups) {
-                groups[g] = (group){.log = r->log, .model = r->model, .policy = r->policy};
+                groups[g] =
+                    (group){.log = r->ref.log, .model = r->ref.model, .policy = r->ref.policy};
                 n_groups++;
             }
             groups[g].rows++;
             groups[g].agree += r->agree;
             groups[g].exact += r->exact;
             groups[g].ours_s += r->wall_s;
-            groups[g].simrd_s += r->simrd_s;
-            simrd_s += r->simrd_s;
+            groups[g].simrd_s += r->ref.simrd_s;
+            simrd_s += r->ref.simrd_s;
             if (o->rows)
-                printf("%s,%s,%d,%.1f,%d,%d,%d,%.6f\n", r->log, r->policy, r->trial, r->ratio,
-                       strcmp(r->status, "ok") == 0, r->agree, r->exact, r->wall_s);
+                printf("%s,%s,%d,%.1f,%d,%d,%d,%.6f\n", r->ref.log, r->ref.policy, r->ref.trial,
+                       r->ref.ratio, strcmp(r->ref.status, "ok") == 0, r->agree, r->exact,
+                       r->wall_s);
         }
     }
     if (rc == 0) {

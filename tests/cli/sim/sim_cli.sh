@@ -67,4 +67,21 @@ txt=$("$GMS_BIN" sim "$LOG" --budget 0.6)
 for k in status overhead evictions rematerialized "peak memory" baseline "simulated time" "wall time"; do
     echo "$txt" | grep -q "^$k" || fail "text output lacks '$k'"
 done
+# --reference-table: U-Net's rows agree (test_sim_reference replays all 800); a damaged copy
+# is refused naming file, line and field
+{ head -1 "$CSV"; grep '^unet-' "$CSV"; } >"$GMS_TMP/unet.csv"
+"$GMS_BIN" sim --reference-table "$GMS_TMP/unet.csv" --traces "$GMS_SHARED_DIR/traces/dtr-iclr21" \
+    >"$GMS_TMP/reftable.out" 2>&1 || fail "reference table: $(tail -3 "$GMS_TMP/reftable.out")"
+grep -q '^total .* 160 *160 *160 ' "$GMS_TMP/reftable.out" || fail "reference table: not 160/160 rows exact"
+sed '3s/,dtr,0,0.2,[0-9]*,/,dtr,0,0.2,12x,/' "$CSV" >"$GMS_TMP/bad.csv"
+if "$GMS_BIN" sim --reference-table "$GMS_TMP/bad.csv" >/dev/null 2>"$GMS_TMP/err"; then
+    fail "a reference table with a bad budget was accepted"
+fi
+grep -q "bad.csv:3: budget '12x' is not a valid value" "$GMS_TMP/err" || fail "bad table: $(cat "$GMS_TMP/err")"
+head -1 "$CSV" >"$GMS_TMP/short.csv"
+sed -n 2p "$CSV" | cut -d, -f1-14 >>"$GMS_TMP/short.csv"
+if "$GMS_BIN" sim --reference-table "$GMS_TMP/short.csv" >/dev/null 2>"$GMS_TMP/err"; then
+    fail "a reference table with a short row was accepted"
+fi
+grep -q "short.csv:2: expected 15 fields" "$GMS_TMP/err" || fail "short row: $(cat "$GMS_TMP/err")"
 echo "ok"

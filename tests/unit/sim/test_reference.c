@@ -7,7 +7,6 @@
  * mismatch is printed as a diff of the fields.
  */
 #include <check.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,46 +14,15 @@
 #include "registry.h"
 #include "sim.h"
 #include "sim_internal.h" /* sim_region_bitset_max */
+#include "sim_ref.h"
 
-#define MAX_ROWS 2000
-
-typedef struct row {
-    char log[256];
-    char policy[32];
-    int trial;
-    double ratio;
-    uint64_t budget, base_mem, base_compute;
-    char status[32];
-    double overhead; /* NaN when empty */
-    uint64_t evictions, eager, remat_compute, peak;
-} row;
-
-static row rows[MAX_ROWS];
-static int n_rows;
+static sim_ref_row *rows;
+static size_t n_rows;
 
 static const char *shared_dir(void)
 {
     const char *d = getenv("GMS_SHARED_DIR");
     return d && *d ? d : "/work/shared";
-}
-
-/* Splits a CSV line (no quoting in this file) into at most max fields. */
-static int split(char *line, char **f, int max)
-{
-    int n = 0;
-    char *p = line;
-    while (n < max) {
-        f[n++] = p;
-        char *c = strchr(p, ',');
-        if (!c)
-            break;
-        *c = 0;
-        p = c + 1;
-    }
-    char *nl = strpbrk(f[n - 1], "\r\n");
-    if (nl)
-        *nl = 0;
-    return n;
 }
 
 static void load_csv(void)
@@ -63,35 +31,10 @@ static void load_csv(void)
         return;
     char path[1024];
     snprintf(path, sizeof path, "%s/reference/simrd-pareto.csv", shared_dir());
-    FILE *f = fopen(path, "r");
-    ck_assert_msg(f, "cannot open %s (%s): set GMS_SHARED_DIR to the shared data", path,
-                  strerror(errno));
-    char line[4096];
-    ck_assert(fgets(line, sizeof line, f));
-    ck_assert_msg(strncmp(line, "log_file,model,policy,trial,ratio,budget", 40) == 0,
-                  "unexpected header in %s", path);
-    while (fgets(line, sizeof line, f)) {
-        char *c[20];
-        int n = split(line, c, 20);
-        ck_assert_msg(n >= 15, "short row %d in %s", n_rows + 2, path);
-        ck_assert(n_rows < MAX_ROWS);
-        row *r = &rows[n_rows++];
-        snprintf(r->log, sizeof r->log, "%s", c[0]);
-        snprintf(r->policy, sizeof r->policy, "%s", c[2]);
-        r->trial = atoi(c[3]);
-        r->ratio = strtod(c[4], NULL);
-        r->budget = strtoull(c[5], NULL, 10);
-        r->base_mem = strtoull(c[6], NULL, 10);
-        r->base_compute = strtoull(c[7], NULL, 10);
-        snprintf(r->status, sizeof r->status, "%s", c[8]);
-        r->overhead = *c[9] ? strtod(c[9], NULL) : -1;
-        r->evictions = strtoull(c[10], NULL, 10);
-        r->eager = strtoull(c[11], NULL, 10);
-        r->remat_compute = strtoull(c[12], NULL, 10);
-        r->peak = strtoull(c[13], NULL, 10);
-    }
-    fclose(f);
-    ck_assert_int_eq(n_rows, 800);
+    gms_error err = {0};
+    ck_assert_msg(sim_ref_load(path, &rows, &n_rows, &err) == 0,
+                  "%s (set GMS_SHARED_DIR to the shared data)", err.msg);
+    ck_assert_uint_eq(n_rows, 800);
 }
 
 /* Runs every row of one log (only policy `only` when not NULL); returns the number of
@@ -100,7 +43,7 @@ static int check_log_policy(const char *log_prefix, const char *only)
 {
     load_csv();
     const char *log = NULL;
-    for (int i = 0; i < n_rows && !log; i++)
+    for (size_t i = 0; i < n_rows && !log; i++)
         if (strncmp(rows[i].log, log_prefix, strlen(log_prefix)) == 0)
             log = rows[i].log;
     ck_assert_msg(log, "no rows for %s in the reference table", log_prefix);
@@ -113,8 +56,8 @@ static int check_log_policy(const char *log_prefix, const char *only)
     sim_runner *run;
     ck_assert(sim_runner_new(t, &run, &err) == 0);
     int bad = 0, checked = 0;
-    for (int i = 0; i < n_rows; i++) {
-        const row *r = &rows[i];
+    for (size_t i = 0; i < n_rows; i++) {
+        const sim_ref_row *r = &rows[i];
         if (strcmp(r->log, log) != 0 || (only && strcmp(r->policy, only) != 0))
             continue;
         checked++;
@@ -135,9 +78,9 @@ static int check_log_policy(const char *log_prefix, const char *only)
         ck_assert_msg(sim_runner_run(run, &cfg, &res, &err) == 0, "%s", err.msg);
         const char *st = sim_status_name(res.status);
         int ok = strcmp(st, r->status) == 0 && res.evictions == r->evictions &&
-                 res.eager_evictions == r->eager && res.remat_compute == r->remat_compute &&
+                 res.eager_evictions == r->eager && res.remat_compute == r->remat &&
                  res.peak_memory == r->peak;
-        if (res.status == SIM_OK && r->overhead >= 0 && res.overhead != r->overhead)
+        if (res.status == SIM_OK && r->has_overhead && res.overhead != r->overhead)
             ok = 0;
         if (!ok) {
             bad++;
@@ -153,7 +96,7 @@ static int check_log_policy(const char *log_prefix, const char *only)
                     res.status == SIM_OK ? res.overhead : -1.0, r->overhead,
                     (unsigned long long)res.evictions, (unsigned long long)r->evictions,
                     (unsigned long long)res.eager_evictions, (unsigned long long)r->eager,
-                    (unsigned long long)res.remat_compute, (unsigned long long)r->remat_compute,
+                    (unsigned long long)res.remat_compute, (unsigned long long)r->remat,
                     (unsigned long long)res.peak_memory, (unsigned long long)r->peak);
         }
     }
