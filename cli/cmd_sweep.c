@@ -41,17 +41,12 @@ static void usage(FILE *f)
         fprintf(f, "  %-10s %s\n", pol_name(pol_at(i)), pol_description(pol_at(i)));
 }
 
-typedef struct progress_ctx {
-    progress bar;
-} progress_ctx;
-
-static void on_progress(void *vctx, const sweep_progress *p)
+static void on_progress(void *bar, const sweep_progress *p)
 {
-    progress_ctx *c = vctx;
     char note[64] = "";
     if (p->failed)
         snprintf(note, sizeof note, "%zu failed (oom/remat-limit)", p->failed);
-    progress_update(&c->bar, p->done, p->total, p->elapsed_s, note);
+    progress_update(bar, p->done, p->total, p->elapsed_s, note);
 }
 
 /* Parses a positive integer option value; 0 or -1. */
@@ -182,8 +177,8 @@ int cmd_sweep(int argc, char **argv)
             goto out;
         }
 
-    progress_ctx pc;
-    progress_init(&pc.bar, stderr, "sweep", quiet);
+    progress bar;
+    progress_init(&bar, stderr, "sweep", quiet);
     sp.traces = traces;
     sp.n_traces = n_traces;
     sp.policies = (const char *const *)policies;
@@ -191,10 +186,10 @@ int cmd_sweep(int argc, char **argv)
     sp.ratios = ratios;
     sp.n_ratios = n_ratios;
     sp.progress = on_progress;
-    sp.progress_ctx = &pc;
+    sp.progress_ctx = &bar;
     sweep_progress sum;
     rc = sweep_run(&sp, db, &sum, &err);
-    progress_end(&pc.bar);
+    progress_end(&bar);
     if (rc) {
         cli_error(cmd, "%s", err.msg);
         rc = 1;
