@@ -257,13 +257,31 @@ void sg_annotate(sg_builder *b, const char *kind, int has_value, int64_t value)
     it->value = value;
 }
 
-void sg_call(sg_builder *b, const char *op, const int32_t *ins, uint32_t n_in,
-             const int32_t *outs, const int32_t *alias, uint32_t n_out, double flops,
-             double bytes)
+/* Fails the build when an op input is missing (-1: an earlier step failed to make it). */
+static void check_inputs(sg_builder *b, const int32_t *ins, uint32_t n_in)
 {
     for (uint32_t i = 0; i < n_in; i++)
         if (ins[i] < 0)
             sg_fail(b, GMS_EINVAL, "internal: op input missing");
+}
+
+/* Stores an op's inputs at pool[off..] (none a view) and returns the bytes they occupy. */
+static double put_inputs(sg_builder *b, uint32_t off, const int32_t *ins, uint32_t n_in)
+{
+    double moved = 0;
+    for (uint32_t i = 0; i < n_in; i++) {
+        b->pool[off + i] = ins[i];
+        b->alias[off + i] = -1;
+        moved += (double)sg_bytes(b, ins[i]);
+    }
+    return moved;
+}
+
+void sg_call(sg_builder *b, const char *op, const int32_t *ins, uint32_t n_in,
+             const int32_t *outs, const int32_t *alias, uint32_t n_out, double flops,
+             double bytes)
+{
+    check_inputs(b, ins, n_in);
     for (uint32_t i = 0; i < n_out; i++)
         if (outs[i] < 0 || (alias && alias[i] >= (int32_t)n_in))
             sg_fail(b, GMS_EINVAL, "internal: op output missing");
@@ -276,12 +294,7 @@ void sg_call(sg_builder *b, const char *op, const int32_t *ins, uint32_t n_in,
     it->n_in = n_in;
     it->out_off = off + n_in;
     it->n_out = n_out;
-    double moved = 0;
-    for (uint32_t i = 0; i < n_in; i++) {
-        b->pool[off + i] = ins[i];
-        b->alias[off + i] = -1;
-        moved += (double)sg_bytes(b, ins[i]);
-    }
+    double moved = put_inputs(b, off, ins, n_in);
     for (uint32_t i = 0; i < n_out; i++) {
         int32_t a = alias ? alias[i] : -1;
         b->pool[off + n_in + i] = outs[i];
@@ -296,9 +309,7 @@ void sg_call(sg_builder *b, const char *op, const int32_t *ins, uint32_t n_in,
 void sg_mutate(sg_builder *b, const char *op, const int32_t *ins, uint32_t n_in,
                const uint32_t *mut, uint32_t n_mut, double flops, double bytes)
 {
-    for (uint32_t i = 0; i < n_in; i++)
-        if (ins[i] < 0)
-            sg_fail(b, GMS_EINVAL, "internal: op input missing");
+    check_inputs(b, ins, n_in);
     for (uint32_t i = 0; i < n_mut; i++)
         if (mut[i] >= n_in)
             sg_fail(b, GMS_EINVAL, "internal: bad mutated index");
@@ -311,12 +322,7 @@ void sg_mutate(sg_builder *b, const char *op, const int32_t *ins, uint32_t n_in,
     it->n_in = n_in;
     it->mut_off = off + n_in;
     it->n_mut = n_mut;
-    double moved = 0;
-    for (uint32_t i = 0; i < n_in; i++) {
-        b->pool[off + i] = ins[i];
-        b->alias[off + i] = -1;
-        moved += (double)sg_bytes(b, ins[i]);
-    }
+    double moved = put_inputs(b, off, ins, n_in);
     for (uint32_t i = 0; i < n_mut; i++) {
         b->pool[off + n_in + i] = (int32_t)mut[i];
         b->alias[off + n_in + i] = -1;
