@@ -218,20 +218,20 @@ int32_t so_softmax(sg_builder *b, int32_t x) { return unary(b, "_softmax", SG_SO
 int32_t so_scale(sg_builder *b, int32_t x) { return unary(b, "div", SG_SCALE, x, 1.0); }
 int32_t so_clone(sg_builder *b, int32_t x) { return unary(b, "clone", SG_CLONE, x, 0.0); }
 
-int32_t so_add(sg_builder *b, int32_t a, int32_t c)
+/* An elementwise op of a and c with a's shape: one FLOP per element of the output. */
+static int32_t binary(sg_builder *b, const char *op, sg_tape_op tape, int32_t a, int32_t c)
 {
     int32_t y = like(b, a, 0);
-    call1(b, "add", (int32_t[]){a, c}, 2, y, numel(b, a), -1);
-    record(b, SG_ADD, (int32_t[]){a, c}, 2, &y, 1, NULL);
+    call1(b, op, (int32_t[]){a, c}, 2, y, numel(b, a), -1);
+    record(b, tape, (int32_t[]){a, c}, 2, &y, 1, NULL);
     return y;
 }
 
+int32_t so_add(sg_builder *b, int32_t a, int32_t c) { return binary(b, "add", SG_ADD, a, c); }
+
 int32_t so_add_bcast(sg_builder *b, int32_t a, int32_t c)
 {
-    int32_t y = like(b, a, 0);
-    call1(b, "add", (int32_t[]){a, c}, 2, y, numel(b, a), -1);
-    record(b, SG_ADD_BCAST, (int32_t[]){a, c}, 2, &y, 1, NULL);
-    return y;
+    return binary(b, "add", SG_ADD_BCAST, a, c);
 }
 
 int32_t so_maxpool(sg_builder *b, int32_t x, uint32_t k, uint32_t stride, uint32_t pad)
@@ -331,10 +331,7 @@ int32_t so_bmm(sg_builder *b, int32_t a, int32_t c)
 
 int32_t so_masked_fill(sg_builder *b, int32_t x, int32_t mask)
 {
-    int32_t y = like(b, x, 0);
-    call1(b, "masked_fill", (int32_t[]){x, mask}, 2, y, numel(b, x), -1);
-    record(b, SG_MASK, (int32_t[]){x, mask}, 2, &y, 1, NULL);
-    return y;
+    return binary(b, "masked_fill", SG_MASK, x, mask);
 }
 
 int32_t so_embedding(sg_builder *b, int32_t w, int32_t idx)
