@@ -50,6 +50,11 @@ static int load_rows(const char *cmd, const char *csv, ref_row **out, size_t *n_
         cli_error(cmd, "%s", err.msg);
         return -1;
     }
+    if (n == 0) { /* nothing compared must not read as "all rows agree" */
+        cli_error(cmd, "%s: the reference table has a header but no rows", csv);
+        free(refs);
+        return -1;
+    }
     ref_row *rows = calloc(n + 1, sizeof *rows);
     if (!rows) {
         sim_ref_free(refs, n);

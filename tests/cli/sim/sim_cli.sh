@@ -84,4 +84,10 @@ if "$GMS_BIN" sim --reference-table "$GMS_TMP/short.csv" >/dev/null 2>"$GMS_TMP/
     fail "a reference table with a short row was accepted"
 fi
 grep -q "short.csv:2: expected 15 fields" "$GMS_TMP/err" || fail "short row: $(cat "$GMS_TMP/err")"
+head -1 "$CSV" >"$GMS_TMP/empty.csv"
+if "$GMS_BIN" sim --reference-table "$GMS_TMP/empty.csv" >/dev/null 2>"$GMS_TMP/err"; then
+    fail "a reference table without rows passed"
+fi
+grep -q "empty.csv: the reference table has a header but no rows" "$GMS_TMP/err" ||
+    fail "empty table: $(cat "$GMS_TMP/err")"
 echo "ok"
