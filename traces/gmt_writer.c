@@ -40,15 +40,6 @@ struct gmt_writer {
     size_t batch_bytes;
 };
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 static void writer_free(gmt_writer *w)
 {
     if (!w)
@@ -81,7 +72,7 @@ int gmt_writer_open(const char *path, gmt_writer **out, gms_error *err)
         return rc;
     }
     /* from here on, gmt_writer_abort also removes the temporary file */
-    w->path = dup_str(path);
+    w->path = strdup(path);
     w->cctx = ZSTD_createCCtx();
     if (!w->path || !w->cctx || gmt_encoder_init(&w->enc)) {
         gmt_writer_abort(w);
@@ -119,7 +110,7 @@ int gmt_writer_meta(gmt_writer *w, const char *key, const char *value, gms_error
                              w->path, GMT_MAX_STRING, GMT_MAX_STRING);
     for (size_t i = 0; i < w->n_meta; i++)
         if (strcmp(w->keys[i], key) == 0) {
-            char *v = dup_str(value);
+            char *v = strdup(value);
             if (!v)
                 return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", w->path);
             free(w->vals[i]);
@@ -141,7 +132,7 @@ int gmt_writer_meta(gmt_writer *w, const char *key, const char *value, gms_error
         w->vals = nv;
         w->cap_meta = ncap;
     }
-    char *k = dup_str(key), *v = dup_str(value);
+    char *k = strdup(key), *v = strdup(value);
     if (!k || !v) {
         free(k);
         free(v);
