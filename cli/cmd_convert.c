@@ -217,7 +217,8 @@ int cmd_convert(int argc, char **argv)
     int quiet = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:t:qh", opts, NULL)) != -1) {
+    /* the leading ':' makes a missing value ':' rather than '?', so the two read apart */
+    while ((c = getopt_long(argc, argv, ":o:t:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             output = optarg;
@@ -231,11 +232,14 @@ int cmd_convert(int argc, char **argv)
         case 'h':
             usage(stdout);
             return 0;
-        default:
-            if (optopt)
-                cli_error(CMD, "option -%c needs a value or is unknown (see --help)", optopt);
-            else
+        case ':':
+            cli_error(CMD, "option '%s' needs a value (see --help)", argv[optind - 1]);
+            return 2;
+        default: /* a long option as written; a short one by optopt (also inside -qx) */
+            if (strncmp(argv[optind - 1], "--", 2) == 0 || !optopt)
                 cli_error(CMD, "unknown option '%s' (see --help)", argv[optind - 1]);
+            else
+                cli_error(CMD, "unknown option '-%c' (see --help)", optopt);
             return 2;
         }
     }

@@ -91,7 +91,11 @@ expect_fail "no input" "$GMS_BIN" convert
 expect_err_matches "no input" "no input file"
 expect_fail "two inputs" "$GMS_BIN" convert "$T/in/u.log" "$T/in/u.log"
 expect_fail "unknown option" "$GMS_BIN" convert --frobnicate "$T/in/u.log"
-expect_err_matches "unknown option" "unknown option"
+expect_err_matches "unknown option" "unknown option '--frobnicate'"
+expect_fail "unknown short option in a group" "$GMS_BIN" convert -qx "$T/in/u.log"
+expect_err_matches "unknown short option in a group" "unknown option '-x'"
+expect_fail "-o without a value" "$GMS_BIN" convert "$T/in/u.log" -o
+expect_err_matches "-o without a value" "^gpumemsim convert: option '-o' needs a value"
 "$GMS_BIN" convert --help | grep -q "usage: gpumemsim convert" || fail "--help"
 [ -z "$(ls -A "$T/out")" ] || fail "bad arguments left files behind: $(ls -A "$T/out")"
 echo "ok"
