@@ -70,5 +70,4 @@ done
 pols=(dtr dtr-eq dtr-local lru)
 chain_table "exact (full pool scan, simrd semantics)"
 echo
-pols=(dtr dtr-eq dtr-local lru)
 chain_table "--sample 32 (approximate; dtr scores with equivalence classes here)" --sample 32
