@@ -326,13 +326,14 @@ static void bind_key(sqlite3_stmt *st, const store_key *k)
 int store_has_run(store *s, const store_key *k, int *found, gms_error *err)
 {
     *found = 0;
-    if (prepared(s, &s->has_run,
-                 "SELECT 1 FROM runs WHERE trace_hash = ?1 AND policy = ?2 AND params = ?3"
-                 " AND budget = ?4 AND remat_limit = ?5 AND semantics = ?6",
-                 err))
-        return GMS_EDB;
+    int rc = prepared(s, &s->has_run,
+                      "SELECT 1 FROM runs WHERE trace_hash = ?1 AND policy = ?2 AND params = ?3"
+                      " AND budget = ?4 AND remat_limit = ?5 AND semantics = ?6",
+                      err);
+    if (rc)
+        return rc;
     bind_key(s->has_run, k);
-    int rc = sqlite3_step(s->has_run);
+    rc = sqlite3_step(s->has_run);
     if (rc == SQLITE_ROW)
         *found = 1;
     else if (rc != SQLITE_DONE)
@@ -360,13 +361,15 @@ int store_put_run(store *s, const store_run *r, int64_t *run_id, gms_error *err)
 {
     if (run_id)
         *run_id = 0;
-    if (prepared(s, &s->put_run,
-                 "INSERT OR IGNORE INTO runs (trace_hash, policy, params, budget, remat_limit,"
-                 " semantics, ratio, status, overhead, evictions, eager_evictions, remats,"
-                 " remat_compute, peak_memory, wall_s, tool_version) VALUES (?1, ?2, ?3, ?4,"
-                 " ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-                 err))
-        return GMS_EDB;
+    int rc = prepared(s, &s->put_run,
+                      "INSERT OR IGNORE INTO runs (trace_hash, policy, params, budget,"
+                      " remat_limit, semantics, ratio, status, overhead, evictions,"
+                      " eager_evictions, remats, remat_compute, peak_memory, wall_s,"
+                      " tool_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+                      " ?12, ?13, ?14, ?15, ?16)",
+                      err);
+    if (rc)
+        return rc;
     sqlite3_stmt *st = s->put_run;
     bind_key(st, &r->key);
     sqlite3_bind_double(st, 7, r->ratio);
@@ -382,7 +385,7 @@ int store_put_run(store *s, const store_run *r, int64_t *run_id, gms_error *err)
     sqlite3_bind_int64(st, 14, (sqlite3_int64)r->peak_memory);
     sqlite3_bind_double(st, 15, r->wall_s);
     sqlite3_bind_text(st, 16, GMS_VERSION, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
+    rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return store_db_error(s->db, err, "recording a run");
@@ -396,18 +399,19 @@ int store_put_timeline(store *s, int64_t run_id, int64_t seq, uint64_t clock, ui
 {
     if (s->version < 2)
         return gms_error_set(err, GMS_ESTATE, "%s: schema too old for timelines", s->path);
-    if (prepared(s, &s->put_timeline,
-                 "INSERT OR IGNORE INTO timelines (run_id, seq, clock, memory, kind)"
-                 " VALUES (?1, ?2, ?3, ?4, ?5)",
-                 err))
-        return GMS_EDB;
+    int rc = prepared(s, &s->put_timeline,
+                      "INSERT OR IGNORE INTO timelines (run_id, seq, clock, memory, kind)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5)",
+                      err);
+    if (rc)
+        return rc;
     sqlite3_stmt *st = s->put_timeline;
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_int64(st, 2, seq);
     sqlite3_bind_int64(st, 3, (sqlite3_int64)clock);
     sqlite3_bind_int64(st, 4, (sqlite3_int64)memory);
     sqlite3_bind_text(st, 5, kind, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
+    rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return store_db_error(s->db, err, "recording a timeline sample");

@@ -142,6 +142,10 @@ START_TEST(test_v1_store_is_migrated_keeping_its_runs)
     ck_assert_msg(store_open(p, STORE_READONLY, &s, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(store_schema_version(s), 1);
     ck_assert_uint_eq(count_rows(s, NULL), 1);
+    /* and refuse to write, saying why */
+    store_run r = make_run("0123456789abcdef", "dtr", 500, 1);
+    ck_assert_int_eq(store_put_run(s, &r, NULL, &err), GMS_ESTATE);
+    ck_assert_ptr_nonnull(strstr(err.msg, "opened read-only"));
     store_close(s);
     ck_assert_int_eq(scalar_int(p, "PRAGMA user_version"), 1);
 
