@@ -13,7 +13,10 @@ RESNET=$(ls "$LOGS"/resnet32-*.log)
 UNET=$(ls "$LOGS"/unet-*.log)
 # shellcheck disable=SC2034
 TRANSFORMER=$(ls "$LOGS"/transformer-*.log)
-rm -rf "$GMS_TMP" && mkdir -p "$GMS_TMP" && cd "$GMS_TMP"
+rm -rf "$GMS_TMP" && mkdir -p "$GMS_TMP/tmp" && cd "$GMS_TMP"
+# Each test's own temporary folder: checks for leftover gnuplot files must not see the files
+# of plot tests that CTest runs at the same time.
+export TMPDIR="$GMS_TMP/tmp"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
