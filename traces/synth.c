@@ -26,6 +26,9 @@ void gmt_synth_params_default(gmt_synth_params *p, gmt_synth_model model)
     p->dtype = GMT_SYNTH_FP32;
     p->gpu = gmt_synth_gpu_find("h100");
     p->optim = GMT_SYNTH_SGD;
+    /* transient: weights stay pinned, so multi-iteration traces replay meaningfully under
+     * simrd semantics (docs/synth.md, "Optimizer step"); mutate is opt-in. */
+    p->update = GMT_SYNTH_UPDATE_TRANSIENT;
     p->heads = 1;
     p->vocab = 50257;
     p->seq = 512;
