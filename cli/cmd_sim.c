@@ -233,6 +233,7 @@ int cmd_sim(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *policy = "dtr", *budget_s = NULL;
+    const char *run_opt = NULL; /* the last single-run option given, for --reference-table */
     sim_config cfg;
     sim_config_init(&cfg);
     int json = 0;
@@ -249,9 +250,11 @@ int cmd_sim(int argc, char **argv)
             return 0;
         case OPT_POLICY:
             policy = optarg;
+            run_opt = "--policy";
             break;
         case OPT_BUDGET:
             budget_s = optarg;
+            run_opt = "--budget";
             break;
         case OPT_SEED:
             if (parse_u64(optarg, &cfg.seed)) {
@@ -270,6 +273,7 @@ int cmd_sim(int argc, char **argv)
                 return 2;
             }
             cfg.remat_limit = L;
+            run_opt = "--remat-limit";
             break;
         }
         case OPT_SEMANTICS:
@@ -280,6 +284,7 @@ int cmd_sim(int argc, char **argv)
             break;
         case OPT_JSON:
             json = 1;
+            run_opt = "--json";
             break;
         case OPT_LIST:
             list_policies(stdout);
@@ -329,6 +334,14 @@ int cmd_sim(int argc, char **argv)
         }
     }
     if (ro.csv) {
+        /* the table names each row's policy, budget and seed; silently ignoring a
+         * conflicting option would mislead */
+        if (run_opt || chain || cfg.seed || cfg.sample) {
+            cli_error(CMD, "--reference-table replays each row's own policy, budget and seed; "
+                           "drop %s", run_opt ? run_opt : chain ? "--chain" :
+                                      cfg.seed ? "--seed" : "--sample");
+            return 2;
+        }
         if (optind != argc) {
             cli_error(CMD, "--reference-table takes no TRACE argument ('%s')", argv[optind]);
             return 2;

@@ -90,4 +90,10 @@ if "$GMS_BIN" sim --reference-table "$GMS_TMP/empty.csv" >/dev/null 2>"$GMS_TMP/
 fi
 grep -q "empty.csv: the reference table has a header but no rows" "$GMS_TMP/err" ||
     fail "empty table: $(cat "$GMS_TMP/err")"
+# options of a single run conflict with the table's own policy/budget/seed per row
+for opt in "--policy lru" "--budget 0.5" "--seed 3" "--json"; do
+    out=$("$GMS_BIN" sim --reference-table "$GMS_TMP/unet.csv" $opt 2>&1); rc=$?
+    [ $rc -eq 2 ] && echo "$out" | grep -q "drop ${opt%% *}" ||
+        fail "--reference-table with $opt: rc $rc: $out"
+done
 echo "ok"
