@@ -7,23 +7,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "test_tmpdir.h"
 #include "plot.h"
 #include "store.h"
 
-static char dir[256];
-
 static void setup(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/gms-plot-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    tmpdir_make("gms-plot");
 }
 
 static void teardown(void)
 {
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    tmpdir_remove();
     unsetenv("GMS_GNUPLOT");
 }
 
@@ -81,9 +76,9 @@ static char *block(const char *data, const char *name)
 START_TEST(test_failures_break_lines_and_seeds_are_averaged)
 {
     char path[512], fake[512], saved[512];
-    snprintf(path, sizeof path, "%s/r.db", dir);
-    snprintf(fake, sizeof fake, "%s/gnuplot", dir);
-    snprintf(saved, sizeof saved, "%s/data", dir);
+    snprintf(path, sizeof path, "%s/r.db", tmp_dir);
+    snprintf(fake, sizeof fake, "%s/gnuplot", tmp_dir);
+    snprintf(saved, sizeof saved, "%s/data", tmp_dir);
     FILE *f = fopen(fake, "w");
     fprintf(f, "#!/bin/sh\n"
                "for d in $(grep -o \"'[^']*gpumemsim-plot-[^']*'\" \"$1\" | tr -d \"'\"); do "
@@ -115,7 +110,7 @@ START_TEST(test_failures_break_lines_and_seeds_are_averaged)
     run(s, "lru", "", 5, 0, 0); /* nothing ok: not drawn at all */
 
     char out[512];
-    snprintf(out, sizeof out, "%s/chart.svg", dir);
+    snprintf(out, sizeof out, "%s/chart.svg", tmp_dir);
     plot_overhead_opts o = {.out = out};
     size_t panels;
     ck_assert_msg(plot_overhead(s, &o, &panels, &err) == 0, "%s", err.msg);

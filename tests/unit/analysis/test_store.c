@@ -8,31 +8,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "test_tmpdir.h"
 #include "store.h"
-
-static char dir[256];
 
 static void setup(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/gms-store-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    tmpdir_make("gms-store");
 }
 
 static void teardown(void)
 {
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-static const char *path_in(const char *name)
-{
-    static char buf[8][300];
-    static int k;
-    char *p = buf[k++ % 8];
-    snprintf(p, 300, "%s/%s", dir, name);
-    return p;
+    tmpdir_remove();
 }
 
 static void put_trace(store *s, const char *hash, const char *name)
@@ -375,7 +361,7 @@ START_TEST(test_merge_is_a_union_without_duplicates)
     ck_assert_int_eq(store_merge(in2, 2, po2, 0, &err), GMS_EFORMAT);
     ck_assert_int_ne(access(po2, F_OK), 0);
     char cmd[400];
-    snprintf(cmd, sizeof cmd, "ls '%s' | grep -q tmp", dir);
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -q tmp", tmp_dir);
     ck_assert_int_ne(system(cmd), 0);
 }
 END_TEST

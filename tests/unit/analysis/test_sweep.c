@@ -7,32 +7,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_tmpdir.h"
 #include "store.h"
 #include "sweep.h"
 
-static char dir[256];
-
 static void setup(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/gms-sweep-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    tmpdir_make("gms-sweep");
 }
 
 static void teardown(void)
 {
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-static const char *path_in(const char *name)
-{
-    static char buf[16][300];
-    static int k;
-    char *p = buf[k++ % 16];
-    snprintf(p, 300, "%s/%s", dir, name);
-    return p;
+    tmpdir_remove();
 }
 
 static const char *fake_trace(const char *name, unsigned ops, unsigned mem)
