@@ -8,24 +8,12 @@
 
 #include "dtrlog.h"
 #include "gmt.h"
+#include "test_dtrlog_util.h"
 #include "test_gmt_gen.h"
-
-/* The shared logs folder; fails loudly when GMS_SHARED_DIR or the folder is missing. */
-static char *logs_dir(void)
-{
-    const char *shared = getenv("GMS_SHARED_DIR");
-    ck_assert_msg(shared && *shared, "GMS_SHARED_DIR is not set (run through ctest)");
-    size_t n = strlen(shared) + 64;
-    char *p = malloc(n);
-    snprintf(p, n, "%s/traces/dtr-iclr21", shared);
-    struct stat st;
-    ck_assert_msg(stat(p, &st) == 0 && S_ISDIR(st.st_mode), "missing test data folder %s", p);
-    return p;
-}
 
 START_TEST(test_every_shared_log_round_trips_under_3_bytes_per_event)
 {
-    char *dir = logs_dir();
+    char *dir = tu_dtr_dir();
     DIR *d = opendir(dir);
     ck_assert_ptr_nonnull(d);
     struct dirent *e;
