@@ -20,14 +20,18 @@ while [ $# -gt 0 ]; do
 done
 
 scripts/setup-deps.sh
-if [ ! -d ../shared/traces/dtr-iclr21 ]; then
-  echo "test.sh: ../shared (the DTR logs and reference numbers) must sit beside the checkout" >&2
-  exit 1
-fi
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B "$builddir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DGMS_WERROR="$werror" -DGMS_SANITIZE="$sanitize" >/dev/null
 cmake --build "$builddir" -j "$jobs"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-ctest --test-dir "$builddir" --output-on-failure -j "$jobs" "${ctest_args[@]}"
+rc=0
+ctest --test-dir "$builddir" --output-on-failure -j "$jobs" "${ctest_args[@]}" || rc=$?
+# Tests that need the third-party data in ../shared are not registered where it is missing
+# (cmake/GmsTesting.cmake); say which, and why, instead of passing over them in silence.
+if [ -s "$builddir/tests-not-run.txt" ]; then
+  echo "test.sh: these tests were not run (CI, with ../shared beside the checkout, runs them):"
+  sed 's/^/  /' "$builddir/tests-not-run.txt"
+fi
+exit "$rc"
