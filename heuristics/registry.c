@@ -38,3 +38,8 @@ const char *pol_description(const sim_policy *p)
 {
     return p ? p->description : NULL;
 }
+
+int pol_needs_addresses(const sim_policy *p)
+{
+    return (p->needs & SIM_NEEDS_ADDRESSES) != 0;
+}
