@@ -79,6 +79,8 @@ typedef struct sim_event {
     uint64_t memory;       /* resident bytes after the event */
     uint64_t reserved;     /* bytes the memory model holds from the device (= memory when
                             * the model is ideal) */
+    uint64_t allocated;    /* bytes of the model's allocated blocks, rounded (= memory when
+                            * the model is ideal) */
     uint64_t size;         /* bytes evicted/produced */
     const char *op;        /* op name for COMPUTE/REMAT, else NULL */
     uint64_t op_index;     /* COMPUTE/REMAT: the op's position in the schedule (simrd's unique

@@ -266,7 +266,7 @@ int sim_mem_reset(sim_view *v, gms_error *err);
  * fits. 0, or -1 when the run stops. */
 int sim_mem_place_outputs(sim_view *v, uint32_t o, uint32_t t);
 void sim_mem_on_evict(sim_view *v, uint32_t s);
-uint64_t sim_mem_reserved(const sim_view *v);
+void sim_mem_event_figures(const sim_view *v, uint64_t *reserved, uint64_t *allocated);
 void sim_mem_finish(sim_view *v, sim_result *res);
 void sim_mem_free(sim_view *v);
 

@@ -46,11 +46,12 @@ int sim_mem_reset(sim_view *v, gms_error *err)
     return rc;
 }
 
-uint64_t sim_mem_reserved(const sim_view *v)
+void sim_mem_event_figures(const sim_view *v, uint64_t *reserved, uint64_t *allocated)
 {
     sim_memory_stats st;
     v->mem->stats(v->mem_state, &st);
-    return st.reserved;
+    *reserved = st.reserved;
+    *allocated = st.allocated;
 }
 
 static void note_peaks(sim_view *v)

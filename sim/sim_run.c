@@ -114,7 +114,8 @@ static void notify(sim_view *v, sim_event_kind kind, uint64_t size, uint32_t op,
         .kind = kind,
         .clock = v->clock,
         .memory = v->memory,
-        .reserved = v->mem ? sim_mem_reserved(v) : v->memory,
+        .reserved = v->memory,
+        .allocated = v->memory,
         .size = size,
         .op = (kind == SIM_EV_COMPUTE || kind == SIM_EV_REMAT)
                   ? v->tr->strings + v->tr->ops[op].name
@@ -122,6 +123,8 @@ static void notify(sim_view *v, sim_event_kind kind, uint64_t size, uint32_t op,
         .op_index = op,
         .storage = s,
     };
+    if (v->mem)
+        sim_mem_event_figures(v, &ev.reserved, &ev.allocated);
     v->cfg->observer(v->cfg->observer_ctx, &ev);
 }
 
