@@ -674,6 +674,11 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
         return gms_error_set(err, GMS_EINVAL,
                              "sim_run: policy %s must have exactly one of score and choose",
                              p->name ? p->name : "?");
+    if ((p->needs & SIM_NEEDS_ADDRESSES) && !cfg->allocator)
+        return gms_error_set(err, GMS_EINVAL,
+                             "policy %s chooses victims by address: it needs a memory model "
+                             "with addresses (an allocator other than ideal)",
+                             p->name ? p->name : "?");
     if (cfg->semantics != SIM_SEMANTICS_SIMRD)
         return gms_error_set(err, GMS_EINVAL, "sim_run: unknown semantics %d",
                              (int)cfg->semantics);
