@@ -94,6 +94,47 @@ static const char schema_v2[] =
     "  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
     "CREATE INDEX runs_by_policy ON runs (policy, trace_hash);";
 
+/* v3: the memory model joins the run key (the UNIQUE constraint, so the table is rebuilt:
+ * SQLite cannot alter a constraint), and runs get the memory model's figures. Old rows are
+ * ideal runs; their reserved and allocated peaks are their peak memory. */
+static const char schema_v3[] =
+    "CREATE TABLE runs_v3 ("
+    "  id INTEGER PRIMARY KEY,"
+    "  trace_hash TEXT NOT NULL REFERENCES traces(hash),"
+    "  policy TEXT NOT NULL,"
+    "  params TEXT NOT NULL DEFAULT '',"
+    "  budget INTEGER NOT NULL,"
+    "  ratio REAL,"
+    "  remat_limit REAL NOT NULL,"
+    "  semantics TEXT NOT NULL,"
+    "  allocator TEXT NOT NULL DEFAULT 'ideal',"
+    "  status TEXT NOT NULL CHECK (status IN ('ok','oom','remat-limit')),"
+    "  overhead REAL CHECK ((status = 'ok') = (overhead IS NOT NULL)),"
+    "  evictions INTEGER NOT NULL,"
+    "  eager_evictions INTEGER NOT NULL,"
+    "  remats INTEGER NOT NULL,"
+    "  remat_compute INTEGER NOT NULL,"
+    "  peak_memory INTEGER NOT NULL,"
+    "  peak_reserved INTEGER,"
+    "  peak_allocated INTEGER,"
+    "  largest_free INTEGER,"
+    "  frag_allocs INTEGER,"
+    "  frag_ratio REAL,"
+    "  wall_s REAL NOT NULL,"
+    "  tool_version TEXT NOT NULL,"
+    "  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
+    "  UNIQUE (trace_hash, policy, params, budget, remat_limit, semantics, allocator));"
+    "INSERT INTO runs_v3 (id, trace_hash, policy, params, budget, ratio, remat_limit,"
+    "  semantics, status, overhead, evictions, eager_evictions, remats, remat_compute,"
+    "  peak_memory, peak_reserved, peak_allocated, largest_free, frag_allocs, frag_ratio,"
+    "  wall_s, tool_version, created_at)"
+    " SELECT id, trace_hash, policy, params, budget, ratio, remat_limit, semantics, status,"
+    "  overhead, evictions, eager_evictions, remats, remat_compute, peak_memory, peak_memory,"
+    "  peak_memory, 0, 0, 0, wall_s, tool_version, created_at FROM runs;"
+    "DROP TABLE runs;"
+    "ALTER TABLE runs_v3 RENAME TO runs;"
+    "CREATE INDEX runs_by_policy ON runs (policy, trace_hash);";
+
 /* One function per version step: migrations[v] takes a store from version v to v + 1 inside
  * the caller's transaction. A step that must rewrite data (not only add tables or columns)
  * does it here too. */
@@ -109,8 +150,15 @@ static int migrate_1_to_2(sqlite3 *db, gms_error *err)
     return store_exec(db, schema_v2, "migrating the schema from version 1 to 2", err);
 }
 
-static const store_migration migrations[STORE_SCHEMA_VERSION] = {migrate_0_to_1,
-                                                                  migrate_1_to_2};
+/* Runs with foreign keys off (store_open turns them on afterwards), so dropping the old
+ * runs table leaves the timelines that reference its ids alone. */
+static int migrate_2_to_3(sqlite3 *db, gms_error *err)
+{
+    return store_exec(db, schema_v3, "migrating the schema from version 2 to 3", err);
+}
+
+static const store_migration migrations[STORE_SCHEMA_VERSION] = {migrate_0_to_1, migrate_1_to_2,
+                                                                  migrate_2_to_3};
 
 static int read_user_version(sqlite3 *db, int *version, gms_error *err)
 {
@@ -246,8 +294,8 @@ int store_open(const char *path, int flags, store **out, gms_error *err)
     }
     if ((rc = store_exec(s->db, "PRAGMA journal_mode = WAL", "enabling WAL", err)) ||
         (rc = store_exec(s->db, "PRAGMA synchronous = NORMAL", "setting synchronous", err)) ||
-        (rc = store_exec(s->db, "PRAGMA foreign_keys = ON", "enabling foreign keys", err)) ||
-        (rc = migrate(s, err)))
+        (rc = migrate(s, err)) ||
+        (rc = store_exec(s->db, "PRAGMA foreign_keys = ON", "enabling foreign keys", err)))
         goto fail;
     *out = s;
     return 0;
@@ -321,6 +369,7 @@ static void bind_key(sqlite3_stmt *st, const store_key *k)
     sqlite3_bind_int64(st, 4, (sqlite3_int64)k->budget);
     sqlite3_bind_double(st, 5, k->remat_limit);
     sqlite3_bind_text(st, 6, k->semantics, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 7, k->allocator ? k->allocator : "ideal", -1, SQLITE_STATIC);
 }
 
 int store_has_run(store *s, const store_key *k, int *found, gms_error *err)
@@ -328,7 +377,7 @@ int store_has_run(store *s, const store_key *k, int *found, gms_error *err)
     *found = 0;
     int rc = prepared(s, &s->has_run,
                       "SELECT 1 FROM runs WHERE trace_hash = ?1 AND policy = ?2 AND params = ?3"
-                      " AND budget = ?4 AND remat_limit = ?5 AND semantics = ?6",
+                      " AND budget = ?4 AND remat_limit = ?5 AND semantics = ?6 AND allocator = ?7",
                       err);
     if (rc)
         return rc;
@@ -363,28 +412,36 @@ int store_put_run(store *s, const store_run *r, int64_t *run_id, gms_error *err)
         *run_id = 0;
     int rc = prepared(s, &s->put_run,
                       "INSERT OR IGNORE INTO runs (trace_hash, policy, params, budget,"
-                      " remat_limit, semantics, ratio, status, overhead, evictions,"
+                      " remat_limit, semantics, allocator, ratio, status, overhead, evictions,"
                       " eager_evictions, remats, remat_compute, peak_memory, wall_s,"
-                      " tool_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-                      " ?12, ?13, ?14, ?15, ?16)",
+                      " tool_version, peak_reserved, peak_allocated, largest_free,"
+                      " frag_allocs, frag_ratio) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+                      " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
                       err);
     if (rc)
         return rc;
     sqlite3_stmt *st = s->put_run;
     bind_key(st, &r->key);
-    sqlite3_bind_double(st, 7, r->ratio);
-    sqlite3_bind_text(st, 8, r->status, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 8, r->ratio);
+    sqlite3_bind_text(st, 9, r->status, -1, SQLITE_STATIC);
     if (strcmp(r->status, "ok") == 0)
-        sqlite3_bind_double(st, 9, r->overhead);
+        sqlite3_bind_double(st, 10, r->overhead);
     else
-        sqlite3_bind_null(st, 9);
-    sqlite3_bind_int64(st, 10, (sqlite3_int64)r->evictions);
-    sqlite3_bind_int64(st, 11, (sqlite3_int64)r->eager_evictions);
-    sqlite3_bind_int64(st, 12, (sqlite3_int64)r->remats);
-    sqlite3_bind_int64(st, 13, (sqlite3_int64)r->remat_compute);
-    sqlite3_bind_int64(st, 14, (sqlite3_int64)r->peak_memory);
-    sqlite3_bind_double(st, 15, r->wall_s);
-    sqlite3_bind_text(st, 16, GMS_VERSION, -1, SQLITE_STATIC);
+        sqlite3_bind_null(st, 10);
+    sqlite3_bind_int64(st, 11, (sqlite3_int64)r->evictions);
+    sqlite3_bind_int64(st, 12, (sqlite3_int64)r->eager_evictions);
+    sqlite3_bind_int64(st, 13, (sqlite3_int64)r->remats);
+    sqlite3_bind_int64(st, 14, (sqlite3_int64)r->remat_compute);
+    sqlite3_bind_int64(st, 15, (sqlite3_int64)r->peak_memory);
+    sqlite3_bind_double(st, 16, r->wall_s);
+    sqlite3_bind_text(st, 17, GMS_VERSION, -1, SQLITE_STATIC);
+    /* an ideal run's reserved and allocated peaks are its peak memory */
+    int ideal = !r->key.allocator || strcmp(r->key.allocator, "ideal") == 0;
+    sqlite3_bind_int64(st, 18, (sqlite3_int64)(ideal ? r->peak_memory : r->peak_reserved));
+    sqlite3_bind_int64(st, 19, (sqlite3_int64)(ideal ? r->peak_memory : r->peak_allocated));
+    sqlite3_bind_int64(st, 20, (sqlite3_int64)r->largest_free);
+    sqlite3_bind_int64(st, 21, (sqlite3_int64)r->frag_allocs);
+    sqlite3_bind_double(st, 22, r->frag_ratio);
     rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)

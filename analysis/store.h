@@ -27,7 +27,7 @@
 
 #include "gms_error.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 typedef struct store store;
 
@@ -72,6 +72,8 @@ typedef struct store_key {
     uint64_t budget;      /* bytes */
     double remat_limit;
     const char *semantics; /* "simrd" */
+    const char *allocator; /* memory model with its settings (sim_memory_parse_conf's
+                            * canonical name); NULL = "ideal" */
 } store_key;
 
 typedef struct store_run {
@@ -85,6 +87,12 @@ typedef struct store_run {
     uint64_t remat_compute;
     uint64_t peak_memory;
     double wall_s;
+    /* memory-model figures (sim_result); ignored for ideal runs, whose peaks are peak_memory */
+    uint64_t peak_reserved;
+    uint64_t peak_allocated;
+    uint64_t largest_free;
+    uint64_t frag_allocs;
+    double frag_ratio;
 } store_run;
 
 /* Sets *found to 1 when a run with this key is stored. */
@@ -119,6 +127,7 @@ typedef struct store_row {
     uint64_t budget;
     double remat_limit;
     const char *semantics;
+    const char *allocator;
     const char *status;
     int has_overhead;
     double overhead;
@@ -130,6 +139,11 @@ typedef struct store_row {
     double wall_s;
     const char *tool_version;
     const char *created_at;
+    uint64_t peak_reserved;
+    uint64_t peak_allocated;
+    uint64_t largest_free;
+    uint64_t frag_allocs;
+    double frag_ratio;
 } store_row;
 
 /* Which rows a query returns: NULL/0 fields mean "any". policies is a NULL-free array. */

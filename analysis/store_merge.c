@@ -14,10 +14,22 @@ static const char copy_traces[] =
 
 static const char copy_runs[] =
     "INSERT OR IGNORE INTO main.runs (trace_hash, policy, params, budget, ratio, remat_limit,"
+    " semantics, allocator, status, overhead, evictions, eager_evictions, remats, remat_compute,"
+    " peak_memory, peak_reserved, peak_allocated, largest_free, frag_allocs, frag_ratio, wall_s,"
+    " tool_version, created_at) SELECT trace_hash, policy, params, budget,"
+    " ratio, remat_limit, semantics, allocator, status, overhead, evictions, eager_evictions,"
+    " remats, remat_compute, peak_memory, peak_reserved, peak_allocated, largest_free,"
+    " frag_allocs, frag_ratio, wall_s, tool_version, created_at FROM src.runs ORDER BY id";
+
+/* Inputs older than schema version 3 hold ideal runs only. */
+static const char copy_runs_v2[] =
+    "INSERT OR IGNORE INTO main.runs (trace_hash, policy, params, budget, ratio, remat_limit,"
     " semantics, status, overhead, evictions, eager_evictions, remats, remat_compute,"
-    " peak_memory, wall_s, tool_version, created_at) SELECT trace_hash, policy, params, budget,"
+    " peak_memory, peak_reserved, peak_allocated, largest_free, frag_allocs, frag_ratio, wall_s,"
+    " tool_version, created_at) SELECT trace_hash, policy, params, budget,"
     " ratio, remat_limit, semantics, status, overhead, evictions, eager_evictions, remats,"
-    " remat_compute, peak_memory, wall_s, tool_version, created_at FROM src.runs ORDER BY id";
+    " remat_compute, peak_memory, peak_memory, peak_memory, 0, 0, 0, wall_s, tool_version,"
+    " created_at FROM src.runs ORDER BY id";
 
 /* Timeline samples follow their run by key (row ids differ between stores); the primary key
  * (run_id, seq) drops samples of a run that is already there. */
@@ -27,7 +39,7 @@ static const char copy_timelines[] =
     " JOIN src.runs r ON r.id = t.run_id"
     " JOIN main.runs m ON m.trace_hash = r.trace_hash AND m.policy = r.policy"
     "  AND m.params = r.params AND m.budget = r.budget AND m.remat_limit = r.remat_limit"
-    "  AND m.semantics = r.semantics";
+    "  AND m.semantics = r.semantics AND m.allocator = %s";
 
 /* Copies one validated input store into the open output. */
 static int merge_one(store *outs, const char *path, int version, gms_error *err)
@@ -47,9 +59,12 @@ static int merge_one(store *outs, const char *path, int version, gms_error *err)
     if (!rc)
         rc = store_exec(db, copy_traces, what, err);
     if (!rc)
-        rc = store_exec(db, copy_runs, what, err);
-    if (!rc && version >= 2)
-        rc = store_exec(db, copy_timelines, what, err);
+        rc = store_exec(db, version >= 3 ? copy_runs : copy_runs_v2, what, err);
+    if (!rc && version >= 2) {
+        char sql[sizeof copy_timelines + 16];
+        snprintf(sql, sizeof sql, copy_timelines, version >= 3 ? "r.allocator" : "'ideal'");
+        rc = store_exec(db, sql, what, err);
+    }
     if (!rc)
         rc = store_exec(db, "COMMIT", what, err);
     if (rc)

@@ -9,8 +9,13 @@ static const char query_head[] =
     "SELECT r.id, t.name, r.trace_hash, t.baseline_memory, t.baseline_compute, r.policy,"
     " r.params, r.ratio, r.budget, r.remat_limit, r.semantics, r.status, r.overhead,"
     " r.evictions, r.eager_evictions, r.remats, r.remat_compute, r.peak_memory, r.wall_s,"
-    " r.tool_version, r.created_at FROM runs r JOIN traces t ON t.hash = r.trace_hash"
+    " r.tool_version, r.created_at, %s FROM runs r JOIN traces t ON t.hash = r.trace_hash"
     " WHERE (?1 IS NULL OR t.name = ?1 OR t.name GLOB ?1 OR t.hash = ?1)";
+/* The memory-model columns (schema version 3); a store read as it is from before that holds
+ * ideal runs only. */
+static const char mem_cols_v3[] =
+    "r.allocator, r.peak_reserved, r.peak_allocated, r.largest_free, r.frag_allocs, r.frag_ratio";
+static const char mem_cols_v2[] = "'ideal', r.peak_memory, r.peak_memory, 0, 0, 0.0";
 static const char query_tail[] = " ORDER BY t.name, r.trace_hash, r.policy, r.budget, r.params";
 
 static const char *text_or_empty(sqlite3_stmt *st, int col)
@@ -23,11 +28,12 @@ int store_query_runs(store *s, const store_filter *f, store_row_fn fn, void *ctx
                      gms_error *err)
 {
     size_t np = f ? f->n_policies : 0;
-    size_t len = sizeof query_head + sizeof query_tail + 32 + np * 8;
+    size_t len = sizeof query_head + sizeof mem_cols_v3 + sizeof query_tail + 32 + np * 8;
     char *sql = malloc(len);
     if (!sql)
         return gms_error_set(err, GMS_ENOMEM, "out of memory");
-    size_t off = (size_t)snprintf(sql, len, "%s", query_head);
+    size_t off = (size_t)snprintf(sql, len, query_head,
+                                  store_schema_version(s) >= 3 ? mem_cols_v3 : mem_cols_v2);
     if (np) {
         off += (size_t)snprintf(sql + off, len - off, " AND r.policy IN (");
         for (size_t i = 0; i < np; i++)
@@ -69,6 +75,12 @@ int store_query_runs(store *s, const store_filter *f, store_row_fn fn, void *ctx
         r.wall_s = sqlite3_column_double(st, 18);
         r.tool_version = text_or_empty(st, 19);
         r.created_at = text_or_empty(st, 20);
+        r.allocator = text_or_empty(st, 21);
+        r.peak_reserved = (uint64_t)sqlite3_column_int64(st, 22);
+        r.peak_allocated = (uint64_t)sqlite3_column_int64(st, 23);
+        r.largest_free = (uint64_t)sqlite3_column_int64(st, 24);
+        r.frag_allocs = (uint64_t)sqlite3_column_int64(st, 25);
+        r.frag_ratio = sqlite3_column_double(st, 26);
         if ((result = fn(ctx, &r)) != 0)
             break;
     }
@@ -112,7 +124,8 @@ static void csv_field(FILE *out, const char *s)
 static const char csv_header[] =
     "trace,trace_hash,policy,params,ratio,budget,remat_limit,semantics,status,overhead,"
     "evictions,eager_evictions,remats,remat_compute,peak_memory,baseline_memory,"
-    "baseline_compute,tool_version,wall_s,created_at\n";
+    "baseline_compute,allocator,peak_reserved,peak_allocated,largest_free,frag_allocs,"
+    "frag_ratio,tool_version,wall_s,created_at\n";
 
 static int csv_row(void *ctx, const store_row *r)
 {
@@ -131,6 +144,10 @@ static int csv_row(void *ctx, const store_row *r)
             (unsigned long long)r->eager_evictions, (unsigned long long)r->remats,
             (unsigned long long)r->remat_compute, (unsigned long long)r->peak_memory,
             (unsigned long long)r->baseline_memory, (unsigned long long)r->baseline_compute);
+    csv_field(out, r->allocator);
+    fprintf(out, ",%llu,%llu,%llu,%llu,%s,", (unsigned long long)r->peak_reserved,
+            (unsigned long long)r->peak_allocated, (unsigned long long)r->largest_free,
+            (unsigned long long)r->frag_allocs, fmt_double(r->frag_ratio, b1, sizeof b1));
     csv_field(out, r->tool_version);
     fprintf(out, ",%s,%s\n", fmt_double(r->wall_s, b4, sizeof b4), r->created_at);
     return 0;
@@ -190,7 +207,14 @@ static int json_row(void *ctx, const store_row *r)
     json_string(out, r->tool_version);
     fprintf(out, ", \"wall_s\": %s, \"created_at\": ", fmt_double(r->wall_s, b, sizeof b));
     json_string(out, r->created_at);
-    fputc('}', out);
+    fputs(", \"allocator\": ", out);
+    json_string(out, r->allocator);
+    fprintf(out,
+            ", \"peak_reserved\": %llu, \"peak_allocated\": %llu, \"largest_free\": %llu,"
+            " \"frag_allocs\": %llu, \"frag_ratio\": %s}",
+            (unsigned long long)r->peak_reserved, (unsigned long long)r->peak_allocated,
+            (unsigned long long)r->largest_free, (unsigned long long)r->frag_allocs,
+            fmt_double(r->frag_ratio, b, sizeof b));
     return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "registry.h"
+#include "memory.h"
 #include "sim.h"
 #include "store.h"
 
@@ -27,8 +28,15 @@ typedef struct sw_sample {
     sim_event_kind kind;
 } sw_sample;
 
+/* One memory model of the sweep, resolved. */
+typedef struct sw_alloc {
+    const sim_memory_model *model; /* NULL = ideal */
+    sim_memory_options opt;
+    char key[128]; /* the run key's name */
+} sw_alloc;
+
 typedef struct sw_item {
-    uint32_t trace, policy, ratio, seed;
+    uint32_t trace, policy, ratio, seed, alloc;
     uint64_t budget;
     char params[32];
     /* filled by the worker */
@@ -43,6 +51,8 @@ typedef struct sweep_ctx {
     const sweep_spec *spec;
     sw_trace *traces;
     const struct sim_policy **policies;
+    sw_alloc *allocs;
+    size_t n_allocs;
     sw_item *items;
     size_t n_items;
     size_t *todo; /* indexes into items, in run order */
@@ -191,6 +201,8 @@ static void *worker_main(void *arg)
         cfg.remat_limit = c->spec->remat_limit;
         cfg.seed = it->seed;
         cfg.semantics = SIM_SEMANTICS_SIMRD;
+        cfg.allocator = c->allocs[it->alloc].model;
+        cfg.allocator_options = &c->allocs[it->alloc].opt;
         if (c->spec->timelines) {
             cfg.observer = observe;
             cfg.observer_ctx = it;
@@ -233,7 +245,7 @@ static int write_item(sweep_ctx *c, store *s, sw_item *it, gms_error *err)
     const sw_trace *t = &c->traces[it->trace];
     store_run r = {
         .key = {t->hash, c->spec->policies[it->policy], it->params, it->budget,
-                c->spec->remat_limit, SWEEP_SEMANTICS},
+                c->spec->remat_limit, SWEEP_SEMANTICS, c->allocs[it->alloc].key},
         .ratio = c->spec->ratios[it->ratio],
         .status = sim_status_name(it->res.status),
         .overhead = it->res.overhead,
@@ -243,6 +255,11 @@ static int write_item(sweep_ctx *c, store *s, sw_item *it, gms_error *err)
         .remat_compute = it->res.remat_compute,
         .peak_memory = it->res.peak_memory,
         .wall_s = it->res.wall_s,
+        .peak_reserved = it->res.peak_reserved,
+        .peak_allocated = it->res.peak_allocated,
+        .largest_free = it->res.largest_free,
+        .frag_allocs = it->res.frag_allocs,
+        .frag_ratio = it->res.frag_ratio,
     };
     if (it->sample_oom)
         return gms_error_set(err, GMS_ENOMEM,
@@ -262,12 +279,15 @@ static int write_item(sweep_ctx *c, store *s, sw_item *it, gms_error *err)
 }
 
 /* The stable shard hash of a run key (FNV-1a over its fields, as the store hashes files). */
+/* The shard hash of a run key. The ideal allocator is left out of it, so that shards of
+ * stores made before allocators existed stay where they were. */
 static uint64_t key_hash(const char *trace_hash, const char *policy, const char *params,
-                         uint64_t budget)
+                         uint64_t budget, const char *allocator)
 {
     char buf[512];
-    int n = snprintf(buf, sizeof buf, "%s|%s|%s|%llu", trace_hash, policy, params,
-                     (unsigned long long)budget);
+    int ideal = strcmp(allocator, "ideal") == 0;
+    int n = snprintf(buf, sizeof buf, "%s|%s|%s|%llu%s%s", trace_hash, policy, params,
+                     (unsigned long long)budget, ideal ? "" : "|", ideal ? "" : allocator);
     size_t len = n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf;
     return store_fnv1a(STORE_FNV_OFFSET, buf, len);
 }
@@ -298,6 +318,42 @@ static int validate_spec(const sweep_spec *sp, gms_error *err)
     return 0;
 }
 
+/* Resolves the sweep's memory models and their settings. A policy that needs addresses
+ * cannot run with the ideal model: with other models in the sweep its ideal runs are left
+ * out (the plan skips them); with none, the sweep is refused. */
+static int resolve_allocators(sweep_ctx *c, gms_error *err)
+{
+    const sweep_spec *sp = c->spec;
+    static const char *const ideal_only[] = {"ideal"};
+    const char *const *names = sp->n_allocators ? sp->allocators : ideal_only;
+    c->n_allocs = sp->n_allocators ? sp->n_allocators : 1;
+    c->allocs = calloc(c->n_allocs, sizeof *c->allocs);
+    if (!c->allocs)
+        return gms_error_set(err, GMS_ENOMEM, "out of memory");
+    int any_model = 0;
+    for (size_t a = 0; a < c->n_allocs; a++) {
+        sw_alloc *al = &c->allocs[a];
+        if (sim_memory_find(names[a], &al->model))
+            return gms_error_set(err, GMS_EINVAL, "unknown allocator '%s'; valid allocators: %s",
+                                 names[a], sim_memory_names());
+        gms_error e = {0};
+        if (sim_memory_parse_conf(al->model, al->model ? sp->alloc_conf : NULL, &al->opt,
+                                  al->key, sizeof al->key, &e))
+            return gms_error_set(err, GMS_EINVAL, "%s", e.msg);
+        for (size_t b = 0; b < a; b++)
+            if (strcmp(c->allocs[b].key, al->key) == 0)
+                return gms_error_set(err, GMS_EINVAL, "allocator '%s' is listed twice", names[a]);
+        any_model |= al->model != NULL;
+    }
+    for (size_t p = 0; p < sp->n_policies; p++)
+        if (pol_needs_addresses(c->policies[p]) && !any_model)
+            return gms_error_set(err, GMS_EINVAL,
+                                 "policy %s chooses victims by address and needs a memory "
+                                 "model with addresses: add --allocators caching (or lifetime)",
+                                 sp->policies[p]);
+    return 0;
+}
+
 /* Builds the work list of this shard: every combination, minus those already stored (traces
  * with the most ops first; order_by_cost then ranks the list). */
 static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
@@ -319,13 +375,17 @@ static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
         for (uint32_t p = 0; p < sp->n_policies; p++) {
             int random = sweep_policy_is_random(sp->policies[p]);
             unsigned seeds = random ? sp->seeds : 1;
+            for (uint32_t a = 0; a < c->n_allocs; a++)
             for (uint32_t r = 0; r < sp->n_ratios; r++)
                 for (uint32_t seed = 0; seed < seeds; seed++) {
+                    if (pol_needs_addresses(c->policies[p]) && !c->allocs[a].model)
+                        continue; /* validate_allocators allowed it: skipped by design */
                     sw_item *it = &c->items[k++];
                     it->trace = t;
                     it->policy = p;
                     it->ratio = r;
                     it->seed = seed;
+                    it->alloc = a;
                     it->budget = sim_budget_for_ratio(c->traces[t].t, sp->ratios[r]);
                     if (random)
                         snprintf(it->params, sizeof it->params, "seed=%u", seed);
@@ -338,10 +398,12 @@ static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
     for (size_t i = 0; i < k; i++) {
         sw_item *it = &c->items[i];
         const char *hash = c->traces[it->trace].hash, *pol = sp->policies[it->policy];
+        const char *alloc = c->allocs[it->alloc].key;
         if (sp->shard_n > 1 &&
-            key_hash(hash, pol, it->params, it->budget) % sp->shard_n != sp->shard_k - 1)
+            key_hash(hash, pol, it->params, it->budget, alloc) % sp->shard_n != sp->shard_k - 1)
             continue;
-        store_key key = {hash, pol, it->params, it->budget, sp->remat_limit, SWEEP_SEMANTICS};
+        store_key key = {hash, pol, it->params, it->budget, sp->remat_limit, SWEEP_SEMANTICS,
+                         alloc};
         int found;
         if (store_has_run(s, &key, &found, err))
             return GMS_EDB;
@@ -474,6 +536,8 @@ int sweep_run(const sweep_spec *sp, const char *db_path, sweep_progress *summary
     }
     for (size_t i = 0; i < sp->n_policies; i++)
         c.policies[i] = pol_find(sp->policies[i]);
+    if ((rc = resolve_allocators(&c, err)))
+        goto out;
 
     /* 1. load every trace (in parallel) before touching the store */
     for (size_t i = 0; i < sp->n_traces; i++) {
@@ -514,7 +578,7 @@ int sweep_run(const sweep_spec *sp, const char *db_path, sweep_progress *summary
     sweep_progress pg = {0};
     for (size_t p = 0; p < sp->n_policies; p++)
         n_items += sp->n_ratios * (sweep_policy_is_random(sp->policies[p]) ? sp->seeds : 1);
-    n_items *= sp->n_traces;
+    n_items *= sp->n_traces * c.n_allocs; /* an upper bound: see resolve_allocators */
     c.items = calloc(n_items, sizeof *c.items);
     c.n_items = n_items;
     c.todo = calloc(n_items, sizeof *c.todo);
@@ -580,5 +644,6 @@ out:
         sim_trace_free(c.traces[i].t);
     free(c.traces);
     free(c.policies);
+    free(c.allocs);
     return rc;
 }

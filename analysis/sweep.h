@@ -1,5 +1,5 @@
 /*
- * sweep: simulate every (trace, policy, budget ratio, seed) combination on a pool of threads
+ * sweep: simulate every (trace, policy, allocator, budget ratio, seed) combination on a pool of threads
  * and record each run in a result store (store.h).
  *
  * Resumable: combinations whose run key is already stored are skipped, and every stored row is
@@ -61,6 +61,9 @@ typedef struct sweep_spec {
     unsigned shard_n;
     unsigned jobs;         /* worker threads, >= 1 */
     int timelines;         /* also store each run's memory timeline */
+    const char *const *allocators; /* memory models (sim/memory.h names); NULL/0 = ideal */
+    size_t n_allocators;
+    const char *alloc_conf; /* settings for every non-ideal model (sim_memory_parse_conf) */
     sweep_progress_fn progress; /* optional */
     void *progress_ctx;
 } sweep_spec;

@@ -17,6 +17,7 @@ int cmd_sweep(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_memcheck(int argc, char **argv);
 
 /* Prints "gpumemsim CMD: message" to stderr (printf style). */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -73,7 +73,7 @@ static int parse(int argc, char **argv, db_opts *o)
 
 typedef struct table_ctx {
     int pass; /* 0: measure widths, 1: print */
-    int w_trace, w_policy, w_params;
+    int w_trace, w_policy, w_params, w_alloc;
     size_t n, ok, oom, limit;
 } table_ctx;
 
@@ -87,6 +87,8 @@ static int table_row(void *vctx, const store_row *r)
         t->w_policy = l > t->w_policy ? l : t->w_policy;
         l = (int)strlen(r->params);
         t->w_params = l > t->w_params ? l : t->w_params;
+        l = (int)strlen(r->allocator);
+        t->w_alloc = l > t->w_alloc ? l : t->w_alloc;
         t->n++;
         t->ok += strcmp(r->status, "ok") == 0;
         t->oom += strcmp(r->status, "oom") == 0;
@@ -98,8 +100,9 @@ static int table_row(void *vctx, const store_row *r)
     cli_format_bytes(r->peak_memory, peak, sizeof peak);
     if (r->has_overhead)
         snprintf(overhead, sizeof overhead, "%.4f", r->overhead);
-    printf("%-*s  %-*s  %-*s  %5.3f  %11s  %-11s  %8s  %9llu  %9llu  %11s\n", t->w_trace,
-           r->trace_name, t->w_policy, r->policy, t->w_params, r->params, r->ratio, budget,
+    printf("%-*s  %-*s  %-*s  %-*s  %5.3f  %11s  %-11s  %8s  %9llu  %9llu  %11s\n",
+           t->w_trace, r->trace_name, t->w_policy, r->policy, t->w_params, r->params,
+           t->w_alloc, r->allocator, r->ratio, budget,
            r->status, overhead, (unsigned long long)r->evictions,
            (unsigned long long)r->remats, peak);
     return 0;
@@ -107,14 +110,14 @@ static int table_row(void *vctx, const store_row *r)
 
 static int db_runs(store *s, const store_filter *f)
 {
-    table_ctx t = {0, 5, 6, 6, 0, 0, 0, 0};
+    table_ctx t = {0, 5, 6, 6, 9, 0, 0, 0, 0};
     gms_error err;
     if (store_query_runs(s, f, table_row, &t, &err)) {
         cli_error("db runs", "%s", err.msg);
         return 1;
     }
-    printf("%-*s  %-*s  %-*s  %5s  %11s  %-11s  %8s  %9s  %9s  %11s\n", t.w_trace, "TRACE",
-           t.w_policy, "POLICY", t.w_params, "PARAMS", "RATIO", "BUDGET", "STATUS", "OVERHEAD",
+    printf("%-*s  %-*s  %-*s  %-*s  %5s  %11s  %-11s  %8s  %9s  %9s  %11s\n", t.w_trace,
+           "TRACE", t.w_policy, "POLICY", t.w_params, "PARAMS", t.w_alloc, "ALLOCATOR", "RATIO", "BUDGET", "STATUS", "OVERHEAD",
            "EVICTIONS", "REMATS", "PEAK");
     t.pass = 1;
     if (store_query_runs(s, f, table_row, &t, &err)) {
@@ -164,7 +167,7 @@ static int db_merge(const db_opts *o)
     }
     store *s;
     if (store_open(o->out, STORE_READONLY, &s, &err) == 0) {
-        table_ctx t = {0, 0, 0, 0, 0, 0, 0, 0};
+        table_ctx t = {0, 0, 0, 0, 0, 0, 0, 0, 0};
         store_query_runs(s, NULL, table_row, &t, &err);
         store_close(s);
         fprintf(stderr, "merged %zu stores into %s: %zu runs\n", o->n_pos, o->out, t.n);

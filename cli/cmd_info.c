@@ -147,7 +147,7 @@ static int scan(info *in, gms_error *err, gms_error *sim_err)
 
 static const char *format_name(gmt_format f)
 {
-    return f == GMT_FORMAT_GMT ? "gmt" : "dtr-log";
+    return f == GMT_FORMAT_GMT ? "gmt" : f == GMT_FORMAT_KINETO_MEMORY ? "kineto-memory" : "dtr-log";
 }
 
 /* qsort order for --ops: most frequent first, then by first appearance. */

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "memory.h"
 #include "policy.h"
 #include "registry.h"
 #include "sim.h"
@@ -51,12 +52,21 @@ static void usage(FILE *f)
             "                      the DTR prototype; dtr then prices the evicted\n"
             "                      neighbourhood with equivalence classes, as the prototype\n"
             "                      does); default 0 = all, exactly as simrd\n"
+            "  --allocator NAME    memory model: ideal (default: memory = the sum of resident\n"
+            "                      bytes, as simrd), caching (PyTorch's CUDA caching allocator:\n"
+            "                      the budget caps reserved bytes, fragmentation costs\n"
+            "                      evictions) or lifetime (a pool planned from the tensors'\n"
+            "                      lifetimes, SmartPool); see docs/memory.md\n"
+            "  --alloc-conf CONF   allocator settings as in PYTORCH_CUDA_ALLOC_CONF:\n"
+            "                      max_split_size_mb:N (caching), first_fit:True (lifetime)\n"
             "  --semantics simrd   replay semantics (simrd, the DTR paper's simulator, is the\n"
             "                      default and only mode)\n"
             "  --json              print one JSON object (status, overhead, evictions,\n"
             "                      eager_evictions, remats, remat_compute, peak_memory,\n"
             "                      baseline_memory, baseline_compute, clock, wall_s, policy,\n"
-            "                      budget, budget_ratio, seed, sample, trace)\n"
+            "                      budget, budget_ratio, seed, sample, trace, allocator,\n"
+            "                      peak_reserved, peak_allocated, largest_free, frag_allocs,\n"
+            "                      frag_ratio)\n"
             "  --list-policies     list the policies, one per line, and exit\n"
             "  --reference-table CSV  replay every row of a simrd reference table (e.g.\n"
             "                      shared/reference/simrd-pareto.csv) in one process, compare\n"
@@ -88,6 +98,8 @@ enum {
     OPT_QUIET,
     OPT_CHAIN,
     OPT_SAMPLE,
+    OPT_ALLOCATOR,
+    OPT_ALLOC_CONF,
 };
 
 static void list_policies(FILE *f)
@@ -133,14 +145,15 @@ static const char *shortest_double(double d, char *buf, size_t len)
 /* One JSON object; numbers are written by hand so that doubles are shortest round-trip and
  * integers are exact, the trace path is escaped by jansson. */
 static int print_json(const char *trace, const sim_policy *p, const sim_config *cfg,
-                      double ratio, const sim_baseline *bl, const sim_result *r)
+                      double ratio, const sim_baseline *bl, const sim_result *r,
+                      const char *allocator)
 {
     json_t *js = json_string(trace);
     char *tq = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
     json_decref(js);
     if (!tq)
         return -1;
-    char d1[32], d2[32], d3[32], sample[32];
+    char d1[32], d2[32], d3[32], d4[32], sample[32];
     if (cfg->sample == SIM_SAMPLE_SQRT)
         snprintf(sample, sizeof sample, "\"sqrt\"");
     else
@@ -158,7 +171,9 @@ static int print_json(const char *trace, const sim_policy *p, const sim_config *
            "\"budget_ratio\": %s, \"seed\": %llu, \"sample\": %s, \"remat_limit\": %s, \"status\": \"%s\", "
            "\"overhead\": %s, \"evictions\": %llu, \"eager_evictions\": %llu, \"remats\": %llu, "
            "\"remat_compute\": %llu, \"peak_memory\": %llu, \"baseline_memory\": %llu, "
-           "\"baseline_compute\": %llu, \"clock\": %llu, \"wall_s\": %s}\n",
+           "\"baseline_compute\": %llu, \"clock\": %llu, \"wall_s\": %s, \"allocator\": \"%s\", "
+           "\"peak_reserved\": %llu, \"peak_allocated\": %llu, \"largest_free\": %llu, "
+           "\"frag_allocs\": %llu, \"frag_ratio\": %s}\n",
            tq, pol_name(p), budget, rt, (unsigned long long)cfg->seed, sample,
            shortest_double(cfg->remat_limit, d1, sizeof d1), sim_status_name(r->status),
            r->status == SIM_OK ? shortest_double(r->overhead, d2, sizeof d2) : "null",
@@ -166,13 +181,17 @@ static int print_json(const char *trace, const sim_policy *p, const sim_config *
            (unsigned long long)r->remats, (unsigned long long)r->remat_compute,
            (unsigned long long)r->peak_memory, (unsigned long long)bl->memory,
            (unsigned long long)bl->compute, (unsigned long long)r->clock,
-           shortest_double(r->wall_s, d3, sizeof d3));
+           shortest_double(r->wall_s, d3, sizeof d3), allocator,
+           (unsigned long long)r->peak_reserved, (unsigned long long)r->peak_allocated,
+           (unsigned long long)r->largest_free, (unsigned long long)r->frag_allocs,
+           shortest_double(r->frag_ratio, d4, sizeof d4));
     free(tq);
     return 0;
 }
 
 static void print_text(const char *trace, const sim_policy *p, const sim_config *cfg,
-                       double ratio, const sim_baseline *bl, const sim_result *r)
+                       double ratio, const sim_baseline *bl, const sim_result *r,
+                       const char *allocator)
 {
     char b1[64], b2[64];
     printf("trace            %s\n", trace);
@@ -205,6 +224,19 @@ static void print_text(const char *trace, const sim_policy *p, const sim_config 
            (unsigned long long)r->remat_compute);
     printf("peak memory      %llu B (%s)\n", (unsigned long long)r->peak_memory,
            cli_format_bytes(r->peak_memory, b1, sizeof b1));
+    if (cfg->allocator) {
+        printf("allocator        %s\n", allocator);
+        printf("peak reserved    %llu B (%s)\n", (unsigned long long)r->peak_reserved,
+               cli_format_bytes(r->peak_reserved, b1, sizeof b1));
+        printf("peak allocated   %llu B (%s)\n", (unsigned long long)r->peak_allocated,
+               cli_format_bytes(r->peak_allocated, b1, sizeof b1));
+        printf("largest free     %llu B (%s) when reserved memory peaked\n",
+               (unsigned long long)r->largest_free,
+               cli_format_bytes(r->largest_free, b1, sizeof b1));
+        printf("fragmentation    %llu allocations had to evict; %.4f of the budget was free "
+               "at them on average (Coop's metric)\n",
+               (unsigned long long)r->frag_allocs, r->frag_ratio);
+    }
     printf("baseline         %llu B (%s) peak, %llu ns compute\n",
            (unsigned long long)bl->memory, cli_format_bytes(bl->memory, b2, sizeof b2),
            (unsigned long long)bl->compute);
@@ -229,10 +261,12 @@ int cmd_sim(int argc, char **argv)
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"chain", required_argument, NULL, OPT_CHAIN},
         {"sample", required_argument, NULL, OPT_SAMPLE},
+        {"allocator", required_argument, NULL, OPT_ALLOCATOR},
+        {"alloc-conf", required_argument, NULL, OPT_ALLOC_CONF},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *policy = "dtr", *budget_s = NULL;
+    const char *policy = "dtr", *budget_s = NULL, *allocator = "ideal", *alloc_conf = NULL;
     const char *run_opt = NULL; /* the last single-run option given, for --reference-table */
     sim_config cfg;
     sim_config_init(&cfg);
@@ -319,6 +353,14 @@ int cmd_sim(int argc, char **argv)
                 cfg.sample = (uint32_t)u;
             }
             break;
+        case OPT_ALLOCATOR:
+            allocator = optarg;
+            run_opt = "--allocator";
+            break;
+        case OPT_ALLOC_CONF:
+            alloc_conf = optarg;
+            run_opt = "--alloc-conf";
+            break;
         case OPT_CHAIN:
             if (parse_u64(optarg, &chain) || chain < 1 || chain > 100000000) {
                 cli_error(CMD, "--chain '%s' must be a layer count between 1 and 1e8", optarg);
@@ -359,6 +401,26 @@ int cmd_sim(int argc, char **argv)
         cli_error(CMD, "unknown policy '%s'; valid policies: %s", policy, names);
         return 2;
     }
+    sim_memory_options mopt;
+    char alloc_key[128];
+    gms_error aerr = {0};
+    if (sim_memory_find(allocator, &cfg.allocator) != 0) {
+        cli_error(CMD, "unknown allocator '%s'; valid allocators: %s", allocator,
+                  sim_memory_names());
+        return 2;
+    }
+    if (sim_memory_parse_conf(cfg.allocator, alloc_conf, &mopt, alloc_key, sizeof alloc_key,
+                              &aerr)) {
+        cli_error(CMD, "--alloc-conf: %s", aerr.msg);
+        return 2;
+    }
+    cfg.allocator_options = &mopt;
+    if (cfg.policy->needs & SIM_NEEDS_ADDRESSES && !cfg.allocator) {
+        cli_error(CMD, "policy %s chooses victims by their addresses, which the ideal memory "
+                       "model does not have; add --allocator caching (or lifetime)",
+                  pol_name(cfg.policy));
+        return 2;
+    }
     double ratio = 0;
     uint64_t bytes = 0;
     if (budget_s && cli_parse_budget(budget_s, &ratio, &bytes) != 0) {
@@ -386,13 +448,13 @@ int cmd_sim(int argc, char **argv)
         return 1;
     }
     if (json) {
-        if (print_json(trace, cfg.policy, &cfg, ratio, bl, &res) != 0) {
+        if (print_json(trace, cfg.policy, &cfg, ratio, bl, &res, alloc_key) != 0) {
             cli_error(CMD, "out of memory writing JSON");
             sim_trace_free(t);
             return 1;
         }
     } else {
-        print_text(trace, cfg.policy, &cfg, ratio, bl, &res);
+        print_text(trace, cfg.policy, &cfg, ratio, bl, &res, alloc_key);
     }
     sim_trace_free(t);
     return 0;

@@ -18,7 +18,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gpumemsim sweep TRACE... [--policies LIST] [--budgets SPEC] [--seeds N]\n"
             "                       [--db FILE] [-j N] [--shard K/N] [--remat-limit L]\n"
-            "                       [--timelines] [--quiet]\n\n"
+            "                       [--allocators LIST] [--alloc-conf CONF] [--timelines]\n"
+            "                       [--quiet]\n\n"
             "Simulates every trace with every policy at every budget (and every seed of the\n"
             "randomized policies) and records each run in a SQLite result store. Runs already\n"
             "in the store are skipped, so an interrupted sweep simply continues when run again.\n\n"
@@ -34,6 +35,12 @@ static void usage(FILE *f)
             "                   stores with 'gpumemsim db merge')\n"
             "  --remat-limit L  stop a run once rematerialization costs more than (L-1) x the\n"
             "                   baseline compute (default 2)\n"
+            "  --allocators LIST  memory models, comma-separated, each a sweep dimension\n"
+            "                   stored with its runs: ideal (default), caching, lifetime\n"
+            "                   (docs/memory.md); address-aware policies (coop, dtr-frag)\n"
+            "                   run with the models that have addresses only\n"
+            "  --alloc-conf CONF  settings of the non-ideal models, as PYTORCH_CUDA_ALLOC_CONF\n"
+            "                   (max_split_size_mb:N for caching, first_fit:True for lifetime)\n"
             "  --timelines      also store each run's memory timeline (large)\n"
             "  --quiet          no progress output\n\npolicies:\n",
             SWEEP_MAX_RATIO);
@@ -65,8 +72,8 @@ int cmd_sweep(int argc, char **argv)
 {
     const char *cmd = "sweep";
     const char *budgets = DEFAULT_BUDGETS, *db = DEFAULT_DB;
-    char **policies = NULL;
-    size_t n_policies = 0;
+    char **policies = NULL, **allocators = NULL;
+    size_t n_policies = 0, n_allocators = 0;
     const char **traces = calloc((size_t)argc, sizeof *traces);
     double *ratios = NULL;
     size_t n_traces = 0, n_ratios = 0;
@@ -92,6 +99,16 @@ int cmd_sweep(int argc, char **argv)
                 cli_error(cmd, "--policies '%s': expected names separated by commas", v);
                 goto out;
             }
+            i++;
+        } else if ((strcmp(a, "--allocators") == 0 || strcmp(a, "--allocator") == 0) && v) {
+            cli_list_free(allocators);
+            if (cli_list_split(v, &allocators, &n_allocators)) {
+                cli_error(cmd, "%s '%s': expected names separated by commas", a, v);
+                goto out;
+            }
+            i++;
+        } else if (strcmp(a, "--alloc-conf") == 0 && v) {
+            sp.alloc_conf = v;
             i++;
         } else if (strcmp(a, "--budgets") == 0 && v) {
             budgets = v;
@@ -146,13 +163,20 @@ int cmd_sweep(int argc, char **argv)
         goto out;
     }
     if (!policies) {
-        n_policies = pol_count();
-        policies = calloc(n_policies + 1, sizeof *policies);
-        for (size_t i = 0; policies && i < n_policies; i++)
-            if (!(policies[i] = strdup(pol_name(pol_at(i))))) {
+        /* every policy; the address-aware ones only when a model with addresses is swept */
+        int addresses = 0;
+        for (size_t i = 0; i < n_allocators; i++)
+            addresses |= strcmp(allocators[i], "ideal") != 0;
+        policies = calloc(pol_count() + 1, sizeof *policies);
+        n_policies = 0;
+        for (size_t i = 0; policies && i < pol_count(); i++) {
+            if (pol_needs_addresses(pol_at(i)) && !addresses)
+                continue;
+            if (!(policies[n_policies++] = strdup(pol_name(pol_at(i))))) {
                 cli_list_free(policies);
                 policies = NULL;
             }
+        }
         if (!policies) {
             cli_error(cmd, "out of memory");
             rc = 1;
@@ -185,6 +209,8 @@ int cmd_sweep(int argc, char **argv)
     sp.n_policies = n_policies;
     sp.ratios = ratios;
     sp.n_ratios = n_ratios;
+    sp.allocators = (const char *const *)allocators;
+    sp.n_allocators = n_allocators;
     sp.progress = on_progress;
     sp.progress_ctx = &bar;
     sweep_progress sum;
@@ -206,6 +232,7 @@ int cmd_sweep(int argc, char **argv)
     rc = 0;
 out:
     cli_list_free(policies);
+    cli_list_free(allocators);
     free(ratios);
     free(traces);
     return rc;

@@ -14,5 +14,7 @@ extern const sim_policy pol_lru;
 extern const sim_policy pol_size;
 extern const sim_policy pol_msps;
 extern const sim_policy pol_random;
+extern const sim_policy pol_coop;
+extern const sim_policy pol_dtr_frag;
 
 #endif

@@ -6,6 +6,7 @@
 
 static const sim_policy *const policies[] = {
     &pol_dtr, &pol_dtr_eq, &pol_dtr_local, &pol_lru, &pol_size, &pol_msps, &pol_random,
+    &pol_coop, &pol_dtr_frag,
 };
 #define N_POLICIES (sizeof policies / sizeof policies[0])
 
@@ -37,4 +38,9 @@ const char *pol_name(const sim_policy *p)
 const char *pol_description(const sim_policy *p)
 {
     return p ? p->description : NULL;
+}
+
+int pol_needs_addresses(const sim_policy *p)
+{
+    return (p->needs & SIM_NEEDS_ADDRESSES) != 0;
 }

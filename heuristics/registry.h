@@ -17,5 +17,8 @@ const struct sim_policy *pol_at(size_t i);
 /* CLI name and one-line description of a policy. */
 const char *pol_name(const struct sim_policy *p);
 const char *pol_description(const struct sim_policy *p);
+/* 1 when the policy chooses victims by address (SIM_NEEDS_ADDRESSES): it needs a memory model
+ * other than ideal. */
+int pol_needs_addresses(const struct sim_policy *p);
 
 #endif

@@ -8,7 +8,8 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config      # compiler and build system
   libzstd-dev                           # .gmt frames
-  libjansson-dev                        # DTR JSON logs
+  libjansson-dev                        # DTR JSON logs, Kineto traces
+  zlib1g-dev                            # gzip-compressed Kineto traces
   libsqlite3-dev                        # results store
   check libsubunit-dev                  # unit tests (check.pc links subunit)
   gnuplot-nox                           # charts (pngcairo, svg, pdfcairo terminals)

@@ -21,6 +21,7 @@
 #ifndef SIM_POLICY_H
 #define SIM_POLICY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gms_error.h"
@@ -48,6 +49,8 @@ typedef struct sim_view sim_view;
 enum {
     SIM_NEEDS_REGIONS = 1u << 0, /* sim_view_region_cost (DTR, MSPS) */
     SIM_NEEDS_EQCLASS = 1u << 1, /* sim_view_eqclass_cost (DTR-eq) */
+    SIM_NEEDS_ADDRESSES = 1u << 2, /* sim_view_block and friends: a memory model with
+                                    * addresses (any but ideal; the run refuses ideal) */
 };
 
 typedef struct sim_policy {
@@ -102,6 +105,19 @@ uint64_t sim_view_region_rev_cost(const sim_view *v, uint32_t s);
 /* Sum of the values of the distinct equivalence classes of s's evicted neighbours (spec
  * section 7; may be negative); needs SIM_NEEDS_EQCLASS. */
 int64_t sim_view_eqclass_cost(const sim_view *v, uint32_t s);
+
+/* Address queries (SIM_NEEDS_ADDRESSES), answered by the run's memory model (sim/memory.h). */
+struct sim_mem_block;
+/* 1 when the run has a memory model with addresses. */
+int sim_view_has_addresses(const sim_view *v);
+/* Bytes of the allocation being placed when the model could not fit it (0 otherwise). */
+uint64_t sim_view_pending_bytes(const sim_view *v);
+/* Every block in address order into out[0..cap); returns how many there are. */
+size_t sim_view_blocks(const sim_view *v, struct sim_mem_block *out, size_t cap);
+/* Free bytes right before and after storage s's block in its segment (0 without a block). */
+uint64_t sim_view_free_around(const sim_view *v, uint32_t s);
+/* 1 when storage s can be evicted now (in the pool: material, unlocked, unpinned). */
+int sim_view_evictable(const sim_view *v, uint32_t s);
 
 /* ------------------------------------------------------------------------------------------
  * Score arithmetic with Python's semantics: num / (a * b) where num, a, b are integers and the

@@ -14,7 +14,9 @@
 
 #include "gms_error.h"
 
-struct sim_policy; /* sim/policy.h */
+struct sim_policy;          /* sim/policy.h */
+struct sim_memory_model;    /* sim/memory.h */
+struct sim_memory_options;  /* sim/memory.h */
 
 typedef struct sim_trace sim_trace;
 
@@ -75,6 +77,10 @@ typedef struct sim_event {
     sim_event_kind kind;
     uint64_t clock;        /* simulated time after the event (ns, clock starts at 1) */
     uint64_t memory;       /* resident bytes after the event */
+    uint64_t reserved;     /* bytes the memory model holds from the device (= memory when
+                            * the model is ideal) */
+    uint64_t allocated;    /* bytes of the model's allocated blocks, rounded (= memory when
+                            * the model is ideal) */
     uint64_t size;         /* bytes evicted/produced */
     const char *op;        /* op name for COMPUTE/REMAT, else NULL */
     uint64_t op_index;     /* COMPUTE/REMAT: the op's position in the schedule (simrd's unique
@@ -100,6 +106,11 @@ typedef struct sim_config {
      * is DTR-eq's, as in the DTR prototype) instead of keeping simrd's regions, whose
      * upkeep grows quadratically with the trace. */
     uint32_t sample;
+    /* The memory model (sim/memory.h): NULL = ideal, simrd's sum of resident bytes (the
+     * default; exact). Any other model places storages in a simulated address space and the
+     * budget caps the bytes it reserves. options NULL = the model's defaults. */
+    const struct sim_memory_model *allocator;
+    const struct sim_memory_options *allocator_options;
 } sim_config;
 
 #define SIM_SAMPLE_SQRT UINT32_MAX
@@ -117,6 +128,14 @@ typedef struct sim_result {
     uint64_t remat_compute;   /* ns spent recomputing */
     uint64_t peak_memory;     /* bytes */
     double wall_s;            /* the simulator's own wall time for this run */
+    /* Memory-model figures (with the ideal model: both peaks equal peak_memory, the rest 0). */
+    uint64_t peak_reserved;   /* the most bytes the model held from the device */
+    uint64_t peak_allocated;  /* the most bytes in allocated blocks (rounded sizes) */
+    uint64_t largest_free;    /* the largest free block inside reserved memory when reserved
+                               * memory peaked */
+    uint64_t frag_allocs;     /* allocations that had to evict before they fit */
+    double frag_ratio;        /* Coop's fragmentation: at each of those, the bytes free under
+                               * the budget (budget - allocated) over the budget, averaged */
 } sim_result;
 
 /* Runs one simulation. Returns 0 and fills *res (whatever the status); non-zero only for

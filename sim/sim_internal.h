@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "memory.h"
 #include "policy.h"
 #include "sim.h"
 #include "sim_set.h"
@@ -194,6 +195,15 @@ struct sim_view {
     uint32_t stamp_gen;
     uint32_t *remat_st; /* storages made material by one _compute (siblings + t) */
     uint32_t cap_remat_st;
+
+    /* memory model (sim_memrun.c); mem == NULL: ideal, the budget caps v->memory */
+    const sim_memory_model *mem;
+    void *mem_state;
+    uint32_t *mem_blk;      /* per storage: the model's block handle, SIM_MEM_NONE if none */
+    uint64_t mem_pending;   /* bytes of the request being placed (for address-aware policies) */
+    uint64_t mem_peak_reserved, mem_peak_allocated, mem_largest_free;
+    uint64_t mem_frag_allocs;
+    double mem_frag_sum;
 };
 
 /* Builds the trace's derived links (children, storage tensors, storage graph) once the
@@ -245,6 +255,20 @@ static inline double sim_ratio_inline(int64_t num, uint64_t a, uint64_t b)
         return (double)num / (double)(uint64_t)den;
     return sim_score_ratio(num, a, b);
 }
+
+/* Asks the policy for one victim and evicts it (simrd's free loop body, sim_run.c). 0, or -1
+ * when the run stops: nothing evictable (status OOM) or out of host memory. */
+int sim_evict_one(sim_view *v);
+
+/* Memory models in the run (sim_memrun.c). */
+int sim_mem_reset(sim_view *v, gms_error *err);
+/* Places op o's outputs that become resident (t: the tensor asked for), evicting until each
+ * fits. 0, or -1 when the run stops. */
+int sim_mem_place_outputs(sim_view *v, uint32_t o, uint32_t t);
+void sim_mem_on_evict(sim_view *v, uint32_t s);
+void sim_mem_event_figures(const sim_view *v, uint64_t *reserved, uint64_t *allocated);
+void sim_mem_finish(sim_view *v, sim_result *res);
+void sim_mem_free(sim_view *v);
 
 /* Closes the holes of the pool array, keeping its order (sim_run.c). */
 void sim_pool_compact(sim_view *v);

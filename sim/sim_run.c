@@ -114,6 +114,8 @@ static void notify(sim_view *v, sim_event_kind kind, uint64_t size, uint32_t op,
         .kind = kind,
         .clock = v->clock,
         .memory = v->memory,
+        .reserved = v->memory,
+        .allocated = v->memory,
         .size = size,
         .op = (kind == SIM_EV_COMPUTE || kind == SIM_EV_REMAT)
                   ? v->tr->strings + v->tr->ops[op].name
@@ -121,6 +123,8 @@ static void notify(sim_view *v, sim_event_kind kind, uint64_t size, uint32_t op,
         .op_index = op,
         .storage = s,
     };
+    if (v->mem)
+        sim_mem_event_figures(v, &ev.reserved, &ev.allocated);
     v->cfg->observer(v->cfg->observer_ctx, &ev);
 }
 
@@ -133,6 +137,8 @@ static void evict(sim_view *v, uint32_t s, int eager)
         sim_regions_flush(v);
     v->fl[s] &= (uint8_t)~SIM_FL_MAT;
     v->memory -= tr->storages[s].size;
+    if (v->mem)
+        sim_mem_on_evict(v, s);
     pool_remove(v, s);
     const uint32_t *ts;
     uint32_t n = sim_storage_live_tensors(v, s, &ts);
@@ -292,25 +298,29 @@ static uint32_t choose(sim_view *v)
     return best;
 }
 
+int sim_evict_one(sim_view *v)
+{
+    if (v->pool_size == 0) {
+        v->status = SIM_OOM;
+        return -1;
+    }
+    uint32_t s = choose(v);
+    if (s == SIM_NONE || s >= v->tr->n_storages || v->ss[s].pool_idx == SIM_NONE) {
+        /* a policy returned something that is not evictable: treat as OOM rather than
+         * corrupting the run */
+        v->status = SIM_OOM;
+        return -1;
+    }
+    evict(v, s, 0);
+    return v->failed_alloc ? -1 : 0;
+}
+
 /* simrd's free(size): evict until `need` more bytes fit; OOM when nothing is evictable. */
 static int free_memory(sim_view *v, uint64_t need)
 {
-    while (v->memory + need > v->budget) {
-        if (v->pool_size == 0) {
-            v->status = SIM_OOM;
+    while (v->memory + need > v->budget)
+        if (sim_evict_one(v))
             return -1;
-        }
-        uint32_t s = choose(v);
-        if (s == SIM_NONE || s >= v->tr->n_storages || v->ss[s].pool_idx == SIM_NONE) {
-            /* a policy returned something that is not evictable: treat as OOM rather than
-             * corrupting the run */
-            v->status = SIM_OOM;
-            return -1;
-        }
-        evict(v, s, 0);
-        if (v->failed_alloc)
-            return -1;
-    }
     return 0;
 }
 
@@ -429,7 +439,8 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
         }
         if (descended)
             continue;
-        if (v->memory + op->total_size > v->budget && free_memory(v, op->total_size))
+        if (v->mem ? sim_mem_place_outputs(v, fo, f->t)
+                   : v->memory + op->total_size > v->budget && free_memory(v, op->total_size))
             return -1;
         if (compute(v, fo, f->t, f->remat))
             return -1;
@@ -553,6 +564,7 @@ void sim_runner_free(sim_runner *r)
         return;
     sim_view *v = &r->v;
     sim_regions_free(v);
+    sim_mem_free(v);
     free(v->memo);
     free(v->memo_gen);
     free(v->memo_slot);
@@ -640,7 +652,7 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
         }
         sim_regions_reset(v);
     }
-    return 0;
+    return sim_mem_reset(v, err);
 }
 
 static double now_s(void)
@@ -661,6 +673,11 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
     if (!p->score == !p->choose)
         return gms_error_set(err, GMS_EINVAL,
                              "sim_run: policy %s must have exactly one of score and choose",
+                             p->name ? p->name : "?");
+    if ((p->needs & SIM_NEEDS_ADDRESSES) && !cfg->allocator)
+        return gms_error_set(err, GMS_EINVAL,
+                             "policy %s chooses victims by address: it needs a memory model "
+                             "with addresses (an allocator other than ideal)",
                              p->name ? p->name : "?");
     if (cfg->semantics != SIM_SEMANTICS_SIMRD)
         return gms_error_set(err, GMS_EINVAL, "sim_run: unknown semantics %d",
@@ -712,6 +729,7 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
     res->remats = v->remats;
     res->remat_compute = v->remat_compute;
     res->peak_memory = v->peak;
+    sim_mem_finish(v, res);
     res->wall_s = now_s() - t0;
     return 0;
 }

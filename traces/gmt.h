@@ -122,7 +122,11 @@ void gmt_reader_close(gmt_reader *r);
  */
 typedef struct gmt_source gmt_source;
 
-typedef enum gmt_format { GMT_FORMAT_GMT = 1, GMT_FORMAT_DTR_LOG = 2 } gmt_format;
+typedef enum gmt_format {
+    GMT_FORMAT_GMT = 1,
+    GMT_FORMAT_DTR_LOG = 2,
+    GMT_FORMAT_KINETO_MEMORY = 3, /* a Kineto trace's [memory] events (kineto_mem.h) */
+} gmt_format;
 
 int gmt_source_open(const char *path, gmt_source **out, gms_error *err);
 int gmt_source_next(gmt_source *s, gmt_event *ev, gms_error *err); /* as gmt_reader_next */

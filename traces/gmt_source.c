@@ -5,6 +5,7 @@
  * (the sniffed byte is pushed back), so pipes work as inputs too.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,13 +13,15 @@
 #include "dtrlog.h"
 #include "gmt.h"
 #include "gmt_format.h"
+#include "kineto_mem.h"
 
-#define SOURCE_META_MAX 4
+#define SOURCE_META_MAX 12
 
 struct gmt_source {
     gmt_format format;
     gmt_reader *gmt;
     dtrlog_reader *log;
+    kmem_iter *kmem;
     /* metadata of a DTR log (a .gmt has its own header) */
     const char *keys[SOURCE_META_MAX];
     char *values[SOURCE_META_MAX];
@@ -107,9 +110,53 @@ static int sniff(const char *path, FILE **out, gmt_format *fmt, gms_error *err)
     return 0;
 }
 
+static char *u64_text(uint64_t v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+    return strdup(b);
+}
+
+/* A Kineto trace's memory events (kineto_mem.h), with what the header should tell. */
+static int open_kineto_memory(const char *path, gmt_source *s, gms_error *err)
+{
+    kmem_trace *k;
+    int rc = kmem_load(path, &k, err);
+    if (rc)
+        return rc;
+    char *dev = strdup(k->device_name[0] ? k->device_name : "cuda");
+    if (add_meta(s, "source", strdup(base_name(path))) ||
+        add_meta(s, "producer", strdup("kineto-memory")) || add_meta(s, "device", dev) ||
+        add_meta(s, "time_unit", strdup("ns")) ||
+        add_meta(s, "kineto_memory_events", u64_text(k->n)) ||
+        add_meta(s, "kineto_priming_ops", u64_text(kmem_priming_ops(k))) ||
+        add_meta(s, "recorded_initial_allocated", u64_text(k->initial_allocated)) ||
+        add_meta(s, "recorded_initial_reserved", u64_text(k->initial_reserved)) ||
+        add_meta(s, "recorded_peak_allocated", u64_text(k->peak_allocated)) ||
+        add_meta(s, "recorded_peak_reserved", u64_text(k->peak_reserved)) ||
+        add_meta(s, "kineto_other_events", u64_text(k->other_events))) {
+        kmem_free(k);
+        return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
+    }
+    return kmem_iter_new(k, &s->kmem, err);
+}
+
 int gmt_source_open(const char *path, gmt_source **out, gms_error *err)
 {
     *out = NULL;
+    if (kmem_sniff(path)) {
+        gmt_source *s = calloc(1, sizeof *s);
+        if (!s)
+            return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
+        s->format = GMT_FORMAT_KINETO_MEMORY;
+        int rc = open_kineto_memory(path, s, err);
+        if (rc) {
+            gmt_source_close(s);
+            return rc;
+        }
+        *out = s;
+        return 0;
+    }
     gmt_format fmt = GMT_FORMAT_GMT;
     FILE *f;
     int rc = sniff(path, &f, &fmt, err);
@@ -143,6 +190,8 @@ int gmt_source_open(const char *path, gmt_source **out, gms_error *err)
 
 int gmt_source_next(gmt_source *s, gmt_event *ev, gms_error *err)
 {
+    if (s->kmem)
+        return kmem_iter_next(s->kmem, ev, err);
     return s->gmt ? gmt_reader_next(s->gmt, ev, err) : dtrlog_reader_next(s->log, ev, err);
 }
 
@@ -188,6 +237,7 @@ void gmt_source_close(gmt_source *s)
     if (s->gmt)
         gmt_reader_close(s->gmt);
     dtrlog_reader_close(s->log);
+    kmem_iter_free(s->kmem);
     for (size_t i = 0; i < s->n_meta; i++)
         free(s->values[i]);
     free(s);

@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 "$GMS_BIN" sweep "$UNET" --policies dtr,random --seeds 2 --budgets 0.2,0.6 --db r.db --quiet
 
 "$GMS_BIN" db runs r.db > runs.txt
-head -1 runs.txt | grep -q '^TRACE *POLICY *PARAMS *RATIO' || fail "no table header: $(head -1 runs.txt)"
+head -1 runs.txt | grep -q '^TRACE *POLICY *PARAMS *ALLOCATOR *RATIO' || fail "no table header: $(head -1 runs.txt)"
 grep -q '^6 runs: ' runs.txt || fail "no tally line: $(tail -1 runs.txt)"
 grep -q 'seed=1' runs.txt || fail "random seeds are not listed"
 "$GMS_BIN" db runs r.db --policy dtr | grep -q '^2 runs: ' || fail "--policy does not filter"

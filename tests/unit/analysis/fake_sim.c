@@ -148,3 +148,9 @@ const char *pol_description(const struct sim_policy *p)
 {
     return p->name;
 }
+
+int pol_needs_addresses(const struct sim_policy *p)
+{
+    (void)p;
+    return 0;
+}

@@ -11,23 +11,24 @@
 #include "policy.h"
 #include "registry.h"
 
-START_TEST(test_registry_knows_the_seven_paper_policies_by_cli_name)
+START_TEST(test_registry_knows_the_paper_policies_then_the_address_aware_ones)
 {
-    static const char *const names[] = {"dtr", "dtr-eq", "dtr-local", "lru", "size", "msps",
-                                        "random"};
-    ck_assert_uint_eq(pol_count(), 7);
-    for (size_t i = 0; i < 7; i++) {
+    static const char *const names[] = {"dtr", "dtr-eq", "dtr-local", "lru",     "size",
+                                        "msps", "random", "coop",     "dtr-frag"};
+    ck_assert_uint_eq(pol_count(), 9);
+    for (size_t i = 0; i < 9; i++) {
         const struct sim_policy *p = pol_find(names[i]);
         ck_assert_msg(p, "%s missing", names[i]);
         ck_assert_str_eq(pol_name(p), names[i]);
         ck_assert_ptr_eq(pol_at(i), p);
         ck_assert(pol_description(p) && strlen(pol_description(p)) > 5);
         ck_assert_msg(!p->score != !p->choose, "%s: exactly one of score/choose", names[i]);
+        ck_assert_int_eq(pol_needs_addresses(p), i >= 7);
     }
     ck_assert_ptr_null(pol_find("DTR"));
     ck_assert_ptr_null(pol_find(""));
     ck_assert_ptr_null(pol_find(NULL));
-    ck_assert_ptr_null(pol_at(7));
+    ck_assert_ptr_null(pol_at(9));
 }
 END_TEST
 
@@ -107,7 +108,7 @@ int main(void)
 {
     Suite *s = suite_create("heuristics");
     TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_registry_knows_the_seven_paper_policies_by_cli_name);
+    tcase_add_test(tc, test_registry_knows_the_paper_policies_then_the_address_aware_ones);
     tcase_add_test(tc, test_regions_and_eqclasses_are_asked_for_only_by_dtr_msps_dtreq);
     tcase_add_test(tc, test_mt19937_seed_0_matches_python_getrandbits);
     tcase_add_test(tc, test_mt19937_randrange_matches_python);

@@ -1,0 +1,106 @@
+/*
+ * memory: the memory-model seam of the replay (ARCHITECTURE.md, "Engine, wave 2").
+ *
+ * The default model, `ideal`, is no model at all: memory is the sum of the resident storages'
+ * bytes and the budget caps that sum, exactly as simrd counts it (every reference row depends
+ * on it, so the engine keeps that path untouched). Any other model places each storage in a
+ * simulated device address space: the engine asks it for a block when a storage becomes
+ * resident and gives the block back when the storage is evicted or freed, and the budget caps
+ * what the model has reserved from the device (as torch.cuda.set_per_process_memory_fraction
+ * caps PyTorch's caching allocator). When the model cannot place a block within the budget the
+ * engine evicts a victim and asks again.
+ *
+ * Models:
+ *   caching   PyTorch's CUDACachingAllocator (memory_caching.c; docs/memory.md cites each rule)
+ *   lifetime  SmartPool: offsets planned offline from the trace's tensor lifetimes
+ *             (memory_lifetime.c)
+ */
+#ifndef SIM_MEMORY_H
+#define SIM_MEMORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gms_error.h"
+
+/* "No block": a model's handle for a zero-byte request, and a free block's owner. */
+#define SIM_MEM_NONE UINT32_MAX
+
+/* Options shared by the models (each reads what applies to it). */
+typedef struct sim_memory_options {
+    uint64_t max_split_size;     /* caching: max_split_size_mb in bytes; UINT64_MAX = unset */
+    int expandable_segments;     /* caching: expandable_segments:True */
+    int first_fit;               /* lifetime: first fit instead of best fit */
+} sim_memory_options;
+
+void sim_memory_options_init(sim_memory_options *o);
+
+/* A block in address order, as fragmentation-aware policies walk them. */
+typedef struct sim_mem_block {
+    uint64_t addr;
+    uint64_t size;    /* bytes the block spans (rounded) */
+    uint32_t owner;   /* the storage it holds, SIM_MEM_NONE when free */
+    uint32_t segment; /* blocks of one segment are contiguous; a new segment starts a new run */
+} sim_mem_block;
+
+/* What a model reports about itself. */
+typedef struct sim_memory_stats {
+    uint64_t reserved;      /* bytes held from the device (segments) */
+    uint64_t allocated;     /* bytes of allocated blocks (rounded sizes) */
+    uint64_t requested;     /* bytes asked for (unrounded) */
+    uint64_t largest_free;  /* the largest free block */
+    uint64_t segments;      /* segments held now */
+    uint64_t device_allocs; /* segments ever reserved (cudaMalloc calls) */
+    uint64_t device_frees;  /* segments given back (cudaFree calls) */
+} sim_memory_stats;
+
+typedef struct sim_memory_model {
+    const char *name;
+    const char *description;
+    /* Creates a model state; limit caps reserved bytes (UINT64_MAX = none). The trace hook
+     * (may be NULL) is for models planned offline from the whole trace. */
+    int (*create)(const sim_memory_options *o, uint64_t limit, const void *trace, void **state,
+                  gms_error *err);
+    void (*destroy)(void *state);
+    /* Places `size` bytes for storage `owner`: 0 and *handle on success, 1 when it does not fit
+     * within the limit (the state is then as if never asked, except that cached segments may
+     * have been given back), -1 when out of host memory. */
+    int (*reserve)(void *state, uint64_t size, uint32_t owner, uint32_t *handle);
+    void (*release)(void *state, uint32_t handle);
+    void (*stats)(const void *state, sim_memory_stats *out);
+    /* The block behind a handle (addr, size, owner). */
+    sim_mem_block (*block)(const void *state, uint32_t handle);
+    /* Free bytes directly before and after the block in its segment. */
+    uint64_t (*free_around)(const void *state, uint32_t handle);
+    /* Lists every block (free and allocated) in address order into out[0..cap); returns how
+     * many there are (call again with a larger array when that exceeds cap). */
+    size_t (*list_blocks)(const void *state, sim_mem_block *out, size_t cap);
+} sim_memory_model;
+
+/* The models by name; NULL when unknown. "ideal" gives *model = NULL and returns 0. Returns 0
+ * when the name is known, -1 otherwise. */
+int sim_memory_find(const char *name, const sim_memory_model **model);
+/* Reads settings for model m (NULL = ideal) written as PYTORCH_CUDA_ALLOC_CONF is:
+ * "max_split_size_mb:128,expandable_segments:False" (caching), "first_fit:True" (lifetime).
+ * canon gets the run key's name of the model with its settings: "caching",
+ * "caching{max_split_size_mb:128}" (settings equal to the defaults are left out). */
+int sim_memory_parse_conf(const sim_memory_model *m, const char *conf, sim_memory_options *o,
+                          char *canon, size_t len, gms_error *err);
+
+/* "ideal, caching, lifetime" (for messages and --help). */
+const char *sim_memory_names(void);
+
+extern const sim_memory_model sim_memory_caching;
+extern const sim_memory_model sim_memory_lifetime;
+
+/* The lifetime pool's plan for a trace: the arena it needs and the lower bound of any
+ * placement (the most bytes live at once), unconstrained (memory_lifetime.c). */
+struct sim_trace;
+int sim_lifetime_plan(const struct sim_trace *tr, int first_fit, uint64_t *arena,
+                      uint64_t *bound, gms_error *err);
+
+/* PyTorch's size rules (memory_caching.c), exposed for the Kineto replay and tests. */
+uint64_t sim_caching_round_size(uint64_t size);
+uint64_t sim_caching_allocation_size(uint64_t rounded);
+
+#endif

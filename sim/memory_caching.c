@@ -1,0 +1,482 @@
+/*
+ * memory_caching: PyTorch's CUDACachingAllocator (c10/cuda/CUDACachingAllocator.cpp,
+ * DeviceCachingAllocator) as a memory model for one device and one stream.
+ *
+ * Rules, each from the function named (docs/memory.md gives the sources):
+ *   round_size            requests under 512 B become 512 B, others round up to 512 B;
+ *   get_pool              rounded size <= 1 MiB -> small pool, else large pool;
+ *   get_allocation_size   a new segment is 2 MiB (small), 20 MiB (< 10 MiB), else the size
+ *                         rounded up to 2 MiB;
+ *   get_free_block        best fit: the smallest free block of the pool that holds the size,
+ *                         lowest address on ties; with max_split_size M set, a request under M
+ *                         never takes a block of M or more, and a request of M or more takes a
+ *                         block only if it wastes less than kLargeBuffer (20 MiB);
+ *   alloc_block           a new segment, refused when reserved + segment > the limit
+ *                         (set_per_process_memory_fraction);
+ *   release_available_cached_blocks (only with M set) then release_cached_blocks (every
+ *                         cached segment that is wholly free is given back) and one retry;
+ *   should_split          small pool: a remainder of at least 512 B is split off; large pool:
+ *                         only when the request is under M and the remainder exceeds 1 MiB;
+ *   free_block            a freed block merges with free address neighbours of its segment.
+ * Segments are never given back on free, only by the release_* steps.
+ *
+ * Free blocks of each pool live in an array sorted by (size, address), PyTorch's
+ * BlockComparatorSize; blocks of a segment are linked in address order.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory.h"
+
+#define KMIN_BLOCK 512u
+#define KSMALL_SIZE (UINT64_C(1) << 20)       /* largest small request: 1 MiB */
+#define KSMALL_BUFFER (UINT64_C(2) << 20)     /* small-pool segment: 2 MiB */
+#define KLARGE_BUFFER (UINT64_C(20) << 20)    /* large-pool segment for < 10 MiB: 20 MiB */
+#define KMIN_LARGE_ALLOC (UINT64_C(10) << 20) /* requests from here on get their own size */
+#define KROUND_LARGE (UINT64_C(2) << 20)      /* ... rounded up to 2 MiB */
+#define NONE SIM_MEM_NONE
+
+/* Where segments start in the simulated address space (cudaMalloc's are 2 MiB aligned). */
+#define VA_BASE UINT64_C(0x7f0000000000)
+
+typedef struct cblock {
+    uint64_t ptr, size, requested;
+    uint32_t prev, next; /* address neighbours inside the segment */
+    uint32_t owner;
+    uint8_t allocated, small, used;
+} cblock;
+
+typedef struct pool {
+    uint32_t *ids; /* free blocks sorted by (size, ptr) */
+    uint32_t n, cap;
+} pool;
+
+typedef struct caching {
+    sim_memory_options opt;
+    uint64_t limit;
+    cblock *b;
+    uint32_t nb, capb;
+    uint32_t *spare; /* recycled block slots */
+    uint32_t nspare, capspare;
+    pool small, large;
+    uint32_t *segs; /* segment head blocks in address order */
+    uint32_t nsegs, capsegs;
+    uint64_t next_va;
+    sim_memory_stats st;
+} caching;
+
+uint64_t sim_caching_round_size(uint64_t size)
+{
+    if (size < KMIN_BLOCK)
+        return KMIN_BLOCK;
+    return (size + KMIN_BLOCK - 1) / KMIN_BLOCK * KMIN_BLOCK;
+}
+
+uint64_t sim_caching_allocation_size(uint64_t size)
+{
+    if (size <= KSMALL_SIZE)
+        return KSMALL_BUFFER;
+    if (size < KMIN_LARGE_ALLOC)
+        return KLARGE_BUFFER;
+    return (size + KROUND_LARGE - 1) / KROUND_LARGE * KROUND_LARGE;
+}
+
+static int grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    void *p = realloc(*arr, (size_t)c * sz);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+
+static uint32_t new_block(caching *c)
+{
+    uint32_t id;
+    if (c->nspare)
+        id = c->spare[--c->nspare];
+    else {
+        if (grow((void **)&c->b, &c->capb, c->nb + 1, sizeof *c->b))
+            return NONE;
+        id = c->nb++;
+    }
+    c->b[id] = (cblock){.prev = NONE, .next = NONE, .owner = NONE, .used = 1};
+    return id;
+}
+
+static void drop_block(caching *c, uint32_t id)
+{
+    c->b[id].used = 0;
+    c->spare[c->nspare++] = id; /* spare has room for every slot (see reserve) */
+}
+
+/* ---- pools ------------------------------------------------------------------------------ */
+
+static int less(const cblock *x, uint64_t size, uint64_t ptr)
+{
+    return x->size < size || (x->size == size && x->ptr < ptr);
+}
+
+/* First index whose block is not less than (size, ptr). */
+static uint32_t lower_bound(const caching *c, const pool *p, uint64_t size, uint64_t ptr)
+{
+    uint32_t lo = 0, hi = p->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (less(&c->b[p->ids[mid]], size, ptr))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int pool_insert(caching *c, pool *p, uint32_t id)
+{
+    if (grow((void **)&p->ids, &p->cap, p->n + 1, sizeof *p->ids))
+        return -1;
+    uint32_t i = lower_bound(c, p, c->b[id].size, c->b[id].ptr);
+    memmove(p->ids + i + 1, p->ids + i, (size_t)(p->n - i) * sizeof *p->ids);
+    p->ids[i] = id;
+    p->n++;
+    return 0;
+}
+
+static void pool_erase(caching *c, pool *p, uint32_t id)
+{
+    uint32_t i = lower_bound(c, p, c->b[id].size, c->b[id].ptr);
+    if (i < p->n && p->ids[i] == id) {
+        memmove(p->ids + i, p->ids + i + 1, (size_t)(p->n - i - 1) * sizeof *p->ids);
+        p->n--;
+    }
+}
+
+static pool *pool_of(caching *c, const cblock *b)
+{
+    return b->small ? &c->small : &c->large;
+}
+
+/* ---- segments --------------------------------------------------------------------------- */
+
+static int segs_add(caching *c, uint32_t head)
+{
+    if (grow((void **)&c->segs, &c->capsegs, c->nsegs + 1, sizeof *c->segs))
+        return -1;
+    c->segs[c->nsegs++] = head; /* addresses only grow: the list stays in address order */
+    return 0;
+}
+
+static void segs_remove(caching *c, uint32_t head)
+{
+    for (uint32_t i = 0; i < c->nsegs; i++)
+        if (c->segs[i] == head) {
+            memmove(c->segs + i, c->segs + i + 1, (size_t)(c->nsegs - i - 1) * sizeof *c->segs);
+            c->nsegs--;
+            return;
+        }
+}
+
+/* alloc_block: a new segment of `size` bytes, as one free block (not yet in a pool). */
+static int alloc_segment(caching *c, uint64_t size, int small, uint32_t *out)
+{
+    if (c->st.reserved + size > c->limit || c->st.reserved + size < c->st.reserved)
+        return 1;
+    uint32_t id = new_block(c);
+    if (id == NONE || segs_add(c, id))
+        return -1;
+    cblock *b = &c->b[id];
+    b->ptr = c->next_va;
+    b->size = size;
+    b->small = (uint8_t)small;
+    c->next_va += (size + KROUND_LARGE - 1) / KROUND_LARGE * KROUND_LARGE;
+    c->st.reserved += size;
+    c->st.segments++;
+    c->st.device_allocs++;
+    *out = id;
+    return 0;
+}
+
+/* release_block: gives a wholly free segment back to the device. */
+static void release_segment(caching *c, uint32_t id)
+{
+    cblock *b = &c->b[id];
+    pool_erase(c, pool_of(c, b), id);
+    c->st.reserved -= b->size;
+    c->st.segments--;
+    c->st.device_frees++;
+    segs_remove(c, id);
+    drop_block(c, id);
+}
+
+/* release_cached_blocks: every cached block that is a whole segment, both pools. */
+static int release_cached(caching *c)
+{
+    int any = 0;
+    pool *ps[2] = {&c->large, &c->small};
+    for (int k = 0; k < 2; k++)
+        for (uint32_t i = ps[k]->n; i-- > 0;) {
+            uint32_t id = ps[k]->ids[i];
+            if (c->b[id].prev == NONE && c->b[id].next == NONE) {
+                release_segment(c, id);
+                any = 1;
+            }
+        }
+    return any;
+}
+
+/* release_available_cached_blocks (only with max_split_size set): the smallest oversize
+ * cached segment that covers the request, else oversize segments from the largest down
+ * until their sizes cover it. */
+static int release_available(caching *c, pool *p, uint64_t size)
+{
+    uint64_t m = c->opt.max_split_size;
+    if (m == UINT64_MAX)
+        return 0;
+    uint64_t key = size < m ? m : size;
+    uint32_t i = lower_bound(c, p, key, 0);
+    while (i < p->n) { /* a split block cannot be given back: look further */
+        uint32_t id = p->ids[i];
+        if (c->b[id].prev == NONE && c->b[id].next == NONE) {
+            release_segment(c, id);
+            return 1;
+        }
+        i++;
+    }
+    uint64_t freed = 0;
+    for (uint32_t j = p->n; j-- > 0 && freed < key;) {
+        uint32_t id = p->ids[j];
+        if (c->b[id].size < m)
+            break;
+        if (c->b[id].prev == NONE && c->b[id].next == NONE) {
+            freed += c->b[id].size;
+            release_segment(c, id);
+        }
+    }
+    return freed >= key;
+}
+
+/* get_free_block: best fit in the pool, under the max_split_size rules. */
+static uint32_t get_free_block(caching *c, pool *p, uint64_t size)
+{
+    uint32_t i = lower_bound(c, p, size, 0);
+    if (i == p->n)
+        return NONE;
+    uint32_t id = p->ids[i];
+    uint64_t m = c->opt.max_split_size, bs = c->b[id].size;
+    if (m != UINT64_MAX) {
+        if (size < m && bs >= m)
+            return NONE;
+        if (size >= m && bs >= size + KLARGE_BUFFER)
+            return NONE;
+    }
+    pool_erase(c, p, id);
+    return id;
+}
+
+static int should_split(const caching *c, const cblock *b, uint64_t size)
+{
+    uint64_t rem = b->size - size;
+    if (b->small)
+        return rem >= KMIN_BLOCK;
+    return size < c->opt.max_split_size && rem > KSMALL_SIZE;
+}
+
+/* ---- the model's interface -------------------------------------------------------------- */
+
+static int caching_create(const sim_memory_options *o, uint64_t limit, const void *trace,
+                          void **state, gms_error *err)
+{
+    (void)trace;
+    if (o->expandable_segments)
+        return gms_error_set(err, GMS_EINVAL,
+                             "the caching allocator model has no expandable_segments mode yet: "
+                             "leave the option off");
+    caching *c = calloc(1, sizeof *c);
+    if (!c)
+        return gms_error_set(err, GMS_ENOMEM, "out of memory creating the caching allocator");
+    c->opt = *o;
+    c->limit = limit;
+    c->next_va = VA_BASE;
+    *state = c;
+    return 0;
+}
+
+static void caching_destroy(void *state)
+{
+    caching *c = state;
+    if (!c)
+        return;
+    free(c->b);
+    free(c->spare);
+    free(c->small.ids);
+    free(c->large.ids);
+    free(c->segs);
+    free(c);
+}
+
+/* DeviceCachingAllocator::malloc for one request. */
+static int caching_reserve(void *state, uint64_t orig, uint32_t owner, uint32_t *handle)
+{
+    caching *c = state;
+    *handle = NONE;
+    if (orig == 0)
+        return 0; /* size-0 requests never reach the allocator */
+    /* every slot may come back to `spare` once: keep room for all of them, plus a split */
+    if (grow((void **)&c->spare, &c->capspare, c->nb + 2, sizeof *c->spare) ||
+        grow((void **)&c->small.ids, &c->small.cap, c->nb + 2, sizeof(uint32_t)) ||
+        grow((void **)&c->large.ids, &c->large.cap, c->nb + 2, sizeof(uint32_t)))
+        return -1;
+    uint64_t size = sim_caching_round_size(orig);
+    int small = size <= KSMALL_SIZE;
+    pool *p = small ? &c->small : &c->large;
+    uint32_t id = get_free_block(c, p, size);
+    if (id == NONE) {
+        uint64_t seg = sim_caching_allocation_size(size);
+        int rc = alloc_segment(c, seg, small, &id);
+        if (rc == 1 && release_available(c, p, size))
+            rc = alloc_segment(c, seg, small, &id);
+        if (rc == 1 && release_cached(c))
+            rc = alloc_segment(c, seg, small, &id);
+        if (rc)
+            return rc;
+    }
+    if (should_split(c, &c->b[id], size)) {
+        uint32_t rem = new_block(c); /* may move c->b */
+        if (rem == NONE)
+            return -1;
+        cblock *b = &c->b[id], *r = &c->b[rem];
+        r->ptr = b->ptr + size;
+        r->size = b->size - size;
+        r->small = b->small;
+        r->prev = id;
+        r->next = b->next;
+        if (b->next != NONE)
+            c->b[b->next].prev = rem;
+        b->next = rem;
+        b->size = size;
+        if (pool_insert(c, p, rem))
+            return -1;
+    }
+    cblock *b = &c->b[id];
+    b->allocated = 1;
+    b->owner = owner;
+    b->requested = orig;
+    c->st.allocated += b->size;
+    c->st.requested += orig;
+    *handle = id;
+    return 0;
+}
+
+/* try_merge_blocks: absorbs a free neighbour into b. */
+static void merge(caching *c, pool *p, uint32_t id, uint32_t nb)
+{
+    if (nb == NONE || c->b[nb].allocated)
+        return;
+    pool_erase(c, p, nb);
+    cblock *b = &c->b[id], *n = &c->b[nb];
+    if (n->ptr < b->ptr) { /* prev */
+        b->ptr = n->ptr;
+        b->prev = n->prev;
+        if (b->prev != NONE)
+            c->b[b->prev].next = id;
+        else {
+            for (uint32_t i = 0; i < c->nsegs; i++)
+                if (c->segs[i] == nb)
+                    c->segs[i] = id; /* b now heads the segment */
+        }
+    } else {
+        b->next = n->next;
+        if (b->next != NONE)
+            c->b[b->next].prev = id;
+    }
+    b->size += n->size;
+    drop_block(c, nb);
+}
+
+static void caching_release(void *state, uint32_t id)
+{
+    caching *c = state;
+    if (id == NONE)
+        return;
+    cblock *b = &c->b[id];
+    c->st.allocated -= b->size;
+    c->st.requested -= b->requested;
+    b->allocated = 0;
+    b->owner = NONE;
+    pool *p = pool_of(c, b);
+    merge(c, p, id, c->b[id].prev);
+    merge(c, p, id, c->b[id].next);
+    pool_insert(c, p, id); /* cannot fail: reserve keeps each pool's room above the number
+                            * of blocks there are */
+}
+
+static void caching_stats(const void *state, sim_memory_stats *out)
+{
+    const caching *c = state;
+    *out = c->st;
+    uint64_t lf = 0;
+    if (c->large.n)
+        lf = c->b[c->large.ids[c->large.n - 1]].size;
+    if (c->small.n && c->b[c->small.ids[c->small.n - 1]].size > lf)
+        lf = c->b[c->small.ids[c->small.n - 1]].size;
+    out->largest_free = lf;
+}
+
+static sim_mem_block caching_block(const void *state, uint32_t id)
+{
+    const caching *c = state;
+    if (id == NONE)
+        return (sim_mem_block){.owner = NONE};
+    const cblock *b = &c->b[id];
+    return (sim_mem_block){.addr = b->ptr, .size = b->size, .owner = b->owner};
+}
+
+static uint64_t caching_free_around(const void *state, uint32_t id)
+{
+    const caching *c = state;
+    if (id == NONE)
+        return 0;
+    uint64_t n = 0;
+    uint32_t p = c->b[id].prev, q = c->b[id].next;
+    if (p != NONE && !c->b[p].allocated)
+        n += c->b[p].size;
+    if (q != NONE && !c->b[q].allocated)
+        n += c->b[q].size;
+    return n;
+}
+
+static size_t caching_list(const void *state, sim_mem_block *out, size_t cap)
+{
+    const caching *c = state;
+    size_t n = 0;
+    for (uint32_t s = 0; s < c->nsegs; s++)
+        for (uint32_t id = c->segs[s]; id != NONE; id = c->b[id].next) {
+            if (n < cap)
+                out[n] = (sim_mem_block){.addr = c->b[id].ptr,
+                                         .size = c->b[id].size,
+                                         .owner = c->b[id].allocated ? c->b[id].owner : NONE,
+                                         .segment = s};
+            n++;
+        }
+    return n;
+}
+
+const sim_memory_model sim_memory_caching = {
+    .name = "caching",
+    .description = "PyTorch's CUDA caching allocator: rounding, small/large pools, best fit, "
+                   "splitting, cached segments",
+    .create = caching_create,
+    .destroy = caching_destroy,
+    .reserve = caching_reserve,
+    .release = caching_release,
+    .stats = caching_stats,
+    .block = caching_block,
+    .free_around = caching_free_around,
+    .list_blocks = caching_list,
+};
