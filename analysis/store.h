@@ -132,12 +132,23 @@ typedef struct store_row {
     const char *created_at;
 } store_row;
 
-/* Which rows a query returns: NULL/0 fields mean "any". policies is a NULL-free array. */
+/* Which rows a query returns: NULL/0 fields mean "any". policies is a NULL-free array.
+ * The fields after n_policies select by the rest of the run key (and the outcome). */
 typedef struct store_filter {
     const char *trace_name;
     const char *const *policies;
     size_t n_policies;
+    double remat_limit;     /* > 0: only runs at this remat limit */
+    const char *semantics;  /* only runs with these replay semantics ("simrd") */
+    const char *params;     /* only runs with these policy parameters (exact, or a glob) */
+    const char *status;     /* only runs with this outcome (ok, oom, remat-limit) */
 } store_filter;
+
+/* Checks that every name a filter gives matches something stored: a trace name (or glob or
+ * hash) that matches no trace, a policy, remat limit, semantics, parameters or status that
+ * no run has is GMS_EINVAL with a message naming what the store does hold. 0 when the
+ * filter can match. (store_filter.c) */
+int store_check_filter(store *s, const store_filter *f, gms_error *err);
 
 /* Calls fn for every matching run in a stable order (trace name, policy, ratio, budget,
  * params). fn returns 0 to go on, non-zero to stop (that value is returned). */

@@ -10,7 +10,10 @@ static const char query_head[] =
     " r.params, r.ratio, r.budget, r.remat_limit, r.semantics, r.status, r.overhead,"
     " r.evictions, r.eager_evictions, r.remats, r.remat_compute, r.peak_memory, r.wall_s,"
     " r.tool_version, r.created_at FROM runs r JOIN traces t ON t.hash = r.trace_hash"
-    " WHERE (?1 IS NULL OR t.name = ?1 OR t.name GLOB ?1 OR t.hash = ?1)";
+    " WHERE (?1 IS NULL OR t.name = ?1 OR t.name GLOB ?1 OR t.hash = ?1)"
+    " AND (?2 IS NULL OR r.remat_limit = ?2) AND (?3 IS NULL OR r.semantics = ?3)"
+    " AND (?4 IS NULL OR r.params = ?4 OR r.params GLOB ?4)"
+    " AND (?5 IS NULL OR r.status = ?5)";
 static const char query_tail[] = " ORDER BY t.name, r.trace_hash, r.policy, r.budget, r.params";
 
 static const char *text_or_empty(sqlite3_stmt *st, int col)
@@ -31,7 +34,7 @@ int store_query_runs(store *s, const store_filter *f, store_row_fn fn, void *ctx
     if (np) {
         off += (size_t)snprintf(sql + off, len - off, " AND r.policy IN (");
         for (size_t i = 0; i < np; i++)
-            off += (size_t)snprintf(sql + off, len - off, "%s?%zu", i ? "," : "", i + 2);
+            off += (size_t)snprintf(sql + off, len - off, "%s?%zu", i ? "," : "", i + 6);
         off += (size_t)snprintf(sql + off, len - off, ")");
     }
     snprintf(sql + off, len - off, "%s", query_tail);
@@ -43,7 +46,15 @@ int store_query_runs(store *s, const store_filter *f, store_row_fn fn, void *ctx
     if (f && f->trace_name)
         sqlite3_bind_text(st, 1, f->trace_name, -1, SQLITE_STATIC);
     for (size_t i = 0; i < np; i++)
-        sqlite3_bind_text(st, (int)i + 2, f->policies[i], -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, (int)i + 6, f->policies[i], -1, SQLITE_STATIC);
+    if (f && f->remat_limit > 0)
+        sqlite3_bind_double(st, 2, f->remat_limit);
+    if (f && f->semantics)
+        sqlite3_bind_text(st, 3, f->semantics, -1, SQLITE_STATIC);
+    if (f && f->params)
+        sqlite3_bind_text(st, 4, f->params, -1, SQLITE_STATIC);
+    if (f && f->status)
+        sqlite3_bind_text(st, 5, f->status, -1, SQLITE_STATIC);
     int result = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         store_row r;
