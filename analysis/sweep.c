@@ -419,7 +419,7 @@ static int write_loop(sweep_ctx *c, store *s, sweep_progress *pg, double t0, gms
 
         if (head >= 0) {
             rc = store_begin(s, err);
-            size_t ok = 0, failed = 0, n = 0;
+            size_t ok = 0, failed = 0, oom = 0, n = 0;
             for (int i = head; !rc && i >= 0; i = c->items[i].next_done) {
                 rc = write_item(c, s, &c->items[i], err);
                 n++;
@@ -427,6 +427,7 @@ static int write_loop(sweep_ctx *c, store *s, sweep_progress *pg, double t0, gms
                     ok++;
                 else
                     failed++;
+                oom += c->items[i].res.status == SIM_OOM;
             }
             if (!rc)
                 rc = store_commit(s, err);
@@ -436,6 +437,8 @@ static int write_loop(sweep_ctx *c, store *s, sweep_progress *pg, double t0, gms
                 pg->done += n;
                 pg->ok += ok;
                 pg->failed += failed;
+                pg->oom += oom;
+                pg->remat_limit += failed - oom;
                 pg->elapsed_s = now_s() - t0;
                 if (sp->progress)
                     sp->progress(sp->progress_ctx, pg);
