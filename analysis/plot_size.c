@@ -18,7 +18,7 @@ static double number(const char **s)
     return v;
 }
 
-/* The inches per unit at *s ("in", "cm", "mm" or nothing = inches), advancing *s; 0 when
+/* The units per inch at *s ("in", "cm", "mm" or nothing = inches), advancing *s; 0 when
  * the text there is no unit. */
 static double unit(const char **s)
 {
@@ -28,11 +28,11 @@ static double unit(const char **s)
     }
     if (strncmp(*s, "cm", 2) == 0) {
         *s += 2;
-        return 1.0 / 2.54;
+        return 2.54;
     }
     if (strncmp(*s, "mm", 2) == 0) {
         *s += 2;
-        return 1.0 / 25.4;
+        return 25.4;
     }
     return **s == '\0' || **s == 'x' || **s == 'X' ? 1.0 : 0.0;
 }
@@ -55,8 +55,8 @@ int plot_parse_size(const char *text, double *w_in, double *h_in, gms_error *err
         int w_has_unit = wend && wend > text && (wend[-1] == 'n' || wend[-1] == 'm');
         if (!w_has_unit)
             wu = hu;
-        w *= wu;
-        h *= hu;
+        w /= wu;
+        h /= hu;
         ok = w >= 1.0 && h >= 1.0 && w <= 50.0 && h <= 50.0;
     }
     if (!ok)
