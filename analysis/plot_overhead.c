@@ -11,6 +11,12 @@
 #define ONE_COLUMN_IN 3.3 /* a figure one column of a two-column paper wide */
 #define TWO_COLUMN_IN 7.0 /* a figure across both columns */
 #define DEFAULT_FONT_PT 8.0
+/* The shaded band of budgets below simrd's baseline bound: the pinned constants plus the
+ * largest op's footprint (sim_baseline; spec section 4). The footprint counts an op's
+ * arguments with duplicates and weights also counted in the constants, as simrd does, so it
+ * is an estimate: a run can fit a little inside the band. */
+#define FLOOR_COLOR "#e6e6e6"
+#define FLOOR_TITLE "grey: below constants + largest op"
 
 /* The order policies appear in when the user names none: the DTR paper's. */
 static const char *const preferred[] = {"dtr", "dtr-eq", "dtr-local", "msps", "lru", "size",
@@ -27,6 +33,7 @@ typedef struct ov_point {
 typedef struct ov_trace {
     char *name;
     char hash[17];
+    double floor; /* budget ratio below which nothing fits (constants + largest op); 0 = unknown */
 } ov_trace;
 
 typedef struct ov_ctx {
@@ -132,6 +139,10 @@ static int collect(void *vctx, const store_row *r)
             return 1;
         }
         snprintf(c->traces[c->n_traces].hash, 17, "%s", r->trace_hash);
+        c->traces[c->n_traces].floor =
+            (r->trace_constants || r->trace_bottleneck) && r->baseline_memory
+                ? (double)(r->trace_constants + r->trace_bottleneck) / (double)r->baseline_memory
+                : 0.0;
         c->n_traces++;
     }
     size_t t = c->n_traces - 1;
@@ -335,13 +346,18 @@ static void layout(const ov_ctx *c, ov_layout *l)
     }
     if (l->cells == 1) {
         l->page.width_in = ONE_COLUMN_IN * fs;
-        l->page.height_in = 3.0 * fs;
+        l->page.height_in = 3.2 * fs;
         return;
     }
     /* two columns wide; panels about 4:3, and room for the title */
     l->page.width_in = l->cols <= 1 ? ONE_COLUMN_IN * fs : TWO_COLUMN_IN;
     double panel_w = l->page.width_in / (double)l->cols;
     double panel_h = panel_w * 0.78;
+    /* the legend cell holds a line per policy, two failure marks and three title lines */
+    double legend_h = ((double)c->n_policies + 5) * 1.2 * l->page.font_pt / 72 +
+                      3.8 * l->page.font_pt / 72;
+    if (panel_h < legend_h)
+        panel_h = legend_h;
     if (panel_h < 1.6 * fs)
         panel_h = 1.6 * fs;
     l->page.height_in = (double)l->rows * panel_h + 0.3 * fs;
@@ -374,6 +390,9 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
         any_limit |= (has[i] & HAS_LIMIT) != 0;
     }
     any_fail = any_oom || any_limit;
+    int any_floor = 0;
+    for (size_t t = 0; t < c->n_traces; t++)
+        any_floor |= c->traces[t].floor > 0;
     /* failure marks: a strip along the top of the panel, one row per policy */
     double strip = (top - 0.98) * 0.03, ylim = top + strip * ((double)c->n_policies + 0.5);
     /* x tick labels: about 3 characters each, in the width a panel has for its axis */
@@ -399,7 +418,8 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
     /* ytics only up to the data; the failure marks sit above */
     plot_buf_printf(b, "set ytics 1,%g,%g\n", ystep, top);
     char note[200];
-    snprintf(note, sizeof note, "Gaps: runs that failed; seeds: mean, min-max band");
+    snprintf(note, sizeof note, "Gaps: runs that failed; seeds: mean, min-max band%s",
+             any_floor ? "\\n" FLOOR_TITLE : "");
     const char *xl = "Memory budget (ratio of baseline peak)";
     const char *yl = "Overhead (× baseline compute)";
     if (cells == 1) {
@@ -407,7 +427,7 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
         plot_buf_printf(b, "set multiplot layout 1,1\nset title %s font ',%g'\n", q, fsz);
         plot_buf_printf(b, "set xlabel '%s'\nset ylabel '%s'\n", xl, yl);
         plot_buf_printf(b, "set key below center horizontal Left reverse samplen 2.5 "
-                           "spacing 1.0 maxcols 2 title '%s' nobox\n",
+                           "spacing 1.0 maxcols 2 title \"%s\" nobox\n",
                         note);
     } else {
         /* several panels: axis labels and the title once for the figure, fixed margins */
@@ -434,6 +454,10 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
         int any = 0;
         for (size_t p = 0; p < c->n_policies; p++)
             any |= has[t * c->n_policies + p] & HAS_LINE;
+        if (c->traces[t].floor > 0) /* the memory no policy can free, shaded */
+            plot_buf_printf(b, "set object 1 rect from graph 0, graph 0 to first %.6g, graph 1 "
+                               "behind fc rgb '%s' fs solid 1.0 noborder\n",
+                            c->traces[t].floor, FLOOR_COLOR);
         if (!any) /* nothing succeeded on this trace: an empty panel that says so */
             plot_buf_printf(b, "set label 99 'every run failed' at graph 0.5,0.5 center\n");
         plot_buf_printf(b, "plot NaN notitle");
@@ -478,18 +502,29 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
             plot_buf_printf(b, ", \\\n     NaN with points pt %d lc rgb '#444444' title "
                                "'over remat limit'",
                             PLOT_POINT_LIMIT);
-        plot_buf_printf(b, "\nunset label 99\n");
+        plot_buf_printf(b, "\nunset label 99\nunset object 1\n");
     }
-    /* the legend cell */
+    /* the legend cell: the whole cell, its share of the spacing included, for the key */
     if (c->n_traces > 1) {
+        double W = l->page.width_in * 72, H = l->page.height_in * 72;
+        double left = 4.6 * fpt / W, right = 1 - 0.6 * fpt / W;
+        double bottom = 3.6 * fpt / H, topm = 1 - 4.4 * fpt / H;
+        size_t lrow = c->n_traces / cols, lcol = c->n_traces % cols;
+        double cw = (right - left) / (double)cols, ch = (topm - bottom) / (double)rows;
+        double x0 = left + (double)lcol * cw, y1 = topm - (double)lrow * ch + 1.5 * fpt / H;
+        plot_buf_printf(b,
+                        "set lmargin at screen %.4f\nset rmargin at screen %.4f\n"
+                        "set tmargin at screen %.4f\nset bmargin at screen %.4f\n",
+                        x0, x0 + cw, y1 > 1 ? 1 : y1, y1 - ch - 1.5 * fpt / H < 0 ? 0 : y1 - ch - 1.5 * fpt / H);
         plot_buf_printf(b,
                         "unset title\nunset xlabel\nunset ylabel\nunset grid\nunset border\n"
                         "unset tics\nset xrange [0:1]\nset yrange [0:1]\n"
                         "unset label 96\nunset label 97\n"
-                        "set key center center vertical Left reverse samplen 2.5 spacing 1.0 "
+                        "set key center center vertical Left reverse samplen 2.5 spacing 0.95 "
                         "noopaque nobox maxcols 1 maxrows 20 title \"Gaps: runs that failed\\n"
-                        "seeds: mean, min-max band\"\n"
-                        "plot ");
+                        "seeds: mean, min-max band%s\"\n"
+                        "plot ",
+                        any_floor ? "\\n" FLOOR_TITLE : "");
         for (size_t k = 0; k < c->n_policies; k++) {
             char pt[200];
             policy_title(c, order[k], pt, sizeof pt);

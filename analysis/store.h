@@ -27,7 +27,7 @@
 
 #include "gms_error.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 typedef struct store store;
 
@@ -59,9 +59,12 @@ typedef struct store_trace {
     uint64_t ops;
     uint64_t baseline_memory;
     uint64_t baseline_compute;
+    uint64_t constants;  /* bytes of CONSTANT tensors; 0 = unknown (schema v3) */
+    uint64_t bottleneck; /* largest op footprint (sim_baseline); 0 = unknown (schema v3) */
 } store_trace;
 
-/* Records a trace; a trace already stored (same hash) keeps its first name and path. */
+/* Records a trace; a trace already stored (same hash) keeps its first name and path, and
+ * gets constants/bottleneck where it had none (a store from before schema v3). */
 int store_put_trace(store *s, const store_trace *t, gms_error *err);
 
 /* What identifies a run: a second run with the same key is the same experiment. */
@@ -113,6 +116,8 @@ typedef struct store_row {
     const char *trace_hash;
     uint64_t baseline_memory;
     uint64_t baseline_compute;
+    uint64_t trace_constants;  /* 0 = unknown */
+    uint64_t trace_bottleneck; /* 0 = unknown */
     const char *policy;
     const char *params;
     double ratio;

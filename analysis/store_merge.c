@@ -12,6 +12,14 @@ static const char copy_traces[] =
     " added_at) SELECT hash, name, path, ops, baseline_memory, baseline_compute, added_at"
     " FROM src.traces ORDER BY rowid";
 
+/* Inputs at schema v3 or later also carry the traces' constants and bottleneck. */
+static const char copy_traces_v3[] =
+    "INSERT INTO main.traces (hash, name, path, ops, baseline_memory, baseline_compute,"
+    " added_at, constants, bottleneck) SELECT hash, name, path, ops, baseline_memory,"
+    " baseline_compute, added_at, constants, bottleneck FROM src.traces WHERE true ORDER BY rowid"
+    " ON CONFLICT (hash) DO UPDATE SET constants = coalesce(constants, excluded.constants),"
+    " bottleneck = coalesce(bottleneck, excluded.bottleneck)";
+
 static const char copy_runs[] =
     "INSERT OR IGNORE INTO main.runs (trace_hash, policy, params, budget, ratio, remat_limit,"
     " semantics, status, overhead, evictions, eager_evictions, remats, remat_compute,"
@@ -45,7 +53,7 @@ static int merge_one(store *outs, const char *path, int version, gms_error *err)
     snprintf(what, sizeof what, "merging %s", path);
     rc = store_exec(db, "BEGIN", what, err);
     if (!rc)
-        rc = store_exec(db, copy_traces, what, err);
+        rc = store_exec(db, version >= 3 ? copy_traces_v3 : copy_traces, what, err);
     if (!rc)
         rc = store_exec(db, copy_runs, what, err);
     if (!rc && version >= 2)

@@ -5,11 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char query_head[] =
+/* The columns, then a store of schema v3 or later adds the traces' constants and bottleneck
+ * (an older store opened read-only reads NULL for them). */
+static const char query_cols[] =
     "SELECT r.id, t.name, r.trace_hash, t.baseline_memory, t.baseline_compute, r.policy,"
     " r.params, r.ratio, r.budget, r.remat_limit, r.semantics, r.status, r.overhead,"
     " r.evictions, r.eager_evictions, r.remats, r.remat_compute, r.peak_memory, r.wall_s,"
-    " r.tool_version, r.created_at FROM runs r JOIN traces t ON t.hash = r.trace_hash"
+    " r.tool_version, r.created_at, ";
+static const char query_head[] =
+    " FROM runs r JOIN traces t ON t.hash = r.trace_hash"
     " WHERE (?1 IS NULL OR t.name = ?1 OR t.name GLOB ?1 OR t.hash = ?1)"
     " AND (?2 IS NULL OR r.remat_limit = ?2) AND (?3 IS NULL OR r.semantics = ?3)"
     " AND (?4 IS NULL OR r.params = ?4 OR r.params GLOB ?4)"
@@ -26,11 +30,13 @@ int store_query_runs(store *s, const store_filter *f, store_row_fn fn, void *ctx
                      gms_error *err)
 {
     size_t np = f ? f->n_policies : 0;
-    size_t len = sizeof query_head + sizeof query_tail + 32 + np * 8;
+    size_t len = sizeof query_cols + sizeof query_head + sizeof query_tail + 64 + np * 8;
     char *sql = malloc(len);
     if (!sql)
         return gms_error_set(err, GMS_ENOMEM, "out of memory");
-    size_t off = (size_t)snprintf(sql, len, "%s", query_head);
+    size_t off = (size_t)snprintf(sql, len, "%s%s%s", query_cols,
+                                  s->version >= 3 ? "t.constants, t.bottleneck" : "NULL, NULL",
+                                  query_head);
     if (np) {
         off += (size_t)snprintf(sql + off, len - off, " AND r.policy IN (");
         for (size_t i = 0; i < np; i++)
@@ -80,6 +86,8 @@ int store_query_runs(store *s, const store_filter *f, store_row_fn fn, void *ctx
         r.wall_s = sqlite3_column_double(st, 18);
         r.tool_version = text_or_empty(st, 19);
         r.created_at = text_or_empty(st, 20);
+        r.trace_constants = (uint64_t)sqlite3_column_int64(st, 21);   /* NULL reads as 0 */
+        r.trace_bottleneck = (uint64_t)sqlite3_column_int64(st, 22);
         if ((result = fn(ctx, &r)) != 0)
             break;
     }

@@ -505,7 +505,8 @@ int sweep_run(const sweep_spec *sp, const char *db_path, sweep_progress *summary
     for (size_t i = 0; i < sp->n_traces && !rc; i++) {
         const sim_baseline *b = sim_trace_baseline(c.traces[i].t);
         store_trace st = {.name = c.traces[i].name, .path = c.traces[i].path, .ops = b->ops,
-                          .baseline_memory = b->memory, .baseline_compute = b->compute};
+                          .baseline_memory = b->memory, .baseline_compute = b->compute,
+                          .constants = b->constants, .bottleneck = b->bottleneck};
         memcpy(st.hash, c.traces[i].hash, sizeof st.hash);
         rc = store_put_trace(s, &st, err);
     }

@@ -39,6 +39,26 @@ grep -q "title 'out of memory'" chart.gp || fail "the legend does not name the o
 grep -q "title 'over remat limit'" chart.gp || fail "the legend does not name the remat-limit mark"
 grep -q "with filledcurves" chart.gp || fail "the seed band is not drawn"
 
+# the shaded band: budgets below simrd's baseline bound, the pinned constants plus the largest
+# op's footprint. It ends above the constants' share (gpumemsim info), below which every
+# policy must run out of memory (constants are pinned)
+floor=$(sed -n "s/^set object 1 rect from graph 0, graph 0 to first \([0-9.e-]*\), graph 1 .*/\1/p" chart.gp)
+[ -n "$floor" ] || fail "no shaded band for the memory no policy can free"
+grep -q "grey: below constants + largest op" chart.gp || fail "the legend does not explain the band"
+"$GMS_BIN" info --json "$SAMPLES/resnet-small.gmt" > info.json
+consts=$(jq -r .constant_bytes info.json) base=$(jq -r .baseline_memory info.json)
+awk -v f="$floor" -v c="$consts" -v b="$base" 'BEGIN { exit !(f > c / b && f < 1) }' ||
+  fail "band edge $floor is not above the constants' share $consts/$base"
+below=$(awk -v c="$consts" -v b="$base" 'BEGIN { printf "%.4f", c / b * 0.97 }')
+"$GMS_BIN" sweep "$SAMPLES/resnet-small.gmt" --budgets "$below" --db below.db --quiet
+n=$("$GMS_BIN" db export below.db --csv | awk -F, 'NR > 1' | wc -l)
+oom=$("$GMS_BIN" db export below.db --csv | awk -F, 'NR > 1 && $9 == "oom"' | wc -l)
+[ "$n" -gt 0 ] && [ "$n" -eq "$oom" ] || fail "at $below, below the constants, $((n - oom)) of $n runs fit"
+# a merged store keeps what the band needs
+"$GMS_BIN" db merge r.db below.db -o merged.db
+"$GMS_BIN" plot overhead merged.db --where status=ok -o m.pdf --script m.gp
+grep -q "to first $floor, graph 1" m.gp || fail "the merged store lost the band"
+
 # budgets up to 2: at most about a dozen x labels in a one-column chart, none overlapping
 step=$(sed -n "s/^set xtics \([0-9.]*\) .*/\1/p" chart.gp)
 awk -v s="$step" 'BEGIN { exit !(s >= 0.25 && 2.04 / s + 1 <= 12) }' ||
