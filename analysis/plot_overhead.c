@@ -390,7 +390,9 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
         any_limit |= (has[i] & HAS_LIMIT) != 0;
     }
     any_fail = any_oom || any_limit;
-    int any_floor = 0;
+    int any_floor = 0, any_seeds = 0;
+    for (size_t p = 0; p < c->n_policies; p++)
+        any_seeds |= c->seeds[p] > 1;
     for (size_t t = 0; t < c->n_traces; t++)
         any_floor |= c->traces[t].floor > 0;
     /* failure marks: a strip along the top of the panel, one row per policy */
@@ -418,8 +420,8 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
     /* ytics only up to the data; the failure marks sit above */
     plot_buf_printf(b, "set ytics 1,%g,%g\n", ystep, top);
     char note[200];
-    snprintf(note, sizeof note, "Gaps: runs that failed; seeds: mean, min-max band%s",
-             any_floor ? "\\n" FLOOR_TITLE : "");
+    snprintf(note, sizeof note, "Gaps: runs that failed%s%s",
+             any_seeds ? "; seeds: mean, min-max band" : "", any_floor ? "\\n" FLOOR_TITLE : "");
     const char *xl = "Memory budget (ratio of baseline peak)";
     const char *yl = "Overhead (× baseline compute)";
     if (cells == 1) {
@@ -521,9 +523,9 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
                         "unset tics\nset xrange [0:1]\nset yrange [0:1]\n"
                         "unset label 96\nunset label 97\n"
                         "set key center center vertical Left reverse samplen 2.5 spacing 0.95 "
-                        "noopaque nobox maxcols 1 maxrows 20 title \"Gaps: runs that failed\\n"
-                        "seeds: mean, min-max band%s\"\n"
+                        "noopaque nobox maxcols 1 maxrows 20 title \"Gaps: runs that failed%s%s\"\n"
                         "plot ",
+                        any_seeds ? "\\nseeds: mean, min-max band" : "",
                         any_floor ? "\\n" FLOOR_TITLE : "");
         for (size_t k = 0; k < c->n_policies; k++) {
             char pt[200];
