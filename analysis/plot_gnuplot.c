@@ -171,7 +171,7 @@ static const char *terminal_for(plot_format fmt, int w, int h, char *buf, size_t
     case PLOT_PDF:
         snprintf(buf, len,
                  "set terminal pdfcairo size %.2fin,%.2fin enhanced font 'Sans,8' "
-                 "linewidth 1.0\n",
+                 "fontscale 0.75 linewidth 1.0\n", /* 8 pt text (see plot_text_scale) */
                  w / 160.0, h / 160.0);
         break;
     }
