@@ -30,6 +30,35 @@ int plot_find_gnuplot(char *buf, size_t len, gms_error *err);
  * width x height pixels (PDF: 1/100 inch per pixel). */
 int plot_render(const char *body, int width, int height, const char *out_path, gms_error *err);
 
+/* The printed size of a chart and its text size in points. PDF pages are that size; PNG and
+ * SVG images are drawn at PLOT_DPI pixels per inch with text scaled to match, so a PNG placed
+ * at its printed size shows text of font_pt points. */
+typedef struct plot_page {
+    double width_in, height_in;
+    double font_pt;
+} plot_page;
+#define PLOT_DPI 150
+
+/* What a font size in points is multiplied by in a script for fmt. gnuplot's cairo
+ * terminals draw a font of size S at S/72 * 96 units (pixels for PNG, points for PDF), so
+ * PNG sizes are scaled by PLOT_DPI/96 and pdfcairo runs at fontscale 0.75 (its default 0.5
+ * made 8 pt text 5.3 pt); text then measures font_pt points at the printed size. */
+double plot_text_scale(plot_format fmt);
+
+/* The gnuplot `set terminal` line for fmt at page size into buf. */
+void plot_terminal(plot_format fmt, const plot_page *pg, char *buf, size_t len);
+
+/* Like plot_render, at a printed size and font size. */
+int plot_render_page(const char *body, const plot_page *pg, const char *out_path,
+                     gms_error *err);
+
+/* Parses a chart size "WxH" with an optional unit after either number: in (the default),
+ * cm or mm ("3.3x2.5in", "17x12cm", "3.3inx6cm"); 1 to 50 inches each. (plot_size.c) */
+int plot_parse_size(const char *text, double *w_in, double *h_in, gms_error *err);
+
+/* Writes text to path through a temporary file beside it, renamed into place. */
+int plot_write_file(const char *path, const char *text, size_t len, gms_error *err);
+
 /* Writes text to a fresh temporary file (mkstemp under $TMPDIR or /tmp); *path is malloc'ed,
  * the caller unlinks and frees it. */
 int plot_temp_file(const char *text, size_t len, char **path, gms_error *err);
@@ -47,11 +76,23 @@ typedef struct plot_overhead_opts {
     size_t n_policies;
     const char *out;               /* .png, .svg or .pdf */
     const char *title;             /* NULL = a default title */
+    store_filter filter;           /* the rest of the run key (remat limit, semantics,
+                                    * params); its trace/policy fields are ignored */
+    double width_in, height_in;    /* 0 = a size for the panel count (see plot_overhead) */
+    double font_pt;                /* 0 = 8 pt */
+    int columns;                   /* panels per row; 0 = chosen by the panel count */
+    const char *script;            /* when set, the complete gnuplot script (data included)
+                                    * is also written there, to edit and rerun */
 } plot_overhead_opts;
 
-/* Overhead vs budget ratio: one panel per trace, one line per policy. Failed runs (oom,
- * remat-limit) break the line; a randomized policy shows the mean of its seeds where every
- * seed succeeded. *n_traces (may be NULL) gets the number of panels drawn. */
+/* Overhead vs budget ratio: one panel per trace, one line per policy, each policy in its
+ * own fixed style. Failed runs (oom, remat-limit) break the line and leave a mark of their
+ * kind along the top of the panel; a randomized policy shows the mean of its seeds where
+ * every seed succeeded, with a band from the smallest to the largest seed. Runs that differ
+ * in more than the seed (remat limit, semantics, parameters) are never averaged: the
+ * filter must pick one, else GMS_EINVAL says which differ and how to pick. The default size
+ * is one column (3.3 in wide) for one panel and two columns (7 in) for several, with 8 pt
+ * text. *n_traces (may be NULL) gets the number of panels drawn. */
 int plot_overhead(store *s, const plot_overhead_opts *o, size_t *n_traces, gms_error *err);
 
 typedef struct plot_timeline_opts {

@@ -171,12 +171,46 @@ static const char *terminal_for(plot_format fmt, int w, int h, char *buf, size_t
     case PLOT_PDF:
         snprintf(buf, len,
                  "set terminal pdfcairo size %.2fin,%.2fin enhanced font 'Sans,8' "
-                 "linewidth 1.0\n",
+                 "fontscale 0.75 linewidth 1.0\n", /* 8 pt text (see plot_text_scale) */
                  w / 160.0, h / 160.0);
         break;
     }
     return buf;
 }
+
+double plot_text_scale(plot_format fmt)
+{
+    return fmt == PLOT_PNG ? PLOT_DPI / 96.0 : 1.0;
+}
+
+void plot_terminal(plot_format fmt, const plot_page *pg, char *buf, size_t len)
+{
+    switch (fmt) {
+    case PLOT_PNG: /* points at PLOT_DPI (see plot_text_scale) */
+        snprintf(buf, len,
+                 "set terminal pngcairo size %d,%d enhanced font 'Sans,%.3g' "
+                 "linewidth %.4g background '#ffffff'\n",
+                 (int)(pg->width_in * PLOT_DPI + 0.5), (int)(pg->height_in * PLOT_DPI + 0.5),
+                 pg->font_pt * plot_text_scale(fmt), plot_text_scale(fmt));
+        break;
+    case PLOT_SVG:
+        snprintf(buf, len,
+                 "set terminal svg size %d,%d enhanced font 'Sans,%.3g' linewidth 1.0 "
+                 "background '#ffffff'\n",
+                 (int)(pg->width_in * 72 + 0.5), (int)(pg->height_in * 72 + 0.5),
+                 pg->font_pt);
+        break;
+    case PLOT_PDF:
+        snprintf(buf, len,
+                 "set terminal pdfcairo size %.3fin,%.3fin enhanced font 'Sans,%.3g' "
+                 "fontscale 0.75 linewidth 1.0\n",
+                 pg->width_in, pg->height_in, pg->font_pt);
+        break;
+    }
+}
+
+static int render_term(const char *term, const char *body, const char *out_path,
+                       gms_error *err);
 
 int plot_render(const char *body, int width, int height, const char *out_path, gms_error *err)
 {
@@ -184,6 +218,63 @@ int plot_render(const char *body, int width, int height, const char *out_path, g
     int rc = plot_format_for_path(out_path, &fmt, err);
     if (rc)
         return rc;
+    char term[256];
+    terminal_for(fmt, width, height, term, sizeof term);
+    return render_term(term, body, out_path, err);
+}
+
+int plot_render_page(const char *body, const plot_page *pg, const char *out_path,
+                     gms_error *err)
+{
+    plot_format fmt;
+    int rc = plot_format_for_path(out_path, &fmt, err);
+    if (rc)
+        return rc;
+    char term[256];
+    plot_terminal(fmt, pg, term, sizeof term);
+    return render_term(term, body, out_path, err);
+}
+
+int plot_write_file(const char *path, const char *text, size_t len, gms_error *err)
+{
+    size_t tlen = strlen(path) + 32;
+    char *tmp = malloc(tlen);
+    if (!tmp)
+        return gms_error_set(err, GMS_ENOMEM, "out of memory");
+    snprintf(tmp, tlen, "%s.tmp-%ld", path, (long)getpid());
+    int rc = 0;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666); /* the umask decides the mode */
+    if (fd < 0) {
+        rc = gms_error_set(err, GMS_EIO, "%s: cannot create: %s", path, strerror(errno));
+        free(tmp);
+        return rc;
+    }
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, text + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            rc = gms_error_set(err, GMS_EIO, "%s: cannot write: %s", path, strerror(errno));
+            break;
+        }
+        off += (size_t)w;
+    }
+    if (close(fd) != 0 && !rc)
+        rc = gms_error_set(err, GMS_EIO, "%s: cannot write: %s", path, strerror(errno));
+    if (!rc && rename(tmp, path) != 0)
+        rc = gms_error_set(err, GMS_EIO, "%s: cannot rename into place: %s", path,
+                           strerror(errno));
+    if (rc)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
+static int render_term(const char *term, const char *body, const char *out_path,
+                       gms_error *err)
+{
+    int rc;
     char gnuplot[4096];
     if ((rc = plot_find_gnuplot(gnuplot, sizeof gnuplot, err)))
         return rc;
@@ -203,8 +294,7 @@ int plot_render(const char *body, int width, int height, const char *out_path, g
     }
     close(ofd);
 
-    char term[256], qout[4200];
-    terminal_for(fmt, width, height, term, sizeof term);
+    char qout[4200];
     plot_quote(tmp_out, qout, sizeof qout);
     size_t slen = strlen(term) + strlen(qout) + strlen(body) + 64;
     char *script = malloc(slen);
@@ -279,11 +369,6 @@ out:
 }
 
 /* ---- plot_internal.h ---- */
-
-const char *const plot_colors[PLOT_N_STYLES] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                                                "#E69F00", "#56B4E9", "#000000", "#999999"};
-const int plot_dashes[PLOT_N_STYLES] = {1, 2, 4, 5, 1, 2, 4, 5};
-const int plot_points[PLOT_N_STYLES] = {7, 5, 9, 13, 11, 4, 6, 8};
 
 void plot_buf_printf(plot_buf *b, const char *fmt, ...)
 {

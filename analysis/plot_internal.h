@@ -14,11 +14,18 @@ typedef struct plot_buf {
 void plot_buf_printf(plot_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void plot_buf_free(plot_buf *b);
 
-/* Line styles shared by the charts: a colour-blind-safe palette (Okabe-Ito) with distinct
- * dash types and point shapes, so lines stay apart in greyscale prints too. */
-#define PLOT_N_STYLES 8
-extern const char *const plot_colors[PLOT_N_STYLES];
-extern const int plot_dashes[PLOT_N_STYLES];
-extern const int plot_points[PLOT_N_STYLES];
+/* How a policy's line looks: a colour-blind-safe colour, a gnuplot dash type ("1" solid or
+ * a "(dash,gap,...)" pattern) and a point type, fixed by the policy's name so that it is the
+ * same in every chart whatever subset is drawn (plot_style.c). */
+typedef struct plot_style {
+    const char *color;
+    const char *dash;
+    int point;
+} plot_style;
+void plot_style_for(const char *policy, plot_style *out);
+
+/* Point types of the failure marks (never used by a policy's line). */
+#define PLOT_POINT_OOM 2
+#define PLOT_POINT_LIMIT 10
 
 #endif

@@ -7,9 +7,16 @@
 #include "plot.h"
 #include "plot_internal.h"
 
-#define PANEL_W 520
-#define PANEL_H 390
 #define MAX_PANELS 64
+#define ONE_COLUMN_IN 3.3 /* a figure one column of a two-column paper wide */
+#define TWO_COLUMN_IN 7.0 /* a figure across both columns */
+#define DEFAULT_FONT_PT 8.0
+/* The shaded band of budgets below simrd's baseline bound: the pinned constants plus the
+ * largest op's footprint (sim_baseline; spec section 4). The footprint counts an op's
+ * arguments with duplicates and weights also counted in the constants, as simrd does, so it
+ * is an estimate: a run can fit a little inside the band. */
+#define FLOOR_COLOR "#e6e6e6"
+#define FLOOR_TITLE "grey: below constants + largest op"
 
 /* The order policies appear in when the user names none: the DTR paper's. */
 static const char *const preferred[] = {"dtr", "dtr-eq", "dtr-local", "msps", "lru", "size",
@@ -19,13 +26,14 @@ static const char *const preferred[] = {"dtr", "dtr-eq", "dtr-local", "msps", "l
 typedef struct ov_point {
     size_t trace, policy;
     double ratio;
-    size_t runs, ok;
-    double sum;
+    size_t runs, ok, oom, limit;
+    double sum, min, max;
 } ov_point;
 
 typedef struct ov_trace {
     char *name;
     char hash[17];
+    double floor; /* budget ratio below which nothing fits (constants + largest op); 0 = unknown */
 } ov_trace;
 
 typedef struct ov_ctx {
@@ -39,6 +47,11 @@ typedef struct ov_ctx {
     size_t n_pts, cap_pts;
     double remat_limit; /* largest stored */
     int oom, too_many;
+    /* what one (trace, policy) line may average over: the run key less the seed */
+    size_t var_trace, var_policy;
+    char variant[256], variant_desc[300];
+    int mixed; /* runs that differ in more than the seed: err says which */
+    gms_error *err;
 } ov_ctx;
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -69,6 +82,50 @@ static size_t policy_index(ov_ctx *c, const char *name)
     return c->n_policies++;
 }
 
+/* The parameters of a run less its seed ("seed=3" -> "", "seed=3,k=2" -> "k=2"). */
+static void params_less_seed(const char *params, char *out, size_t len)
+{
+    size_t k = 0;
+    out[0] = '\0';
+    while (*params) {
+        const char *comma = strchr(params, ',');
+        size_t n = comma ? (size_t)(comma - params) : strlen(params);
+        if (strncmp(params, "seed=", 5) != 0 && k + n + 2 < len) {
+            k += (size_t)snprintf(out + k, len - k, "%s%.*s", k ? "," : "", (int)n, params);
+        }
+        params += n + (comma ? 1 : 0);
+    }
+}
+
+/* Checks that the runs of one (trace, policy) line differ only in their seed. */
+static int check_variant(ov_ctx *c, size_t t, size_t p, const store_row *r)
+{
+    char rest[128], key[256], desc[300];
+    params_less_seed(r->params, rest, sizeof rest);
+    snprintf(key, sizeof key, "%.17g|%s|%s|%s", r->remat_limit, r->semantics, r->allocator,
+             rest);
+    snprintf(desc, sizeof desc, "remat limit %g, semantics %s, allocator %s%s%s%s",
+             r->remat_limit, r->semantics, r->allocator, rest[0] ? ", parameters '" : "", rest,
+             rest[0] ? "'" : "");
+    if (c->var_trace != t || c->var_policy != p) {
+        c->var_trace = t;
+        c->var_policy = p;
+        snprintf(c->variant, sizeof c->variant, "%s", key);
+        snprintf(c->variant_desc, sizeof c->variant_desc, "%s", desc);
+        return 0;
+    }
+    if (strcmp(c->variant, key) == 0)
+        return 0;
+    c->mixed = 1;
+    gms_error_set(c->err, GMS_EINVAL,
+                  "trace %s, policy %s: the store holds runs that differ in more than the seed "
+                  "(%s; and %s); one line never averages them: pick one with --remat-limit, "
+                  "--semantics, --allocator or --where params=... (see the LIMIT, SEMANTICS, "
+                  "ALLOCATOR and PARAMS columns of 'gpumemsim db runs')",
+                  r->trace_name, r->policy, c->variant_desc, desc);
+    return 1;
+}
+
 /* Rows come ordered by trace, policy, budget: a point's seeds are consecutive. */
 static int collect(void *vctx, const store_row *r)
 {
@@ -84,11 +141,17 @@ static int collect(void *vctx, const store_row *r)
             return 1;
         }
         snprintf(c->traces[c->n_traces].hash, 17, "%s", r->trace_hash);
+        c->traces[c->n_traces].floor =
+            (r->trace_constants || r->trace_bottleneck) && r->baseline_memory
+                ? (double)(r->trace_constants + r->trace_bottleneck) / (double)r->baseline_memory
+                : 0.0;
         c->n_traces++;
     }
     size_t t = c->n_traces - 1;
     size_t p = policy_index(c, r->policy);
     if (p == SIZE_MAX)
+        return 1;
+    if (check_variant(c, t, p, r))
         return 1;
     if (r->remat_limit > c->remat_limit)
         c->remat_limit = r->remat_limit;
@@ -99,12 +162,18 @@ static int collect(void *vctx, const store_row *r)
             return 1;
         }
         last = &c->pts[c->n_pts++];
-        *last = (ov_point){t, p, r->ratio, 0, 0, 0};
+        *last = (ov_point){t, p, r->ratio, 0, 0, 0, 0, 0, INFINITY, -INFINITY};
     }
     last->runs++;
+    last->oom += strcmp(r->status, "oom") == 0;
+    last->limit += strcmp(r->status, "remat-limit") == 0;
     if (r->has_overhead) {
         last->ok++;
         last->sum += r->overhead;
+        if (r->overhead < last->min)
+            last->min = r->overhead;
+        if (r->overhead > last->max)
+            last->max = r->overhead;
     }
     return 0;
 }
@@ -142,15 +211,24 @@ static void free_ctx(ov_ctx *c)
     free(c->pts);
 }
 
-/* Writes one data file per trace: a block per policy (blocks apart by two blank lines,
- * gnuplot's `index`), one blank line where runs failed so the line breaks there. Sets
- * has[t * n_policies + p] when the block has at least one point to draw. */
-static int write_data(ov_ctx *c, char **files, int *has, double *ymax, gms_error *err)
+#define HAS_LINE 1
+#define HAS_BAND 2
+#define HAS_OOM 4
+#define HAS_LIMIT 8
+
+/* Writes the data of each trace into texts[t]: three blocks per policy p (blocks apart by two
+ * blank lines, gnuplot's `index`): 3p the line ("ratio mean"; one blank line where runs
+ * failed, so the line breaks there), 3p+1 the seed band ("ratio min max", where a
+ * randomized policy has several seeds and all succeeded), 3p+2 the failures ("ratio kind
+ * name", kind 1 = oom, 2 = over the remat limit). A block with nothing to draw holds one NaN row so
+ * that later indexes do not shift. has[t * n_policies + p] gets the HAS_* bits. */
+static int write_data(ov_ctx *c, plot_buf *texts, int *has, double *ymax)
 {
     for (size_t t = 0; t < c->n_traces; t++) {
-        plot_buf b = {0};
+        plot_buf *b = &texts[t];
         for (size_t p = 0; p < c->n_policies; p++) {
-            plot_buf_printf(&b, "# %s\n", c->policies[p]);
+            int *h = &has[t * c->n_policies + p];
+            plot_buf_printf(b, "# %s\n", c->policies[p]);
             /* a single blank line between two points breaks the line; none before the first
              * point or after the last, so that only pairs of blank lines separate blocks */
             int gap = 0, drawn = 0;
@@ -165,58 +243,138 @@ static int write_data(ov_ctx *c, char **files, int *has, double *ymax, gms_error
                     continue;
                 }
                 double mean = pt->sum / (double)pt->ok;
-                plot_buf_printf(&b, "%s%.6g %.9g\n", gap ? "\n" : "", pt->ratio, mean);
-                has[t * c->n_policies + p] = drawn = 1;
+                plot_buf_printf(b, "%s%.6g %.9g\n", gap ? "\n" : "", pt->ratio, mean);
+                *h |= HAS_LINE;
+                drawn = 1;
                 gap = 0;
-                if (mean > *ymax)
-                    *ymax = mean;
+                if (pt->max > *ymax)
+                    *ymax = pt->max;
             }
-            if (!has[t * c->n_policies + p]) /* keep the block: later indexes must not shift */
-                plot_buf_printf(&b, "NaN NaN\n");
-            plot_buf_printf(&b, "\n\n"); /* two blank lines end a gnuplot index block */
+            if (!(*h & HAS_LINE))
+                plot_buf_printf(b, "NaN NaN\n");
+            plot_buf_printf(b, "\n\n# %s seed band\n", c->policies[p]);
+            for (size_t i = 0; i < c->n_pts; i++) {
+                const ov_point *pt = &c->pts[i];
+                if (pt->trace != t || pt->policy != p || pt->runs < 2 || pt->ok != pt->runs ||
+                    isnan(pt->ratio))
+                    continue;
+                plot_buf_printf(b, "%.6g %.9g %.9g\n", pt->ratio, pt->min, pt->max);
+                *h |= HAS_BAND;
+            }
+            if (!(*h & HAS_BAND))
+                plot_buf_printf(b, "NaN NaN NaN\n");
+            plot_buf_printf(b, "\n\n# %s failures\n", c->policies[p]);
+            int any = 0;
+            for (size_t i = 0; i < c->n_pts; i++) {
+                const ov_point *pt = &c->pts[i];
+                if (pt->trace != t || pt->policy != p || isnan(pt->ratio))
+                    continue;
+                /* a point where some seed failed is marked by its commonest failure */
+                if (pt->oom || pt->limit) {
+                    int kind = pt->oom >= pt->limit ? 1 : 2;
+                    plot_buf_printf(b, "%.6g %d %s\n", pt->ratio, kind,
+                                    kind == 1 ? "oom" : "remat-limit");
+                    *h |= kind == 1 ? HAS_OOM : HAS_LIMIT;
+                    any = 1;
+                }
+            }
+            if (!any)
+                plot_buf_printf(b, "NaN NaN none\n");
+            plot_buf_printf(b, "\n\n"); /* two blank lines end a gnuplot index block */
         }
-        int rc = b.oom ? gms_error_set(err, GMS_ENOMEM, "out of memory")
-                       : plot_temp_file(b.s, b.len, &files[t], err);
-        plot_buf_free(&b);
-        if (rc)
-            return rc;
+        if (b->oom)
+            return -1;
     }
     return 0;
 }
 
-static void style_lines(plot_buf *b, ov_ctx *c, const size_t *order)
+static void style_lines(plot_buf *b, ov_ctx *c)
 {
-    for (size_t k = 0; k < c->n_policies; k++) {
-        size_t p = order[k], s = k % PLOT_N_STYLES;
-        plot_buf_printf(b,
-                        "set style line %zu lc rgb '%s' lw 2 dt %d pt %d ps 0.8\n", p + 1,
-                        plot_colors[s], plot_dashes[s], plot_points[s]);
+    for (size_t p = 0; p < c->n_policies; p++) {
+        plot_style st;
+        plot_style_for(c->policies[p], &st);
+        plot_buf_printf(b, "set style line %zu lc rgb '%s' lw 1.5 dt %s pt %d ps 0.6 # %s\n",
+                        p + 1, st.color, st.dash, st.point, c->policies[p]);
     }
 }
 
-/* The legend title of policy p ("random (mean of 10 seeds)"). */
+/* The legend title of policy p ("random (mean, min-max of 10 seeds)"). */
 static void policy_title(ov_ctx *c, size_t p, char *buf, size_t len)
 {
     char title[160];
     if (c->seeds[p] > 1)
-        snprintf(title, sizeof title, "%s (mean of %zu seeds)", c->policies[p], c->seeds[p]);
+        snprintf(title, sizeof title, "%s (%zu seeds)", c->policies[p],
+                 c->seeds[p]);
     else
         snprintf(title, sizeof title, "%s", c->policies[p]);
     plot_quote(title, buf, len);
 }
 
-static int build_script(ov_ctx *c, char **files, const int *has, double ymax, plot_buf *b,
-                        int *w, int *h)
+/* A tick step for a budget axis of `span` that leaves room for `labels` labels. */
+static double tick_step(double span, double labels)
+{
+    static const double steps[] = {0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (span / steps[i] + 1 <= labels)
+            return steps[i];
+    return 10;
+}
+
+typedef struct ov_layout {
+    size_t cells, cols, rows;
+    plot_page page;
+    double fs; /* font sizes in the script: points times this */
+} ov_layout;
+
+static void layout(const ov_ctx *c, ov_layout *l)
+{
+    const plot_overhead_opts *o = c->o;
+    l->cells = c->n_traces == 1 ? 1 : c->n_traces + 1; /* + a legend cell */
+    if (o->columns > 0)
+        l->cols = (size_t)o->columns < l->cells ? (size_t)o->columns : l->cells;
+    else
+        l->cols = l->cells <= 2 ? l->cells : l->cells <= 4 ? 2 : l->cells <= 9 ? 3 : 4;
+    l->rows = (l->cells + l->cols - 1) / l->cols;
+    l->page.font_pt = o->font_pt > 0 ? o->font_pt : DEFAULT_FONT_PT;
+    plot_format fmt = PLOT_PDF;
+    gms_error ignored;
+    plot_format_for_path(o->out, &fmt, &ignored);
+    l->fs = plot_text_scale(fmt);
+    double fs = l->page.font_pt / DEFAULT_FONT_PT;
+    if (o->width_in > 0) {
+        l->page.width_in = o->width_in;
+        l->page.height_in = o->height_in;
+        return;
+    }
+    if (l->cells == 1) {
+        l->page.width_in = ONE_COLUMN_IN * fs;
+        l->page.height_in = 3.2 * fs;
+        return;
+    }
+    /* two columns wide; panels about 4:3, and room for the title */
+    l->page.width_in = l->cols <= 1 ? ONE_COLUMN_IN * fs : TWO_COLUMN_IN;
+    double panel_w = l->page.width_in / (double)l->cols;
+    double panel_h = panel_w * 0.78;
+    /* the legend cell holds a line per policy, two failure marks and three title lines */
+    double legend_h = ((double)c->n_policies + 5) * 1.2 * l->page.font_pt / 72 +
+                      3.8 * l->page.font_pt / 72;
+    if (panel_h < legend_h)
+        panel_h = legend_h;
+    if (panel_h < 1.6 * fs)
+        panel_h = 1.6 * fs;
+    l->page.height_in = (double)l->rows * panel_h + 0.3 * fs;
+}
+
+/* Builds the script; src[t] is how it names trace t's data (a quoted file or a datablock). */
+static int build_script(ov_ctx *c, char **src, const int *has, double ymax, const ov_layout *l,
+                        plot_buf *b)
 {
     size_t *order = calloc(c->n_policies ? c->n_policies : 1, sizeof *order);
     if (!order)
         return -1;
     order_policies(c, order);
-    size_t cells = c->n_traces == 1 ? 1 : c->n_traces + 1; /* + a legend cell */
-    size_t cols = cells <= 2 ? cells : cells <= 4 ? 2 : cells <= 9 ? 3 : 4;
-    size_t rows = (cells + cols - 1) / cols;
-    *w = cells == 1 ? 800 : (int)(cols * PANEL_W);
-    *h = cells == 1 ? 560 : (int)(rows * PANEL_H + 50);
+    size_t cols = l->cols, rows = l->rows, cells = l->cells;
+    double fpt = l->page.font_pt, fsz = fpt * l->fs; /* fsz: the script's font size */
 
     double limit = c->remat_limit > 1 ? c->remat_limit : 2.0;
     double top = 1.0 + ceil((ymax - 1.0) * 1.1 * 10.0) / 10.0;
@@ -228,6 +386,24 @@ static int build_script(ov_ctx *c, char **files, const int *has, double ymax, pl
     for (size_t i = 0; i < c->n_pts; i++)
         if (c->pts[i].ratio > maxr)
             maxr = c->pts[i].ratio;
+    int any_fail = 0, any_oom = 0, any_limit = 0;
+    for (size_t i = 0; i < c->n_traces * c->n_policies; i++) {
+        any_oom |= (has[i] & HAS_OOM) != 0;
+        any_limit |= (has[i] & HAS_LIMIT) != 0;
+    }
+    any_fail = any_oom || any_limit;
+    int any_floor = 0, any_seeds = 0;
+    for (size_t p = 0; p < c->n_policies; p++)
+        any_seeds |= c->seeds[p] > 1;
+    for (size_t t = 0; t < c->n_traces; t++)
+        any_floor |= c->traces[t].floor > 0;
+    /* failure marks: a strip along the top of the panel, one row per policy */
+    double strip = (top - 0.98) * 0.03, ylim = top + strip * ((double)c->n_policies + 0.5);
+    /* x tick labels: about 3 characters each, in the width a panel has for its axis */
+    double panel_pt = l->page.width_in * 72.0 / (double)cols - 6.0 * fpt;
+    double xstep = tick_step(maxr * 1.02, panel_pt / (fpt * 3.2));
+    double ystep = tick_step(ylim - 1.0, (l->page.height_in * 72.0 / (double)rows - 5 * fpt) /
+                                             (fpt * 1.8));
 
     char title[600], q[700];
     if (c->o->title)
@@ -235,85 +411,176 @@ static int build_script(ov_ctx *c, char **files, const int *has, double ymax, pl
     else
         snprintf(title, sizeof title, "Simulated compute overhead vs. memory budget");
     plot_quote(title, q, sizeof q);
-    style_lines(b, c, order);
+    style_lines(b, c);
     plot_buf_printf(b,
-                    "set grid xtics ytics lc rgb '#d9d9d9' lw 1 dt 1\n"
-                    "set border 3 lc rgb '#444444'\nset tics nomirror out\n"
+                    "set grid xtics ytics lc rgb '#d9d9d9' lw 0.5 dt 1\n"
+                    "set border 3 lc rgb '#444444'\nset tics nomirror out scale 0.5\n"
                     "set xrange [0:%g]\nset yrange [0.98:%g]\n"
-                    "set xtics 0.1 format '%%.1f'\nset ytics %g format '%%.1f'\n"
-                    "set key top right Left reverse samplen 3 spacing 1.1 box opaque\n"
-                    "set multiplot layout %zu,%zu title %s font ',14'\n",
-                    maxr * 1.02, top, top - 1.0 > 0.5 ? 0.2 : 0.1, rows, cols, q);
-    char gap_note[300], note[300];
-    snprintf(gap_note, sizeof gap_note,
-             "Gaps: runs that failed (out of memory, or\\nrematerialization over %g× the "
-             "baseline compute)",
-             limit - 1.0);
-    snprintf(note, sizeof note,
-             "Gaps: runs that failed (out of memory, or rematerialization over %g× the baseline "
-             "compute)",
-             limit - 1.0);
-    if (c->n_traces == 1) /* a note under the single panel; several have a legend cell */
-        plot_buf_printf(b, "set bmargin 5.5\nset label 98 '%s' at screen 0.5,0.03 center "
-                           "font ',9'\n", note);
+                    "set xtics %g format '%%g'\nset ytics 1,%g format '%%g'\n"
+                    "set style fill transparent solid 0.18 noborder\n",
+                    maxr * 1.02, ylim, xstep, ystep);
+    /* ytics only up to the data; the failure marks sit above */
+    plot_buf_printf(b, "set ytics 1,%g,%g\n", ystep, top);
+    char note[200];
+    snprintf(note, sizeof note, "Gaps: runs that failed%s%s",
+             any_seeds ? "; seeds: mean, min-max band" : "", any_floor ? "\\n" FLOOR_TITLE : "");
+    const char *xl = "Memory budget (ratio of baseline peak)";
+    const char *yl = "Overhead (× baseline compute)";
+    if (cells == 1) {
+        /* one column: the legend below the panel, its title explaining the gaps */
+        plot_buf_printf(b, "set multiplot layout 1,1\nset title %s font ',%g'\n", q, fsz);
+        plot_buf_printf(b, "set xlabel '%s'\nset ylabel '%s'\n", xl, yl);
+        plot_buf_printf(b, "set key below center horizontal Left reverse samplen 2.5 "
+                           "spacing 1.0 maxcols 2 title \"%s\" nobox\n",
+                        note);
+    } else {
+        /* several panels: axis labels and the title once for the figure, fixed margins */
+        double W = l->page.width_in * 72, H = l->page.height_in * 72;
+        plot_buf_printf(b,
+                        "set multiplot layout %zu,%zu title %s font ',%g' margins %.4f,%.4f,"
+                        "%.4f,%.4f spacing %.4f,%.4f\n",
+                        rows, cols, q, (fpt + 1) * l->fs, 4.6 * fpt / W, 1 - 0.6 * fpt / W,
+                        3.6 * fpt / H, 1 - 4.4 * fpt / H, 3.6 * fpt / W, 3.8 * fpt / H);
+        plot_buf_printf(b,
+                        "set label 96 '%s' at screen 0.5,%.4f center\n"
+                        "set label 97 '%s' at screen %.4f,0.5 center rotate by 90\n"
+                        "unset xlabel\nunset ylabel\n",
+                        xl, 0.9 * fpt / H, yl, 1.1 * fpt / W);
+    }
     for (size_t t = 0; t < c->n_traces; t++) {
         char shortname[256];
         plot_short_name(c->traces[t].name, shortname, sizeof shortname);
         plot_quote(shortname, q, sizeof q);
-        size_t row = t / cols, col = t % cols;
-        int bottom = row == rows - 1 || t + cols >= cells;
-        plot_buf_printf(b, "set title %s font ',12' noenhanced\n", q);
-        plot_buf_printf(b, "%s\n", bottom ? "set xlabel 'Memory budget (fraction of the "
-                                            "baseline peak memory)'"
-                                          : "unset xlabel");
-        plot_buf_printf(b, "%s\n", col == 0 ? "set ylabel 'Overhead (× baseline compute "
-                                              "time)'"
-                                            : "unset ylabel");
-        plot_buf_printf(b, "%s\n", c->n_traces == 1 ? "set key" : "unset key");
-        char qf[4200];
-        plot_quote(files[t], qf, sizeof qf);
+        if (cells > 1)
+            plot_buf_printf(b, "set title %s font ',%g' noenhanced offset 0,-0.3\n", q, fsz);
+        if (c->n_traces > 1)
+            plot_buf_printf(b, "unset key\n");
         int any = 0;
         for (size_t p = 0; p < c->n_policies; p++)
-            any |= has[t * c->n_policies + p];
+            any |= has[t * c->n_policies + p] & HAS_LINE;
+        if (c->traces[t].floor > 0) /* the memory no policy can free, shaded */
+            plot_buf_printf(b, "set object 1 rect from graph 0, graph 0 to first %.6g, graph 1 "
+                               "behind fc rgb '%s' fs solid 1.0 noborder\n",
+                            c->traces[t].floor, FLOOR_COLOR);
         if (!any) /* nothing succeeded on this trace: an empty panel that says so */
             plot_buf_printf(b, "set label 99 'every run failed' at graph 0.5,0.5 center\n");
-        plot_buf_printf(b, "plot ");
-        int first = 1;
+        plot_buf_printf(b, "plot NaN notitle");
         for (size_t k = 0; k < c->n_policies; k++) {
             size_t p = order[k];
-            char pt[200];
-            policy_title(c, p, pt, sizeof pt);
-            if (!has[t * c->n_policies + p])
-                continue;
-            plot_buf_printf(b, "%s%s index %zu using 1:2 with linespoints ls %zu title %s",
-                            first ? "" : ", \\\n     ", qf, p, p + 1, pt);
-            first = 0;
+            int h = has[t * c->n_policies + p];
+            plot_style st;
+            plot_style_for(c->policies[p], &st);
+            if (h & HAS_BAND)
+                plot_buf_printf(b, ", \\\n     %s index %zu using 1:2:3 with filledcurves "
+                                   "fc rgb '%s' notitle",
+                                src[t], 3 * p + 1, st.color);
         }
-        if (first)
-            plot_buf_printf(b, "NaN notitle");
-        plot_buf_printf(b, "\nunset label 99\n");
+        for (size_t k = 0; k < c->n_policies; k++) {
+            size_t p = order[k];
+            int h = has[t * c->n_policies + p];
+            char pt[200];
+            plot_style st;
+            plot_style_for(c->policies[p], &st);
+            policy_title(c, p, pt, sizeof pt);
+            if (h & HAS_LINE)
+                plot_buf_printf(b, ", \\\n     %s index %zu using 1:2 with linespoints ls %zu "
+                                   "title %s",
+                                src[t], 3 * p, p + 1, pt);
+            else if (c->n_traces == 1)
+                plot_buf_printf(b, ", \\\n     NaN with linespoints ls %zu title %s", p + 1, pt);
+            double y = top + strip * ((double)k + 0.5);
+            if (h & HAS_OOM)
+                plot_buf_printf(b, ", \\\n     %s index %zu using 1:($2 == 1 ? %g : NaN) with "
+                                   "points pt %d ps 0.6 lc rgb '%s' notitle",
+                                src[t], 3 * p + 2, y, PLOT_POINT_OOM, st.color);
+            if (h & HAS_LIMIT)
+                plot_buf_printf(b, ", \\\n     %s index %zu using 1:($2 == 2 ? %g : NaN) with "
+                                   "points pt %d ps 0.6 lc rgb '%s' notitle",
+                                src[t], 3 * p + 2, y, PLOT_POINT_LIMIT, st.color);
+        }
+        if (c->n_traces == 1 && any_oom)
+            plot_buf_printf(b, ", \\\n     NaN with points pt %d lc rgb '#444444' title "
+                               "'out of memory'",
+                            PLOT_POINT_OOM);
+        if (c->n_traces == 1 && any_limit)
+            plot_buf_printf(b, ", \\\n     NaN with points pt %d lc rgb '#444444' title "
+                               "'over remat limit'",
+                            PLOT_POINT_LIMIT);
+        plot_buf_printf(b, "\nunset label 99\nunset object 1\n");
     }
-    /* the legend cell */
+    /* the legend cell: the whole cell, its share of the spacing included, for the key */
     if (c->n_traces > 1) {
+        double W = l->page.width_in * 72, H = l->page.height_in * 72;
+        double left = 4.6 * fpt / W, right = 1 - 0.6 * fpt / W;
+        double bottom = 3.6 * fpt / H, topm = 1 - 4.4 * fpt / H;
+        size_t lrow = c->n_traces / cols, lcol = c->n_traces % cols;
+        double cw = (right - left) / (double)cols, ch = (topm - bottom) / (double)rows;
+        double x0 = left + (double)lcol * cw, y1 = topm - (double)lrow * ch + 1.5 * fpt / H;
+        plot_buf_printf(b,
+                        "set lmargin at screen %.4f\nset rmargin at screen %.4f\n"
+                        "set tmargin at screen %.4f\nset bmargin at screen %.4f\n",
+                        x0, x0 + cw, y1 > 1 ? 1 : y1, y1 - ch - 1.5 * fpt / H < 0 ? 0 : y1 - ch - 1.5 * fpt / H);
         plot_buf_printf(b,
                         "unset title\nunset xlabel\nunset ylabel\nunset grid\nunset border\n"
                         "unset tics\nset xrange [0:1]\nset yrange [0:1]\n"
-                        "set key center center vertical Left reverse samplen 4 spacing 1.5 "
-                        "noopaque nobox font ',12'\n"
-                        "set label 98 \"%s\" at graph 0.5,0.06 center font ',10'\n"
+                        "unset label 96\nunset label 97\n"
+                        "set key center center vertical Left reverse samplen 2.5 spacing 0.95 "
+                        "noopaque nobox maxcols 1 maxrows 20 title \"Gaps: runs that failed%s%s\"\n"
                         "plot ",
-                        gap_note);
+                        any_seeds ? "\\nseeds: mean, min-max band" : "",
+                        any_floor ? "\\n" FLOOR_TITLE : "");
         for (size_t k = 0; k < c->n_policies; k++) {
             char pt[200];
             policy_title(c, order[k], pt, sizeof pt);
             plot_buf_printf(b, "%sNaN with linespoints ls %zu title %s", k ? ", " : "",
                             order[k] + 1, pt);
         }
+        if (any_fail)
+            plot_buf_printf(b, ", NaN with points pt %d lc rgb '#444444' title 'out of "
+                               "memory', NaN with points pt %d lc rgb '#444444' title "
+                               "'over remat limit'",
+                            PLOT_POINT_OOM, PLOT_POINT_LIMIT);
         plot_buf_printf(b, "\n");
     }
     plot_buf_printf(b, "unset multiplot\n");
     free(order);
     return b->oom ? -1 : 0;
+}
+
+/* The complete script a user can keep and rerun: terminal, output, the data as datablocks,
+ * then the chart. */
+static int kept_script(ov_ctx *c, plot_buf *texts, const int *has, double ymax,
+                       const ov_layout *l, plot_buf *out)
+{
+    plot_format fmt;
+    gms_error ignored;
+    if (plot_format_for_path(c->o->out, &fmt, &ignored))
+        return -1;
+    char term[256], q[4200];
+    plot_terminal(fmt, &l->page, term, sizeof term);
+    plot_quote(c->o->out, q, sizeof q);
+    plot_buf_printf(out, "# gpumemsim plot overhead: edit and rerun with 'gnuplot %s'\n",
+                    c->o->script);
+    plot_buf_printf(out, "%sset output %s\n", term, q);
+    char **src = calloc(c->n_traces, sizeof *src);
+    if (!src)
+        return -1;
+    int rc = 0;
+    for (size_t t = 0; t < c->n_traces && !rc; t++) {
+        if (!(src[t] = malloc(32))) {
+            rc = -1;
+            break;
+        }
+        snprintf(src[t], 32, "$trace%zu", t + 1);
+        plot_buf_printf(out, "%s << EOD\n%sEOD\n", src[t], texts[t].s ? texts[t].s : "");
+    }
+    if (!rc)
+        rc = build_script(c, src, has, ymax, l, out);
+    plot_buf_printf(out, "unset output\n");
+    for (size_t t = 0; t < c->n_traces; t++)
+        free(src[t]);
+    free(src);
+    return rc || out->oom ? -1 : 0;
 }
 
 int plot_overhead(store *s, const plot_overhead_opts *o, size_t *n_traces, gms_error *err)
@@ -325,49 +592,101 @@ int plot_overhead(store *s, const plot_overhead_opts *o, size_t *n_traces, gms_e
         rc = plot_find_gnuplot(gp, sizeof gp, err);
     if (rc)
         return rc;
-    ov_ctx c = {.o = o};
-    store_filter f = {o->trace, o->policies, o->n_policies};
-    rc = store_query_runs(s, &f, collect, &c, err);
+    ov_ctx c = {.o = o, .var_trace = SIZE_MAX, .err = err};
+    store_filter f = o->filter;
+    f.trace_name = o->trace;
+    f.policies = o->policies;
+    f.n_policies = o->n_policies;
+    rc = store_check_filter(s, &f, err);
+    if (!rc)
+        rc = store_query_runs(s, &f, collect, &c, err);
     if (c.too_many)
         rc = gms_error_set(err, GMS_EINVAL,
                            "the store holds more than %d traces, too many panels for one chart; "
                            "pick some with --trace (a name or a glob such as 'unet*')",
                            MAX_PANELS);
+    else if (c.mixed)
+        rc = GMS_EINVAL;
     else if (rc == 1 && c.oom)
         rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
     if (!rc && c.oom)
         rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
     if (!rc && c.n_pts == 0)
         rc = gms_error_set(err, GMS_EINVAL,
-                           "no runs to plot%s%s; check --trace/--policies against "
+                           "no runs to plot%s%s; check the filters against "
                            "'gpumemsim db runs'",
                            o->trace ? " for trace " : "", o->trace ? o->trace : "");
     char **files = NULL;
     int *has = NULL;
+    plot_buf *texts = NULL;
     if (!rc) {
         files = calloc(c.n_traces, sizeof *files);
+        texts = calloc(c.n_traces, sizeof *texts);
         has = calloc(c.n_traces * c.n_policies, sizeof *has);
         c.seeds = calloc(c.n_policies, sizeof *c.seeds);
-        if (!files || !has || !c.seeds)
+        if (!files || !texts || !has || !c.seeds)
             rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
     }
     double ymax = 1.0;
-    if (!rc)
-        rc = write_data(&c, files, has, &ymax, err);
-    plot_buf script = {0};
-    int w = 0, h = 0;
-    if (!rc && build_script(&c, files, has, ymax, &script, &w, &h))
+    if (!rc && write_data(&c, texts, has, &ymax))
         rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
+    for (size_t t = 0; !rc && t < c.n_traces; t++) {
+        char *path = NULL;
+        rc = plot_temp_file(texts[t].s ? texts[t].s : "", texts[t].len, &path, err);
+        if (!rc) {
+            size_t n = strlen(path) * 2 + 3;
+            files[t] = malloc(n);
+            if (files[t])
+                plot_quote(path, files[t], n);
+            else
+                rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
+            /* the quoted name is all the script needs; keep the path to unlink */
+            if (files[t]) {
+                size_t qn = strlen(files[t]) + 1;
+                char *both = realloc(files[t], qn + strlen(path) + 1);
+                if (both) {
+                    files[t] = both;
+                    strcpy(both + qn, path);
+                } else {
+                    unlink(path);
+                    rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
+                }
+            } else {
+                unlink(path);
+            }
+            free(path);
+        }
+    }
+    ov_layout l;
     if (!rc)
-        rc = plot_render(script.s, w, h, o->out, err);
+        layout(&c, &l);
+    plot_buf script = {0}, keep = {0};
+    int wrote_script = 0;
+    if (!rc && build_script(&c, files, has, ymax, &l, &script))
+        rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
+    if (!rc && o->script) {
+        if (kept_script(&c, texts, has, ymax, &l, &keep))
+            rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
+        else
+            wrote_script = (rc = plot_write_file(o->script, keep.s, keep.len, err)) == 0;
+    }
+    if (!rc)
+        rc = plot_render_page(script.s, &l.page, o->out, err);
+    if (rc && wrote_script)
+        unlink(o->script); /* no script for a chart that was not drawn */
     if (!rc && n_traces)
         *n_traces = c.n_traces;
     plot_buf_free(&script);
+    plot_buf_free(&keep);
     for (size_t t = 0; files && t < c.n_traces; t++)
         if (files[t]) {
-            unlink(files[t]);
+            size_t n = strlen(files[t]) + 1;
+            unlink(files[t] + n);
             free(files[t]);
         }
+    for (size_t t = 0; texts && t < c.n_traces; t++)
+        plot_buf_free(&texts[t]);
+    free(texts);
     free(files);
     free(has);
     free_ctx(&c);

@@ -94,11 +94,17 @@ static const char schema_v2[] =
     "  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
     "CREATE INDEX runs_by_policy ON runs (policy, trace_hash);";
 
-/* v3: the memory model joins the run key (the UNIQUE constraint, so the table is rebuilt:
+/* v3: per trace, the memory no policy can free: the pinned constants and the largest op's
+ * footprint (sim_baseline), for the charts' infeasible band. NULL in traces stored before. */
+static const char schema_v3[] =
+    "ALTER TABLE traces ADD COLUMN constants INTEGER;"
+    "ALTER TABLE traces ADD COLUMN bottleneck INTEGER;";
+
+/* v4: the memory model joins the run key (the UNIQUE constraint, so the table is rebuilt:
  * SQLite cannot alter a constraint), and runs get the memory model's figures. Old rows are
  * ideal runs; their reserved and allocated peaks are their peak memory. */
-static const char schema_v3[] =
-    "CREATE TABLE runs_v3 ("
+static const char schema_v4[] =
+    "CREATE TABLE runs_v4 ("
     "  id INTEGER PRIMARY KEY,"
     "  trace_hash TEXT NOT NULL REFERENCES traces(hash),"
     "  policy TEXT NOT NULL,"
@@ -124,7 +130,7 @@ static const char schema_v3[] =
     "  tool_version TEXT NOT NULL,"
     "  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
     "  UNIQUE (trace_hash, policy, params, budget, remat_limit, semantics, allocator));"
-    "INSERT INTO runs_v3 (id, trace_hash, policy, params, budget, ratio, remat_limit,"
+    "INSERT INTO runs_v4 (id, trace_hash, policy, params, budget, ratio, remat_limit,"
     "  semantics, status, overhead, evictions, eager_evictions, remats, remat_compute,"
     "  peak_memory, peak_reserved, peak_allocated, largest_free, frag_allocs, frag_ratio,"
     "  wall_s, tool_version, created_at)"
@@ -132,7 +138,7 @@ static const char schema_v3[] =
     "  overhead, evictions, eager_evictions, remats, remat_compute, peak_memory, peak_memory,"
     "  peak_memory, 0, 0, 0, wall_s, tool_version, created_at FROM runs;"
     "DROP TABLE runs;"
-    "ALTER TABLE runs_v3 RENAME TO runs;"
+    "ALTER TABLE runs_v4 RENAME TO runs;"
     "CREATE INDEX runs_by_policy ON runs (policy, trace_hash);";
 
 /* One function per version step: migrations[v] takes a store from version v to v + 1 inside
@@ -150,15 +156,20 @@ static int migrate_1_to_2(sqlite3 *db, gms_error *err)
     return store_exec(db, schema_v2, "migrating the schema from version 1 to 2", err);
 }
 
-/* Runs with foreign keys off (store_open turns them on afterwards), so dropping the old
- * runs table leaves the timelines that reference its ids alone. */
 static int migrate_2_to_3(sqlite3 *db, gms_error *err)
 {
     return store_exec(db, schema_v3, "migrating the schema from version 2 to 3", err);
 }
 
-static const store_migration migrations[STORE_SCHEMA_VERSION] = {migrate_0_to_1, migrate_1_to_2,
-                                                                  migrate_2_to_3};
+/* Runs with foreign keys off (store_open turns them on afterwards), so dropping the old
+ * runs table leaves the timelines that reference its ids alone. */
+static int migrate_3_to_4(sqlite3 *db, gms_error *err)
+{
+    return store_exec(db, schema_v4, "migrating the schema from version 3 to 4", err);
+}
+
+static const store_migration migrations[STORE_SCHEMA_VERSION] = {
+    migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4};
 
 static int read_user_version(sqlite3 *db, int *version, gms_error *err)
 {
@@ -344,8 +355,11 @@ int store_put_trace(store *s, const store_trace *t, gms_error *err)
         return gms_error_set(err, GMS_ESTATE, "%s: opened read-only", s->path);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(s->db,
-                           "INSERT OR IGNORE INTO traces (hash, name, path, ops, baseline_memory,"
-                           " baseline_compute) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                           "INSERT INTO traces (hash, name, path, ops, baseline_memory,"
+                           " baseline_compute, constants, bottleneck)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (hash) DO UPDATE"
+                           " SET constants = coalesce(constants, excluded.constants),"
+                           " bottleneck = coalesce(bottleneck, excluded.bottleneck)",
                            -1, &st, NULL) != SQLITE_OK)
         return store_db_error(s->db, err, "recording a trace");
     sqlite3_bind_text(st, 1, t->hash, -1, SQLITE_STATIC);
@@ -354,6 +368,10 @@ int store_put_trace(store *s, const store_trace *t, gms_error *err)
     sqlite3_bind_int64(st, 4, (sqlite3_int64)t->ops);
     sqlite3_bind_int64(st, 5, (sqlite3_int64)t->baseline_memory);
     sqlite3_bind_int64(st, 6, (sqlite3_int64)t->baseline_compute);
+    if (t->constants || t->bottleneck) {
+        sqlite3_bind_int64(st, 7, (sqlite3_int64)t->constants);
+        sqlite3_bind_int64(st, 8, (sqlite3_int64)t->bottleneck);
+    }
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)

@@ -27,7 +27,7 @@
 
 #include "gms_error.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 typedef struct store store;
 
@@ -59,9 +59,12 @@ typedef struct store_trace {
     uint64_t ops;
     uint64_t baseline_memory;
     uint64_t baseline_compute;
+    uint64_t constants;  /* bytes of CONSTANT tensors; 0 = unknown (schema v3) */
+    uint64_t bottleneck; /* largest op footprint (sim_baseline); 0 = unknown (schema v3) */
 } store_trace;
 
-/* Records a trace; a trace already stored (same hash) keeps its first name and path. */
+/* Records a trace; a trace already stored (same hash) keeps its first name and path, and
+ * gets constants/bottleneck where it had none (a store from before schema v3). */
 int store_put_trace(store *s, const store_trace *t, gms_error *err);
 
 /* What identifies a run: a second run with the same key is the same experiment. */
@@ -121,6 +124,8 @@ typedef struct store_row {
     const char *trace_hash;
     uint64_t baseline_memory;
     uint64_t baseline_compute;
+    uint64_t trace_constants;  /* 0 = unknown */
+    uint64_t trace_bottleneck; /* 0 = unknown */
     const char *policy;
     const char *params;
     double ratio;
@@ -146,12 +151,24 @@ typedef struct store_row {
     double frag_ratio;
 } store_row;
 
-/* Which rows a query returns: NULL/0 fields mean "any". policies is a NULL-free array. */
+/* Which rows a query returns: NULL/0 fields mean "any". policies is a NULL-free array.
+ * The fields after n_policies select by the rest of the run key (and the outcome). */
 typedef struct store_filter {
     const char *trace_name;
     const char *const *policies;
     size_t n_policies;
+    double remat_limit;     /* > 0: only runs at this remat limit */
+    const char *semantics;  /* only runs with these replay semantics ("simrd") */
+    const char *params;     /* only runs with these policy parameters (exact, or a glob) */
+    const char *status;     /* only runs with this outcome (ok, oom, remat-limit) */
+    const char *allocator;  /* only runs with this memory model ("ideal", "caching{...}") */
 } store_filter;
+
+/* Checks that every name a filter gives matches something stored: a trace name (or glob or
+ * hash) that matches no trace, a policy, remat limit, semantics, parameters or status that
+ * no run has is GMS_EINVAL with a message naming what the store does hold. 0 when the
+ * filter can match. (store_filter.c) */
+int store_check_filter(store *s, const store_filter *f, gms_error *err);
 
 /* Calls fn for every matching run in a stable order (trace name, policy, ratio, budget,
  * params). fn returns 0 to go on, non-zero to stop (that value is returned). */

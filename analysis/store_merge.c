@@ -12,6 +12,14 @@ static const char copy_traces[] =
     " added_at) SELECT hash, name, path, ops, baseline_memory, baseline_compute, added_at"
     " FROM src.traces ORDER BY rowid";
 
+/* Inputs at schema v3 or later also carry the traces' constants and bottleneck. */
+static const char copy_traces_v3[] =
+    "INSERT INTO main.traces (hash, name, path, ops, baseline_memory, baseline_compute,"
+    " added_at, constants, bottleneck) SELECT hash, name, path, ops, baseline_memory,"
+    " baseline_compute, added_at, constants, bottleneck FROM src.traces WHERE true ORDER BY rowid"
+    " ON CONFLICT (hash) DO UPDATE SET constants = coalesce(constants, excluded.constants),"
+    " bottleneck = coalesce(bottleneck, excluded.bottleneck)";
+
 static const char copy_runs[] =
     "INSERT OR IGNORE INTO main.runs (trace_hash, policy, params, budget, ratio, remat_limit,"
     " semantics, allocator, status, overhead, evictions, eager_evictions, remats, remat_compute,"
@@ -21,8 +29,8 @@ static const char copy_runs[] =
     " remats, remat_compute, peak_memory, peak_reserved, peak_allocated, largest_free,"
     " frag_allocs, frag_ratio, wall_s, tool_version, created_at FROM src.runs ORDER BY id";
 
-/* Inputs older than schema version 3 hold ideal runs only. */
-static const char copy_runs_v2[] =
+/* Inputs older than schema version 4 hold ideal runs only. */
+static const char copy_runs_v3[] =
     "INSERT OR IGNORE INTO main.runs (trace_hash, policy, params, budget, ratio, remat_limit,"
     " semantics, status, overhead, evictions, eager_evictions, remats, remat_compute,"
     " peak_memory, peak_reserved, peak_allocated, largest_free, frag_allocs, frag_ratio, wall_s,"
@@ -57,12 +65,12 @@ static int merge_one(store *outs, const char *path, int version, gms_error *err)
     snprintf(what, sizeof what, "merging %s", path);
     rc = store_exec(db, "BEGIN", what, err);
     if (!rc)
-        rc = store_exec(db, copy_traces, what, err);
+        rc = store_exec(db, version >= 3 ? copy_traces_v3 : copy_traces, what, err);
     if (!rc)
-        rc = store_exec(db, version >= 3 ? copy_runs : copy_runs_v2, what, err);
+        rc = store_exec(db, version >= 4 ? copy_runs : copy_runs_v3, what, err);
     if (!rc && version >= 2) {
         char sql[sizeof copy_timelines + 16];
-        snprintf(sql, sizeof sql, copy_timelines, version >= 3 ? "r.allocator" : "'ideal'");
+        snprintf(sql, sizeof sql, copy_timelines, version >= 4 ? "r.allocator" : "'ideal'");
         rc = store_exec(db, sql, what, err);
     }
     if (!rc)

@@ -5,17 +5,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char query_head[] =
+/* The columns, then a store of schema v3 or later adds the traces' constants and bottleneck
+ * (an older store opened read-only reads NULL for them). */
+static const char query_cols[] =
     "SELECT r.id, t.name, r.trace_hash, t.baseline_memory, t.baseline_compute, r.policy,"
     " r.params, r.ratio, r.budget, r.remat_limit, r.semantics, r.status, r.overhead,"
     " r.evictions, r.eager_evictions, r.remats, r.remat_compute, r.peak_memory, r.wall_s,"
-    " r.tool_version, r.created_at, %s FROM runs r JOIN traces t ON t.hash = r.trace_hash"
-    " WHERE (?1 IS NULL OR t.name = ?1 OR t.name GLOB ?1 OR t.hash = ?1)";
-/* The memory-model columns (schema version 3); a store read as it is from before that holds
+    " r.tool_version, r.created_at, ";
+static const char query_head[] =
+    " FROM runs r JOIN traces t ON t.hash = r.trace_hash"
+    " WHERE (?1 IS NULL OR t.name = ?1 OR t.name GLOB ?1 OR t.hash = ?1)"
+    " AND (?2 IS NULL OR r.remat_limit = ?2) AND (?3 IS NULL OR r.semantics = ?3)"
+    " AND (?4 IS NULL OR r.params = ?4 OR r.params GLOB ?4)"
+    " AND (?5 IS NULL OR r.status = ?5)";
+/* The memory-model columns (schema version 4); a store read as it is from before that holds
  * ideal runs only. */
-static const char mem_cols_v3[] =
+static const char mem_cols_v4[] =
     "r.allocator, r.peak_reserved, r.peak_allocated, r.largest_free, r.frag_allocs, r.frag_ratio";
-static const char mem_cols_v2[] = "'ideal', r.peak_memory, r.peak_memory, 0, 0, 0.0";
+static const char mem_cols_v3[] = "'ideal', r.peak_memory, r.peak_memory, 0, 0, 0.0";
 static const char query_tail[] = " ORDER BY t.name, r.trace_hash, r.policy, r.budget, r.params";
 
 static const char *text_or_empty(sqlite3_stmt *st, int col)
@@ -28,16 +35,21 @@ int store_query_runs(store *s, const store_filter *f, store_row_fn fn, void *ctx
                      gms_error *err)
 {
     size_t np = f ? f->n_policies : 0;
-    size_t len = sizeof query_head + sizeof mem_cols_v3 + sizeof query_tail + 32 + np * 8;
+    size_t len = sizeof query_cols + sizeof query_head + sizeof mem_cols_v4 + sizeof query_tail +
+                 64 + np * 8;
     char *sql = malloc(len);
     if (!sql)
         return gms_error_set(err, GMS_ENOMEM, "out of memory");
-    size_t off = (size_t)snprintf(sql, len, query_head,
-                                  store_schema_version(s) >= 3 ? mem_cols_v3 : mem_cols_v2);
+    size_t off = (size_t)snprintf(sql, len, "%s%s, %s%s", query_cols,
+                                  s->version >= 3 ? "t.constants, t.bottleneck" : "NULL, NULL",
+                                  s->version >= 4 ? mem_cols_v4 : mem_cols_v3, query_head);
+    if (f && f->allocator) /* stores before version 4 hold ideal runs only */
+        off += (size_t)snprintf(sql + off, len - off, " AND %s = ?6",
+                                s->version >= 4 ? "r.allocator" : "'ideal'");
     if (np) {
         off += (size_t)snprintf(sql + off, len - off, " AND r.policy IN (");
         for (size_t i = 0; i < np; i++)
-            off += (size_t)snprintf(sql + off, len - off, "%s?%zu", i ? "," : "", i + 2);
+            off += (size_t)snprintf(sql + off, len - off, "%s?%zu", i ? "," : "", i + 7);
         off += (size_t)snprintf(sql + off, len - off, ")");
     }
     snprintf(sql + off, len - off, "%s", query_tail);
@@ -49,7 +61,17 @@ int store_query_runs(store *s, const store_filter *f, store_row_fn fn, void *ctx
     if (f && f->trace_name)
         sqlite3_bind_text(st, 1, f->trace_name, -1, SQLITE_STATIC);
     for (size_t i = 0; i < np; i++)
-        sqlite3_bind_text(st, (int)i + 2, f->policies[i], -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, (int)i + 7, f->policies[i], -1, SQLITE_STATIC);
+    if (f && f->allocator)
+        sqlite3_bind_text(st, 6, f->allocator, -1, SQLITE_STATIC);
+    if (f && f->remat_limit > 0)
+        sqlite3_bind_double(st, 2, f->remat_limit);
+    if (f && f->semantics)
+        sqlite3_bind_text(st, 3, f->semantics, -1, SQLITE_STATIC);
+    if (f && f->params)
+        sqlite3_bind_text(st, 4, f->params, -1, SQLITE_STATIC);
+    if (f && f->status)
+        sqlite3_bind_text(st, 5, f->status, -1, SQLITE_STATIC);
     int result = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         store_row r;
@@ -75,12 +97,14 @@ int store_query_runs(store *s, const store_filter *f, store_row_fn fn, void *ctx
         r.wall_s = sqlite3_column_double(st, 18);
         r.tool_version = text_or_empty(st, 19);
         r.created_at = text_or_empty(st, 20);
-        r.allocator = text_or_empty(st, 21);
-        r.peak_reserved = (uint64_t)sqlite3_column_int64(st, 22);
-        r.peak_allocated = (uint64_t)sqlite3_column_int64(st, 23);
-        r.largest_free = (uint64_t)sqlite3_column_int64(st, 24);
-        r.frag_allocs = (uint64_t)sqlite3_column_int64(st, 25);
-        r.frag_ratio = sqlite3_column_double(st, 26);
+        r.trace_constants = (uint64_t)sqlite3_column_int64(st, 21);   /* NULL reads as 0 */
+        r.trace_bottleneck = (uint64_t)sqlite3_column_int64(st, 22);
+        r.allocator = text_or_empty(st, 23);
+        r.peak_reserved = (uint64_t)sqlite3_column_int64(st, 24);
+        r.peak_allocated = (uint64_t)sqlite3_column_int64(st, 25);
+        r.largest_free = (uint64_t)sqlite3_column_int64(st, 26);
+        r.frag_allocs = (uint64_t)sqlite3_column_int64(st, 27);
+        r.frag_ratio = sqlite3_column_double(st, 28);
         if ((result = fn(ctx, &r)) != 0)
             break;
     }

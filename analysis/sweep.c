@@ -481,7 +481,7 @@ static int write_loop(sweep_ctx *c, store *s, sweep_progress *pg, double t0, gms
 
         if (head >= 0) {
             rc = store_begin(s, err);
-            size_t ok = 0, failed = 0, n = 0;
+            size_t ok = 0, failed = 0, oom = 0, n = 0;
             for (int i = head; !rc && i >= 0; i = c->items[i].next_done) {
                 rc = write_item(c, s, &c->items[i], err);
                 n++;
@@ -489,6 +489,7 @@ static int write_loop(sweep_ctx *c, store *s, sweep_progress *pg, double t0, gms
                     ok++;
                 else
                     failed++;
+                oom += c->items[i].res.status == SIM_OOM;
             }
             if (!rc)
                 rc = store_commit(s, err);
@@ -498,6 +499,8 @@ static int write_loop(sweep_ctx *c, store *s, sweep_progress *pg, double t0, gms
                 pg->done += n;
                 pg->ok += ok;
                 pg->failed += failed;
+                pg->oom += oom;
+                pg->remat_limit += failed - oom;
                 pg->elapsed_s = now_s() - t0;
                 if (sp->progress)
                     sp->progress(sp->progress_ctx, pg);
@@ -566,7 +569,8 @@ int sweep_run(const sweep_spec *sp, const char *db_path, sweep_progress *summary
     for (size_t i = 0; i < sp->n_traces && !rc; i++) {
         const sim_baseline *b = sim_trace_baseline(c.traces[i].t);
         store_trace st = {.name = c.traces[i].name, .path = c.traces[i].path, .ops = b->ops,
-                          .baseline_memory = b->memory, .baseline_compute = b->compute};
+                          .baseline_memory = b->memory, .baseline_compute = b->compute,
+                          .constants = b->constants, .bottleneck = b->bottleneck};
         memcpy(st.hash, c.traces[i].hash, sizeof st.hash);
         rc = store_put_trace(s, &st, err);
     }

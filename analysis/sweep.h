@@ -39,7 +39,9 @@ typedef struct sweep_progress {
     size_t total;    /* runs this invocation has to do (already stored ones excluded) */
     size_t done;     /* committed so far */
     size_t ok;       /* of them, status ok */
-    size_t failed;   /* oom or remat-limit */
+    size_t failed;   /* oom or remat-limit: oom + remat_limit */
+    size_t oom;      /* of them, out of memory */
+    size_t remat_limit; /* of them, over the remat limit */
     size_t skipped;  /* combinations already in the store */
     double elapsed_s;
     int finished;    /* 1 on the last call */

@@ -4,13 +4,14 @@
 
 #include "analysis_util.h"
 #include "cli.h"
+#include "filter_opts.h"
 #include "store.h"
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: gpumemsim db runs DB [--trace NAME] [--policy P[,Q...]]\n"
-            "       gpumemsim db export DB --csv|--json [-o FILE] [--trace NAME] [--policy P,...]\n"
+            "usage: gpumemsim db runs DB [FILTER...]\n"
+            "       gpumemsim db export DB --csv|--json [-o FILE] [FILTER...]\n"
             "       gpumemsim db merge A.db B.db ... -o OUT.db [--force]\n\n"
             "  runs     print the stored runs as a table (one line per run, then a tally)\n"
             "  export   write every stored run as CSV or JSON, to FILE or stdout\n"
@@ -19,7 +20,11 @@ static void usage(FILE *f)
             "           --force, and OUT.db appears only when the merge is complete\n\n"
             "  --trace NAME   only this trace: its name (file name without extension), a glob\n"
             "                 such as 'unet*', or its content hash\n"
-            "  --policy LIST  only these policies (comma-separated)\n");
+            "  --policy LIST  only these policies (comma-separated)\n"
+            "%s"
+            "A trace, policy or other value that the store does not hold is an error that\n"
+            "lists what it holds.\n",
+            cli_filter_help);
 }
 
 typedef struct db_opts {
@@ -30,6 +35,8 @@ typedef struct db_opts {
     int csv, json, force;
     const char **pos; /* positional arguments */
     size_t n_pos;
+    store_filter filter; /* the run-key options (filter_opts.h) */
+    int filtered;
 } db_opts;
 
 /* Parses the options shared by the db subcommands; returns 0, or the exit code. */
@@ -43,7 +50,12 @@ static int parse(int argc, char **argv, db_opts *o)
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         int has_val = i + 1 < argc;
-        if (strcmp(a, "--trace") == 0 && has_val) {
+        int fo = cli_filter_option("db", argc, argv, &i, &o->filter);
+        if (fo == 2)
+            return 2;
+        if (fo == 1) {
+            o->filtered = 1;
+        } else if (strcmp(a, "--trace") == 0 && has_val) {
             o->trace = argv[++i];
         } else if (strcmp(a, "--policy") == 0 && has_val) {
             cli_list_free(o->policies);
@@ -73,7 +85,7 @@ static int parse(int argc, char **argv, db_opts *o)
 
 typedef struct table_ctx {
     int pass; /* 0: measure widths, 1: print */
-    int w_trace, w_policy, w_params, w_alloc;
+    int w_trace, w_policy, w_params, w_sem, w_alloc;
     size_t n, ok, oom, limit;
 } table_ctx;
 
@@ -87,6 +99,8 @@ static int table_row(void *vctx, const store_row *r)
         t->w_policy = l > t->w_policy ? l : t->w_policy;
         l = (int)strlen(r->params);
         t->w_params = l > t->w_params ? l : t->w_params;
+        l = (int)strlen(r->semantics);
+        t->w_sem = l > t->w_sem ? l : t->w_sem;
         l = (int)strlen(r->allocator);
         t->w_alloc = l > t->w_alloc ? l : t->w_alloc;
         t->n++;
@@ -100,9 +114,9 @@ static int table_row(void *vctx, const store_row *r)
     cli_format_bytes(r->peak_memory, peak, sizeof peak);
     if (r->has_overhead)
         snprintf(overhead, sizeof overhead, "%.4f", r->overhead);
-    printf("%-*s  %-*s  %-*s  %-*s  %5.3f  %11s  %-11s  %8s  %9llu  %9llu  %11s\n",
+    printf("%-*s  %-*s  %-*s  %5g  %-*s  %-*s  %5.3f  %11s  %-11s  %8s  %9llu  %9llu  %11s\n",
            t->w_trace, r->trace_name, t->w_policy, r->policy, t->w_params, r->params,
-           t->w_alloc, r->allocator, r->ratio, budget,
+           r->remat_limit, t->w_sem, r->semantics, t->w_alloc, r->allocator, r->ratio, budget,
            r->status, overhead, (unsigned long long)r->evictions,
            (unsigned long long)r->remats, peak);
     return 0;
@@ -110,14 +124,15 @@ static int table_row(void *vctx, const store_row *r)
 
 static int db_runs(store *s, const store_filter *f)
 {
-    table_ctx t = {0, 5, 6, 6, 9, 0, 0, 0, 0};
+    table_ctx t = {.w_trace = 5, .w_policy = 6, .w_params = 6, .w_sem = 9, .w_alloc = 9};
     gms_error err;
     if (store_query_runs(s, f, table_row, &t, &err)) {
         cli_error("db runs", "%s", err.msg);
         return 1;
     }
-    printf("%-*s  %-*s  %-*s  %-*s  %5s  %11s  %-11s  %8s  %9s  %9s  %11s\n", t.w_trace,
-           "TRACE", t.w_policy, "POLICY", t.w_params, "PARAMS", t.w_alloc, "ALLOCATOR", "RATIO", "BUDGET", "STATUS", "OVERHEAD",
+    printf("%-*s  %-*s  %-*s  %5s  %-*s  %-*s  %5s  %11s  %-11s  %8s  %9s  %9s  %11s\n",
+           t.w_trace, "TRACE", t.w_policy, "POLICY", t.w_params, "PARAMS", "LIMIT", t.w_sem,
+           "SEMANTICS", t.w_alloc, "ALLOCATOR", "RATIO", "BUDGET", "STATUS", "OVERHEAD",
            "EVICTIONS", "REMATS", "PEAK");
     t.pass = 1;
     if (store_query_runs(s, f, table_row, &t, &err)) {
@@ -167,7 +182,7 @@ static int db_merge(const db_opts *o)
     }
     store *s;
     if (store_open(o->out, STORE_READONLY, &s, &err) == 0) {
-        table_ctx t = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+        table_ctx t = {0};
         store_query_runs(s, NULL, table_row, &t, &err);
         store_close(s);
         fprintf(stderr, "merged %zu stores into %s: %zu runs\n", o->n_pos, o->out, t.n);
@@ -192,6 +207,12 @@ int cmd_db(int argc, char **argv)
     if (rc)
         goto done;
     if (strcmp(sub, "merge") == 0) {
+        if (o.trace || o.policies || o.filtered) {
+            cli_error("db merge", "merge takes whole stores; filters (--trace, --policy, "
+                                  "--remat-limit, --semantics, --where) apply to runs and export");
+            rc = 2;
+            goto done;
+        }
         rc = db_merge(&o);
         goto done;
     }
@@ -212,8 +233,16 @@ int cmd_db(int argc, char **argv)
         rc = 1;
         goto done;
     }
-    store_filter f = {o.trace, (const char *const *)o.policies, o.n_policies};
-    rc = strcmp(sub, "runs") == 0 ? db_runs(s, &f) : db_export(s, &f, &o);
+    store_filter f = o.filter;
+    f.trace_name = o.trace;
+    f.policies = (const char *const *)o.policies;
+    f.n_policies = o.n_policies;
+    if (store_check_filter(s, &f, &err)) {
+        cli_error("db", "%s", err.msg);
+        rc = 1;
+    } else {
+        rc = strcmp(sub, "runs") == 0 ? db_runs(s, &f) : db_export(s, &f, &o);
+    }
     store_close(s);
 done:
     cli_list_free(o.policies);

@@ -5,6 +5,7 @@
 
 #include "analysis_util.h"
 #include "cli.h"
+#include "filter_opts.h"
 #include "plot.h"
 #include "sim.h"
 #include "store.h"
@@ -12,22 +13,34 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: gpumemsim plot overhead DB [--trace NAME] [--policies LIST] [--title T]\n"
-            "                      -o CHART\n"
+            "usage: gpumemsim plot overhead DB [--trace NAME] [--policies LIST] [FILTER...]\n"
+            "                      [--title T] [--size WxH] [--font-size PT] [--columns N]\n"
+            "                      [--script FILE] -o CHART\n"
             "       gpumemsim plot timeline TRACE --policy P --budget B [--seed N]\n"
             "                      [--remat-limit L] -o CHART\n\n"
             "  overhead  overhead (simulated time / baseline compute) against the budget ratio,\n"
-            "            one line per policy and one panel per trace of the store DB; failed\n"
-            "            runs (out of memory, over the remat limit) leave gaps; randomized\n"
-            "            policies show the mean over their seeds\n"
+            "            one line per policy and one panel per trace of the store DB; a\n"
+            "            policy keeps its colour, dash and marker in every chart; failed runs\n"
+            "            leave gaps and a mark along the top (x out of memory, triangle over\n"
+            "            the remat limit); randomized policies show the mean of their seeds\n"
+            "            and a min-max band; runs that differ in more than the seed (remat\n"
+            "            limit, semantics, parameters) are never averaged: filter for one\n"
             "  timeline  simulate TRACE once and draw resident memory over simulated time with\n"
             "            the budget, the policy's evictions and the rematerializations\n\n"
             "  -o CHART        output file; the extension picks the format: .png .svg .pdf\n"
             "  --trace NAME    only this trace (its name, a glob like 'unet*', or its hash)\n"
             "  --policies LIST only these policies, in this legend order (comma-separated)\n"
+            "%s"
+            "  --size WxH      printed size, in inches (default) or cm: 3.3x2.5in, 17x12cm;\n"
+            "                  default 3.3 in wide (one column) for one trace, 7 in (two\n"
+            "                  columns) for several; PNG is drawn at 150 dpi\n"
+            "  --font-size PT  text size in points at the printed size (default 8)\n"
+            "  --columns N     panels per row (default: by the number of traces)\n"
+            "  --script FILE   also write the gnuplot script, data included, to edit and rerun\n"
             "  --budget B      a ratio of baseline memory (0.5, 50%%) or bytes (6GiB)\n"
             "  --seed N        seed of a randomized policy (default 0)\n\n"
-            "Charts are drawn by gnuplot (set GMS_GNUPLOT to use a particular one).\n");
+            "Charts are drawn by gnuplot (set GMS_GNUPLOT to use a particular one).\n",
+            cli_filter_help);
 }
 
 static int plot_overhead_cmd(int argc, char **argv)
@@ -36,9 +49,39 @@ static int plot_overhead_cmd(int argc, char **argv)
     char **pols = NULL;
     size_t n_pols = 0;
     int rc = 2;
+    plot_overhead_opts o = {0};
+    gms_error err;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-o") == 0 && v) {
+        int fo = cli_filter_option(cmd, argc, argv, &i, &o.filter);
+        char *end;
+        if (fo == 2)
+            goto out;
+        if (fo == 1) {
+            continue;
+        } else if (strcmp(a, "--size") == 0 && v) {
+            if (plot_parse_size(argv[++i], &o.width_in, &o.height_in, &err)) {
+                cli_error(cmd, "--size: %s", err.msg);
+                goto out;
+            }
+        } else if (strcmp(a, "--font-size") == 0 && v) {
+            o.font_pt = strtod(argv[++i], &end);
+            if (end == v || *end || !(o.font_pt >= 4 && o.font_pt <= 40)) {
+                cli_error(cmd, "--font-size '%s': expected points between 4 and 40 (8 reads "
+                               "well in print)", v);
+                goto out;
+            }
+        } else if (strcmp(a, "--columns") == 0 && v) {
+            long n = strtol(argv[++i], &end, 10);
+            if (end == v || *end || n < 1 || n > 16) {
+                cli_error(cmd, "--columns '%s': expected a whole number of panels per row, 1 "
+                               "to 16", v);
+                goto out;
+            }
+            o.columns = (int)n;
+        } else if (strcmp(a, "--script") == 0 && v) {
+            o.script = argv[++i];
+        } else if (strcmp(a, "-o") == 0 && v) {
             out = argv[++i];
         } else if (strcmp(a, "--trace") == 0 && v) {
             trace = argv[++i];
@@ -65,7 +108,6 @@ static int plot_overhead_cmd(int argc, char **argv)
         cli_error(cmd, "usage: gpumemsim plot overhead DB -o CHART.png|svg|pdf");
         goto out;
     }
-    gms_error err;
     plot_format fmt;
     if (plot_format_for_path(out, &fmt, &err)) {
         cli_error(cmd, "%s", err.msg);
@@ -77,12 +119,17 @@ static int plot_overhead_cmd(int argc, char **argv)
         cli_error(cmd, "%s", err.msg);
         goto out;
     }
-    plot_overhead_opts o = {trace, (const char *const *)pols, n_pols, out, title};
+    o.trace = trace;
+    o.policies = (const char *const *)pols;
+    o.n_policies = n_pols;
+    o.out = out;
+    o.title = title;
     size_t panels = 0;
     if (plot_overhead(s, &o, &panels, &err)) {
         cli_error(cmd, "%s", err.msg);
     } else {
-        fprintf(stderr, "wrote %s (%zu trace%s)\n", out, panels, panels == 1 ? "" : "s");
+        fprintf(stderr, "wrote %s (%zu trace%s)%s%s\n", out, panels, panels == 1 ? "" : "s",
+                o.script ? " and " : "", o.script ? o.script : "");
         rc = 0;
     }
     store_close(s);

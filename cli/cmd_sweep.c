@@ -50,9 +50,11 @@ static void usage(FILE *f)
 
 static void on_progress(void *bar, const sweep_progress *p)
 {
-    char note[64] = "";
-    if (p->failed)
-        snprintf(note, sizeof note, "%zu failed (oom/remat-limit)", p->failed);
+    /* oom and remat-limit are results a sweep is run to find, not failures of the sweep */
+    char note[96] = "";
+    if (p->done)
+        snprintf(note, sizeof note, "%zu ok, %zu oom, %zu remat-limit", p->ok, p->oom,
+                 p->remat_limit);
     progress_update(bar, p->done, p->total, p->elapsed_s, note);
 }
 
@@ -224,10 +226,10 @@ int cmd_sweep(int argc, char **argv)
     if (!quiet) {
         char dur[32];
         fprintf(stderr,
-                "sweep: %zu runs in %s (%zu ok, %zu oom/remat-limit); %zu already in %s "
+                "sweep: %zu runs in %s (%zu ok, %zu oom, %zu remat-limit); %zu already in %s "
                 "were skipped\n",
                 sum.done, progress_format_duration(sum.elapsed_s, dur, sizeof dur), sum.ok,
-                sum.failed, sum.skipped, db);
+                sum.oom, sum.remat_limit, sum.skipped, db);
     }
     rc = 0;
 out:

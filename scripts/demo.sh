@@ -64,34 +64,7 @@ if [ -n "$pick" ]; then
 fi
 "$gms" plot timeline "$tl_trace" --policy dtr --budget "$tl_budget" -o out/timeline.png
 
-# Summary from the CSV export: per trace and policy, the smallest ratio at which every run
-# (every seed) is ok, and the mean overhead at ratio 0.5 ("fail" when a run failed there).
-"$gms" db export out/results.db --csv | awk -F, '
-  NR == 1 { next }
-  {
-    key = $1 SUBSEP $3
-    if (!(key in seen)) { seen[key] = 1; order[++n] = key }
-    r = $5 + 0
-    runs[key, r]++
-    if ($9 == "ok") { ok[key, r]++; sum[key, r] += $10 }
-    ratios[key] = ratios[key] " " r
-  }
-  END {
-    printf "\n%-28s %-10s %18s %16s\n", "TRACE", "POLICY", "SMALLEST OK BUDGET", "OVERHEAD AT 0.5"
-    for (i = 1; i <= n; i++) {
-      key = order[i]; split(key, kp, SUBSEP)
-      best = ""
-      m = split(ratios[key], rs, " ")
-      for (j = 1; j <= m; j++) {
-        r = rs[j] + 0
-        if (runs[key, r] == ok[key, r] && (best == "" || r < best)) best = r
-      }
-      at = (runs[key, 0.5] == 0) ? "-" : (ok[key, 0.5] == runs[key, 0.5]) ? \
-           sprintf("%.3fx", sum[key, 0.5] / ok[key, 0.5]) : "fail"
-      name = kp[1]; if (length(name) > 28) name = substr(name, 1, 25) "..."
-      printf "%-28s %-10s %18s %16s\n", name, kp[2], best == "" ? "none" : sprintf("%.1f", best), at
-    }
-  }'
+GMS_BIN="$gms" scripts/demo-summary.sh out/results.db
 
 say "done in $(( $(date +%s) - start ))s"
 cat >&2 <<EOF

@@ -36,6 +36,7 @@ grep -v ' gap$' expected.txt > expected_points.txt
 diff expected_points.txt drawn.txt || fail "drawn points differ from the ok runs (or seed means)"
 
 # (line breaks at interior gaps are pinned by tests/unit/analysis/test_plot.c)
-grep -q "random (mean of 3 seeds)" saved/script.gp || fail "the legend does not say the seed mean"
+grep -q "random (3 seeds)" saved/script.gp || fail "the legend does not count the seeds"
+grep -q "seeds: mean, min-max band" saved/script.gp || fail "the legend does not say the seed mean"
 grep -q "Gaps: runs that failed" saved/script.gp || fail "the chart does not explain the gaps"
 echo PASS

@@ -44,6 +44,18 @@ out=$("$GMS_BIN" sim "$T" --alloc-conf max_split_size_mb:64 2>&1); rc=$?
 again=$("$GMS_BIN" sweep "$T" --policies dtr,coop --allocators ideal,caching --budgets 0.6,0.9 \
   --db s.db 2>&1) || fail "second sweep"
 echo "$again" | grep -q "0 runs in .* 6 already in s.db were skipped" || fail "resume: $again"
+# charts and filters never mix memory models
+out=$("$GMS_BIN" plot overhead s.db -o mixed.svg 2>&1); rc=$?
+[ $rc -ne 0 ] && echo "$out" | grep -q "allocator caching" || fail "plot averaged allocators: $out"
+[ ! -e mixed.svg ] || fail "a chart was written from mixed allocators"
+if command -v gnuplot >/dev/null; then
+  "$GMS_BIN" plot overhead s.db --allocator caching -o caching.svg || fail "plot --allocator"
+  [ -s caching.svg ] || fail "no chart for --allocator caching"
+fi
+[ "$("$GMS_BIN" db export s.db --csv --where allocator=ideal | tail -n +2 | wc -l)" -eq 2 ] \
+  || fail "--where allocator=ideal"
+out=$("$GMS_BIN" db runs s.db --allocator lifetime 2>&1); rc=$?
+[ $rc -ne 0 ] && echo "$out" | grep -q "caching" || fail "unknown allocator filter: rc $rc: $out"
 out=$("$GMS_BIN" sweep "$T" --policies coop --db t.db --quiet 2>&1); rc=$?
 [ $rc -ne 0 ] && echo "$out" | grep -q "needs a memory model" || fail "coop sweep with ideal only: $out"
 

@@ -9,6 +9,7 @@
 
 #include "test_tmpdir.h"
 #include "plot.h"
+#include "plot_internal.h"
 #include "store.h"
 
 static void setup(void)
@@ -72,6 +73,54 @@ static char *block(const char *data, const char *name)
     ck_assert_ptr_nonnull(end);
     return strndup(p, (size_t)(end - p) + 1);
 }
+
+START_TEST(test_policy_styles_are_fixed_by_name)
+{
+    const char *names[] = {"dtr", "dtr-eq", "dtr-local", "msps", "lru", "size", "random"};
+    plot_style a, b;
+    for (size_t i = 0; i < 7; i++) {
+        plot_style_for(names[i], &a);
+        ck_assert_int_ne(a.point, PLOT_POINT_OOM);
+        ck_assert_int_ne(a.point, PLOT_POINT_LIMIT);
+        for (size_t j = 0; j < i; j++) { /* the shipped policies never share a colour */
+            plot_style_for(names[j], &b);
+            ck_assert_str_ne(a.color, b.color);
+        }
+    }
+    /* a plugin name gets a style from its name alone: the same on every call */
+    plot_style_for("my-plugin", &a);
+    plot_style_for("my-plugin", &b);
+    ck_assert_str_eq(a.color, b.color);
+    ck_assert_str_eq(a.dash, b.dash);
+    ck_assert_int_eq(a.point, b.point);
+    ck_assert_int_ne(a.point, PLOT_POINT_OOM);
+    ck_assert_int_ne(a.point, PLOT_POINT_LIMIT);
+}
+END_TEST
+
+START_TEST(test_sizes_in_inches_and_centimetres)
+{
+    double w, h;
+    gms_error err;
+    ck_assert_int_eq(plot_parse_size("3.3x2.5", &w, &h, &err), 0);
+    ck_assert(w == 3.3 && h == 2.5);
+    ck_assert_int_eq(plot_parse_size("3.3x2.5in", &w, &h, &err), 0);
+    ck_assert(w == 3.3 && h == 2.5);
+    ck_assert_int_eq(plot_parse_size("25.4x50.8mm", &w, &h, &err), 0);
+    ck_assert(w > 0.999 && w < 1.001 && h > 1.999 && h < 2.001);
+    ck_assert_int_eq(plot_parse_size("254x127mm", &w, &h, &err), 0); /* unit after H: both */
+    ck_assert(w > 9.99 && w < 10.01 && h > 4.99 && h < 5.01);
+    ck_assert_int_eq(plot_parse_size("7inx12.7cm", &w, &h, &err), 0);
+    ck_assert(w == 7.0 && h > 4.99 && h < 5.01);
+    const char *bad[] = {"", "3", "3x", "x2", "3x2pt", "0x2", "-3x2", "3x2in ", "0.5x2",
+                         "60x2", "3x2x1", "nanx2", "infx2", "1e400x2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err.msg[0] = '\0';
+        ck_assert_msg(plot_parse_size(bad[i], &w, &h, &err) == GMS_EINVAL, "%s", bad[i]);
+        ck_assert_ptr_nonnull(strstr(err.msg, "WIDTHxHEIGHT"));
+    }
+}
+END_TEST
 
 START_TEST(test_failures_break_lines_and_seeds_are_averaged)
 {
@@ -161,6 +210,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_format_follows_the_extension);
     tcase_add_test(tc, test_short_names_and_quoting);
     tcase_add_test(tc, test_failures_break_lines_and_seeds_are_averaged);
+    tcase_add_test(tc, test_policy_styles_are_fixed_by_name);
+    tcase_add_test(tc, test_sizes_in_inches_and_centimetres);
     tcase_add_test(tc, test_missing_gnuplot_is_explained);
     suite_add_tcase(s, tc);
     return s;

@@ -275,13 +275,13 @@ START_TEST(test_failed_run_has_no_overhead_and_filters_apply)
     r = make_run("00000000000000b2", "lru", 900, 1);
     ck_assert_int_eq(store_put_run(s, &r, NULL, &err), 0);
     int has = -1;
-    store_filter fa = {"alpha", NULL, 0};
+    store_filter fa = {.trace_name = "alpha"};
     ck_assert_int_eq(store_query_runs(s, &fa, grab_overhead, &has, &err), 0);
     ck_assert_int_eq(has, 0);
     const char *pols[] = {"lru"};
-    store_filter fp = {NULL, pols, 1};
+    store_filter fp = {.policies = pols, .n_policies = 1};
     ck_assert_uint_eq(count_rows(s, &fp), 1);
-    store_filter fg = {"b*", NULL, 0};
+    store_filter fg = {.trace_name = "b*"};
     ck_assert_uint_eq(count_rows(s, &fg), 1);
     store_close(s);
 }
