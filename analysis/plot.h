@@ -103,6 +103,8 @@ typedef struct plot_timeline_opts {
     uint64_t seed;
     double remat_limit;  /* 0 = the simulator's default */
     const char *out;
+    const char *allocator;  /* memory model (sim/memory.h name); NULL = ideal */
+    const char *alloc_conf; /* its settings, PYTORCH_CUDA_ALLOC_CONF syntax */
 } plot_timeline_opts;
 
 typedef struct plot_timeline_summary {

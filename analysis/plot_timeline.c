@@ -6,6 +6,7 @@
 
 #include "plot.h"
 #include "plot_internal.h"
+#include "memory.h"
 #include "registry.h"
 #include "sim.h"
 
@@ -13,7 +14,7 @@
 #define TL_MARK_BUCKETS 240 /* at most one marker of a kind per this many x-slices */
 
 typedef struct tl_sample {
-    uint64_t clock, memory;
+    uint64_t clock, memory, reserved;
     unsigned char kind;
 } tl_sample;
 
@@ -38,7 +39,8 @@ static void observe(void *vctx, const sim_event *ev)
         c->s = s;
         c->cap = cap;
     }
-    c->s[c->n++] = (tl_sample){ev->clock, ev->memory, (unsigned char)ev->kind};
+    /* with a memory model the line is the model's allocated (rounded) bytes, beside reserved */
+    c->s[c->n++] = (tl_sample){ev->clock, ev->allocated, ev->reserved, (unsigned char)ev->kind};
 }
 
 /* Unit for a byte axis: divisor and name. */
@@ -73,12 +75,13 @@ static double time_unit(uint64_t max, const char **name)
 
 /* The memory line reduced to TL_BUCKETS x-slices, each kept as its minimum and maximum in
  * the order they occurred (so peaks and dips survive), plus thinned event markers: block 0
- * memory, block 1 policy evictions, block 2 rematerializations. */
+ * memory (and in a third column reserved bytes, at the same instants), block 1 policy
+ * evictions, block 2 rematerializations. */
 static void write_data(const tl_ctx *c, uint64_t end, double tu, double mu, plot_buf *b)
 {
     double width = (double)(end ? end : 1) / TL_BUCKETS;
     size_t i = 0;
-    plot_buf_printf(b, "0 0\n");
+    plot_buf_printf(b, "0 0 0\n");
     while (i < c->n) {
         size_t bucket = (size_t)((double)c->s[i].clock / width);
         size_t lo = i, hi = i, j = i;
@@ -89,10 +92,11 @@ static void write_data(const tl_ctx *c, uint64_t end, double tu, double mu, plot
                 hi = j;
         }
         size_t a = lo < hi ? lo : hi, z = lo < hi ? hi : lo;
-        plot_buf_printf(b, "%.6g %.6g\n", (double)c->s[a].clock / tu, (double)c->s[a].memory / mu);
+        plot_buf_printf(b, "%.6g %.6g %.6g\n", (double)c->s[a].clock / tu,
+                        (double)c->s[a].memory / mu, (double)c->s[a].reserved / mu);
         if (z != a)
-            plot_buf_printf(b, "%.6g %.6g\n", (double)c->s[z].clock / tu,
-                            (double)c->s[z].memory / mu);
+            plot_buf_printf(b, "%.6g %.6g %.6g\n", (double)c->s[z].clock / tu,
+                            (double)c->s[z].memory / mu, (double)c->s[z].reserved / mu);
         i = j;
     }
     static const unsigned char kinds[2] = {SIM_EV_EVICT, SIM_EV_REMAT};
@@ -139,6 +143,19 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
     cfg.seed = o->seed;
     if (o->remat_limit > 0)
         cfg.remat_limit = o->remat_limit;
+    sim_memory_options mopt;
+    char alloc_key[128];
+    if (sim_memory_find(o->allocator, &cfg.allocator)) {
+        sim_trace_free(t);
+        return gms_error_set(err, GMS_EINVAL, "unknown allocator '%s'; valid allocators: %s",
+                             o->allocator, sim_memory_names());
+    }
+    if ((rc = sim_memory_parse_conf(cfg.allocator, o->alloc_conf, &mopt, alloc_key,
+                                    sizeof alloc_key, err))) {
+        sim_trace_free(t);
+        return rc;
+    }
+    cfg.allocator_options = &mopt;
     tl_ctx c = {0};
     cfg.observer = observe;
     cfg.observer_ctx = &c;
@@ -159,6 +176,8 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
             end = c.s[i].clock;
         if (c.s[i].memory > maxmem)
             maxmem = c.s[i].memory;
+        if (c.s[i].reserved > maxmem)
+            maxmem = c.s[i].reserved;
     }
     if (base->memory > maxmem)
         maxmem = base->memory;
@@ -225,16 +244,23 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
                         "offset 0,0.7 tc rgb '#777777'\n",
                         (double)base->memory / mu, (double)base->memory / mu,
                         (double)base->memory / mu);
+    if (cfg.allocator) /* reserved under allocated, so the gap between them is the cache */
+        plot_buf_printf(&script,
+                        "plot %s index 0 using 1:3 with steps lc rgb '#CC79A7' lw 1.5 "
+                        "title 'reserved (%s)', \\\n     ",
+                        qd, alloc_key);
+    else
+        plot_buf_printf(&script, "plot ");
     plot_buf_printf(&script,
-                    "plot %s index 0 using 1:2 with steps lc rgb '#0072B2' lw 1.5 "
-                    "title 'resident memory', \\\n"
+                    "%s index 0 using 1:2 with steps lc rgb '#0072B2' lw 1.5 "
+                    "title '%s', \\\n"
                     "     %s index 1 using 1:2 with points pt 11 ps 0.9 lc rgb '#D55E00' "
                     "title 'policy eviction (%llu)', \\\n"
                     "     %s index 2 using 1:2 with points pt 9 ps 0.9 lc rgb '#009E73' "
                     "title 'rematerialization (%llu)', \\\n"
                     "     NaN with lines lc rgb '#D55E00' lw 2 dt 2 title 'budget'\n",
-                    qd, qd, (unsigned long long)res.evictions, qd,
-                    (unsigned long long)res.remats);
+                    qd, cfg.allocator ? "allocated" : "resident memory", qd,
+                    (unsigned long long)res.evictions, qd, (unsigned long long)res.remats);
     if (script.oom) {
         rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
         goto out;

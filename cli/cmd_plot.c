@@ -17,7 +17,7 @@ static void usage(FILE *f)
             "                      [--title T] [--size WxH] [--font-size PT] [--columns N]\n"
             "                      [--script FILE] -o CHART\n"
             "       gpumemsim plot timeline TRACE --policy P --budget B [--seed N]\n"
-            "                      [--remat-limit L] -o CHART\n\n"
+            "                      [--remat-limit L] [--allocator M [--alloc-conf C]] -o CHART\n\n"
             "  overhead  overhead (simulated time / baseline compute) against the budget ratio,\n"
             "            one line per policy and one panel per trace of the store DB; a\n"
             "            policy keeps its colour, dash and marker in every chart; failed runs\n"
@@ -26,7 +26,9 @@ static void usage(FILE *f)
             "            and a min-max band; runs that differ in more than the seed (remat\n"
             "            limit, semantics, parameters) are never averaged: filter for one\n"
             "  timeline  simulate TRACE once and draw resident memory over simulated time with\n"
-            "            the budget, the policy's evictions and the rematerializations\n\n"
+            "            the budget, the policy's evictions and the rematerializations; with\n"
+            "            --allocator (caching, lifetime: docs/memory.md) the model's allocated\n"
+            "            and reserved bytes\n\n"
             "  -o CHART        output file; the extension picks the format: .png .svg .pdf\n"
             "  --trace NAME    only this trace (its name, a glob like 'unet*', or its hash)\n"
             "  --policies LIST only these policies, in this legend order (comma-separated)\n"
@@ -150,6 +152,10 @@ static int plot_timeline_cmd(int argc, char **argv)
             o.out = argv[++i];
         } else if (strcmp(a, "--policy") == 0 && v) {
             o.policy = argv[++i];
+        } else if (strcmp(a, "--allocator") == 0 && v) {
+            o.allocator = argv[++i];
+        } else if (strcmp(a, "--alloc-conf") == 0 && v) {
+            o.alloc_conf = argv[++i];
         } else if (strcmp(a, "--budget") == 0 && v) {
             budget = argv[++i];
         } else if (strcmp(a, "--seed") == 0 && v) {

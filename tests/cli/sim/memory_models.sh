@@ -51,6 +51,10 @@ out=$("$GMS_BIN" plot overhead s.db -o mixed.svg 2>&1); rc=$?
 if command -v gnuplot >/dev/null; then
   "$GMS_BIN" plot overhead s.db --allocator caching -o caching.svg || fail "plot --allocator"
   [ -s caching.svg ] || fail "no chart for --allocator caching"
+  "$GMS_BIN" plot timeline "$T" --policy dtr --budget 0.8 --allocator caching -o tl.svg \
+    || fail "plot timeline --allocator"
+  grep -q "reserved (caching)" tl.svg && grep -q ">allocated<" tl.svg \
+    || fail "the timeline has no reserved and allocated lines"
 fi
 [ "$("$GMS_BIN" db export s.db --csv --where allocator=ideal | tail -n +2 | wc -l)" -eq 2 ] \
   || fail "--where allocator=ideal"
