@@ -150,7 +150,7 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
         return gms_error_set(err, GMS_EINVAL, "unknown allocator '%s'; valid allocators: %s",
                              o->allocator, sim_memory_names());
     }
-    if ((rc = sim_memory_parse_conf(cfg.allocator, o->alloc_conf, &mopt, alloc_key,
+    if ((rc = sim_memory_parse_conf(&cfg.allocator, o->alloc_conf, &mopt, alloc_key,
                                     sizeof alloc_key, err))) {
         sim_trace_free(t);
         return rc;

@@ -337,7 +337,7 @@ static int resolve_allocators(sweep_ctx *c, gms_error *err)
             return gms_error_set(err, GMS_EINVAL, "unknown allocator '%s'; valid allocators: %s",
                                  names[a], sim_memory_names());
         gms_error e = {0};
-        if (sim_memory_parse_conf(al->model, al->model ? sp->alloc_conf : NULL, &al->opt,
+        if (sim_memory_parse_conf(&al->model, al->model ? sp->alloc_conf : NULL, &al->opt,
                                   al->key, sizeof al->key, &e))
             return gms_error_set(err, GMS_EINVAL, "%s", e.msg);
         for (size_t b = 0; b < a; b++)

@@ -119,7 +119,7 @@ int cmd_memcheck(int argc, char **argv)
                   sim_memory_names());
         return 2;
     }
-    if (sim_memory_parse_conf(cfg.allocator, conf, &opt, key, sizeof key, &err)) {
+    if (sim_memory_parse_conf(&cfg.allocator, conf, &opt, key, sizeof key, &err)) {
         cli_error(CMD, "--alloc-conf: %s", err.msg);
         return 2;
     }

@@ -409,7 +409,7 @@ int cmd_sim(int argc, char **argv)
                   sim_memory_names());
         return 2;
     }
-    if (sim_memory_parse_conf(cfg.allocator, alloc_conf, &mopt, alloc_key, sizeof alloc_key,
+    if (sim_memory_parse_conf(&cfg.allocator, alloc_conf, &mopt, alloc_key, sizeof alloc_key,
                               &aerr)) {
         cli_error(CMD, "--alloc-conf: %s", aerr.msg);
         return 2;

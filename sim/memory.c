@@ -42,9 +42,10 @@ static int conf_bool(const char *v, int *out)
     return 0;
 }
 
-int sim_memory_parse_conf(const sim_memory_model *m, const char *conf, sim_memory_options *o,
+int sim_memory_parse_conf(const sim_memory_model **mp, const char *conf, sim_memory_options *o,
                           char *canon, size_t len, gms_error *err)
 {
+    const sim_memory_model *m = *mp;
     sim_memory_options_init(o);
     const char *name = m ? m->name : "ideal";
     snprintf(canon, len, "%s", name);
@@ -58,7 +59,7 @@ int sim_memory_parse_conf(const sim_memory_model *m, const char *conf, sim_memor
     if (strlen(conf) >= sizeof buf)
         return gms_error_set(err, GMS_EINVAL, "allocator settings '%s' are too long", conf);
     strcpy(buf, conf);
-    int is_caching = m == &sim_memory_caching;
+    int is_caching = m == &sim_memory_caching || m == &sim_memory_caching_expandable;
     char *save = NULL;
     for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
         char *colon = strchr(kv, ':');
@@ -82,10 +83,7 @@ int sim_memory_parse_conf(const sim_memory_model *m, const char *conf, sim_memor
             if (conf_bool(v, &b))
                 return gms_error_set(err, GMS_EINVAL, "expandable_segments:%s must be True or "
                                      "False", v);
-            if (b)
-                return gms_error_set(err, GMS_EINVAL,
-                                     "expandable_segments:True is not modelled yet (docs/"
-                                     "memory.md); the caching model reserves whole segments");
+            o->expandable_segments = b;
         } else if (!is_caching && strcmp(k, "first_fit") == 0) {
             if (conf_bool(v, &o->first_fit))
                 return gms_error_set(err, GMS_EINVAL, "first_fit:%s must be True or False", v);
@@ -96,12 +94,25 @@ int sim_memory_parse_conf(const sim_memory_model *m, const char *conf, sim_memor
                                                   : "first_fit");
         }
     }
+    if (is_caching) {
+        if (o->expandable_segments && o->max_split_size != UINT64_MAX)
+            return gms_error_set(err, GMS_EINVAL,
+                                 "max_split_size_mb with expandable_segments:True is not "
+                                 "modelled (PyTorch ignores the split limit for expandable "
+                                 "segments, and the pair grows without bound: pytorch#193400)");
+        *mp = o->expandable_segments ? &sim_memory_caching_expandable : &sim_memory_caching;
+    }
     /* canonical: the settings that differ from the defaults, in a fixed order */
     size_t u = strlen(canon);
     const char *sep = "{";
     if (o->max_split_size != UINT64_MAX) {
         snprintf(canon + u, len - u, "%smax_split_size_mb:%llu", sep,
                  (unsigned long long)(o->max_split_size >> 20));
+        sep = ",";
+        u = strlen(canon);
+    }
+    if (o->expandable_segments) {
+        snprintf(canon + u, len - u, "%sexpandable_segments:True", sep);
         sep = ",";
         u = strlen(canon);
     }

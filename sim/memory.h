@@ -80,11 +80,12 @@ typedef struct sim_memory_model {
 /* The models by name; NULL when unknown. "ideal" gives *model = NULL and returns 0. Returns 0
  * when the name is known, -1 otherwise. */
 int sim_memory_find(const char *name, const sim_memory_model **model);
-/* Reads settings for model m (NULL = ideal) written as PYTORCH_CUDA_ALLOC_CONF is:
- * "max_split_size_mb:128,expandable_segments:False" (caching), "first_fit:True" (lifetime).
+/* Reads settings for model *m (NULL = ideal) written as PYTORCH_CUDA_ALLOC_CONF is:
+ * "max_split_size_mb:128,expandable_segments:True" (caching), "first_fit:True" (lifetime).
+ * A setting that changes the model itself (expandable_segments:True) replaces *m.
  * canon gets the run key's name of the model with its settings: "caching",
  * "caching{max_split_size_mb:128}" (settings equal to the defaults are left out). */
-int sim_memory_parse_conf(const sim_memory_model *m, const char *conf, sim_memory_options *o,
+int sim_memory_parse_conf(const sim_memory_model **m, const char *conf, sim_memory_options *o,
                           char *canon, size_t len, gms_error *err);
 
 /* "ideal, caching, lifetime" (for messages and --help). */
@@ -92,6 +93,7 @@ const char *sim_memory_names(void);
 
 extern const sim_memory_model sim_memory_caching;
 extern const sim_memory_model sim_memory_lifetime;
+extern const sim_memory_model sim_memory_caching_expandable; /* caching, expandable_segments */
 
 /* The lifetime pool's plan for a trace: the arena it needs and the lower bound of any
  * placement (the most bytes live at once), unconstrained (memory_lifetime.c). */

@@ -293,10 +293,6 @@ static int caching_create(const sim_memory_options *o, uint64_t limit, const voi
                           void **state, gms_error *err)
 {
     (void)trace;
-    if (o->expandable_segments)
-        return gms_error_set(err, GMS_EINVAL,
-                             "the caching allocator model has no expandable_segments mode yet: "
-                             "leave the option off");
     caching *c = calloc(1, sizeof *c);
     if (!c)
         return gms_error_set(err, GMS_ENOMEM, "out of memory creating the caching allocator");

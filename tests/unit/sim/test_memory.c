@@ -142,23 +142,65 @@ START_TEST(test_alloc_conf_parses_pytorch_syntax_and_rejects_the_rest)
     sim_memory_options o;
     char key[128];
     gms_error err = {0};
-    ck_assert_int_eq(sim_memory_parse_conf(&sim_memory_caching, "max_split_size_mb:128", &o,
+    const sim_memory_model *caching = &sim_memory_caching, *ideal = NULL;
+    ck_assert_int_eq(sim_memory_parse_conf(&caching, "max_split_size_mb:128", &o,
                                            key, sizeof key, &err), 0);
     ck_assert_uint_eq(o.max_split_size, 128 * MiB);
     ck_assert_str_eq(key, "caching{max_split_size_mb:128}");
-    ck_assert_int_eq(sim_memory_parse_conf(&sim_memory_caching, "expandable_segments:False", &o,
+    ck_assert_int_eq(sim_memory_parse_conf(&caching, "expandable_segments:False", &o,
                                            key, sizeof key, &err), 0);
     ck_assert_str_eq(key, "caching");
-    ck_assert_int_ne(sim_memory_parse_conf(&sim_memory_caching, "max_split_size_mb:10", &o, key,
+    ck_assert_int_ne(sim_memory_parse_conf(&caching, "max_split_size_mb:10", &o, key,
                                            sizeof key, &err), 0);
-    ck_assert_int_ne(sim_memory_parse_conf(&sim_memory_caching, "first_fit:True", &o, key,
+    ck_assert_int_ne(sim_memory_parse_conf(&caching, "first_fit:True", &o, key,
                                            sizeof key, &err), 0);
-    ck_assert_int_ne(sim_memory_parse_conf(NULL, "max_split_size_mb:128", &o, key, sizeof key,
+    ck_assert_int_ne(sim_memory_parse_conf(&ideal, "max_split_size_mb:128", &o, key, sizeof key,
                                            &err), 0);
     const sim_memory_model *m;
     ck_assert_int_eq(sim_memory_find("ideal", &m), 0);
     ck_assert_ptr_null(m);
     ck_assert_int_ne(sim_memory_find("cnmem", &m), 0);
+}
+END_TEST
+
+START_TEST(test_expandable_segments_map_pages_on_demand_and_unmap_free_ones)
+{
+    const sim_memory_model *m = &sim_memory_caching;
+    sim_memory_options o;
+    char key[128];
+    gms_error err = {0};
+    ck_assert_int_eq(sim_memory_parse_conf(&m, "expandable_segments:True", &o, key, sizeof key,
+                                           &err), 0);
+    ck_assert_ptr_eq(m, &sim_memory_caching_expandable);
+    ck_assert_str_eq(key, "caching{expandable_segments:True}");
+    void *st = model(m, UINT64_MAX, &o);
+    uint32_t h[4];
+    sim_memory_stats s;
+    ck_assert_int_eq(m->reserve(st, 100, 1, &h[0]), 0);       /* one 2 MiB small page */
+    ck_assert_int_eq(m->reserve(st, 3 * MiB, 2, &h[1]), 0);   /* one 20 MiB large page */
+    ck_assert_int_eq(m->reserve(st, 3 * MiB, 3, &h[2]), 0);   /* in the same page */
+    m->stats(st, &s);
+    ck_assert_uint_eq(s.reserved, 22 * MiB);
+    ck_assert_uint_eq(m->block(st, h[2]).addr, m->block(st, h[1]).addr + 3 * MiB);
+    /* 30 MiB: the 14 MiB free at the end of the mapped range grows by one more page */
+    ck_assert_int_eq(m->reserve(st, 30 * MiB, 4, &h[3]), 0);
+    m->stats(st, &s);
+    ck_assert_uint_eq(s.reserved, 42 * MiB);
+    ck_assert_uint_eq(m->block(st, h[3]).addr, m->block(st, h[2]).addr + 3 * MiB);
+    m->destroy(st);
+
+    st = model(m, 22 * MiB, &o);
+    uint32_t a, b, c, d;
+    ck_assert_int_eq(m->reserve(st, 3 * MiB, 1, &a), 0); /* 20 MiB mapped */
+    m->release(st, a);
+    ck_assert_int_eq(m->reserve(st, 1 * MiB, 2, &b), 0); /* a 2 MiB small page: 22 MiB */
+    ck_assert_int_eq(m->reserve(st, 1 * MiB - 512, 3, &c), 0); /* fills the small page */
+    ck_assert_int_eq(m->reserve(st, 1 * MiB, 4, &d), 0); /* unmaps the free large page */
+    m->stats(st, &s);
+    ck_assert_uint_eq(s.reserved, 4 * MiB);
+    ck_assert_uint_eq(s.device_frees, 1);
+    ck_assert_uint_eq(s.allocated, 3 * MiB - 512);
+    m->destroy(st);
 }
 END_TEST
 
@@ -253,9 +295,10 @@ START_TEST(test_models_hold_every_reference_log_budget_invariant)
     gms_error err = {0};
     ck_assert_int_eq(sim_trace_chain(200, &t, &err), 0);
     uint64_t budget = sim_budget_for_ratio(t, 0.4);
-    const sim_memory_model *ms[] = {&sim_memory_caching, &sim_memory_lifetime};
+    const sim_memory_model *ms[] = {&sim_memory_caching, &sim_memory_lifetime,
+                                    &sim_memory_caching_expandable};
     const char *pols[] = {"dtr", "lru", "coop", "dtr-frag"};
-    for (size_t i = 0; i < 2; i++)
+    for (size_t i = 0; i < 3; i++)
         for (size_t p = 0; p < 4; p++) {
             sim_result r = run_with(t, pols[p], budget, ms[i]);
             ck_assert_uint_le(r.peak_reserved, budget);
@@ -276,6 +319,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_caching_gives_back_cached_segments_to_stay_under_the_limit);
     tcase_add_test(tc, test_caching_max_split_size_keeps_big_blocks_from_small_requests);
     tcase_add_test(tc, test_alloc_conf_parses_pytorch_syntax_and_rejects_the_rest);
+    tcase_add_test(tc, test_expandable_segments_map_pages_on_demand_and_unmap_free_ones);
     tcase_add_test(tc, test_caching_run_evicts_where_the_byte_count_fits);
     tcase_add_test(tc, test_address_policies_refuse_the_ideal_model);
     tcase_add_test(tc, test_lifetime_plan_shares_offsets_of_disjoint_lifetimes);
