@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Shared helpers of the analysis CLI tests (sourced).
 set -euo pipefail
-: "${GMS_BIN:?GMS_BIN must point at gpumemsim}" "${GMS_TMP:?}" "${GMS_SHARED_DIR:?}"
-LOGS="$GMS_SHARED_DIR/traces/dtr-iclr21"
-if [ ! -d "$LOGS" ]; then
-  echo "FAIL: $LOGS is missing (set GMS_SHARED_DIR to the shared test data)" >&2
-  exit 1
+: "${GMS_BIN:?GMS_BIN must point at gpumemsim}" "${GMS_TMP:?}"
+# The DTR logs, for the tests registered NEEDS_SHARED (tests/cli/analysis/CMakeLists.txt); the
+# chart tests on the project's own samples run without them.
+LOGS="${GMS_SHARED_DIR:-}/traces/dtr-iclr21"
+if [ -d "$LOGS" ]; then
+  # shellcheck disable=SC2034 # used by the scripts that source this
+  RESNET=$(ls "$LOGS"/resnet32-*.log)
+  # shellcheck disable=SC2034
+  UNET=$(ls "$LOGS"/unet-*.log)
+  # shellcheck disable=SC2034
+  TRANSFORMER=$(ls "$LOGS"/transformer-*.log)
 fi
-# shellcheck disable=SC2034 # used by the scripts that source this
-RESNET=$(ls "$LOGS"/resnet32-*.log)
-# shellcheck disable=SC2034
-UNET=$(ls "$LOGS"/unet-*.log)
-# shellcheck disable=SC2034
-TRANSFORMER=$(ls "$LOGS"/transformer-*.log)
 rm -rf "$GMS_TMP" && mkdir -p "$GMS_TMP/tmp" && cd "$GMS_TMP"
 # Each test's own temporary folder: checks for leftover gnuplot files must not see the files
 # of plot tests that CTest runs at the same time.
