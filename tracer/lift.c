@@ -31,6 +31,7 @@ typedef struct open_range {
 typedef struct lifter {
     const trc_rec *recs;
     const trc_sink *sink;
+    const trc_lift_opts *opts;
     trc_lift_stats *st;
     gms_error *err;
     alloc_inst *inst;
@@ -424,9 +425,26 @@ static int on_iteration(lifter *L, const trc_rec *r)
     return emit(L, &ev);
 }
 
+/* Counts a marker of a domain nobody asked for and remembers the domain's name. */
+static void foreign_marker(lifter *L, const char *domain)
+{
+    trc_lift_stats *st = L->st;
+    st->foreign_markers++;
+    size_t len = strlen(domain), used = strlen(st->foreign_domains);
+    for (const char *p = st->foreign_domains; (p = strstr(p, domain)) != NULL; p += len)
+        if ((p == st->foreign_domains || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
+            return; /* listed already */
+    if (used + len + 2 < sizeof st->foreign_domains)
+        snprintf(st->foreign_domains + used, sizeof st->foreign_domains - used, "%s%s",
+                 used ? "," : "", domain);
+}
+
 static int on_marker(lifter *L, const trc_rec *r)
 {
     L->st->markers++;
+    if ((r->flags & TRC_MARK_END) == 0 && !trc_lift_domain_wanted(L->opts, r->text)) {
+        return 0; /* counted up front; its range end finds no open range of its id */
+    }
     int is_iter = trc_is_iteration(r->name, NULL);
     if (r->flags & TRC_MARK_START) {
         L->ranges[L->n_ranges++] = (open_range){.id = r->id, .thread = r->thread, .name = r->name};
@@ -578,15 +596,39 @@ static int build_items(lifter *L, size_t n, item **out, size_t *n_out)
     return 0;
 }
 
+int trc_lift_domain_wanted(const trc_lift_opts *opts, const char *domain)
+{
+    if (!domain || !*domain)
+        return 1;
+    const char *list = opts ? opts->nvtx_domains : NULL;
+    if (!list)
+        return 0;
+    size_t len = strlen(domain);
+    for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if ((n == 1 && *p == '*') || (n == len && strncmp(p, domain, n) == 0))
+            return 1;
+        p += n + (comma != NULL);
+    }
+    return 0;
+}
+
 int trc_lift_records(const trc_rec *recs, size_t n, const trc_sink *sink, trc_lift_stats *st,
                      gms_error *err)
+{
+    return trc_lift_records_opt(recs, n, sink, NULL, st, err);
+}
+
+int trc_lift_records_opt(const trc_rec *recs, size_t n, const trc_sink *sink,
+                         const trc_lift_opts *opts, trc_lift_stats *st, gms_error *err)
 {
     trc_lift_stats local;
     if (!st)
         st = &local;
     memset(st, 0, sizeof *st);
     st->records = n;
-    lifter L = {.recs = recs, .sink = sink, .st = st, .err = err};
+    lifter L = {.recs = recs, .sink = sink, .opts = opts, .st = st, .err = err};
     item *it = NULL;
     size_t m = 0;
     int rc = 0;
@@ -598,6 +640,16 @@ int trc_lift_records(const trc_rec *recs, size_t n, const trc_sink *sink, trc_li
         rc = gms_error_set(err, GMS_ENOMEM, "lifter: out of memory for %zu records", n);
     if (rc == 0)
         rc = trc_lift_meta(recs, n, sink, st, err); /* sets st->alloc_source */
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (recs[i].type == TRC_REC_MARKER && (recs[i].flags & TRC_MARK_END) == 0 &&
+            !trc_lift_domain_wanted(opts, recs[i].text))
+            foreign_marker(&L, recs[i].text);
+    if (rc == 0 && st->foreign_markers) {
+        char buf[320];
+        snprintf(buf, sizeof buf, "%llu ranges/marks of domains %s",
+                 (unsigned long long)st->foreign_markers, st->foreign_domains);
+        rc = sink->meta(sink->ctx, "nvtx_ignored", buf, err);
+    }
     if (rc == 0)
         rc = build_items(&L, n, &it, &m);
     for (size_t i = 0; rc == 0 && i < m; i++) {

@@ -17,6 +17,7 @@
  *   - allocations come from the allocation callbacks' records, or from MEMORY2 records when
  *     there are none; a free is a RELEASE (emitted after the op in flight, if any);
  *   - a range named "gpumemsim:iteration" is ANNOTATE "iteration" (value = its payload);
+ *   - only NVTX ranges of the default domain form ops and iterations (trc_lift_opts);
  *   - a reference to memory that is no longer allocated is ignored and counted;
  *   - a host-to-device copy into a buffer no op has produced makes it a CONSTANT (an input);
  *     device-to-device copies and memsets are GPU work like kernels.
@@ -69,11 +70,31 @@ typedef struct trc_lift_stats {
     trc_alloc_view alloc_source;     /* the allocation records the trace was built from */
     uint64_t alloc_records_callbacks; /* allocation records of each view, for comparison */
     uint64_t alloc_records_memory2;
+    uint64_t foreign_markers;        /* NVTX range starts/marks of domains not asked for */
+    char foreign_domains[256];       /* their domain names, comma-separated ("" when none) */
     int thread_ids_mismatch;         /* NVTX and launch thread ids never matched: ignored */
     int clean_end;                   /* the tracer finished writing (job exited normally) */
     char status[512];                /* the tracer's problems ("" when none) */
     char device[128];                /* GPU name, "" if unknown */
 } trc_lift_stats;
+
+/* Options; all-zero is the default. nvtx_domains: comma-separated NVTX domain names whose ranges
+ * form ops besides the default domain (NULL or "": only the default domain; "*": every domain).
+ * Libraries (cuBLAS, cuDNN, NCCL, CUB) annotate with their own domains: their ranges must not
+ * name or split the job's ops, so they are ignored (and counted) unless asked for. */
+typedef struct trc_lift_opts {
+    const char *nvtx_domains;
+} trc_lift_opts;
+
+/* 1 when an NVTX record of domain (NULL or "" = the default domain) is asked for by opts. */
+int trc_lift_domain_wanted(const trc_lift_opts *opts, const char *domain);
+
+/* trc_lift_records with options (opts may be NULL: the defaults). */
+int trc_lift_records_opt(const trc_rec *recs, size_t n, const trc_sink *sink,
+                         const trc_lift_opts *opts, trc_lift_stats *st, gms_error *err);
+int trc_lift_to_gmt_opt(const char *raw_path, const char *gmt_path, const trc_lift_opts *opts,
+                        trc_lift_stats *st, char *raw_warning, size_t warning_len,
+                        gms_error *err);
 
 /* Lifts n records (any order) into sink. st may be NULL. Returns 0 or the sink's error. */
 int trc_lift_records(const trc_rec *recs, size_t n, const trc_sink *sink, trc_lift_stats *st,

@@ -540,6 +540,72 @@ START_TEST(test_host_memory_is_not_a_tensor)
 }
 END_TEST
 
+START_TEST(test_end_by_signal_is_an_incomplete_trace)
+{
+    /* review D9: "end = signal 2" used to count as a complete trace */
+    trc_rec r[] = {
+        {.type = TRC_REC_INFO, .name = "end", .text = "signal 2"},
+        alloc_at(1, 0x1000, 100),
+    };
+    trc_lift_stats st;
+    text_sink *t = lift(r, sizeof r / sizeof r[0], &st);
+    ck_assert_int_eq(st.clean_end, 0);
+    ck_assert_str_eq(meta_of(t, "trace_complete"), "no (job died)");
+    ck_assert_ptr_nonnull(strstr(meta_of(t, "tracer_status"), "job ended by signal 2"));
+    free(t);
+}
+END_TEST
+
+static trc_rec domain_start(uint64_t ts, uint64_t id, const char *name, const char *domain)
+{
+    trc_rec r = range_start(ts, id, 7, name);
+    r.text = domain;
+    return r;
+}
+
+START_TEST(test_library_nvtx_domains_neither_name_nor_split_ops)
+{
+    /* review D3: cuBLAS's own range inside the job's "fc2_backward" range used to become the
+     * innermost op, splitting fc2_backward in two ops named after the cuBLAS call */
+    trc_rec r[] = {
+        alloc_at(1, 0x1000, 100),
+        range_start(10, 1, 7, "fc2_backward"),
+        launch_at(11, 1, 7, P_A, 1),           kernel(1, 5, "pre"),
+        domain_start(12, 2, "cublasSgemm_v2", "cuBLAS"),
+        launch_at(13, 2, 7, P_A, 1),           kernel(2, 6, "sgemm"),
+        range_end(14, 2, 7),
+        launch_at(15, 3, 7, P_A, 1),           kernel(3, 7, "post"),
+        range_end(16, 1, 7),
+    };
+    size_t n = sizeof r / sizeof r[0];
+    trc_lift_stats st;
+    text_sink *t = lift(r, n, &st);
+    EXPECT(t, "CONSTANT 1 100", "CALL fc2_backward 18 in=1 out=");
+    ck_assert_uint_eq(st.foreign_markers, 1);
+    ck_assert_str_eq(st.foreign_domains, "cuBLAS");
+    ck_assert_ptr_nonnull(strstr(meta_of(t, "nvtx_ignored"), "cuBLAS"));
+    free(t);
+    /* asked for, the domain's ranges form ops as before */
+    t = calloc(1, sizeof *t);
+    ck_assert_ptr_nonnull(t);
+    trc_sink sink = {.ctx = t, .meta = sink_meta, .event = sink_event};
+    gms_error err = {0};
+    trc_lift_opts opts = {.nvtx_domains = "NCCL,cuBLAS"};
+    ck_assert_int_eq(trc_lift_records_opt(r, n, &sink, &opts, &st, &err), 0);
+    EXPECT(t, "CONSTANT 1 100", "CALL fc2_backward 5 in=1 out=", "CALL cublasSgemm_v2 6 in=1 out=",
+           "CALL fc2_backward 7 in=1 out=");
+    ck_assert_uint_eq(st.foreign_markers, 0);
+    ck_assert_ptr_null(meta_of(t, "nvtx_ignored"));
+    free(t);
+    ck_assert_int_eq(trc_lift_domain_wanted(NULL, NULL), 1);
+    ck_assert_int_eq(trc_lift_domain_wanted(NULL, ""), 1);
+    ck_assert_int_eq(trc_lift_domain_wanted(NULL, "cuBLAS"), 0);
+    ck_assert_int_eq(trc_lift_domain_wanted(&(trc_lift_opts){.nvtx_domains = "*"}, "NCCL"), 1);
+    ck_assert_int_eq(trc_lift_domain_wanted(&opts, "cuBLASLt"), 0);
+    ck_assert_int_eq(trc_lift_domain_wanted(&opts, "cuBLA"), 0);
+}
+END_TEST
+
 START_TEST(test_tracer_info_becomes_header_metadata)
 {
     trc_rec r[] = {
@@ -601,6 +667,8 @@ static Suite *lift_suite(void)
     tcase_add_test(tc, test_unmatched_launches_and_kernels_are_still_ops);
     tcase_add_test(tc, test_host_memory_is_not_a_tensor);
     tcase_add_test(tc, test_tracer_info_becomes_header_metadata);
+    tcase_add_test(tc, test_end_by_signal_is_an_incomplete_trace);
+    tcase_add_test(tc, test_library_nvtx_domains_neither_name_nor_split_ops);
     suite_add_tcase(s, tc);
     return s;
 }
