@@ -36,6 +36,7 @@ static size_t g_n_live, g_cap_live;
 typedef struct param_info {
     CUfunction f;
     uint32_t n; /* parameters; UINT32_MAX = unknown */
+    int via_kernel; /* the layout came from cuKernelGetParamInfo (f is a CUkernel) */
     uint32_t *offset, *size;
 } param_info;
 
@@ -174,10 +175,28 @@ static size_t func_slot(CUfunction f)
     return i;
 }
 
-/* Parameter count, offsets and sizes of f (cuFuncGetParamInfo until CUDA_ERROR_INVALID_VALUE).
- * Returns NULL when unknown. Called with g_func_lock held. */
-static const param_info *func_params(CUfunction f)
+/* Layout statistics for the end-of-job INFO "param_layouts" (under g_func_lock). */
+static uint64_t g_layouts_func, g_layouts_kernel, g_layouts_empty, g_layouts_unknown;
+static int g_debug_launches; /* GMS_TRACER_DEBUG: launches still to describe on stderr */
+
+/* One parameter's offset and size through the API that worked for f (index i). */
+static CUresult param_info_at(CUfunction f, int via_kernel, uint32_t i, size_t *o, size_t *z)
 {
+    return via_kernel ? cuKernelGetParamInfo((CUkernel)f, i, o, z)
+                      : cuFuncGetParamInfo(f, i, o, z);
+}
+
+/* Parameter count, offsets and sizes of f. The handle a launch callback sees may be a
+ * CUfunction or a CUkernel cast to one (cuLaunchKernel accepts both; CUDA 12+ runtimes load
+ * through the library API), and cuFuncGetParamInfo answers CUDA_ERROR_INVALID_VALUE for any
+ * argument it does not like: so index 0 is tried with cuFuncGetParamInfo, then with
+ * cuKernelGetParamInfo, and the API that answered reads the rest (until INVALID_VALUE, past
+ * the last parameter). When neither answers at index 0 the kernel has no parameters or an
+ * unreadable handle: counted apart ("param_layouts"), never silently taken as known.
+ * Returns NULL when unknown. Called with g_func_lock held. */
+static const param_info *func_params(CUfunction f, CUresult *first_error)
+{
+    *first_error = CUDA_SUCCESS;
     if (g_n_funcs * 2 >= g_cap_funcs) {
         size_t old_cap = g_cap_funcs, cap = old_cap ? 2 * old_cap : 1024;
         param_info *old = g_funcs, *nf = calloc(cap, sizeof *nf);
@@ -197,16 +216,35 @@ static const param_info *func_params(CUfunction f)
     p->f = f;
     p->n = UINT32_MAX;
     g_n_funcs++;
+    size_t o = 0, z = 0;
+    CUresult r = cuFuncGetParamInfo(f, 0, &o, &z);
+    if (r != CUDA_SUCCESS) {
+        CUresult rk = cuKernelGetParamInfo((CUkernel)f, 0, &o, &z);
+        if (rk == CUDA_SUCCESS) {
+            p->via_kernel = 1;
+            r = CUDA_SUCCESS;
+        } else if (r == CUDA_ERROR_INVALID_VALUE && rk == CUDA_ERROR_INVALID_VALUE) {
+            g_layouts_empty++; /* no parameters, or a handle neither API reads */
+            p->n = 0;
+            return p;
+        } else {
+            *first_error = r;
+            g_layouts_unknown++;
+            return NULL;
+        }
+    }
     uint32_t cap = 16, n = 0;
     uint32_t *off = malloc(cap * sizeof *off), *sz = malloc(cap * sizeof *sz);
     for (;;) {
-        size_t o = 0, z = 0;
-        CUresult r = cuFuncGetParamInfo(f, n, &o, &z);
+        if (n > 0)
+            r = param_info_at(f, p->via_kernel, n, &o, &z);
         if (r == CUDA_ERROR_INVALID_VALUE)
             break; /* past the last parameter */
         if (r != CUDA_SUCCESS || !off || !sz || n >= 4096) {
             free(off);
             free(sz);
+            *first_error = r;
+            g_layouts_unknown++;
             return NULL;
         }
         if (n == cap) {
@@ -217,6 +255,7 @@ static const param_info *func_params(CUfunction f)
             if (!no || !ns) {
                 free(off);
                 free(sz);
+                g_layouts_unknown++;
                 return NULL;
             }
         }
@@ -227,7 +266,24 @@ static const param_info *func_params(CUfunction f)
     p->n = n;
     p->offset = off;
     p->size = sz;
+    if (p->via_kernel)
+        g_layouts_kernel++;
+    else
+        g_layouts_func++;
     return p;
+}
+
+void trc_callback_summary(void)
+{
+    char buf[160];
+    pthread_mutex_lock(&g_func_lock);
+    snprintf(buf, sizeof buf,
+             "%llu by cuFuncGetParamInfo, %llu by cuKernelGetParamInfo, %llu without parameters "
+             "(or unreadable), %llu unknown",
+             (unsigned long long)g_layouts_func, (unsigned long long)g_layouts_kernel,
+             (unsigned long long)g_layouts_empty, (unsigned long long)g_layouts_unknown);
+    pthread_mutex_unlock(&g_func_lock);
+    trc_out_info("param_layouts", buf);
 }
 
 /* ---- the scan ---- */
@@ -253,12 +309,16 @@ static void scan_bytes(const uint8_t *p, size_t len, ptr_set *out)
 }
 
 /* Scans a launch's arguments (kernelParams or the packed `extra` buffer) into out. */
-static void scan_launch(CUfunction f, void **params, void **extra, ptr_set *out)
+/* Scans a launch's arguments into out; returns the parameter count used (UINT32_MAX: the
+ * layout is unknown and nothing was scanned). */
+static uint32_t scan_launch(CUfunction f, void **params, void **extra, ptr_set *out)
 {
     out->n = 0;
+    uint32_t used = UINT32_MAX;
     if (params && f) {
+        CUresult why = CUDA_SUCCESS;
         pthread_mutex_lock(&g_func_lock);
-        const param_info *pi = func_params(f);
+        const param_info *pi = func_params(f, &why);
         uint32_t n = pi ? pi->n : 0;
         /* copy the layout so the scan runs without the function lock */
         uint32_t sizes[512];
@@ -269,9 +329,10 @@ static void scan_launch(CUfunction f, void **params, void **extra, ptr_set *out)
         pthread_mutex_unlock(&g_func_lock);
         if (!pi && !g_warned_params) {
             g_warned_params = 1;
-            trc_status("cuFuncGetParamInfo failed for a kernel; its arguments are not scanned "
-                       "(the driver may be older than CUDA 12.4)");
+            trc_status("cuFuncGetParamInfo and cuKernelGetParamInfo failed for a kernel (CUDA "
+                       "error %d); its arguments are not scanned", (int)why);
         }
+        used = pi ? n : UINT32_MAX;
         size_t budget = MAX_PARAM_SCAN;
         pthread_mutex_lock(&g_map_lock);
         for (uint32_t i = 0; i < n && budget > 0; i++) {
@@ -294,11 +355,32 @@ static void scan_launch(CUfunction f, void **params, void **extra, ptr_set *out)
             pthread_mutex_lock(&g_map_lock);
             scan_bytes(buf, len < MAX_PARAM_SCAN ? len : MAX_PARAM_SCAN, out);
             pthread_mutex_unlock(&g_map_lock);
+            used = 0;
         }
     }
+    return used;
 }
 
-static void write_launch(uint32_t corr, uint32_t rt_corr, const ptr_set *ptrs)
+/* GMS_TRACER_DEBUG=1: the first launches, one line each on stderr, to see on a first GPU run
+ * which path launches take and whether their arguments are read. */
+static void debug_launch(const char *path, uint32_t cbid, const void *f, uint32_t n_params,
+                         const ptr_set *ptrs, uint32_t corr, uint32_t rt_corr)
+{
+    if (g_debug_launches <= 0)
+        return;
+    g_debug_launches--; /* racy across threads: at worst a few lines more */
+    char n[16];
+    if (n_params == UINT32_MAX)
+        snprintf(n, sizeof n, "unknown");
+    else
+        snprintf(n, sizeof n, "%u", n_params);
+    fprintf(stderr,
+            "gpumemsim-tracer: debug: launch %s cbid=%u handle=%p params=%s pointers=%u corr=%u "
+            "runtime_corr=%u\n",
+            path, cbid, f, n, ptrs->n, corr, rt_corr);
+}
+
+static void write_launch(uint32_t corr, uint32_t rt_corr, const ptr_set *ptrs, uint32_t n_params)
 {
     trc_rec r;
     memset(&r, 0, sizeof r);
@@ -309,6 +391,7 @@ static void write_launch(uint32_t corr, uint32_t rt_corr, const ptr_set *ptrs)
     r.thread = trc_thread_id();
     r.n_ptrs = ptrs->n;
     r.ptrs = ptrs->v;
+    r.aux = n_params; /* UINT32_MAX: layout unknown, arguments not scanned */
     trc_out_write(&r);
 }
 
@@ -409,8 +492,12 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         return;
     note_device();
     ptr_set ptrs;
-    scan_launch(f, params, extra, &ptrs);
-    write_launch(cb->correlationId, tls_rt_corr, &ptrs);
+    uint32_t n_params = scan_launch(f, params, extra, &ptrs);
+    debug_launch("driver", cbid, (const void *)f, n_params, &ptrs, cb->correlationId,
+                 tls_rt_corr);
+    write_launch(cb->correlationId, tls_rt_corr, &ptrs, n_params);
+    /* written: a runtime fallback now would record the launch twice (aux says it was not
+     * scanned, and the "param_layouts" INFO counts it) */
     tls_driver_launched = 1;
 }
 
@@ -478,8 +565,10 @@ static void runtime_fallback(CUpti_CallbackId cbid, const CUpti_CallbackData *cb
                    "could not be resolved; such kernels get no argument references");
     }
     ptr_set ptrs;
-    scan_launch((CUfunction)f, args, NULL, &ptrs);
-    write_launch(cb->correlationId, cb->correlationId, &ptrs);
+    uint32_t n_params = scan_launch((CUfunction)f, args, NULL, &ptrs);
+    debug_launch("runtime", cbid, (const void *)f, n_params, &ptrs, cb->correlationId,
+                 cb->correlationId);
+    write_launch(cb->correlationId, cb->correlationId, &ptrs, n_params);
 }
 
 static void on_runtime(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
@@ -541,6 +630,8 @@ static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_C
 
 int trc_callback_start(void)
 {
+    const char *dbg = getenv("GMS_TRACER_DEBUG");
+    g_debug_launches = dbg && *dbg && strcmp(dbg, "0") != 0 ? 20 : 0;
     CUptiResult res = cuptiSubscribe(&g_sub, on_api, NULL);
     if (res != CUPTI_SUCCESS) {
         const char *s = "?";
