@@ -27,7 +27,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: gpumemsim record -o OUT.gmt [--pytorch] [--raw-keep] [--raw-dir DIR]\n"
-            "                        [--nvtx-domains LIST] -- CMD [ARGS...]\n\n"
+            "                        [--nvtx-domains LIST] [--drop-end-pointers] -- CMD [ARGS...]\n\n"
             "Runs CMD with the CUPTI tracer injected (CUDA_INJECTION64_PATH) and writes what it\n"
             "did on the GPU as a .gmt trace: allocations, kernels grouped into ops by NVTX\n"
             "ranges, frees, and 'gpumemsim:iteration' ranges as iteration marks.\n\n"
@@ -38,7 +38,10 @@ static void usage(FILE *f)
             "  --raw-dir DIR         put the raw records in DIR (default: beside OUT)\n"
             "  --nvtx-domains LIST   comma-separated NVTX domains whose ranges also form ops\n"
             "                        ('*' = all); default: only the default domain, so the\n"
-            "                        ranges libraries emit (cuBLAS, cuDNN, NCCL, CUB) are ignored\n\n"
+            "                        ranges libraries emit (cuBLAS, cuDNN, NCCL, CUB) are ignored\n"
+            "  --drop-end-pointers   a kernel argument one past the end of another argument's\n"
+            "                        allocation that starts the next allocation is an end bound,\n"
+            "                        not a use of the next allocation (default: a use; counted)\n\n"
             "The exit status is CMD's (128+N if a signal N ended it). A process of CMD that\n"
             "initialises CUDA is traced; when several do, the busiest goes to OUT and the others\n"
             "to OUT with .pid<N> before the extension. The tracer library is looked up in\n"
@@ -258,6 +261,15 @@ static void print_summary(const char *path, const trc_lift_stats *st, const char
         fprintf(stderr, "gpumemsim record: note: %llu NVTX ranges of other domains (%s) were "
                 "ignored; --nvtx-domains makes them ops\n",
                 (unsigned long long)st->foreign_markers, st->foreign_domains);
+    if (st->past_end_refs)
+        fprintf(stderr, "gpumemsim record: note: %llu kernel arguments were one past the end of "
+                "one allocation and the start of the next; taken as uses of the next%s\n",
+                (unsigned long long)st->past_end_refs,
+                " (--drop-end-pointers takes them as end bounds)");
+    if (st->setup_state)
+        fprintf(stderr, "gpumemsim record: note: %llu allocations alive at the first iteration "
+                "and freed inside it are setup_state outputs, not constants\n",
+                (unsigned long long)st->setup_state);
     if (st->setup_kernels)
         fprintf(stderr, "gpumemsim record: note: %llu kernels before the first "
                 "gpumemsim:iteration range were left out as setup\n",
@@ -306,7 +318,7 @@ static int set_pytorch_env(void)
 int cmd_record(int argc, char **argv)
 {
     const char *out = NULL, *raw_dir_arg = NULL, *domains = NULL;
-    int pytorch = 0, keep = 0, dashdash = -1;
+    int pytorch = 0, keep = 0, drop_end = 0, dashdash = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) {
@@ -321,6 +333,8 @@ int cmd_record(int argc, char **argv)
             raw_dir_arg = argv[++i];
         } else if (strcmp(a, "--nvtx-domains") == 0 && i + 1 < argc) {
             domains = argv[++i];
+        } else if (strcmp(a, "--drop-end-pointers") == 0) {
+            drop_end = 1;
         } else if (strcmp(a, "--pytorch") == 0) {
             pytorch = 1;
         } else if (strcmp(a, "--raw-keep") == 0) {
@@ -406,7 +420,7 @@ int cmd_record(int argc, char **argv)
             sibling_name(out, raws[i].pid, path, sizeof path);
         trc_lift_stats st;
         gms_error err = {0};
-        trc_lift_opts opts = {.nvtx_domains = domains};
+        trc_lift_opts opts = {.nvtx_domains = domains, .drop_past_end = drop_end};
         int lrc = trc_lift_to_gmt_opt(raws[i].path, path, &opts, &st, warning, sizeof warning,
                                       &err);
         if (lrc == GMS_EINVAL && n_raw > 1)

@@ -19,6 +19,7 @@ typedef struct item {
 
 typedef struct alloc_inst {
     uint64_t addr, bytes;
+    uint64_t ts; /* allocation time */
     uint64_t tensor; /* gmt tensor id once emitted (CONSTANT or output), else 0 */
     int live;
 } alloc_inst;
@@ -45,6 +46,10 @@ typedef struct lifter {
     size_t n_kernels;
     size_t *data_sorted; /* marker data record indices sorted by marker id */
     size_t n_data;
+    size_t *free_sorted; /* free record indices (the kept view) by address, then time */
+    size_t n_free;
+    uint64_t first_iter_end; /* end of the first iteration (0: no iterations marked) */
+    int drop_past_end;       /* opts->drop_past_end */
     /* the op in flight */
     int pending;
     uint64_t op_range; /* range id + 1, 0 = outside any range */
@@ -196,31 +201,103 @@ static int flush_op(lifter *L)
     return rc;
 }
 
+/* 1 when the allocation a (live now) is freed before the first iteration ends. */
+static int freed_later(const lifter *L, const alloc_inst *a)
+{
+    size_t lo = 0, hi = L->n_free;
+    while (lo < hi) { /* first free with (addr, ts) >= (a->addr, a->ts) */
+        size_t mid = lo + (hi - lo) / 2;
+        const trc_rec *f = &L->recs[L->free_sorted[mid]];
+        if (f->addr < a->addr || (f->addr == a->addr && f->ts < a->ts))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < L->n_free && L->recs[L->free_sorted[lo]].addr == a->addr &&
+           L->recs[L->free_sorted[lo]].ts < L->first_iter_end;
+}
+
+/* When the first iteration ends: its range's end, else the next iteration mark; 0 when the
+ * job marks no iterations or the first one never ends. */
+static uint64_t first_iteration_end(const lifter *L, size_t n)
+{
+    const trc_rec *first = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const trc_rec *r = &L->recs[i];
+        if (r->type == TRC_REC_MARKER && (r->flags & TRC_MARK_END) == 0 &&
+            trc_is_iteration(r->name, NULL) && trc_lift_domain_wanted(L->opts, r->text) &&
+            (!first || r->ts < first->ts))
+            first = r;
+    }
+    if (!first)
+        return 0;
+    uint64_t end = 0;
+    for (size_t i = 0; i < n; i++) {
+        const trc_rec *r = &L->recs[i];
+        if (r->type != TRC_REC_MARKER || r->ts < first->ts || r == first)
+            continue;
+        int ends_it = (first->flags & TRC_MARK_START) && (r->flags & TRC_MARK_END) &&
+                      r->id == first->id;
+        int next = (r->flags & TRC_MARK_END) == 0 && trc_is_iteration(r->name, NULL) &&
+                   trc_lift_domain_wanted(L->opts, r->text);
+        if ((ends_it || next) && (end == 0 || r->ts < end))
+            end = r->ts;
+    }
+    return end;
+}
+
 /* The boundary (the first iteration start, or the first kernel when the job marks no
  * iterations): every device allocation alive now was made by the job's setup (weights,
- * optimizer state, inputs copied from the host); they become CONSTANTs in address order. */
+ * optimizer state, inputs copied from the host); they become CONSTANTs in address order,
+ * except those the job frees before the first iteration ends (warm-up gradients that
+ * zero_grad(set_to_none=True) drops inside the first iteration, the last batch or loss Python
+ * still held): they are not constants (a replay pins constants for good): they are the outputs of
+ * one zero-input, zero-cost "setup_state" CALL, released when the job frees them. */
 static int emit_constants(lifter *L)
 {
     L->seen_boundary = 1;
+    size_t n_state = 0;
+    gmt_output *state = NULL;
     for (size_t i = 0; i < L->n_live; i++) {
         alloc_inst *a = &L->inst[L->live[i]];
         a->tensor = L->live[i] + 1;
+        if (freed_later(L, a)) {
+            if (!state && !(state = malloc(L->n_live * sizeof *state)))
+                return gms_error_set(L->err, GMS_ENOMEM, "lifter: out of memory");
+            state[n_state++] = (gmt_output){.id = a->tensor, .size = a->bytes, .alias_of = -1};
+            continue;
+        }
         gmt_event ev;
         ev_init(&ev, GMT_CONSTANT);
         ev.id = a->tensor;
         ev.size = a->bytes;
         L->st->constants++;
         int rc = emit(L, &ev);
-        if (rc)
+        if (rc) {
+            free(state);
             return rc;
+        }
     }
-    return 0;
+    int rc = 0;
+    if (n_state) {
+        gmt_event ev;
+        ev_init(&ev, GMT_CALL);
+        ev.op = "setup_state";
+        ev.n_outputs = (uint32_t)n_state;
+        ev.outputs = state;
+        L->st->setup_state += n_state;
+        L->st->outputs += n_state;
+        rc = emit(L, &ev);
+    }
+    free(state);
+    return rc;
 }
 
 static void on_alloc(lifter *L, const trc_rec *r)
 {
     size_t k = L->n_inst++;
-    L->inst[k] = (alloc_inst){.addr = r->addr, .bytes = r->bytes ? r->bytes : 1, .live = 1};
+    L->inst[k] = (alloc_inst){.addr = r->addr, .bytes = r->bytes ? r->bytes : 1, .ts = r->ts,
+                              .live = 1};
     L->st->allocs++;
     if (r->aux)
         L->st->pool_allocs++;
@@ -314,6 +391,27 @@ static void miss(lifter *L, uint64_t p)
     L->st->unresolved_refs++;
 }
 
+/* 1 when ptrs[i] is both the start of a live allocation B and one past the end of the live
+ * allocation A just below it, and another pointer of the same launch points into A: either an
+ * end bound of A (data + numel, CUB/thrust iterators) that a pool packing allocations back to
+ * back happens to place at B, or a real use of B next to a use of A (an op whose output was
+ * allocated right after its input: the usual case with a pool). The values cannot tell them
+ * apart; such references are counted, and dropped only when asked (drop_past_end). */
+static int past_the_end(const lifter *L, const uint64_t *ptrs, uint32_t n, uint32_t i)
+{
+    uint64_t p = ptrs[i];
+    size_t at = live_lower(L, p);
+    if (at == 0 || at >= L->n_live || L->inst[L->live[at]].addr != p)
+        return 0;
+    const alloc_inst *a = &L->inst[L->live[at - 1]];
+    if (a->addr + a->bytes != p)
+        return 0;
+    for (uint32_t j = 0; j < n; j++)
+        if (j != i && ptrs[j] - a->addr < a->bytes)
+            return 1;
+    return 0;
+}
+
 /* One piece of GPU work joins an op: a kernel (launch record with its kernel, if matched, or
  * a kernel record whose launch was not seen), a device-to-device copy or a memset. thread: the
  * launching thread (0 = unknown); name: the op's name outside any range; act: the activity
@@ -347,6 +445,8 @@ static int on_gpu_work(lifter *L, uint64_t thread, const char *name, const trc_r
         size_t k = live_find(L, ptrs[i]);
         if (k == SIZE_MAX)
             miss(L, ptrs[i]);
+        else if (past_the_end(L, ptrs, n_ptrs, i) && (L->st->past_end_refs++, L->drop_past_end))
+            continue;
         else if ((rc = add_ref(L, k)) != 0)
             return rc;
     }
@@ -382,15 +482,11 @@ static int on_copy(lifter *L, const trc_rec *r, const trc_rec *act)
     }
     L->st->copies_in++;
     if (!L->seen_boundary || L->inst[d].tensor)
-        return 0; /* constant at the boundary anyway, or an overwrite of an existing tensor */
-    alloc_inst *a = &L->inst[d];
-    a->tensor = d + 1;
-    gmt_event ev;
-    ev_init(&ev, GMT_CONSTANT);
-    ev.id = a->tensor;
-    ev.size = a->bytes;
-    L->st->constants++;
-    return emit(L, &ev);
+        return 0; /* setup state at the boundary anyway, or an overwrite of an existing tensor */
+    /* data from the host (an input batch): produced by a zero-input op, so it is released and
+     * its memory reused like any tensor's (a CONSTANT would stay pinned, one per batch) */
+    L->st->copies_h2d_ops++;
+    return on_gpu_work(L, r->thread, "copy_h2d", act, &r->addr, 1, 0);
 }
 
 /* An iteration range/marker: ANNOTATE "iteration" with the marker's payload as value. */
@@ -596,6 +692,33 @@ static int build_items(lifter *L, size_t n, item **out, size_t *n_out)
     return 0;
 }
 
+static int cmp_free(const void *a, const void *b)
+{
+    const trc_rec *x = &g_sort_recs[*(const size_t *)a], *y = &g_sort_recs[*(const size_t *)b];
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return 0;
+}
+
+/* The free records of the kept allocation view, by address then time (freed_later). */
+static int sort_frees(lifter *L, size_t n)
+{
+    L->free_sorted = malloc((n + 1) * sizeof *L->free_sorted);
+    if (!L->free_sorted)
+        return gms_error_set(L->err, GMS_ENOMEM, "lifter: out of memory for %zu records", n);
+    for (size_t i = 0; i < n; i++) {
+        const trc_rec *r = &L->recs[i];
+        if ((r->type == TRC_REC_FREE || r->type == TRC_REC_API_FREE) &&
+            trc_alloc_source(r->type) == L->st->alloc_source)
+            L->free_sorted[L->n_free++] = i;
+    }
+    g_sort_recs = L->recs;
+    qsort(L->free_sorted, L->n_free, sizeof *L->free_sorted, cmp_free);
+    return 0;
+}
+
 int trc_lift_domain_wanted(const trc_lift_opts *opts, const char *domain)
 {
     if (!domain || !*domain)
@@ -652,6 +775,11 @@ int trc_lift_records_opt(const trc_rec *recs, size_t n, const trc_sink *sink,
     }
     if (rc == 0)
         rc = build_items(&L, n, &it, &m);
+    if (rc == 0)
+        rc = sort_frees(&L, n);
+    if (rc == 0)
+        L.first_iter_end = first_iteration_end(&L, n);
+    L.drop_past_end = opts && opts->drop_past_end;
     for (size_t i = 0; rc == 0 && i < m; i++) {
         const trc_rec *r = &recs[it[i].rec];
         if (r->type == TRC_REC_ALLOC || r->type == TRC_REC_API_ALLOC)
@@ -676,6 +804,7 @@ int trc_lift_records_opt(const trc_rec *recs, size_t n, const trc_sink *sink,
     free(L.releases);
     free(L.corr_sorted);
     free(L.data_sorted);
+    free(L.free_sorted);
     free(L.op_refs);
     free(L.ev_inputs);
     free(L.ev_outputs);

@@ -6,7 +6,9 @@
  * its limits; in short:
  *   - records are put in host-time order (launch time for kernels; ties: range start, alloc,
  *     launch, free, range end; then file order);
- *   - device allocations alive at the boundary are CONSTANTs; the boundary is the start of the
+ *   - device allocations alive at the boundary are CONSTANTs, except those freed before the
+ *     first iteration ends (outputs of a zero-input "setup_state" CALL); the boundary is the
+ *     start of the
  *     first "gpumemsim:iteration" range (kernels before it are setup and are left out), or the
  *     first kernel when the job marks no iterations;
  *   - kernels launched inside one NVTX range instance (the innermost range open on the
@@ -19,7 +21,10 @@
  *   - a range named "gpumemsim:iteration" is ANNOTATE "iteration" (value = its payload);
  *   - only NVTX ranges of the default domain form ops and iterations (trc_lift_opts);
  *   - a reference to memory that is no longer allocated is ignored and counted;
- *   - a host-to-device copy into a buffer no op has produced makes it a CONSTANT (an input);
+ *   - a host-to-device copy into a buffer no op has produced is GPU work with no inputs (a
+ *     "copy_h2d" op outside ranges) whose output is that buffer (an input batch);
+ *   - a pointer one past the end of an allocation the launch also references, that is the start
+ *     of the next allocation, is ambiguous: counted, and dropped when trc_lift_opts asks;
  *     device-to-device copies and memsets are GPU work like kernels.
  *
  * Events go to a sink (two callbacks), so the same lifter writes .gmt files (trc_lift_to_gmt)
@@ -63,6 +68,10 @@ typedef struct trc_lift_stats {
     uint64_t unknown_frees;          /* frees of addresses that were not allocated */
     uint64_t memcpys, memsets, markers; /* activity records */
     uint64_t copies_in;              /* host-to-device copies into tracked memory */
+    uint64_t copies_h2d_ops;         /* of which into fresh buffers: "copy_h2d" ops */
+    uint64_t setup_state;            /* boundary allocations freed later: not constants */
+    uint64_t past_end_refs;          /* ambiguous: one past the end of an allocation the launch
+                                        references and the start of the next one */
     uint64_t copies_on_device;       /* device-to-device copies (ops like kernels) */
     uint64_t memset_calls;           /* memsets of tracked memory (ops like kernels) */
     uint64_t dropped_records;        /* CUPTI records lost (the tracer's count) */
@@ -84,6 +93,10 @@ typedef struct trc_lift_stats {
  * name or split the job's ops, so they are ignored (and counted) unless asked for. */
 typedef struct trc_lift_opts {
     const char *nvtx_domains;
+    /* 1: a pointer that is one past the end of an allocation the launch also references and
+     * the start of the next allocation is taken as an end bound and dropped; 0 (default): it
+     * is a reference to the next allocation. Either way it is counted (past_end_refs). */
+    int drop_past_end;
 } trc_lift_opts;
 
 /* 1 when an NVTX record of domain (NULL or "" = the default domain) is asked for by opts. */

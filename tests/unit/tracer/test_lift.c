@@ -439,7 +439,7 @@ static trc_rec copy_at(uint64_t ts, uint64_t corr, uint64_t dst, uint64_t src, i
                      .aux = src, .flags = memset_ ? TRC_COPY_MEMSET : 0};
 }
 
-START_TEST(test_host_copy_makes_a_constant_and_device_copies_are_ops)
+START_TEST(test_host_copy_is_a_zero_input_op_and_device_copies_are_ops)
 {
     trc_rec cpy = {.type = TRC_REC_MEMCPY, .ts = 500, .end = 520, .corr = 12};
     trc_rec set = {.type = TRC_REC_MEMSET, .ts = 600, .end = 604, .corr = 13};
@@ -454,13 +454,100 @@ START_TEST(test_host_copy_makes_a_constant_and_device_copies_are_ops)
     };
     trc_lift_stats st;
     text_sink *t = lift(r, sizeof r / sizeof r[0], &st);
-    EXPECT(t, "CONSTANT 1 100", "CALL k0 3 in=1 out=", "CONSTANT 2 64", "CALL use_input 4 in=1,2 out=",
-           "CALL memcpy 20 in=2 out=3:64", "CALL memset 4 in= out=4:32");
+    /* review, lifter rules: data copied in is produced by a zero-input op, not a CONSTANT */
+    EXPECT(t, "CONSTANT 1 100", "CALL k0 3 in=1 out=", "CALL copy_h2d 0 in= out=2:64",
+           "CALL use_input 4 in=1,2 out=", "CALL memcpy 20 in=2 out=3:64",
+           "CALL memset 4 in= out=4:32");
     ck_assert_uint_eq(st.copies_in, 2);
+    ck_assert_uint_eq(st.copies_h2d_ops, 1);
+    ck_assert_uint_eq(st.constants, 1);
     ck_assert_uint_eq(st.copies_on_device, 1);
     ck_assert_uint_eq(st.memset_calls, 1);
     ck_assert_uint_eq(st.kernels, 2);
     ck_assert_uint_eq(st.kernels_without_launch, 0); /* memcpy/memset records are not kernels */
+    free(t);
+}
+END_TEST
+
+START_TEST(test_batches_copied_in_each_iteration_are_released_not_pinned)
+{
+    /* review probe 2: a new batch per iteration used to become a new pinned CONSTANT each time */
+    trc_rec c1 = {.type = TRC_REC_MEMCPY, .ts = 900, .end = 910, .corr = 21};
+    trc_rec r[] = {
+        alloc_at(1, 0x1000, 100),
+        range_start(2, 5, 7, TRC_ITERATION_RANGE),
+        alloc_at(3, 0x2000, 64), copy_at(4, 21, 0x2000, 0x7fff0000, 0), c1,
+        launch_at(5, 1, 7, P_AB, 2), kernel(1, 2, "fwd"), free_at(6, 0x2000), range_end(7, 5, 7),
+        range_start(8, 6, 7, TRC_ITERATION_RANGE),
+        alloc_at(9, 0x2000, 64), copy_at(10, 22, 0x2000, 0x7fff0000, 0),
+        launch_at(11, 2, 7, P_AB, 2), kernel(2, 2, "fwd"), free_at(12, 0x2000), range_end(13, 6, 7),
+    };
+    trc_lift_stats st;
+    text_sink *t = lift(r, sizeof r / sizeof r[0], &st);
+    EXPECT(t, "CONSTANT 1 100", "ANNOTATE iteration", "CALL copy_h2d 10 in= out=2:64",
+           "CALL fwd 2 in=1,2 out=", "RELEASE 2", "ANNOTATE iteration",
+           "CALL copy_h2d 0 in= out=3:64", "CALL fwd 2 in=1,3 out=", "RELEASE 3");
+    ck_assert_uint_eq(st.constants, 1);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_state_freed_in_the_first_iteration_is_not_a_constant)
+{
+    /* warm-up gradient G (0x2000) is live at the first iteration start and freed inside it
+     * (zero_grad(set_to_none=True)); weights W (0x1000) live on and are freed at the job's
+     * end: W is a CONSTANT, G the output of a zero-input setup_state op, released when freed */
+    trc_rec r[] = {
+        alloc_at(1, 0x1000, 100), alloc_at(2, 0x2000, 64),
+        launch_at(3, 9, 7, P_AB, 2), kernel(9, 1, "warmup"),
+        range_start(10, 5, 7, TRC_ITERATION_RANGE),
+        free_at(11, 0x2000), launch_at(12, 1, 7, P_A, 1), kernel(1, 2, "fwd"),
+        range_end(13, 5, 7),
+        range_start(14, 6, 7, TRC_ITERATION_RANGE), launch_at(15, 2, 7, P_A, 1),
+        kernel(2, 2, "fwd"), range_end(16, 6, 7),
+        free_at(20, 0x1000),
+    };
+    trc_lift_stats st;
+    text_sink *t = lift(r, sizeof r / sizeof r[0], &st);
+    EXPECT(t, "CONSTANT 1 100", "CALL setup_state 0 in= out=2:64", "ANNOTATE iteration",
+           "RELEASE 2", "CALL fwd 2 in=1 out=", "ANNOTATE iteration", "CALL fwd 2 in=1 out=",
+           "RELEASE 1");
+    ck_assert_uint_eq(st.constants, 1);
+    ck_assert_uint_eq(st.setup_state, 1);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_pointer_past_the_end_is_not_the_next_allocation)
+{
+    /* review probe 3: A = [0x1000, 0x1100) and B = [0x1100, ...) packed back to back; a kernel
+     * gets A's begin and end pointers (0x1000, 0x1100). By default B is a reference (the same
+     * values come from an op whose output B was allocated right after its input A), counted as
+     * ambiguous; with drop_past_end the end bound is dropped and B becomes the output of the
+     * op that really uses it. A pointer to B's start with no pointer into A is never dropped. */
+    static const uint64_t begin_end[] = {0x1000, 0x1100}, b_only[] = {0x1100};
+    trc_rec r[] = {
+        alloc_at(1, 0x1000, 0x100), launch_at(2, 9, 7, begin_end, 1), kernel(9, 1, "init"),
+        alloc_at(3, 0x1100, 0x100),
+        launch_at(4, 1, 7, begin_end, 2), kernel(1, 2, "sort"),
+        launch_at(5, 2, 7, b_only, 1), kernel(2, 3, "use_b"),
+    };
+    size_t n = sizeof r / sizeof r[0];
+    trc_lift_stats st;
+    text_sink *t = lift(r, n, &st);
+    EXPECT(t, "CONSTANT 1 256", "CALL init 1 in=1 out=", "CALL sort 2 in=1 out=2:256",
+           "CALL use_b 3 in=2 out=");
+    ck_assert_uint_eq(st.past_end_refs, 1);
+    free(t);
+    t = calloc(1, sizeof *t);
+    ck_assert_ptr_nonnull(t);
+    trc_sink sink = {.ctx = t, .meta = sink_meta, .event = sink_event};
+    gms_error err = {0};
+    trc_lift_opts opts = {.drop_past_end = 1};
+    ck_assert_int_eq(trc_lift_records_opt(r, n, &sink, &opts, &st, &err), 0);
+    EXPECT(t, "CONSTANT 1 256", "CALL init 1 in=1 out=", "CALL sort 2 in=1 out=",
+           "CALL use_b 3 in= out=2:256");
+    ck_assert_uint_eq(st.past_end_refs, 1);
     free(t);
 }
 END_TEST
@@ -661,7 +748,10 @@ static Suite *lift_suite(void)
     tcase_add_test(tc, test_allocations_live_at_the_first_iteration_are_constants_and_setup_is_skipped);
     tcase_add_test(tc, test_iteration_value_can_come_from_the_range_name);
     tcase_add_test(tc, test_emit_nvtx_details_are_cut_from_op_names);
-    tcase_add_test(tc, test_host_copy_makes_a_constant_and_device_copies_are_ops);
+    tcase_add_test(tc, test_host_copy_is_a_zero_input_op_and_device_copies_are_ops);
+    tcase_add_test(tc, test_batches_copied_in_each_iteration_are_released_not_pinned);
+    tcase_add_test(tc, test_state_freed_in_the_first_iteration_is_not_a_constant);
+    tcase_add_test(tc, test_pointer_past_the_end_is_not_the_next_allocation);
     tcase_add_test(tc, test_callback_allocations_are_preferred_to_memory2_records);
     tcase_add_test(tc, test_launch_matches_kernel_through_runtime_correlation_id);
     tcase_add_test(tc, test_unmatched_launches_and_kernels_are_still_ops);
