@@ -16,6 +16,7 @@
 #include <cupti.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,13 +101,14 @@ static int map_insert(uint64_t base, uint64_t size)
     return added;
 }
 
-/* Removes the allocation at base; returns 1 when it was there. */
-static int map_remove(uint64_t base)
+/* Removes the allocation at base; returns 1 when it was there (*size: its size). */
+static int map_remove(uint64_t base, uint64_t *size)
 {
     int removed = 0;
     pthread_mutex_lock(&g_map_lock);
     size_t i = map_lower(base);
     if (i < g_n_live && g_live[i].base == base) {
+        *size = g_live[i].size;
         memmove(g_live + i, g_live + i + 1, (g_n_live - i - 1) * sizeof *g_live);
         g_n_live--;
         removed = 1;
@@ -132,10 +134,18 @@ static void api_alloc(uint64_t base, uint64_t size, int kind, int pool)
     trc_out_write(&r);
 }
 
+/* A free is taken at the API call's ENTER (review D13): by its EXIT the driver may already
+ * have handed the same address to another thread's allocation, whose EXIT could come first and
+ * find the old block still in the map. If the free then fails, the block is put back. */
+static _Thread_local uint64_t tls_freed_base, tls_freed_size;
+
 static void api_free(uint64_t base)
 {
-    if (!map_remove(base))
+    uint64_t size = 0;
+    if (!map_remove(base, &size))
         return;
+    tls_freed_base = base;
+    tls_freed_size = size;
     trc_rec r;
     memset(&r, 0, sizeof r);
     r.type = TRC_REC_API_FREE;
@@ -143,6 +153,16 @@ static void api_free(uint64_t base)
     r.addr = base;
     r.flags = TRC_MEM_DEVICE;
     trc_out_write(&r);
+}
+
+/* The EXIT of a free whose ENTER removed base: put it back when the call failed. */
+static void api_free_exit(uint64_t base, int ok)
+{
+    if (!base || tls_freed_base != base)
+        return;
+    tls_freed_base = 0;
+    if (!ok)
+        api_alloc(base, tls_freed_size, TRC_MEM_DEVICE, 0);
 }
 
 /* 1 when v points into a live allocation. Called with g_map_lock held. */
@@ -174,6 +194,8 @@ static size_t func_slot(CUfunction f)
         i = (i + 1) & (g_cap_funcs - 1);
     return i;
 }
+
+static _Atomic uint64_t g_failed_launches; /* launches that returned an error (not written) */
 
 /* Layout statistics for the end-of-job INFO "param_layouts" (under g_func_lock). */
 static uint64_t g_layouts_func, g_layouts_kernel, g_layouts_empty, g_layouts_unknown;
@@ -284,6 +306,8 @@ void trc_callback_summary(void)
              (unsigned long long)g_layouts_empty, (unsigned long long)g_layouts_unknown);
     pthread_mutex_unlock(&g_func_lock);
     trc_out_info("param_layouts", buf);
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)atomic_load(&g_failed_launches));
+    trc_out_info("failed_launches", buf);
 }
 
 /* ---- the scan ---- */
@@ -292,6 +316,15 @@ typedef struct ptr_set {
     uint64_t v[MAX_PTRS];
     uint32_t n;
 } ptr_set;
+
+/* The driver launch between its ENTER and EXIT callbacks (one per thread: launches nest only
+ * runtime-over-driver). */
+static _Thread_local struct {
+    ptr_set ptrs;
+    uint64_t ts;
+    uint32_t corr, rt_corr, n_params;
+    int pending;
+} tls_launch;
 
 static void scan_bytes(const uint8_t *p, size_t len, ptr_set *out)
 {
@@ -380,12 +413,13 @@ static void debug_launch(const char *path, uint32_t cbid, const void *f, uint32_
             path, cbid, f, n, ptrs->n, corr, rt_corr);
 }
 
-static void write_launch(uint32_t corr, uint32_t rt_corr, const ptr_set *ptrs, uint32_t n_params)
+static void write_launch(uint64_t ts, uint32_t corr, uint32_t rt_corr, const ptr_set *ptrs,
+                         uint32_t n_params)
 {
     trc_rec r;
     memset(&r, 0, sizeof r);
     r.type = TRC_REC_LAUNCH;
-    cuptiGetTimestamp(&r.ts);
+    r.ts = ts;
     r.corr = corr;
     r.corr2 = rt_corr;
     r.thread = trc_thread_id();
@@ -476,29 +510,47 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
                       ((const cuMemAllocFromPoolAsync_params *)a)->bytesize, TRC_MEM_DEVICE, 1);
         return;
     case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
-        if (ok)
+        if (enter)
             api_free(((const cuMemFree_v2_params *)a)->dptr);
+        else
+            api_free_exit(((const cuMemFree_v2_params *)a)->dptr, ok);
         return;
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
-        if (ok)
+        if (enter)
             api_free(((const cuMemFreeAsync_params *)a)->dptr);
+        else
+            api_free_exit(((const cuMemFreeAsync_params *)a)->dptr, ok);
         return;
     default:
         trc_copy_driver(cbid, cb);
         return;
     }
-    if (!enter)
+    /* Arguments are read at ENTER (the job may reuse them once the call returns), the LAUNCH
+     * is written at EXIT and only when the launch succeeded (review D10: a failed launch is
+     * no work), with the ENTER time. */
+    if (!enter) {
+        if (tls_launch.pending && tls_launch.corr == cb->correlationId) {
+            tls_launch.pending = 0;
+            if (ok)
+                write_launch(tls_launch.ts, tls_launch.corr, tls_launch.rt_corr,
+                             &tls_launch.ptrs, tls_launch.n_params);
+            else
+                atomic_fetch_add(&g_failed_launches, 1);
+        }
+        /* seen by the driver: a runtime fallback now would record the launch twice (aux
+         * says whether it was scanned, and "param_layouts" counts the unknown layouts) */
+        tls_driver_launched = 1;
         return;
+    }
     note_device();
-    ptr_set ptrs;
-    uint32_t n_params = scan_launch(f, params, extra, &ptrs);
-    debug_launch("driver", cbid, (const void *)f, n_params, &ptrs, cb->correlationId,
-                 tls_rt_corr);
-    write_launch(cb->correlationId, tls_rt_corr, &ptrs, n_params);
-    /* written: a runtime fallback now would record the launch twice (aux says it was not
-     * scanned, and the "param_layouts" INFO counts it) */
-    tls_driver_launched = 1;
+    cuptiGetTimestamp(&tls_launch.ts);
+    tls_launch.n_params = scan_launch(f, params, extra, &tls_launch.ptrs);
+    tls_launch.corr = cb->correlationId;
+    tls_launch.rt_corr = tls_rt_corr;
+    tls_launch.pending = 1;
+    debug_launch("driver", cbid, (const void *)f, tls_launch.n_params, &tls_launch.ptrs,
+                 cb->correlationId, tls_rt_corr);
 }
 
 static int is_runtime_launch(CUpti_CallbackId cbid)
@@ -564,11 +616,17 @@ static void runtime_fallback(CUpti_CallbackId cbid, const CUpti_CallbackData *cb
         trc_status("a runtime kernel launch reached no driver launch callback and its function "
                    "could not be resolved; such kernels get no argument references");
     }
+    if (!cb->functionReturnValue || *(const cudaError_t *)cb->functionReturnValue != cudaSuccess) {
+        atomic_fetch_add(&g_failed_launches, 1); /* no work was launched (D10) */
+        return;
+    }
     ptr_set ptrs;
+    uint64_t ts = 0;
+    cuptiGetTimestamp(&ts);
     uint32_t n_params = scan_launch((CUfunction)f, args, NULL, &ptrs);
     debug_launch("runtime", cbid, (const void *)f, n_params, &ptrs, cb->correlationId,
                  cb->correlationId);
-    write_launch(cb->correlationId, cb->correlationId, &ptrs, n_params);
+    write_launch(ts, cb->correlationId, cb->correlationId, &ptrs, n_params);
 }
 
 static void on_runtime(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
@@ -587,6 +645,19 @@ static void on_runtime(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     }
     if (trc_copy_runtime(cbid, cb))
         return;
+    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020 ||
+        cbid == CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020 ||
+        cbid == CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_ptsz_v11020) {
+        uint64_t base = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020
+                            ? (uint64_t)(uintptr_t)((const cudaFree_v3020_params *)cb->functionParams)->devPtr
+                            : (uint64_t)(uintptr_t)((const cudaFreeAsync_v11020_params *)cb->functionParams)->devPtr;
+        if (enter)
+            api_free(base);
+        else
+            api_free_exit(base, cb->functionReturnValue &&
+                                    *(const cudaError_t *)cb->functionReturnValue == cudaSuccess);
+        return;
+    }
     if (enter || !cb->functionReturnValue ||
         *(const cudaError_t *)cb->functionReturnValue != cudaSuccess)
         return;
@@ -605,13 +676,6 @@ static void on_runtime(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     case CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_ptsz_v11020:
         api_alloc((uint64_t)(uintptr_t) * ((const cudaMallocFromPoolAsync_v11020_params *)a)->ptr,
                   ((const cudaMallocFromPoolAsync_v11020_params *)a)->size, TRC_MEM_DEVICE, 1);
-        break;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020:
-        api_free((uint64_t)(uintptr_t)((const cudaFree_v3020_params *)a)->devPtr);
-        break;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_ptsz_v11020:
-        api_free((uint64_t)(uintptr_t)((const cudaFreeAsync_v11020_params *)a)->devPtr);
         break;
     default:
         break;
