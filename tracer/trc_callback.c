@@ -10,6 +10,7 @@
  * the runtime callback scans the arguments itself (cudaGetFuncBySymbol). */
 #define _GNU_SOURCE
 #include "trc.h"
+#include "trc_amap.h"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -26,13 +27,8 @@
 #define MAX_PARAM_SCAN (64u << 10) /* bytes of one launch's parameters we look at */
 #define MAX_PTRS 256u              /* distinct allocation pointers recorded per launch */
 
-typedef struct range {
-    uint64_t base, size;
-} range;
-
 static pthread_mutex_t g_map_lock = PTHREAD_MUTEX_INITIALIZER;
-static range *g_live;
-static size_t g_n_live, g_cap_live;
+static trc_amap g_amap;
 
 typedef struct param_info {
     CUfunction f;
@@ -56,47 +52,15 @@ uint64_t trc_thread_id(void)
     return (uint64_t)syscall(SYS_gettid);
 }
 
-/* ---- live allocation map: sorted by base, no overlaps expected ---- */
-
-static size_t map_lower(uint64_t addr)
-{
-    size_t lo = 0, hi = g_n_live;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (g_live[mid].base < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
+/* ---- live allocation map (trc_amap.c), under g_map_lock ---- */
 
 /* Adds [base, base+size) to the map; returns 1 when it was not there yet. */
 static int map_insert(uint64_t base, uint64_t size)
 {
     if (!base)
         return 0;
-    int added = 0;
     pthread_mutex_lock(&g_map_lock);
-    size_t i = map_lower(base);
-    if (i < g_n_live && g_live[i].base == base) {
-        g_live[i].size = size; /* already known (runtime and driver both reported it) */
-    } else {
-        if (g_n_live == g_cap_live) {
-            size_t cap = g_cap_live ? 2 * g_cap_live : 1024;
-            range *nl = realloc(g_live, cap * sizeof *nl);
-            if (!nl) {
-                pthread_mutex_unlock(&g_map_lock);
-                return 0;
-            }
-            g_live = nl;
-            g_cap_live = cap;
-        }
-        memmove(g_live + i + 1, g_live + i, (g_n_live - i) * sizeof *g_live);
-        g_live[i] = (range){base, size ? size : 1};
-        g_n_live++;
-        added = 1;
-    }
+    int added = trc_amap_insert(&g_amap, base, size) == 1;
     pthread_mutex_unlock(&g_map_lock);
     return added;
 }
@@ -104,15 +68,8 @@ static int map_insert(uint64_t base, uint64_t size)
 /* Removes the allocation at base; returns 1 when it was there (*size: its size). */
 static int map_remove(uint64_t base, uint64_t *size)
 {
-    int removed = 0;
     pthread_mutex_lock(&g_map_lock);
-    size_t i = map_lower(base);
-    if (i < g_n_live && g_live[i].base == base) {
-        *size = g_live[i].size;
-        memmove(g_live + i, g_live + i + 1, (g_n_live - i - 1) * sizeof *g_live);
-        g_n_live--;
-        removed = 1;
-    }
+    int removed = trc_amap_remove(&g_amap, base, size);
     pthread_mutex_unlock(&g_map_lock);
     return removed;
 }
@@ -168,12 +125,7 @@ static void api_free_exit(uint64_t base, int ok)
 /* 1 when v points into a live allocation. Called with g_map_lock held. */
 static int map_hit(uint64_t v)
 {
-    if (v < 4096 || g_n_live == 0)
-        return 0;
-    size_t i = map_lower(v);
-    if (i < g_n_live && g_live[i].base == v)
-        return 1;
-    return i > 0 && v - g_live[i - 1].base < g_live[i - 1].size;
+    return v >= 4096 && trc_amap_hit(&g_amap, v);
 }
 
 int trc_map_contains(uint64_t v)
