@@ -1,6 +1,7 @@
 /* trc_lift: raw tracer records -> gmt events (rules in lift.h and docs/tracer.md). */
 #include "lift.h"
 #include "lift_int.h"
+#include "trc_amap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,8 +38,7 @@ typedef struct lifter {
     gms_error *err;
     alloc_inst *inst;
     size_t n_inst;
-    size_t *live; /* instance indices of live allocations, sorted by address */
-    size_t n_live;
+    trc_amap live; /* live allocations by address; tag = instance index */
     uint64_t live_bytes;
     open_range *ranges;
     size_t n_ranges;
@@ -49,6 +49,10 @@ typedef struct lifter {
     size_t *free_sorted; /* free record indices (the kept view) by address, then time */
     size_t n_free;
     uint64_t first_iter_end; /* end of the first iteration (0: no iterations marked) */
+    size_t *alloc_sorted;    /* allocation record indices (the kept view) by address */
+    uint64_t *alloc_pmax;    /* prefix maximum of their end addresses */
+    size_t n_alloc;
+    uint64_t now;            /* the time of the item being processed */
     int drop_past_end;       /* opts->drop_past_end */
     /* the op in flight */
     int pending;
@@ -128,29 +132,11 @@ static int emit(lifter *L, const gmt_event *ev)
 }
 
 /* Index in live of the first entry whose address is >= addr. */
-static size_t live_lower(const lifter *L, uint64_t addr)
-{
-    size_t lo = 0, hi = L->n_live;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (L->inst[L->live[mid]].addr < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* The live allocation containing address p (anywhere inside it), or SIZE_MAX. */
 static size_t live_find(const lifter *L, uint64_t p)
 {
-    size_t i = live_lower(L, p);
-    if (i < L->n_live && L->inst[L->live[i]].addr == p)
-        return L->live[i];
-    if (i == 0)
-        return SIZE_MAX;
-    const alloc_inst *a = &L->inst[L->live[i - 1]];
-    return p - a->addr < a->bytes ? L->live[i - 1] : SIZE_MAX;
+    trc_amap_range r;
+    return trc_amap_find(&L->live, p, &r) ? (size_t)r.tag : SIZE_MAX;
 }
 
 static int emit_release(lifter *L, size_t inst)
@@ -258,11 +244,13 @@ static int emit_constants(lifter *L)
     L->seen_boundary = 1;
     size_t n_state = 0;
     gmt_output *state = NULL;
-    for (size_t i = 0; i < L->n_live; i++) {
-        alloc_inst *a = &L->inst[L->live[i]];
-        a->tensor = L->live[i] + 1;
+    for (size_t bi = 0; bi < L->live.n_blocks; bi++)
+    for (size_t j = 0; j < L->live.blocks[bi]->n; j++) {
+        size_t k = (size_t)L->live.blocks[bi]->e[j].tag;
+        alloc_inst *a = &L->inst[k];
+        a->tensor = k + 1;
         if (freed_later(L, a)) {
-            if (!state && !(state = malloc(L->n_live * sizeof *state)))
+            if (!state && !(state = malloc(L->live.count * sizeof *state)))
                 return gms_error_set(L->err, GMS_ENOMEM, "lifter: out of memory");
             state[n_state++] = (gmt_output){.id = a->tensor, .size = a->bytes, .alias_of = -1};
             continue;
@@ -293,7 +281,7 @@ static int emit_constants(lifter *L)
     return rc;
 }
 
-static void on_alloc(lifter *L, const trc_rec *r)
+static int on_alloc(lifter *L, const trc_rec *r)
 {
     size_t k = L->n_inst++;
     L->inst[k] = (alloc_inst){.addr = r->addr, .bytes = r->bytes ? r->bytes : 1, .ts = r->ts,
@@ -301,34 +289,31 @@ static void on_alloc(lifter *L, const trc_rec *r)
     L->st->allocs++;
     if (r->aux)
         L->st->pool_allocs++;
-    size_t i = live_lower(L, r->addr);
-    if (i < L->n_live && L->inst[L->live[i]].addr == r->addr) {
+    trc_amap_range old_r;
+    if (trc_amap_find(&L->live, r->addr, &old_r) && old_r.base == r->addr) {
         /* same address still live: its free record was lost; the new one replaces it */
-        alloc_inst *old = &L->inst[L->live[i]];
+        alloc_inst *old = &L->inst[old_r.tag];
         old->live = 0;
         L->live_bytes -= old->bytes;
         L->st->unknown_frees++;
-        L->live[i] = k;
-    } else {
-        memmove(L->live + i + 1, L->live + i, (L->n_live - i) * sizeof *L->live);
-        L->live[i] = k;
-        L->n_live++;
     }
+    if (trc_amap_insert(&L->live, r->addr, L->inst[k].bytes, k) < 0)
+        return gms_error_set(L->err, GMS_ENOMEM, "lifter: out of memory");
     L->live_bytes += L->inst[k].bytes;
     if (L->live_bytes > L->st->peak_bytes)
         L->st->peak_bytes = L->live_bytes;
+    return 0;
 }
 
 static int on_free(lifter *L, const trc_rec *r)
 {
-    size_t i = live_lower(L, r->addr);
-    if (i >= L->n_live || L->inst[L->live[i]].addr != r->addr) {
+    trc_amap_range fr;
+    if (!trc_amap_find(&L->live, r->addr, &fr) || fr.base != r->addr) {
         L->st->unknown_frees++;
         return 0;
     }
-    size_t k = L->live[i];
-    memmove(L->live + i, L->live + i + 1, (L->n_live - i - 1) * sizeof *L->live);
-    L->n_live--;
+    size_t k = (size_t)fr.tag;
+    trc_amap_remove(&L->live, r->addr, NULL);
     L->inst[k].live = 0;
     L->live_bytes -= L->inst[k].bytes;
     L->st->frees++;
@@ -381,9 +366,20 @@ static int add_ref(lifter *L, size_t inst)
 /* Counts a reference that hits no live allocation: freed (ignored, a warning) or unknown. */
 static void miss(lifter *L, uint64_t p)
 {
-    for (size_t i = L->n_inst; i-- > 0;) {
-        const alloc_inst *a = &L->inst[i];
-        if (!a->live && p - a->addr < a->bytes) {
+    /* any allocation made by now that contained p (it is not live, or live_find had found
+     * it): the last one starting at or below p, then back while an earlier one may reach p */
+    size_t lo = 0, hi = L->n_alloc;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (L->recs[L->alloc_sorted[mid]].addr <= p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t j = lo; j-- > 0 && L->alloc_pmax[j] > p;) {
+        const trc_rec *a = &L->recs[L->alloc_sorted[j]];
+        uint64_t bytes = a->bytes ? a->bytes : 1;
+        if (p - a->addr < bytes && a->ts <= L->now) {
             L->st->freed_refs++;
             return;
         }
@@ -400,12 +396,11 @@ static void miss(lifter *L, uint64_t p)
 static int past_the_end(const lifter *L, const uint64_t *ptrs, uint32_t n, uint32_t i)
 {
     uint64_t p = ptrs[i];
-    size_t at = live_lower(L, p);
-    if (at == 0 || at >= L->n_live || L->inst[L->live[at]].addr != p)
+    trc_amap_range b, ar;
+    if (p == 0 || !trc_amap_find(&L->live, p, &b) || b.base != p ||
+        !trc_amap_find(&L->live, p - 1, &ar) || ar.base + ar.size != p)
         return 0;
-    const alloc_inst *a = &L->inst[L->live[at - 1]];
-    if (a->addr + a->bytes != p)
-        return 0;
+    const alloc_inst *a = &L->inst[ar.tag];
     for (uint32_t j = 0; j < n; j++)
         if (j != i && ptrs[j] - a->addr < a->bytes)
             return 1;
@@ -702,9 +697,35 @@ static int cmp_free(const void *a, const void *b)
     return 0;
 }
 
-/* The free records of the kept allocation view, by address then time (freed_later). */
+static int cmp_addr(const void *a, const void *b)
+{
+    uint64_t x = g_sort_recs[*(const size_t *)a].addr, y = g_sort_recs[*(const size_t *)b].addr;
+    return x < y ? -1 : x > y;
+}
+
+/* The free records of the kept allocation view, by address then time (freed_later), and its
+ * allocation records by address with the prefix maximum of their ends (miss). */
 static int sort_frees(lifter *L, size_t n)
 {
+    L->alloc_sorted = malloc((n + 1) * sizeof *L->alloc_sorted);
+    L->alloc_pmax = malloc((n + 1) * sizeof *L->alloc_pmax);
+    if (!L->alloc_sorted || !L->alloc_pmax)
+        return gms_error_set(L->err, GMS_ENOMEM, "lifter: out of memory for %zu records", n);
+    for (size_t i = 0; i < n; i++) {
+        const trc_rec *r = &L->recs[i];
+        if ((r->type == TRC_REC_ALLOC || r->type == TRC_REC_API_ALLOC) &&
+            trc_alloc_source(r->type) == L->st->alloc_source && keep_alloc(r))
+            L->alloc_sorted[L->n_alloc++] = i;
+    }
+    g_sort_recs = L->recs;
+    qsort(L->alloc_sorted, L->n_alloc, sizeof *L->alloc_sorted, cmp_addr);
+    uint64_t mx = 0;
+    for (size_t j = 0; j < L->n_alloc; j++) {
+        const trc_rec *a = &L->recs[L->alloc_sorted[j]];
+        uint64_t end = a->addr + (a->bytes ? a->bytes : 1);
+        mx = end > mx ? end : mx;
+        L->alloc_pmax[j] = mx;
+    }
     L->free_sorted = malloc((n + 1) * sizeof *L->free_sorted);
     if (!L->free_sorted)
         return gms_error_set(L->err, GMS_ENOMEM, "lifter: out of memory for %zu records", n);
@@ -756,10 +777,9 @@ int trc_lift_records_opt(const trc_rec *recs, size_t n, const trc_sink *sink,
     size_t m = 0;
     int rc = 0;
     L.inst = malloc((n + 1) * sizeof *L.inst);
-    L.live = malloc((n + 1) * sizeof *L.live);
     L.ranges = malloc((n + 1) * sizeof *L.ranges);
     L.releases = malloc((n + 1) * sizeof *L.releases);
-    if (!L.inst || !L.live || !L.ranges || !L.releases)
+    if (!L.inst || !L.ranges || !L.releases)
         rc = gms_error_set(err, GMS_ENOMEM, "lifter: out of memory for %zu records", n);
     if (rc == 0)
         rc = trc_lift_meta(recs, n, sink, st, err); /* sets st->alloc_source */
@@ -782,8 +802,9 @@ int trc_lift_records_opt(const trc_rec *recs, size_t n, const trc_sink *sink,
     L.drop_past_end = opts && opts->drop_past_end;
     for (size_t i = 0; rc == 0 && i < m; i++) {
         const trc_rec *r = &recs[it[i].rec];
+        L.now = it[i].ts;
         if (r->type == TRC_REC_ALLOC || r->type == TRC_REC_API_ALLOC)
-            on_alloc(&L, r);
+            rc = on_alloc(&L, r);
         else if (r->type == TRC_REC_FREE || r->type == TRC_REC_API_FREE)
             rc = on_free(&L, r);
         else if (r->type == TRC_REC_MARKER)
@@ -799,12 +820,14 @@ int trc_lift_records_opt(const trc_rec *recs, size_t n, const trc_sink *sink,
         rc = flush_op(&L);
     free(it);
     free(L.inst);
-    free(L.live);
+    trc_amap_free(&L.live);
     free(L.ranges);
     free(L.releases);
     free(L.corr_sorted);
     free(L.data_sorted);
     free(L.free_sorted);
+    free(L.alloc_sorted);
+    free(L.alloc_pmax);
     free(L.op_refs);
     free(L.ev_inputs);
     free(L.ev_outputs);

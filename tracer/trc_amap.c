@@ -50,7 +50,7 @@ static int add_block(trc_amap *m, size_t at, trc_amap_block *nb)
     return 0;
 }
 
-int trc_amap_insert(trc_amap *m, uint64_t base, uint64_t size)
+int trc_amap_insert(trc_amap *m, uint64_t base, uint64_t size, uint64_t tag)
 {
     if (size == 0)
         size = 1;
@@ -67,6 +67,7 @@ int trc_amap_insert(trc_amap *m, uint64_t base, uint64_t size)
     size_t i = lower(b, base);
     if (i < b->n && b->e[i].base == base) {
         b->e[i].size = size;
+        b->e[i].tag = tag;
         return 0;
     }
     if (b->n == TRC_AMAP_BLOCK) { /* split in halves, then insert into the right one */
@@ -89,7 +90,7 @@ int trc_amap_insert(trc_amap *m, uint64_t base, uint64_t size)
         }
     }
     memmove(b->e + i + 1, b->e + i, (b->n - i) * sizeof *b->e);
-    b->e[i] = (trc_amap_range){base, size};
+    b->e[i] = (trc_amap_range){base, size, tag};
     b->n++;
     m->count++;
     if (base + size > m->max_end)
@@ -119,15 +120,25 @@ int trc_amap_remove(trc_amap *m, uint64_t base, uint64_t *size)
     return 1;
 }
 
-int trc_amap_hit(const trc_amap *m, uint64_t v)
+int trc_amap_find(const trc_amap *m, uint64_t v, trc_amap_range *out)
 {
     if (m->n_blocks == 0 || v < m->blocks[0]->e[0].base || v >= m->max_end)
         return 0;
     const trc_amap_block *b = m->blocks[block_of(m, v)];
     size_t i = lower(b, v);
+    const trc_amap_range *r = NULL;
     if (i < b->n && b->e[i].base == v)
-        return 1;
-    return i > 0 && v - b->e[i - 1].base < b->e[i - 1].size;
+        r = &b->e[i];
+    else if (i > 0 && v - b->e[i - 1].base < b->e[i - 1].size)
+        r = &b->e[i - 1];
+    if (r && out)
+        *out = *r;
+    return r != NULL;
+}
+
+int trc_amap_hit(const trc_amap *m, uint64_t v)
+{
+    return trc_amap_find(m, v, NULL);
 }
 
 void trc_amap_free(trc_amap *m)

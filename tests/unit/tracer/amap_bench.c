@@ -41,7 +41,7 @@ static void flat_insert(flat *f, uint64_t base, uint64_t size)
             exit(1);
     }
     memmove(f->e + i + 1, f->e + i, (f->n - i) * sizeof *f->e);
-    f->e[i] = (trc_amap_range){base, size};
+    f->e[i] = (trc_amap_range){base, size, 0};
     f->n++;
 }
 
@@ -96,7 +96,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < n; i++) {
             uint64_t b = 0x7f0000000000ull + (next() % (1ull << 28)) * 4096;
             flat_insert(&f, b, 4096);
-            if (trc_amap_insert(&m, b, 4096) < 0)
+            if (trc_amap_insert(&m, b, 4096, 0) < 0)
                 return 1;
         }
         const size_t ops = 200000;
@@ -112,7 +112,7 @@ int main(int argc, char **argv)
         }
         double t1 = now_s();
         for (size_t i = 0; i < ops; i++) {
-            trc_amap_insert(&m, addr[i], 16);
+            trc_amap_insert(&m, addr[i], 16, 0);
             trc_amap_remove(&m, addr[i], NULL);
         }
         double t2 = now_s();

@@ -24,7 +24,7 @@ START_TEST(test_random_operations_match_a_plain_list)
         uint64_t b = base_of(k);
         if (rand() % 3 != 0) { /* insert (twice as often: the map grows to thousands) */
             uint64_t sz = 1 + (uint64_t)(rand() % 0x1000);
-            int r = trc_amap_insert(&m, b, sz);
+            int r = trc_amap_insert(&m, b, sz, k);
             ck_assert_int_eq(r, sizes[k] ? 0 : 1);
             live += sizes[k] == 0;
             sizes[k] = sz;
@@ -44,7 +44,11 @@ START_TEST(test_random_operations_match_a_plain_list)
         uint64_t qb = base_of(q);
         ck_assert_int_eq(trc_amap_hit(&m, qb), sizes[q] != 0);
         if (sizes[q]) {
-            ck_assert_int_eq(trc_amap_hit(&m, qb + sizes[q] - 1), 1);
+            trc_amap_range got;
+            ck_assert_int_eq(trc_amap_find(&m, qb + sizes[q] - 1, &got), 1);
+            ck_assert_uint_eq(got.base, qb);
+            ck_assert_uint_eq(got.size, sizes[q]);
+            ck_assert_uint_eq(got.tag, q);
             /* one past the end is a hit only when it is the next slot's live allocation */
             int next_live = sizes[q] == 0x1000 && q + 1 < SLOTS && sizes[q + 1] != 0;
             ck_assert_int_eq(trc_amap_hit(&m, qb + sizes[q]), next_live);
@@ -65,9 +69,9 @@ START_TEST(test_descending_and_ascending_inserts_split_correctly)
 {
     trc_amap m = {0};
     for (uint64_t i = 0; i < 3000; i++) /* below everything each time: block 0 keeps splitting */
-        ck_assert_int_eq(trc_amap_insert(&m, 0x100000000ull - i * 64, 64), 1);
+        ck_assert_int_eq(trc_amap_insert(&m, 0x100000000ull - i * 64, 64, i), 1);
     for (uint64_t i = 0; i < 3000; i++) /* above everything */
-        ck_assert_int_eq(trc_amap_insert(&m, 0x200000000ull + i * 64, 0), 1);
+        ck_assert_int_eq(trc_amap_insert(&m, 0x200000000ull + i * 64, 0, i), 1);
     ck_assert_uint_eq(m.count, 6000);
     for (size_t b = 0; b < m.n_blocks; b++) { /* sorted within and across blocks */
         for (size_t i = 1; i < m.blocks[b]->n; i++)
