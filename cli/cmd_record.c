@@ -225,7 +225,16 @@ static void sibling_name(const char *out, int pid, char *buf, size_t len)
         snprintf(buf, len, "%.*s.pid%d%s", (int)(dot - out), out, pid, dot);
 }
 
-static void print_summary(const char *path, const trc_lift_stats *st, const char *warning)
+/* 1 when the job's program looks like a Python interpreter (python, python3, python3.12). */
+static int is_python(const char *prog)
+{
+    const char *base = strrchr(prog, '/');
+    base = base ? base + 1 : prog;
+    return strncmp(base, "python", 6) == 0;
+}
+
+static void print_summary(const char *path, const trc_lift_stats *st, const char *warning,
+                          const char *prog)
 {
     char peak[32], size[32];
     struct stat sb;
@@ -257,6 +266,10 @@ static void print_summary(const char *path, const trc_lift_stats *st, const char
     if (st->thread_ids_mismatch)
         fprintf(stderr, "gpumemsim record: warning: NVTX and launch thread ids never matched; "
                 "ranges were applied across threads\n");
+    if (st->markers == 0 && is_python(prog))
+        fprintf(stderr, "gpumemsim record: warning: no NVTX range reached the tracer, so every "
+                "kernel is its own op and no iteration is marked; PyTorch names ops only under "
+                "torch.autograd.profiler.emit_nvtx() (see docs/tracer.md)\n");
     if (st->foreign_markers)
         fprintf(stderr, "gpumemsim record: note: %llu NVTX ranges of other domains (%s) were "
                 "ignored; --nvtx-domains makes them ops\n",
@@ -431,7 +444,7 @@ int cmd_record(int argc, char **argv)
             rc = 1;
             continue;
         }
-        print_summary(path, &st, warning);
+        print_summary(path, &st, warning, argv[dashdash + 1]);
         written++;
     }
     if (n_raw > 0 && written == 0 && rc == 0) { /* every process was skipped as idle */

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "trc.h"
 #include "trc_amap.h"
+#include "trc_tmap.h"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -29,6 +30,8 @@
 
 static pthread_mutex_t g_map_lock = PTHREAD_MUTEX_INITIALIZER;
 static trc_amap g_amap;
+static trc_tmap g_tmap; /* TMA descriptors seen at encode time, also under g_map_lock */
+static _Atomic uint64_t g_tma_refs; /* references found through a TMA descriptor */
 
 typedef struct param_info {
     CUfunction f;
@@ -45,6 +48,7 @@ static CUpti_SubscriberHandle g_sub;
 static int g_subscribed;
 static _Thread_local uint32_t tls_rt_corr;   /* enclosing runtime launch's correlation id */
 static _Thread_local int tls_driver_launched; /* the driver launch callback ran for it */
+static _Thread_local int tls_rt_depth;        /* nested runtime launch calls (D7) */
 static int g_warned_params;
 
 uint64_t trc_thread_id(void)
@@ -60,7 +64,7 @@ static int map_insert(uint64_t base, uint64_t size)
     if (!base)
         return 0;
     pthread_mutex_lock(&g_map_lock);
-    int added = trc_amap_insert(&g_amap, base, size) == 1;
+    int added = trc_amap_insert(&g_amap, base, size, 0) == 1;
     pthread_mutex_unlock(&g_map_lock);
     return added;
 }
@@ -260,6 +264,11 @@ void trc_callback_summary(void)
     trc_out_info("param_layouts", buf);
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)atomic_load(&g_failed_launches));
     trc_out_info("failed_launches", buf);
+    pthread_mutex_lock(&g_map_lock);
+    snprintf(buf, sizeof buf, "%llu descriptors encoded, %llu references found through them",
+             (unsigned long long)g_tmap.inserted, (unsigned long long)atomic_load(&g_tma_refs));
+    pthread_mutex_unlock(&g_map_lock);
+    trc_out_info("tma_descriptors", buf);
 }
 
 /* ---- the scan ---- */
@@ -278,19 +287,43 @@ static _Thread_local struct {
     int pending;
 } tls_launch;
 
+static void add_ptr(ptr_set *out, uint64_t v)
+{
+    uint32_t i = 0;
+    while (i < out->n && out->v[i] != v)
+        i++;
+    if (i == out->n && out->n < MAX_PTRS)
+        out->v[out->n++] = v;
+}
+
+/* Called with g_map_lock held. */
 static void scan_bytes(const uint8_t *p, size_t len, ptr_set *out)
 {
     for (size_t off = 0; off + 8 <= len && out->n < MAX_PTRS; off += 8) {
         uint64_t v;
         memcpy(&v, p + off, 8);
-        if (!map_hit(v))
-            continue;
-        uint32_t i = 0;
-        while (i < out->n && out->v[i] != v)
-            i++;
-        if (i == out->n)
-            out->v[out->n++] = v;
+        if (map_hit(v))
+            add_ptr(out, v);
     }
+    /* operands hidden in TMA descriptors (64-byte aligned, 128 bytes) */
+    for (size_t off = 0; g_tmap.n && off + TRC_TMAP_BYTES <= len && out->n < MAX_PTRS;
+         off += 64) {
+        uint64_t v = trc_tmap_lookup(&g_tmap, p + off);
+        if (v && map_hit(v)) {
+            add_ptr(out, v);
+            atomic_fetch_add(&g_tma_refs, 1);
+        }
+    }
+}
+
+/* A host-encoded TMA descriptor: remember which address it carries. */
+static void note_tensor_map(const void *desc, const void *addr)
+{
+    if (!desc || !addr)
+        return;
+    pthread_mutex_lock(&g_map_lock);
+    trc_tmap_insert(&g_tmap, desc, (uint64_t)(uintptr_t)addr);
+    pthread_mutex_unlock(&g_map_lock);
 }
 
 /* Scans a launch's arguments (kernelParams or the packed `extra` buffer) into out. */
@@ -474,6 +507,26 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         else
             api_free_exit(((const cuMemFreeAsync_params *)a)->dptr, ok);
         return;
+    case CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeTiled:
+        if (ok)
+            note_tensor_map(((const cuTensorMapEncodeTiled_params *)a)->tensorMap,
+                            ((const cuTensorMapEncodeTiled_params *)a)->globalAddress);
+        return;
+    case CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeIm2col:
+        if (ok)
+            note_tensor_map(((const cuTensorMapEncodeIm2col_params *)a)->tensorMap,
+                            ((const cuTensorMapEncodeIm2col_params *)a)->globalAddress);
+        return;
+    case CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeIm2colWide:
+        if (ok)
+            note_tensor_map(((const cuTensorMapEncodeIm2colWide_params *)a)->tensorMap,
+                            ((const cuTensorMapEncodeIm2colWide_params *)a)->globalAddress);
+        return;
+    case CUPTI_DRIVER_TRACE_CBID_cuTensorMapReplaceAddress:
+        if (ok)
+            note_tensor_map(((const cuTensorMapReplaceAddress_params *)a)->tensorMap,
+                            ((const cuTensorMapReplaceAddress_params *)a)->globalAddress);
+        return;
     default:
         trc_copy_driver(cbid, cb);
         return;
@@ -529,11 +582,20 @@ typedef struct launch_kernel_v13000_params {
     cudaStream_t stream;
 } launch_kernel_v13000_params;
 
+static pthread_once_t g_get_func_once = PTHREAD_ONCE_INIT;
+static cudaError_t (*get_func)(cudaFunction_t *, const void *);
+
+/* The global libcudart's cudaGetFuncBySymbol, if any (it cannot resolve host stubs of the
+ * static cudart inside cuBLAS/cuDNN/NCCL: those need the driver callback). */
+static void look_up_get_func(void)
+{
+    *(void **)&get_func = dlsym(RTLD_DEFAULT, "cudaGetFuncBySymbol");
+}
+
 /* A runtime launch the driver callback did not see: scan its arguments here. */
 static void runtime_fallback(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
-    static cudaError_t (*get_func)(cudaFunction_t *, const void *);
-    static int looked_up, warned;
+    static int warned;
     const void *func = NULL;
     void **args = NULL;
     CUfunction kfunc = NULL;
@@ -556,10 +618,7 @@ static void runtime_fallback(CUpti_CallbackId cbid, const CUpti_CallbackData *cb
         const cudaLaunchCooperativeKernel_v9000_params *p = cb->functionParams;
         func = p->func, args = p->args;
     }
-    if (!looked_up) {
-        looked_up = 1;
-        *(void **)&get_func = dlsym(RTLD_DEFAULT, "cudaGetFuncBySymbol");
-    }
+    pthread_once(&g_get_func_once, look_up_get_func); /* no thread sees it half-set */
     cudaFunction_t f = (cudaFunction_t)kfunc;
     if (!f && (!func || !get_func || get_func(&f, func) != cudaSuccess))
         f = NULL;
@@ -585,13 +644,21 @@ static void on_runtime(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     int enter = cb->callbackSite == CUPTI_API_ENTER;
     if (is_runtime_launch(cbid)) {
+        /* runtime launches can nest (__cudaLaunchKernel -> cudaLaunchKernel): one kernel, so
+         * the fallback runs once, at the outermost EXIT (review D7) */
         if (enter) {
+            if (tls_rt_depth++ == 0)
+                tls_driver_launched = 0;
             tls_rt_corr = cb->correlationId;
-            tls_driver_launched = 0;
         } else {
-            if (!tls_driver_launched)
-                runtime_fallback(cbid, cb);
-            tls_rt_corr = 0;
+            if (tls_rt_depth > 0)
+                tls_rt_depth--;
+            if (tls_rt_depth == 0) {
+                if (!tls_driver_launched)
+                    runtime_fallback(cbid, cb);
+                tls_driver_launched = 1;
+                tls_rt_corr = 0;
+            }
         }
         return;
     }
@@ -678,6 +745,10 @@ int trc_callback_start(void)
         CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2,
         CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
         CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeTiled,
+        CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeIm2col,
+        CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeIm2colWide,
+        CUPTI_DRIVER_TRACE_CBID_cuTensorMapReplaceAddress,
     };
     static const CUpti_CallbackId runtime[] = {
         CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,

@@ -35,7 +35,8 @@ grep -q "^InitializeInjectionNvtx2 returned 1" "$T/cmd.stdout" ||
 "$GMS_PYTHON" "$GMS_RAWDUMP" "$raw" >"$T/dump.txt" || fail "rawdump.py failed on $raw"
 for want in "INFO cupti_library = .*libcupti" "INFO cupti_version = [0-9]+ \(built with [0-9]+\)" \
             "INFO nvtx_injection = forwarded to libcupti" "INFO param_layouts = 0 by" \
-            "INFO failed_launches = 0" "INFO end = exit" "# LAUNCH: 0"; do
+            "INFO failed_launches = 0" "INFO tma_descriptors = 0 descriptors" \
+            "INFO end = exit" "# LAUNCH: 0"; do
   grep -Eq "$want" "$T/dump.txt" || fail "rawdump: no /$want/ in $(cat "$T/dump.txt")"
 done
 
