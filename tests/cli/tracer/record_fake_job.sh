@@ -87,4 +87,21 @@ if grep -q "no NVTX range reached the tracer" "$T/cmd.stderr"; then
 fi
 FAKE_JOB_NO_NVTX=1 run_rc "$GMS_BIN" record -o "$T/py2.gmt" -- "$T/python3" ok
 expect_err_matches "no-NVTX warning" "no NVTX range reached the tracer"
+
+# tests/gpu/rawdump.py on the raw file of a job with launches, kernels and two NVTX domains
+FAKE_JOB_CUBLAS_RANGE=1 run_rc "$GMS_BIN" record --raw-keep --raw-dir "$T/raw-dump" \
+  -o "$T/dump.gmt" -- "$GMS_FAKE_JOB" ok
+[ $RC = 0 ] || fail "rawdump job: exit $RC"
+"$GMS_PYTHON" "$GMS_RAWDUMP" "$T"/raw-dump/gms-*.raw >"$T/dump.txt" || fail "rawdump.py failed"
+for want in "^# counts: .*KERNEL 8.*LAUNCH 8" "^INFO device = Fake GPU" "^INFO end = exit" \
+            "^# LAUNCH: 8, with pointers 8, layout unknown 0, 0 parameters 8, corr==corr2 0, corr2==0 8, matched to a KERNEL 8 \\(of 8 kernels\\)" \
+            "^# MARKER start domains: <default> 4, cuBLAS 2" "LAUNCH thread ids: \\{1: 8\\}"; do
+  grep -Eq "$want" "$T/dump.txt" || fail "rawdump: no /$want/ in: $(cat "$T/dump.txt")"
+done
+"$GMS_PYTHON" "$GMS_RAWDUMP" --all "$T"/raw-dump/gms-*.raw | grep -q "LAUNCH .*ptrs=\['0x" ||
+  fail "rawdump --all prints no LAUNCH with its pointers"
+printf 'not a raw file' >"$T/bad.raw"
+run_rc "$GMS_PYTHON" "$GMS_RAWDUMP" "$T/bad.raw"
+[ $RC = 1 ] || fail "rawdump.py on a bad file: exit $RC, want 1"
+expect_err_matches "rawdump bad file" "not a gpumemsim raw file"
 echo "ok"
