@@ -31,6 +31,7 @@
 
 static pid_t g_pid;
 static volatile sig_atomic_t g_finished, g_in_signal, g_exit_status;
+static volatile sig_atomic_t g_in_exit; /* inside at_exit: CUPTI is flushing/finalizing */
 static volatile sig_atomic_t g_nvtx_injected; /* InitializeInjectionNvtx2 forwarded (1) */
 static int g_exit_timeout = 10;
 static _Atomic long g_exit_deadline; /* CLOCK_MONOTONIC seconds; 0 = not exiting */
@@ -84,7 +85,8 @@ static void at_exit(int status, void *arg)
     if (getpid() != g_pid || g_finished)
         return;
     g_exit_status = status & 0xff;
-    g_finished = 1; /* from here a crash ends the process with the job's status */
+    g_finished = 1;
+    g_in_exit = 1; /* from here until CUPTI is done a crash ends the job with its status */
     trc_out_flush(); /* what we have is on disk before CUPTI is asked for anything */
     g_exit_deadline = now_s() + g_exit_timeout;
     trc_activity_flush();
@@ -103,6 +105,9 @@ static void at_exit(int status, void *arg)
         cuptiFinalize();
     }
     trc_out_close();
+    /* later exit handlers (the job's own) run unwatched and crash as they would have */
+    g_exit_deadline = 0;
+    g_in_exit = 0;
 }
 
 static int signal_index(int sig)
@@ -136,7 +141,7 @@ static void on_signal(int sig)
         trc_out_try_flush();
         alarm(0); /* the job's own handler may survive the signal: no stray alarm for it */
         g_in_signal = 0;
-    } else if (getpid() == g_pid && g_finished && sig != SIGINT && sig != SIGTERM) {
+    } else if (getpid() == g_pid && g_in_exit && sig != SIGINT && sig != SIGTERM) {
         /* a crash inside cuptiFinalize/FlushAll after the trace was written: the job had
          * finished with its own status, which it keeps */
         _exit(g_exit_status);
