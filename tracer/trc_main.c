@@ -89,6 +89,9 @@ static void at_exit(int status, void *arg)
     g_in_exit = 1; /* from here until CUPTI is done a crash ends the job with its status */
     trc_out_flush(); /* what we have is on disk before CUPTI is asked for anything */
     g_exit_deadline = now_s() + g_exit_timeout;
+    const char *stall = getenv("GMS_TRACER_TEST_STALL_EXIT"); /* tests: a CUPTI that hangs */
+    if (stall && atoi(stall) > 0)
+        sleep((unsigned)atoi(stall));
     trc_activity_flush();
     trc_callback_summary();
     write_end_info("exit");

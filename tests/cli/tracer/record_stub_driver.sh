@@ -60,4 +60,15 @@ mkdir -p "$T/raw-wd"
 LD_LIBRARY_PATH=$T/stub${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} GMS_TRACER_EXIT_TIMEOUT=2 \
   CUDA_INJECTION64_PATH=$GMS_REAL_TRACER GMS_TRACE_DIR=$T/raw-wd run_rc timeout 60 "$GMS_FAKE_DRIVER"
 [ $RC = 0 ] || fail "the job under a 2 s exit watchdog exited $RC"
+# an exit path that hangs (GMS_TRACER_TEST_STALL_EXIT stands in for a wedged CUPTI) is cut by
+# the watchdog after GMS_TRACER_EXIT_TIMEOUT seconds, with the job's own exit status (D6)
+mkdir -p "$T/raw-stall"
+start=$(date +%s)
+LD_LIBRARY_PATH=$T/stub${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} GMS_TRACER_EXIT_TIMEOUT=1 \
+  GMS_TRACER_TEST_STALL_EXIT=60 FAKE_DRIVER_END="exit 5" CUDA_INJECTION64_PATH=$GMS_REAL_TRACER \
+  GMS_TRACE_DIR=$T/raw-stall run_rc timeout 30 "$GMS_FAKE_DRIVER"
+took=$(( $(date +%s) - start ))
+[ $RC = 5 ] || fail "a hanging exit path: exit $RC, want the job's 5 (124 = it hung)"
+[ $took -lt 20 ] || fail "the watchdog took ${took}s"
+expect_err_matches "watchdog message" "did not finish within GMS_TRACER_EXIT_TIMEOUT"
 echo "ok"
