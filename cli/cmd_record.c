@@ -26,8 +26,8 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: gpumemsim record -o OUT.gmt [--pytorch] [--raw-keep] [--raw-dir DIR] -- CMD "
-            "[ARGS...]\n\n"
+            "usage: gpumemsim record -o OUT.gmt [--pytorch] [--raw-keep] [--raw-dir DIR]\n"
+            "                        [--nvtx-domains LIST] [--drop-end-pointers] -- CMD [ARGS...]\n\n"
             "Runs CMD with the CUPTI tracer injected (CUDA_INJECTION64_PATH) and writes what it\n"
             "did on the GPU as a .gmt trace: allocations, kernels grouped into ops by NVTX\n"
             "ranges, frees, and 'gpumemsim:iteration' ranges as iteration marks.\n\n"
@@ -35,7 +35,13 @@ static void usage(FILE *f)
             "  --pytorch             set PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync so every\n"
             "                        tensor allocation is visible (not just allocator segments)\n"
             "  --raw-keep            keep the raw per-process records (printed path)\n"
-            "  --raw-dir DIR         put the raw records in DIR (default: beside OUT)\n\n"
+            "  --raw-dir DIR         put the raw records in DIR (default: beside OUT)\n"
+            "  --nvtx-domains LIST   comma-separated NVTX domains whose ranges also form ops\n"
+            "                        ('*' = all); default: only the default domain, so the\n"
+            "                        ranges libraries emit (cuBLAS, cuDNN, NCCL, CUB) are ignored\n"
+            "  --drop-end-pointers   a kernel argument one past the end of another argument's\n"
+            "                        allocation that starts the next allocation is an end bound,\n"
+            "                        not a use of the next allocation (default: a use; counted)\n\n"
             "The exit status is CMD's (128+N if a signal N ended it). A process of CMD that\n"
             "initialises CUDA is traced; when several do, the busiest goes to OUT and the others\n"
             "to OUT with .pid<N> before the extension. The tracer library is looked up in\n"
@@ -89,28 +95,6 @@ static int find_tracer(char *out, size_t len)
               "toolkit (with CUPTI) and rebuild, or set GMS_TRACER_LIB to the library",
               TRACER_NAME);
     return -1;
-}
-
-/* libcupti's path for NVTX_INJECTION64_PATH: the ".cupti" file the build writes beside the
- * tracer library. Empty when unknown (the tracer then sets it itself at CUDA init). */
-static void find_cupti(const char *tracer, char *out, size_t len)
-{
-    out[0] = '\0';
-    char path[4200];
-    snprintf(path, sizeof path, "%s", tracer);
-    char *dot = strrchr(path, '.');
-    if (!dot || strcmp(dot, ".so") != 0)
-        return;
-    strcpy(dot, ".cupti");
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    if (fgets(out, (int)len, f)) {
-        out[strcspn(out, "\r\n")] = '\0';
-        if (!file_exists(out))
-            out[0] = '\0';
-    }
-    fclose(f);
 }
 
 static volatile sig_atomic_t g_child;
@@ -241,7 +225,16 @@ static void sibling_name(const char *out, int pid, char *buf, size_t len)
         snprintf(buf, len, "%.*s.pid%d%s", (int)(dot - out), out, pid, dot);
 }
 
-static void print_summary(const char *path, const trc_lift_stats *st, const char *warning)
+/* 1 when the job's program looks like a Python interpreter (python, python3, python3.12). */
+static int is_python(const char *prog)
+{
+    const char *base = strrchr(prog, '/');
+    base = base ? base + 1 : prog;
+    return strncmp(base, "python", 6) == 0;
+}
+
+static void print_summary(const char *path, const trc_lift_stats *st, const char *warning,
+                          const char *prog)
 {
     char peak[32], size[32];
     struct stat sb;
@@ -273,6 +266,23 @@ static void print_summary(const char *path, const trc_lift_stats *st, const char
     if (st->thread_ids_mismatch)
         fprintf(stderr, "gpumemsim record: warning: NVTX and launch thread ids never matched; "
                 "ranges were applied across threads\n");
+    if (st->markers == 0 && is_python(prog))
+        fprintf(stderr, "gpumemsim record: warning: no NVTX range reached the tracer, so every "
+                "kernel is its own op and no iteration is marked; PyTorch names ops only under "
+                "torch.autograd.profiler.emit_nvtx() (see docs/tracer.md)\n");
+    if (st->foreign_markers)
+        fprintf(stderr, "gpumemsim record: note: %llu NVTX ranges of other domains (%s) were "
+                "ignored; --nvtx-domains makes them ops\n",
+                (unsigned long long)st->foreign_markers, st->foreign_domains);
+    if (st->past_end_refs)
+        fprintf(stderr, "gpumemsim record: note: %llu kernel arguments were one past the end of "
+                "one allocation and the start of the next; taken as uses of the next%s\n",
+                (unsigned long long)st->past_end_refs,
+                " (--drop-end-pointers takes them as end bounds)");
+    if (st->setup_state)
+        fprintf(stderr, "gpumemsim record: note: %llu allocations alive at the first iteration "
+                "and freed inside it are setup_state outputs, not constants\n",
+                (unsigned long long)st->setup_state);
     if (st->setup_kernels)
         fprintf(stderr, "gpumemsim record: note: %llu kernels before the first "
                 "gpumemsim:iteration range were left out as setup\n",
@@ -320,8 +330,8 @@ static int set_pytorch_env(void)
 
 int cmd_record(int argc, char **argv)
 {
-    const char *out = NULL, *raw_dir_arg = NULL;
-    int pytorch = 0, keep = 0, dashdash = -1;
+    const char *out = NULL, *raw_dir_arg = NULL, *domains = NULL;
+    int pytorch = 0, keep = 0, drop_end = 0, dashdash = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) {
@@ -334,6 +344,10 @@ int cmd_record(int argc, char **argv)
             out = argv[++i];
         } else if (strcmp(a, "--raw-dir") == 0 && i + 1 < argc) {
             raw_dir_arg = argv[++i];
+        } else if (strcmp(a, "--nvtx-domains") == 0 && i + 1 < argc) {
+            domains = argv[++i];
+        } else if (strcmp(a, "--drop-end-pointers") == 0) {
+            drop_end = 1;
         } else if (strcmp(a, "--pytorch") == 0) {
             pytorch = 1;
         } else if (strcmp(a, "--raw-keep") == 0) {
@@ -357,10 +371,9 @@ int cmd_record(int argc, char **argv)
         cli_error(CMD, "missing the command to trace after '--'");
         return 2;
     }
-    char tracer[4096], cupti[4096];
+    char tracer[4096];
     if (find_tracer(tracer, sizeof tracer) != 0)
         return 1;
-    find_cupti(tracer, cupti, sizeof cupti);
 
     char raw_dir[4200];
     if (raw_dir_arg) {
@@ -386,7 +399,10 @@ int cmd_record(int argc, char **argv)
     }
     if (setenv("CUDA_INJECTION64_PATH", tracer, 1) != 0 ||
         setenv("GMS_TRACE_DIR", raw_dir, 1) != 0 ||
-        (cupti[0] && setenv("NVTX_INJECTION64_PATH", cupti, 1) != 0) ||
+        /* the tracer forwards NVTX to the very libcupti that records the activities (a
+         * PyTorch job has its own copy loaded before us: a path to another copy would route
+         * NVTX into a second CUPTI instance that records nothing) */
+        setenv("NVTX_INJECTION64_PATH", tracer, 1) != 0 ||
         (pytorch && set_pytorch_env() != 0)) {
         cli_error(CMD, "cannot set the tracer environment: %s", strerror(errno));
         rmdir(raw_dir);
@@ -417,7 +433,9 @@ int cmd_record(int argc, char **argv)
             sibling_name(out, raws[i].pid, path, sizeof path);
         trc_lift_stats st;
         gms_error err = {0};
-        int lrc = trc_lift_to_gmt(raws[i].path, path, &st, warning, sizeof warning, &err);
+        trc_lift_opts opts = {.nvtx_domains = domains, .drop_past_end = drop_end};
+        int lrc = trc_lift_to_gmt_opt(raws[i].path, path, &opts, &st, warning, sizeof warning,
+                                      &err);
         if (lrc == GMS_EINVAL && n_raw > 1)
             continue; /* a process that initialised CUDA but did nothing */
         if (lrc != 0) {
@@ -426,7 +444,7 @@ int cmd_record(int argc, char **argv)
             rc = 1;
             continue;
         }
-        print_summary(path, &st, warning);
+        print_summary(path, &st, warning, argv[dashdash + 1]);
         written++;
     }
     if (n_raw > 0 && written == 0 && rc == 0) { /* every process was skipped as idle */

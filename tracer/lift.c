@@ -1,6 +1,7 @@
 /* trc_lift: raw tracer records -> gmt events (rules in lift.h and docs/tracer.md). */
 #include "lift.h"
 #include "lift_int.h"
+#include "trc_amap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@ typedef struct item {
 
 typedef struct alloc_inst {
     uint64_t addr, bytes;
+    uint64_t ts; /* allocation time */
     uint64_t tensor; /* gmt tensor id once emitted (CONSTANT or output), else 0 */
     int live;
 } alloc_inst;
@@ -31,12 +33,12 @@ typedef struct open_range {
 typedef struct lifter {
     const trc_rec *recs;
     const trc_sink *sink;
+    const trc_lift_opts *opts;
     trc_lift_stats *st;
     gms_error *err;
     alloc_inst *inst;
     size_t n_inst;
-    size_t *live; /* instance indices of live allocations, sorted by address */
-    size_t n_live;
+    trc_amap live; /* live allocations by address; tag = instance index */
     uint64_t live_bytes;
     open_range *ranges;
     size_t n_ranges;
@@ -44,6 +46,14 @@ typedef struct lifter {
     size_t n_kernels;
     size_t *data_sorted; /* marker data record indices sorted by marker id */
     size_t n_data;
+    size_t *free_sorted; /* free record indices (the kept view) by address, then time */
+    size_t n_free;
+    uint64_t first_iter_end; /* end of the first iteration (0: no iterations marked) */
+    size_t *alloc_sorted;    /* allocation record indices (the kept view) by address */
+    uint64_t *alloc_pmax;    /* prefix maximum of their end addresses */
+    size_t n_alloc;
+    uint64_t now;            /* the time of the item being processed */
+    int drop_past_end;       /* opts->drop_past_end */
     /* the op in flight */
     int pending;
     uint64_t op_range; /* range id + 1, 0 = outside any range */
@@ -122,29 +132,11 @@ static int emit(lifter *L, const gmt_event *ev)
 }
 
 /* Index in live of the first entry whose address is >= addr. */
-static size_t live_lower(const lifter *L, uint64_t addr)
-{
-    size_t lo = 0, hi = L->n_live;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (L->inst[L->live[mid]].addr < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* The live allocation containing address p (anywhere inside it), or SIZE_MAX. */
 static size_t live_find(const lifter *L, uint64_t p)
 {
-    size_t i = live_lower(L, p);
-    if (i < L->n_live && L->inst[L->live[i]].addr == p)
-        return L->live[i];
-    if (i == 0)
-        return SIZE_MAX;
-    const alloc_inst *a = &L->inst[L->live[i - 1]];
-    return p - a->addr < a->bytes ? L->live[i - 1] : SIZE_MAX;
+    trc_amap_range r;
+    return trc_amap_find(&L->live, p, &r) ? (size_t)r.tag : SIZE_MAX;
 }
 
 static int emit_release(lifter *L, size_t inst)
@@ -195,62 +187,133 @@ static int flush_op(lifter *L)
     return rc;
 }
 
+/* 1 when the allocation a (live now) is freed before the first iteration ends. */
+static int freed_later(const lifter *L, const alloc_inst *a)
+{
+    size_t lo = 0, hi = L->n_free;
+    while (lo < hi) { /* first free with (addr, ts) >= (a->addr, a->ts) */
+        size_t mid = lo + (hi - lo) / 2;
+        const trc_rec *f = &L->recs[L->free_sorted[mid]];
+        if (f->addr < a->addr || (f->addr == a->addr && f->ts < a->ts))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < L->n_free && L->recs[L->free_sorted[lo]].addr == a->addr &&
+           L->recs[L->free_sorted[lo]].ts < L->first_iter_end;
+}
+
+/* When the first iteration ends: its range's end, else the next iteration mark; 0 when the
+ * job marks no iterations or the first one never ends. */
+static uint64_t first_iteration_end(const lifter *L, size_t n)
+{
+    const trc_rec *first = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const trc_rec *r = &L->recs[i];
+        if (r->type == TRC_REC_MARKER && (r->flags & TRC_MARK_END) == 0 &&
+            trc_is_iteration(r->name, NULL) && trc_lift_domain_wanted(L->opts, r->text) &&
+            (!first || r->ts < first->ts))
+            first = r;
+    }
+    if (!first)
+        return 0;
+    uint64_t end = 0;
+    for (size_t i = 0; i < n; i++) {
+        const trc_rec *r = &L->recs[i];
+        if (r->type != TRC_REC_MARKER || r->ts < first->ts || r == first)
+            continue;
+        int ends_it = (first->flags & TRC_MARK_START) && (r->flags & TRC_MARK_END) &&
+                      r->id == first->id;
+        int next = (r->flags & TRC_MARK_END) == 0 && trc_is_iteration(r->name, NULL) &&
+                   trc_lift_domain_wanted(L->opts, r->text);
+        if ((ends_it || next) && (end == 0 || r->ts < end))
+            end = r->ts;
+    }
+    return end;
+}
+
 /* The boundary (the first iteration start, or the first kernel when the job marks no
  * iterations): every device allocation alive now was made by the job's setup (weights,
- * optimizer state, inputs copied from the host); they become CONSTANTs in address order. */
+ * optimizer state, inputs copied from the host); they become CONSTANTs in address order,
+ * except those the job frees before the first iteration ends (warm-up gradients that
+ * zero_grad(set_to_none=True) drops inside the first iteration, the last batch or loss Python
+ * still held): they are not constants (a replay pins constants for good): they are the outputs of
+ * one zero-input, zero-cost "setup_state" CALL, released when the job frees them. */
 static int emit_constants(lifter *L)
 {
     L->seen_boundary = 1;
-    for (size_t i = 0; i < L->n_live; i++) {
-        alloc_inst *a = &L->inst[L->live[i]];
-        a->tensor = L->live[i] + 1;
+    size_t n_state = 0;
+    gmt_output *state = NULL;
+    for (size_t bi = 0; bi < L->live.n_blocks; bi++)
+    for (size_t j = 0; j < L->live.blocks[bi]->n; j++) {
+        size_t k = (size_t)L->live.blocks[bi]->e[j].tag;
+        alloc_inst *a = &L->inst[k];
+        a->tensor = k + 1;
+        if (freed_later(L, a)) {
+            if (!state && !(state = malloc(L->live.count * sizeof *state)))
+                return gms_error_set(L->err, GMS_ENOMEM, "lifter: out of memory");
+            state[n_state++] = (gmt_output){.id = a->tensor, .size = a->bytes, .alias_of = -1};
+            continue;
+        }
         gmt_event ev;
         ev_init(&ev, GMT_CONSTANT);
         ev.id = a->tensor;
         ev.size = a->bytes;
         L->st->constants++;
         int rc = emit(L, &ev);
-        if (rc)
+        if (rc) {
+            free(state);
             return rc;
+        }
     }
-    return 0;
+    int rc = 0;
+    if (n_state) {
+        gmt_event ev;
+        ev_init(&ev, GMT_CALL);
+        ev.op = "setup_state";
+        ev.n_outputs = (uint32_t)n_state;
+        ev.outputs = state;
+        L->st->setup_state += n_state;
+        L->st->outputs += n_state;
+        rc = emit(L, &ev);
+    }
+    free(state);
+    return rc;
 }
 
-static void on_alloc(lifter *L, const trc_rec *r)
+static int on_alloc(lifter *L, const trc_rec *r)
 {
     size_t k = L->n_inst++;
-    L->inst[k] = (alloc_inst){.addr = r->addr, .bytes = r->bytes ? r->bytes : 1, .live = 1};
+    L->inst[k] = (alloc_inst){.addr = r->addr, .bytes = r->bytes ? r->bytes : 1, .ts = r->ts,
+                              .live = 1};
     L->st->allocs++;
     if (r->aux)
         L->st->pool_allocs++;
-    size_t i = live_lower(L, r->addr);
-    if (i < L->n_live && L->inst[L->live[i]].addr == r->addr) {
+    trc_amap_range old_r;
+    if (trc_amap_find(&L->live, r->addr, &old_r) && old_r.base == r->addr) {
         /* same address still live: its free record was lost; the new one replaces it */
-        alloc_inst *old = &L->inst[L->live[i]];
+        alloc_inst *old = &L->inst[old_r.tag];
         old->live = 0;
         L->live_bytes -= old->bytes;
         L->st->unknown_frees++;
-        L->live[i] = k;
-    } else {
-        memmove(L->live + i + 1, L->live + i, (L->n_live - i) * sizeof *L->live);
-        L->live[i] = k;
-        L->n_live++;
     }
+    if (trc_amap_insert(&L->live, r->addr, L->inst[k].bytes, k) < 0)
+        return gms_error_set(L->err, GMS_ENOMEM, "lifter: out of memory");
     L->live_bytes += L->inst[k].bytes;
     if (L->live_bytes > L->st->peak_bytes)
         L->st->peak_bytes = L->live_bytes;
+    return 0;
 }
 
 static int on_free(lifter *L, const trc_rec *r)
 {
-    size_t i = live_lower(L, r->addr);
-    if (i >= L->n_live || L->inst[L->live[i]].addr != r->addr) {
+    trc_amap_range fr;
+    if (!trc_amap_find(&L->live, r->addr, &fr) || fr.base != r->addr) {
         L->st->unknown_frees++;
         return 0;
     }
-    size_t k = L->live[i];
-    memmove(L->live + i, L->live + i + 1, (L->n_live - i - 1) * sizeof *L->live);
-    L->n_live--;
+    size_t k = (size_t)fr.tag;
+    trc_amap_remove(&L->live, r->addr, NULL);
     L->inst[k].live = 0;
     L->live_bytes -= L->inst[k].bytes;
     L->st->frees++;
@@ -303,14 +366,45 @@ static int add_ref(lifter *L, size_t inst)
 /* Counts a reference that hits no live allocation: freed (ignored, a warning) or unknown. */
 static void miss(lifter *L, uint64_t p)
 {
-    for (size_t i = L->n_inst; i-- > 0;) {
-        const alloc_inst *a = &L->inst[i];
-        if (!a->live && p - a->addr < a->bytes) {
+    /* any allocation made by now that contained p (it is not live, or live_find had found
+     * it): the last one starting at or below p, then back while an earlier one may reach p */
+    size_t lo = 0, hi = L->n_alloc;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (L->recs[L->alloc_sorted[mid]].addr <= p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t j = lo; j-- > 0 && L->alloc_pmax[j] > p;) {
+        const trc_rec *a = &L->recs[L->alloc_sorted[j]];
+        uint64_t bytes = a->bytes ? a->bytes : 1;
+        if (p - a->addr < bytes && a->ts <= L->now) {
             L->st->freed_refs++;
             return;
         }
     }
     L->st->unresolved_refs++;
+}
+
+/* 1 when ptrs[i] is both the start of a live allocation B and one past the end of the live
+ * allocation A just below it, and another pointer of the same launch points into A: either an
+ * end bound of A (data + numel, CUB/thrust iterators) that a pool packing allocations back to
+ * back happens to place at B, or a real use of B next to a use of A (an op whose output was
+ * allocated right after its input: the usual case with a pool). The values cannot tell them
+ * apart; such references are counted, and dropped only when asked (drop_past_end). */
+static int past_the_end(const lifter *L, const uint64_t *ptrs, uint32_t n, uint32_t i)
+{
+    uint64_t p = ptrs[i];
+    trc_amap_range b, ar;
+    if (p == 0 || !trc_amap_find(&L->live, p, &b) || b.base != p ||
+        !trc_amap_find(&L->live, p - 1, &ar) || ar.base + ar.size != p)
+        return 0;
+    const alloc_inst *a = &L->inst[ar.tag];
+    for (uint32_t j = 0; j < n; j++)
+        if (j != i && ptrs[j] - a->addr < a->bytes)
+            return 1;
+    return 0;
 }
 
 /* One piece of GPU work joins an op: a kernel (launch record with its kernel, if matched, or
@@ -346,6 +440,8 @@ static int on_gpu_work(lifter *L, uint64_t thread, const char *name, const trc_r
         size_t k = live_find(L, ptrs[i]);
         if (k == SIZE_MAX)
             miss(L, ptrs[i]);
+        else if (past_the_end(L, ptrs, n_ptrs, i) && (L->st->past_end_refs++, L->drop_past_end))
+            continue;
         else if ((rc = add_ref(L, k)) != 0)
             return rc;
     }
@@ -381,15 +477,11 @@ static int on_copy(lifter *L, const trc_rec *r, const trc_rec *act)
     }
     L->st->copies_in++;
     if (!L->seen_boundary || L->inst[d].tensor)
-        return 0; /* constant at the boundary anyway, or an overwrite of an existing tensor */
-    alloc_inst *a = &L->inst[d];
-    a->tensor = d + 1;
-    gmt_event ev;
-    ev_init(&ev, GMT_CONSTANT);
-    ev.id = a->tensor;
-    ev.size = a->bytes;
-    L->st->constants++;
-    return emit(L, &ev);
+        return 0; /* setup state at the boundary anyway, or an overwrite of an existing tensor */
+    /* data from the host (an input batch): produced by a zero-input op, so it is released and
+     * its memory reused like any tensor's (a CONSTANT would stay pinned, one per batch) */
+    L->st->copies_h2d_ops++;
+    return on_gpu_work(L, r->thread, "copy_h2d", act, &r->addr, 1, 0);
 }
 
 /* An iteration range/marker: ANNOTATE "iteration" with the marker's payload as value. */
@@ -424,9 +516,26 @@ static int on_iteration(lifter *L, const trc_rec *r)
     return emit(L, &ev);
 }
 
+/* Counts a marker of a domain nobody asked for and remembers the domain's name. */
+static void foreign_marker(lifter *L, const char *domain)
+{
+    trc_lift_stats *st = L->st;
+    st->foreign_markers++;
+    size_t len = strlen(domain), used = strlen(st->foreign_domains);
+    for (const char *p = st->foreign_domains; (p = strstr(p, domain)) != NULL; p += len)
+        if ((p == st->foreign_domains || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
+            return; /* listed already */
+    if (used + len + 2 < sizeof st->foreign_domains)
+        snprintf(st->foreign_domains + used, sizeof st->foreign_domains - used, "%s%s",
+                 used ? "," : "", domain);
+}
+
 static int on_marker(lifter *L, const trc_rec *r)
 {
     L->st->markers++;
+    if ((r->flags & TRC_MARK_END) == 0 && !trc_lift_domain_wanted(L->opts, r->text)) {
+        return 0; /* counted up front; its range end finds no open range of its id */
+    }
     int is_iter = trc_is_iteration(r->name, NULL);
     if (r->flags & TRC_MARK_START) {
         L->ranges[L->n_ranges++] = (open_range){.id = r->id, .thread = r->thread, .name = r->name};
@@ -578,32 +687,124 @@ static int build_items(lifter *L, size_t n, item **out, size_t *n_out)
     return 0;
 }
 
+static int cmp_free(const void *a, const void *b)
+{
+    const trc_rec *x = &g_sort_recs[*(const size_t *)a], *y = &g_sort_recs[*(const size_t *)b];
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return 0;
+}
+
+static int cmp_addr(const void *a, const void *b)
+{
+    uint64_t x = g_sort_recs[*(const size_t *)a].addr, y = g_sort_recs[*(const size_t *)b].addr;
+    return x < y ? -1 : x > y;
+}
+
+/* The free records of the kept allocation view, by address then time (freed_later), and its
+ * allocation records by address with the prefix maximum of their ends (miss). */
+static int sort_frees(lifter *L, size_t n)
+{
+    L->alloc_sorted = malloc((n + 1) * sizeof *L->alloc_sorted);
+    L->alloc_pmax = malloc((n + 1) * sizeof *L->alloc_pmax);
+    if (!L->alloc_sorted || !L->alloc_pmax)
+        return gms_error_set(L->err, GMS_ENOMEM, "lifter: out of memory for %zu records", n);
+    for (size_t i = 0; i < n; i++) {
+        const trc_rec *r = &L->recs[i];
+        if ((r->type == TRC_REC_ALLOC || r->type == TRC_REC_API_ALLOC) &&
+            trc_alloc_source(r->type) == L->st->alloc_source && keep_alloc(r))
+            L->alloc_sorted[L->n_alloc++] = i;
+    }
+    g_sort_recs = L->recs;
+    qsort(L->alloc_sorted, L->n_alloc, sizeof *L->alloc_sorted, cmp_addr);
+    uint64_t mx = 0;
+    for (size_t j = 0; j < L->n_alloc; j++) {
+        const trc_rec *a = &L->recs[L->alloc_sorted[j]];
+        uint64_t end = a->addr + (a->bytes ? a->bytes : 1);
+        mx = end > mx ? end : mx;
+        L->alloc_pmax[j] = mx;
+    }
+    L->free_sorted = malloc((n + 1) * sizeof *L->free_sorted);
+    if (!L->free_sorted)
+        return gms_error_set(L->err, GMS_ENOMEM, "lifter: out of memory for %zu records", n);
+    for (size_t i = 0; i < n; i++) {
+        const trc_rec *r = &L->recs[i];
+        if ((r->type == TRC_REC_FREE || r->type == TRC_REC_API_FREE) &&
+            trc_alloc_source(r->type) == L->st->alloc_source)
+            L->free_sorted[L->n_free++] = i;
+    }
+    g_sort_recs = L->recs;
+    qsort(L->free_sorted, L->n_free, sizeof *L->free_sorted, cmp_free);
+    return 0;
+}
+
+int trc_lift_domain_wanted(const trc_lift_opts *opts, const char *domain)
+{
+    if (!domain || !*domain)
+        return 1;
+    const char *list = opts ? opts->nvtx_domains : NULL;
+    if (!list)
+        return 0;
+    size_t len = strlen(domain);
+    for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if ((n == 1 && *p == '*') || (n == len && strncmp(p, domain, n) == 0))
+            return 1;
+        p += n + (comma != NULL);
+    }
+    return 0;
+}
+
 int trc_lift_records(const trc_rec *recs, size_t n, const trc_sink *sink, trc_lift_stats *st,
                      gms_error *err)
+{
+    return trc_lift_records_opt(recs, n, sink, NULL, st, err);
+}
+
+int trc_lift_records_opt(const trc_rec *recs, size_t n, const trc_sink *sink,
+                         const trc_lift_opts *opts, trc_lift_stats *st, gms_error *err)
 {
     trc_lift_stats local;
     if (!st)
         st = &local;
     memset(st, 0, sizeof *st);
     st->records = n;
-    lifter L = {.recs = recs, .sink = sink, .st = st, .err = err};
+    lifter L = {.recs = recs, .sink = sink, .opts = opts, .st = st, .err = err};
     item *it = NULL;
     size_t m = 0;
     int rc = 0;
     L.inst = malloc((n + 1) * sizeof *L.inst);
-    L.live = malloc((n + 1) * sizeof *L.live);
     L.ranges = malloc((n + 1) * sizeof *L.ranges);
     L.releases = malloc((n + 1) * sizeof *L.releases);
-    if (!L.inst || !L.live || !L.ranges || !L.releases)
+    if (!L.inst || !L.ranges || !L.releases)
         rc = gms_error_set(err, GMS_ENOMEM, "lifter: out of memory for %zu records", n);
     if (rc == 0)
         rc = trc_lift_meta(recs, n, sink, st, err); /* sets st->alloc_source */
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (recs[i].type == TRC_REC_MARKER && (recs[i].flags & TRC_MARK_END) == 0 &&
+            !trc_lift_domain_wanted(opts, recs[i].text))
+            foreign_marker(&L, recs[i].text);
+    if (rc == 0 && st->foreign_markers) {
+        char buf[320];
+        snprintf(buf, sizeof buf, "%llu ranges/marks of domains %s",
+                 (unsigned long long)st->foreign_markers, st->foreign_domains);
+        rc = sink->meta(sink->ctx, "nvtx_ignored", buf, err);
+    }
     if (rc == 0)
         rc = build_items(&L, n, &it, &m);
+    if (rc == 0)
+        rc = sort_frees(&L, n);
+    if (rc == 0)
+        L.first_iter_end = first_iteration_end(&L, n);
+    L.drop_past_end = opts && opts->drop_past_end;
     for (size_t i = 0; rc == 0 && i < m; i++) {
         const trc_rec *r = &recs[it[i].rec];
+        L.now = it[i].ts;
         if (r->type == TRC_REC_ALLOC || r->type == TRC_REC_API_ALLOC)
-            on_alloc(&L, r);
+            rc = on_alloc(&L, r);
         else if (r->type == TRC_REC_FREE || r->type == TRC_REC_API_FREE)
             rc = on_free(&L, r);
         else if (r->type == TRC_REC_MARKER)
@@ -619,11 +820,14 @@ int trc_lift_records(const trc_rec *recs, size_t n, const trc_sink *sink, trc_li
         rc = flush_op(&L);
     free(it);
     free(L.inst);
-    free(L.live);
+    trc_amap_free(&L.live);
     free(L.ranges);
     free(L.releases);
     free(L.corr_sorted);
     free(L.data_sorted);
+    free(L.free_sorted);
+    free(L.alloc_sorted);
+    free(L.alloc_pmax);
     free(L.op_refs);
     free(L.ev_inputs);
     free(L.ev_outputs);

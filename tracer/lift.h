@@ -6,7 +6,9 @@
  * its limits; in short:
  *   - records are put in host-time order (launch time for kernels; ties: range start, alloc,
  *     launch, free, range end; then file order);
- *   - device allocations alive at the boundary are CONSTANTs; the boundary is the start of the
+ *   - device allocations alive at the boundary are CONSTANTs, except those freed before the
+ *     first iteration ends (outputs of a zero-input "setup_state" CALL); the boundary is the
+ *     start of the
  *     first "gpumemsim:iteration" range (kernels before it are setup and are left out), or the
  *     first kernel when the job marks no iterations;
  *   - kernels launched inside one NVTX range instance (the innermost range open on the
@@ -17,8 +19,12 @@
  *   - allocations come from the allocation callbacks' records, or from MEMORY2 records when
  *     there are none; a free is a RELEASE (emitted after the op in flight, if any);
  *   - a range named "gpumemsim:iteration" is ANNOTATE "iteration" (value = its payload);
+ *   - only NVTX ranges of the default domain form ops and iterations (trc_lift_opts);
  *   - a reference to memory that is no longer allocated is ignored and counted;
- *   - a host-to-device copy into a buffer no op has produced makes it a CONSTANT (an input);
+ *   - a host-to-device copy into a buffer no op has produced is GPU work with no inputs (a
+ *     "copy_h2d" op outside ranges) whose output is that buffer (an input batch);
+ *   - a pointer one past the end of an allocation the launch also references, that is the start
+ *     of the next allocation, is ambiguous: counted, and dropped when trc_lift_opts asks;
  *     device-to-device copies and memsets are GPU work like kernels.
  *
  * Events go to a sink (two callbacks), so the same lifter writes .gmt files (trc_lift_to_gmt)
@@ -62,6 +68,10 @@ typedef struct trc_lift_stats {
     uint64_t unknown_frees;          /* frees of addresses that were not allocated */
     uint64_t memcpys, memsets, markers; /* activity records */
     uint64_t copies_in;              /* host-to-device copies into tracked memory */
+    uint64_t copies_h2d_ops;         /* of which into fresh buffers: "copy_h2d" ops */
+    uint64_t setup_state;            /* boundary allocations freed later: not constants */
+    uint64_t past_end_refs;          /* ambiguous: one past the end of an allocation the launch
+                                        references and the start of the next one */
     uint64_t copies_on_device;       /* device-to-device copies (ops like kernels) */
     uint64_t memset_calls;           /* memsets of tracked memory (ops like kernels) */
     uint64_t dropped_records;        /* CUPTI records lost (the tracer's count) */
@@ -69,11 +79,35 @@ typedef struct trc_lift_stats {
     trc_alloc_view alloc_source;     /* the allocation records the trace was built from */
     uint64_t alloc_records_callbacks; /* allocation records of each view, for comparison */
     uint64_t alloc_records_memory2;
+    uint64_t foreign_markers;        /* NVTX range starts/marks of domains not asked for */
+    char foreign_domains[256];       /* their domain names, comma-separated ("" when none) */
     int thread_ids_mismatch;         /* NVTX and launch thread ids never matched: ignored */
     int clean_end;                   /* the tracer finished writing (job exited normally) */
     char status[512];                /* the tracer's problems ("" when none) */
     char device[128];                /* GPU name, "" if unknown */
 } trc_lift_stats;
+
+/* Options; all-zero is the default. nvtx_domains: comma-separated NVTX domain names whose ranges
+ * form ops besides the default domain (NULL or "": only the default domain; "*": every domain).
+ * Libraries (cuBLAS, cuDNN, NCCL, CUB) annotate with their own domains: their ranges must not
+ * name or split the job's ops, so they are ignored (and counted) unless asked for. */
+typedef struct trc_lift_opts {
+    const char *nvtx_domains;
+    /* 1: a pointer that is one past the end of an allocation the launch also references and
+     * the start of the next allocation is taken as an end bound and dropped; 0 (default): it
+     * is a reference to the next allocation. Either way it is counted (past_end_refs). */
+    int drop_past_end;
+} trc_lift_opts;
+
+/* 1 when an NVTX record of domain (NULL or "" = the default domain) is asked for by opts. */
+int trc_lift_domain_wanted(const trc_lift_opts *opts, const char *domain);
+
+/* trc_lift_records with options (opts may be NULL: the defaults). */
+int trc_lift_records_opt(const trc_rec *recs, size_t n, const trc_sink *sink,
+                         const trc_lift_opts *opts, trc_lift_stats *st, gms_error *err);
+int trc_lift_to_gmt_opt(const char *raw_path, const char *gmt_path, const trc_lift_opts *opts,
+                        trc_lift_stats *st, char *raw_warning, size_t warning_len,
+                        gms_error *err);
 
 /* Lifts n records (any order) into sink. st may be NULL. Returns 0 or the sink's error. */
 int trc_lift_records(const trc_rec *recs, size_t n, const trc_sink *sink, trc_lift_stats *st,

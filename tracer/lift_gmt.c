@@ -17,6 +17,13 @@ static int sink_event(void *ctx, const gmt_event *ev, gms_error *err)
 int trc_lift_to_gmt(const char *raw_path, const char *gmt_path, trc_lift_stats *st,
                     char *raw_warning, size_t warning_len, gms_error *err)
 {
+    return trc_lift_to_gmt_opt(raw_path, gmt_path, NULL, st, raw_warning, warning_len, err);
+}
+
+int trc_lift_to_gmt_opt(const char *raw_path, const char *gmt_path, const trc_lift_opts *opts,
+                        trc_lift_stats *st, char *raw_warning, size_t warning_len,
+                        gms_error *err)
+{
     if (raw_warning && warning_len)
         raw_warning[0] = '\0';
     trc_raw *raw = NULL;
@@ -53,7 +60,7 @@ int trc_lift_to_gmt(const char *raw_path, const char *gmt_path, trc_lift_stats *
     if (rc == 0) {
         trc_sink sink = {.ctx = w, .meta = sink_meta, .event = sink_event};
         /* trc_raw keeps records contiguous: index 0 is the array */
-        rc = trc_lift_records(trc_raw_at(raw, 0), n, &sink, st, err);
+        rc = trc_lift_records_opt(trc_raw_at(raw, 0), n, &sink, opts, st, err);
         if (rc == 0)
             rc = gmt_writer_close(w, err);
         else

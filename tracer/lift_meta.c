@@ -55,7 +55,13 @@ int trc_lift_meta(const trc_rec *recs, size_t n, const trc_sink *s, trc_lift_sta
         if (reserved)
             continue; /* keys the lifter writes itself */
         if (strcmp(r->name, "end") == 0) {
-            st->clean_end = 1;
+            /* only a normal exit finished the trace; "signal N" means the job was cut short */
+            st->clean_end = strcmp(v, "exit") == 0;
+            if (!st->clean_end) {
+                char why[96];
+                snprintf(why, sizeof why, "job ended by %.60s", v);
+                append_status(st, why);
+            }
         } else if (strcmp(r->name, "dropped_records") == 0) {
             st->dropped_records = strtoull(v, NULL, 10);
         } else if (strcmp(r->name, "status") == 0) {

@@ -24,6 +24,9 @@ int trc_out_open(void);
 void trc_out_write(const trc_rec *rec);
 void trc_out_info(const char *key, const char *value);
 void trc_out_flush(void); /* buffered bytes -> the file (write(2), no stdio) */
+/* trc_out_flush unless another thread (or the interrupted one) holds the lock: -1 then. For
+ * signal handlers, which must never wait for a lock. */
+int trc_out_try_flush(void);
 void trc_out_close(void);
 /* In a forked child: forget the parent's file without writing anything into it. */
 void trc_out_forget_after_fork(void);
@@ -41,6 +44,8 @@ uint64_t trc_activity_dropped(void);
 /* Callback API: subscribes and enables the launch and allocation callbacks. */
 int trc_callback_start(void);
 void trc_callback_stop(void);
+/* INFO "param_layouts": how the kernels' parameter layouts were read (or not). */
+void trc_callback_summary(void);
 
 /* Current OS thread id (gettid), the id CUPTI also uses once the thread id type is SYSTEM. */
 uint64_t trc_thread_id(void);

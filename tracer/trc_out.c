@@ -117,6 +117,15 @@ void trc_out_flush(void)
     pthread_mutex_unlock(&g_lock);
 }
 
+int trc_out_try_flush(void)
+{
+    if (pthread_mutex_trylock(&g_lock) != 0)
+        return -1; /* a writer holds it (perhaps the interrupted thread itself) */
+    flush_locked();
+    pthread_mutex_unlock(&g_lock);
+    return 0;
+}
+
 void trc_out_close(void)
 {
     pthread_mutex_lock(&g_lock);

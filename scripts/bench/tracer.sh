@@ -22,3 +22,9 @@ for _ in 1 2 3; do
 done | awk '{ print $(NF - 1), $0 }' | sort -n | tail -n 1 | cut -d' ' -f2-   # fastest .gmt run
 head -n 1 "$tmp/out.txt"
 echo "trace: $(stat -c %s "$tmp/lift.gmt") bytes"
+amap="$build/tests/unit/tracer/amap_bench"
+if [ -x "$amap" ]; then
+  echo
+  echo "command: $amap 300 3000 30000 100000 (live-allocation map: flat array vs trc_amap)"
+  "$amap" 300 3000 30000 100000
+fi

@@ -25,6 +25,7 @@ itself on a machine without a GPU (it records nothing).
 import argparse
 import json
 import sys
+import time
 
 
 def build(args, torch, dev):
@@ -109,6 +110,8 @@ def main():
     p.add_argument("--batch", type=int, default=None, help="batch size (model default)")
     p.add_argument("--seq-lens", default="64,128,96", help="gpt: sequence length per iteration, cycled")
     p.add_argument("--nvtx", choices=["ops", "none"], default="ops", help="ATen op ranges (default ops)")
+    p.add_argument("--time", action="store_true",
+                   help="print 'gpumemsim-step-ms: N MS' per measured step (synchronised wall time)")
     p.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
                    help="cpu: a dry run of the script without a GPU (no NVTX, nothing to record)")
     args = p.parse_args()
@@ -156,9 +159,15 @@ def main():
         for i in range(args.iters):
             # the range is opened before the batch exists, so its size is computed up front
             expected = _peek_size(args, i)
+            if args.time:
+                sync()
+                t0 = time.perf_counter()
             push(f"gpumemsim:iteration={expected}")
             size, loss = step(args.warmup + i)
             pop()
+            if args.time:
+                sync()
+                print(f"gpumemsim-step-ms: {i} {(time.perf_counter() - t0) * 1e3:.4f}", flush=True)
             assert size == expected, (size, expected)
             sizes.append(size)
     sync()

@@ -18,13 +18,23 @@
  * Matrices are column-major as cuBLAS expects; the numbers are meaningless but finite.
  *
  * usage: gms_gpu_mlp_train [ITERATIONS [BATCH]]   (defaults 3 and 64)
- * Prints "size NAME BYTES" for each buffer so the checks can use the same numbers.
+ * Prints "size NAME BYTES" for each buffer so the checks can use the same numbers. With
+ * GMS_STEP_TIMES=1 it also prints "step_ms N MS" for each iteration: wall time from a
+ * synchronised start to a synchronised end (scripts/bench/tracer-overhead.sh reads it).
  */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
 
 #define D 512
 #define H 1024
@@ -119,7 +129,14 @@ int main(int argc, char **argv)
     printf("size H1 %zu\nsize Out %zu\nsize dW2 %zu\nsize dW1 %zu\n", (size_t)B * H * 4,
            (size_t)B * C * 4, (size_t)H * C * 4, (size_t)D * H * 4);
 
+    const char *st_env = getenv("GMS_STEP_TIMES");
+    int step_times = st_env && *st_env && st_env[0] != '0';
+    double t0 = 0;
     for (int it = -1; it < iters; it++) {
+        if (step_times) {
+            CUDA(cudaStreamSynchronize(s));
+            t0 = now_ms();
+        }
         if (it >= 0)
             iteration_push(B);
         else
@@ -165,6 +182,10 @@ int main(int argc, char **argv)
         CUDA(cudaFreeAsync(dH1, s));
         CUDA(cudaFreeAsync(dW1, s));
         nvtxRangePop(); /* iteration (or warm-up) */
+        if (step_times && it >= 0) {
+            CUDA(cudaStreamSynchronize(s));
+            printf("step_ms %d %.4f\n", it, now_ms() - t0);
+        }
     }
     CUDA(cudaStreamSynchronize(s));
     float w = 0;

@@ -30,28 +30,6 @@ die() { echo "run.sh: $*" >&2; exit 2; }
 [ -x "$MLP" ] || die "no $MLP: the build did not find cuBLAS"
 command -v nvidia-smi >/dev/null && nvidia-smi -L || echo "run.sh: warning: nvidia-smi not found"
 
-now() { date +%s.%N; }
-# timed NAME CMD...: wall seconds of CMD (its output goes to $OUT/NAME.time.log); 0 on failure
-timed() {
-  local name=$1; shift
-  local t0 t1
-  t0=$(now)
-  "$@" >"$OUT/$name.time.log" 2>&1 || { echo "$name: '$*' failed" >>"$OUT/timing-failures.txt"; echo 0; return; }
-  t1=$(now)
-  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'
-}
-# best of 3 runs
-best() {
-  local name=$1; shift
-  local b="" t
-  for _ in 1 2 3; do
-    t=$(timed "$name" "$@")
-    if [ -z "$b" ] || awk -v t="$t" -v b="$b" 'BEGIN { exit !(t < b) }'; then b=$t; fi
-  done
-  printf '%.3f' "$b"
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "n/a" }'; }
-
 check_gmt() { # NAME KIND ARGS...: convert to a DTR log and run the checker
   local name=$1 kind=$2; shift 2
   "$G" info "$OUT/$name.gmt" >"$OUT/$name.info.txt" || fail "$name: gpumemsim info failed"
@@ -72,7 +50,7 @@ replay() { # NAME: replay under a few budgets if 'gpumemsim sim' exists in this 
   fi
   : >"$OUT/$name.sim.jsonl"
   for b in 1.0 0.9 0.8 0.7 0.6 0.5 0.4; do
-    "$G" sim "$OUT/$name.gmt" --budget "$b" --json >>"$OUT/$name.sim.jsonl" 2>>"$OUT/$name.sim.err" ||
+    timeout 600 "$G" sim "$OUT/$name.gmt" --budget "$b" --json >>"$OUT/$name.sim.jsonl" 2>>"$OUT/$name.sim.err" ||
       fail "sim $name --budget $b exited $? (see $OUT/$name.sim.err)"
   done
   cat "$OUT/$name.sim.jsonl"
@@ -82,7 +60,7 @@ replay() { # NAME: replay under a few budgets if 'gpumemsim sim' exists in this 
 }
 
 say "MLP (cuBLAS, plain C): record, check, replay"
-"$G" record -o "$OUT/mlp.gmt" -- "$MLP" 3 64 >"$OUT/mlp.record.log" 2>&1 ||
+timeout 600 "$G" record -o "$OUT/mlp.gmt" -- "$MLP" 3 64 >"$OUT/mlp.record.log" 2>&1 ||
   fail "record mlp exited $? (see $OUT/mlp.record.log)"
 cat "$OUT/mlp.record.log"
 if [ -f "$OUT/mlp.gmt" ]; then
@@ -99,7 +77,7 @@ elif "$PY" -c 'import torch, torchvision; assert torch.cuda.is_available()' 2>/d
   for job in "resnet18 --iters 3" "gpt --iters 3 --seq-lens 64,256,128" "mlp --iters 3"; do
     name=torch-${job%% *}
     # shellcheck disable=SC2086
-    "$G" record --pytorch -o "$OUT/$name.gmt" -- "$PY" "$SRC/scripts/examples/train.py" $job \
+    timeout 600 "$G" record --pytorch -o "$OUT/$name.gmt" -- "$PY" "$SRC/scripts/examples/train.py" $job \
       >"$OUT/$name.record.log" 2>&1 || fail "record $name exited $? (see $OUT/$name.record.log)"
     tail -n 8 "$OUT/$name.record.log"
     [ -f "$OUT/$name.gmt" ] || continue
@@ -111,38 +89,22 @@ else
   not_run=$((not_run + 1))
 fi
 
-say "Tracer overhead (best of 3 wall-clock runs)"
-rm -f "$OUT/timing-failures.txt"
+say "Tracer overhead (steady-state step time inside the job, per configuration)"
 if [ ! -f "$OUT/mlp.gmt" ]; then
   echo "NOT RUN: the MLP could not be recorded above"
   failures=$((failures + 1))
 else
-ITERS=${GMS_GPU_OVERHEAD_ITERS:-200}
-plain=$(best mlp-plain "$MLP" "$ITERS" 64)
-traced=$(best mlp-traced "$G" record -o "$OUT/mlp-overhead.gmt" -- "$MLP" "$ITERS" 64)
-{
-  echo "| workload | untraced (s) | under gpumemsim record (s) | ratio | trace size |"
-  echo "|---|---|---|---|---|"
-  printf '| mlp_train %s iterations, batch 64 | %s | %s | %s | %s bytes |\n' "$ITERS" "$plain" \
-    "$traced" "$(ratio "$traced" "$plain")" "$(stat -c %s "$OUT/mlp-overhead.gmt" 2>/dev/null)"
-  if [ $torch_ok = 1 ]; then
-    tp=$(best torch-plain "$PY" "$SRC/scripts/examples/train.py" resnet18 --iters 20 --nvtx none)
-    tt=$(best torch-traced "$G" record --pytorch -o "$OUT/resnet18-overhead.gmt" -- "$PY" \
-         "$SRC/scripts/examples/train.py" resnet18 --iters 20)
-    printf '| train.py resnet18, 20 iterations, batch 32 | %s | %s | %s | %s bytes |\n' "$tp" \
-      "$tt" "$(ratio "$tt" "$tp")" "$(stat -c %s "$OUT/resnet18-overhead.gmt" 2>/dev/null)"
-  fi
-  echo
-  echo "Machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1);" \
-       "$(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p' | head -1)."
-  echo "Command: tests/gpu/run.sh $BUILD (untraced: the job alone; traced: the same job under"
-  echo "gpumemsim record, including lifting the trace; the PyTorch untraced run has no NVTX ranges,"
-  echo "so its ratio includes emit_nvtx's own cost)."
-} >"$OUT/overhead.md"
-cat "$OUT/overhead.md"
-if [ -s "$OUT/timing-failures.txt" ]; then
-  fail "timing runs failed: $(sort -u "$OUT/timing-failures.txt" | tr '\n' ' ')"
-fi
+  GMS_BUILD=$BUILD GMS_OVERHEAD_MLP_STEPS=${GMS_GPU_OVERHEAD_ITERS:-200} \
+    timeout 1200 "$SRC/scripts/bench/tracer-overhead.sh" >"$OUT/overhead.md" 2>"$OUT/overhead.err" ||
+    fail "tracer-overhead.sh exited $? (see $OUT/overhead.err)"
+  {
+    echo
+    echo "Machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1);" \
+         "$(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p' | head -1)."
+    echo "Command: tests/gpu/run.sh $BUILD (scripts/bench/tracer-overhead.sh: median synchronised"
+    echo "step time after 5 warm-up steps; the tracer injected by its environment, no lifting)."
+  } >>"$OUT/overhead.md"
+  cat "$OUT/overhead.md"
 fi
 
 say "Result"

@@ -5,7 +5,8 @@
  *   fake_job crash       half of a record, then SIGKILL (a job that died mid-write)
  *   fake_job fork        also forks a child process that records its own small trace
  *   fake_job env         prints the tracer environment and records nothing (no CUDA init)
- *   fake_job mlp         what tests/gpu/mlp_train.c records (3 iterations, batch 64) */
+ *   fake_job mlp         what tests/gpu/mlp_train.c records (3 iterations, batch 64)
+ * FAKE_JOB_CUBLAS_RANGE=1 adds a cuBLAS-domain NVTX range inside the "fc" op. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,8 @@ static void release(uint64_t addr)
 
 static void range(uint64_t id, const char *name, int start, int64_t payload)
 {
+    if (getenv("FAKE_JOB_NO_NVTX")) /* FAKE_JOB_NO_NVTX=1: as if NVTX never reached CUPTI */
+        return;
     put((trc_rec){.type = TRC_REC_MARKER, .ts = g_ts++, .id = id, .thread = 1,
                   .flags = start ? TRC_MARK_START : TRC_MARK_END, .name = start ? name : NULL});
     if (start && payload >= 0)
@@ -91,7 +94,16 @@ static void training(void)
         range(11 + 10 * (uint64_t)it, "fc", 1, -1);
         alloc(H, 2048);
         const uint64_t fc[] = {W, X, H + 64};
+        /* FAKE_JOB_CUBLAS_RANGE=1: cuBLAS's own NVTX range (its domain) around the gemm */
+        int lib = getenv("FAKE_JOB_CUBLAS_RANGE") != NULL;
+        if (lib)
+            put((trc_rec){.type = TRC_REC_MARKER, .ts = g_ts++, .id = 90 + (uint64_t)it,
+                          .thread = 1, .flags = TRC_MARK_START, .name = "cublasSgemm_v2",
+                          .text = "cuBLAS"});
         kernel("gemm", 1000, fc, 3);
+        if (lib)
+            put((trc_rec){.type = TRC_REC_MARKER, .ts = g_ts++, .id = 90 + (uint64_t)it,
+                          .thread = 1, .flags = TRC_MARK_END});
         kernel("bias", 200, fc, 3);
         range(11 + 10 * (uint64_t)it, NULL, 0, -1);
         const uint64_t loss[] = {H};

@@ -62,4 +62,46 @@ jq -e '.events_by_kind.CALL == 1' "$T/child.json" >/dev/null || fail "child trac
 kept=$(sed -n 's/^raw records kept in //p' "$T/cmd.stdout")
 [ -d "$kept" ] && [ "$(find "$kept" -name 'gms-*.raw' | wc -l)" = 2 ] ||
   fail "--raw-keep: '$kept' does not hold the two raw files"
+
+# a library's NVTX range (cuBLAS domain) inside the job's "fc" op neither names nor splits it
+# (review D3): the same 6 ops as without it, a note says what was ignored; asked for with
+# --nvtx-domains, the cuBLAS range becomes an op of its own (8 ops)
+FAKE_JOB_CUBLAS_RANGE=1 run_rc "$GMS_BIN" record -o "$T/lib.gmt" -- "$GMS_FAKE_JOB" ok
+[ $RC = 0 ] || fail "library range: exit $RC: $(cat "$T/cmd.stderr")"
+grep -Eq " 6 ops \(8 kernels\)" "$T/cmd.stdout" || fail "library range split ops: $(cat "$T/cmd.stdout")"
+expect_err_matches "ignored domain note" "2 NVTX ranges of other domains \(cuBLAS\) were ignored"
+"$GMS_BIN" info --json "$T/lib.gmt" | jq -e '.meta.nvtx_ignored | test("cuBLAS")' >/dev/null ||
+  fail "no nvtx_ignored header key"
+FAKE_JOB_CUBLAS_RANGE=1 run_rc "$GMS_BIN" record --nvtx-domains cuBLAS -o "$T/lib2.gmt" -- \
+  "$GMS_FAKE_JOB" ok
+grep -Eq " 8 ops \(8 kernels\)" "$T/cmd.stdout" || fail "--nvtx-domains: $(cat "$T/cmd.stdout")"
+
+# a Python job that recorded no NVTX range at all gets a warning (review D2): the fake job
+# under the name python3 (its mlp mode has ranges, so only a job without any would warn;
+# this one has ranges: no warning), and a job with no ranges named python3 does warn
+ln -sf "$GMS_FAKE_JOB" "$T/python3"
+run_rc "$GMS_BIN" record -o "$T/py.gmt" -- "$T/python3" ok
+[ $RC = 0 ] || fail "python-named job: exit $RC"
+if grep -q "no NVTX range reached the tracer" "$T/cmd.stderr"; then
+  fail "warned about missing NVTX although the job recorded ranges"
+fi
+FAKE_JOB_NO_NVTX=1 run_rc "$GMS_BIN" record -o "$T/py2.gmt" -- "$T/python3" ok
+expect_err_matches "no-NVTX warning" "no NVTX range reached the tracer"
+
+# tests/gpu/rawdump.py on the raw file of a job with launches, kernels and two NVTX domains
+FAKE_JOB_CUBLAS_RANGE=1 run_rc "$GMS_BIN" record --raw-keep --raw-dir "$T/raw-dump" \
+  -o "$T/dump.gmt" -- "$GMS_FAKE_JOB" ok
+[ $RC = 0 ] || fail "rawdump job: exit $RC"
+"$GMS_PYTHON" "$GMS_RAWDUMP" "$T"/raw-dump/gms-*.raw >"$T/dump.txt" || fail "rawdump.py failed"
+for want in "^# counts: .*KERNEL 8.*LAUNCH 8" "^INFO device = Fake GPU" "^INFO end = exit" \
+            "^# LAUNCH: 8, with pointers 8, layout unknown 0, 0 parameters 8, corr==corr2 0, corr2==0 8, matched to a KERNEL 8 \\(of 8 kernels\\)" \
+            "^# MARKER start domains: <default> 4, cuBLAS 2" "LAUNCH thread ids: \\{1: 8\\}"; do
+  grep -Eq "$want" "$T/dump.txt" || fail "rawdump: no /$want/ in: $(cat "$T/dump.txt")"
+done
+"$GMS_PYTHON" "$GMS_RAWDUMP" --all "$T"/raw-dump/gms-*.raw | grep -q "LAUNCH .*ptrs=\['0x" ||
+  fail "rawdump --all prints no LAUNCH with its pointers"
+printf 'not a raw file' >"$T/bad.raw"
+run_rc "$GMS_PYTHON" "$GMS_RAWDUMP" "$T/bad.raw"
+[ $RC = 1 ] || fail "rawdump.py on a bad file: exit $RC, want 1"
+expect_err_matches "rawdump bad file" "not a gpumemsim raw file"
 echo "ok"

@@ -6,7 +6,11 @@
  * Synthesizes the raw file of a training-like job with OPS ops in iterations of 1000: each op
  * is an NVTX range with a fresh output allocation, a workspace, three kernels (launch + kernel
  * records, reading two earlier outputs), the workspace freed and an old output released, then
- * times reading the raw file, lifting it into a counting sink, and lifting it into OUT.gmt. */
+ * times reading the raw file, lifting it into a counting sink, and lifting it into OUT.gmt.
+ * GMS_LIFT_BENCH_LIVE=N adds N allocations that stay live throughout (above the per-op ones,
+ * so every per-op allocation lands below them in address order), as in a large model with
+ * many parameters and optimizer states, and makes every launch also pass a pointer into the
+ * workspace freed by the op before (a stale reference, which the lifter looks up). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -67,6 +71,17 @@ int main(int argc, char **argv)
     uint64_t ts = 1, corr = 1, marker = 1;
     put((trc_rec){.type = TRC_REC_ALLOC, .ts = ts++, .addr = base, .bytes = 64 << 20,
                   .flags = TRC_MEM_DEVICE}); /* the weights */
+    const char *live_env = getenv("GMS_LIFT_BENCH_LIVE");
+    uint64_t n_live = live_env ? (uint64_t)atol(live_env) : 0;
+    for (uint64_t i = 0; i < n_live; i++)
+        put((trc_rec){.type = TRC_REC_ALLOC, .ts = ts++, .addr = base + 1024 * slot + i * 4096,
+                      .bytes = 4096, .flags = TRC_MEM_DEVICE});
+    uint64_t stale = base + 700 * slot; /* a workspace freed at once: references go stale */
+    if (n_live) {
+        put((trc_rec){.type = TRC_REC_ALLOC, .ts = ts++, .addr = stale, .bytes = 4096,
+                      .flags = TRC_MEM_DEVICE});
+        put((trc_rec){.type = TRC_REC_FREE, .ts = ts++, .addr = stale, .flags = TRC_MEM_DEVICE});
+    }
     for (uint64_t op = 0; op < ops; op++) {
         if (op % 1000 == 0)
             put((trc_rec){.type = TRC_REC_MARKER, .ts = ts++, .id = marker++, .thread = 1,
@@ -81,9 +96,9 @@ int main(int argc, char **argv)
                       .flags = TRC_MEM_DEVICE, .aux = 1});
         for (int k = 0; k < 3; k++) {
             uint64_t in1 = base + (1 + (op + 511) % 512) * slot + 128;
-            uint64_t ptrs[4] = {base + 64 * k, in1, ws, out};
+            uint64_t ptrs[5] = {base + 64 * k, in1, ws, out, stale + 8};
             put((trc_rec){.type = TRC_REC_LAUNCH, .ts = ts++, .corr = corr, .thread = 1,
-                          .ptrs = ptrs, .n_ptrs = op > 0 ? 4 : 3});
+                          .ptrs = ptrs, .n_ptrs = op > 0 ? (n_live ? 5 : 4) : 3});
             put((trc_rec){.type = TRC_REC_KERNEL, .ts = 1000000000 + corr * 10,
                           .end = 1000000000 + corr * 10 + 7, .corr = corr,
                           .name = "void gemm_kernel<float>(Params)"});

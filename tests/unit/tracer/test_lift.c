@@ -439,7 +439,7 @@ static trc_rec copy_at(uint64_t ts, uint64_t corr, uint64_t dst, uint64_t src, i
                      .aux = src, .flags = memset_ ? TRC_COPY_MEMSET : 0};
 }
 
-START_TEST(test_host_copy_makes_a_constant_and_device_copies_are_ops)
+START_TEST(test_host_copy_is_a_zero_input_op_and_device_copies_are_ops)
 {
     trc_rec cpy = {.type = TRC_REC_MEMCPY, .ts = 500, .end = 520, .corr = 12};
     trc_rec set = {.type = TRC_REC_MEMSET, .ts = 600, .end = 604, .corr = 13};
@@ -454,13 +454,100 @@ START_TEST(test_host_copy_makes_a_constant_and_device_copies_are_ops)
     };
     trc_lift_stats st;
     text_sink *t = lift(r, sizeof r / sizeof r[0], &st);
-    EXPECT(t, "CONSTANT 1 100", "CALL k0 3 in=1 out=", "CONSTANT 2 64", "CALL use_input 4 in=1,2 out=",
-           "CALL memcpy 20 in=2 out=3:64", "CALL memset 4 in= out=4:32");
+    /* review, lifter rules: data copied in is produced by a zero-input op, not a CONSTANT */
+    EXPECT(t, "CONSTANT 1 100", "CALL k0 3 in=1 out=", "CALL copy_h2d 0 in= out=2:64",
+           "CALL use_input 4 in=1,2 out=", "CALL memcpy 20 in=2 out=3:64",
+           "CALL memset 4 in= out=4:32");
     ck_assert_uint_eq(st.copies_in, 2);
+    ck_assert_uint_eq(st.copies_h2d_ops, 1);
+    ck_assert_uint_eq(st.constants, 1);
     ck_assert_uint_eq(st.copies_on_device, 1);
     ck_assert_uint_eq(st.memset_calls, 1);
     ck_assert_uint_eq(st.kernels, 2);
     ck_assert_uint_eq(st.kernels_without_launch, 0); /* memcpy/memset records are not kernels */
+    free(t);
+}
+END_TEST
+
+START_TEST(test_batches_copied_in_each_iteration_are_released_not_pinned)
+{
+    /* review probe 2: a new batch per iteration used to become a new pinned CONSTANT each time */
+    trc_rec c1 = {.type = TRC_REC_MEMCPY, .ts = 900, .end = 910, .corr = 21};
+    trc_rec r[] = {
+        alloc_at(1, 0x1000, 100),
+        range_start(2, 5, 7, TRC_ITERATION_RANGE),
+        alloc_at(3, 0x2000, 64), copy_at(4, 21, 0x2000, 0x7fff0000, 0), c1,
+        launch_at(5, 1, 7, P_AB, 2), kernel(1, 2, "fwd"), free_at(6, 0x2000), range_end(7, 5, 7),
+        range_start(8, 6, 7, TRC_ITERATION_RANGE),
+        alloc_at(9, 0x2000, 64), copy_at(10, 22, 0x2000, 0x7fff0000, 0),
+        launch_at(11, 2, 7, P_AB, 2), kernel(2, 2, "fwd"), free_at(12, 0x2000), range_end(13, 6, 7),
+    };
+    trc_lift_stats st;
+    text_sink *t = lift(r, sizeof r / sizeof r[0], &st);
+    EXPECT(t, "CONSTANT 1 100", "ANNOTATE iteration", "CALL copy_h2d 10 in= out=2:64",
+           "CALL fwd 2 in=1,2 out=", "RELEASE 2", "ANNOTATE iteration",
+           "CALL copy_h2d 0 in= out=3:64", "CALL fwd 2 in=1,3 out=", "RELEASE 3");
+    ck_assert_uint_eq(st.constants, 1);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_state_freed_in_the_first_iteration_is_not_a_constant)
+{
+    /* warm-up gradient G (0x2000) is live at the first iteration start and freed inside it
+     * (zero_grad(set_to_none=True)); weights W (0x1000) live on and are freed at the job's
+     * end: W is a CONSTANT, G the output of a zero-input setup_state op, released when freed */
+    trc_rec r[] = {
+        alloc_at(1, 0x1000, 100), alloc_at(2, 0x2000, 64),
+        launch_at(3, 9, 7, P_AB, 2), kernel(9, 1, "warmup"),
+        range_start(10, 5, 7, TRC_ITERATION_RANGE),
+        free_at(11, 0x2000), launch_at(12, 1, 7, P_A, 1), kernel(1, 2, "fwd"),
+        range_end(13, 5, 7),
+        range_start(14, 6, 7, TRC_ITERATION_RANGE), launch_at(15, 2, 7, P_A, 1),
+        kernel(2, 2, "fwd"), range_end(16, 6, 7),
+        free_at(20, 0x1000),
+    };
+    trc_lift_stats st;
+    text_sink *t = lift(r, sizeof r / sizeof r[0], &st);
+    EXPECT(t, "CONSTANT 1 100", "CALL setup_state 0 in= out=2:64", "ANNOTATE iteration",
+           "RELEASE 2", "CALL fwd 2 in=1 out=", "ANNOTATE iteration", "CALL fwd 2 in=1 out=",
+           "RELEASE 1");
+    ck_assert_uint_eq(st.constants, 1);
+    ck_assert_uint_eq(st.setup_state, 1);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_pointer_past_the_end_is_not_the_next_allocation)
+{
+    /* review probe 3: A = [0x1000, 0x1100) and B = [0x1100, ...) packed back to back; a kernel
+     * gets A's begin and end pointers (0x1000, 0x1100). By default B is a reference (the same
+     * values come from an op whose output B was allocated right after its input A), counted as
+     * ambiguous; with drop_past_end the end bound is dropped and B becomes the output of the
+     * op that really uses it. A pointer to B's start with no pointer into A is never dropped. */
+    static const uint64_t begin_end[] = {0x1000, 0x1100}, b_only[] = {0x1100};
+    trc_rec r[] = {
+        alloc_at(1, 0x1000, 0x100), launch_at(2, 9, 7, begin_end, 1), kernel(9, 1, "init"),
+        alloc_at(3, 0x1100, 0x100),
+        launch_at(4, 1, 7, begin_end, 2), kernel(1, 2, "sort"),
+        launch_at(5, 2, 7, b_only, 1), kernel(2, 3, "use_b"),
+    };
+    size_t n = sizeof r / sizeof r[0];
+    trc_lift_stats st;
+    text_sink *t = lift(r, n, &st);
+    EXPECT(t, "CONSTANT 1 256", "CALL init 1 in=1 out=", "CALL sort 2 in=1 out=2:256",
+           "CALL use_b 3 in=2 out=");
+    ck_assert_uint_eq(st.past_end_refs, 1);
+    free(t);
+    t = calloc(1, sizeof *t);
+    ck_assert_ptr_nonnull(t);
+    trc_sink sink = {.ctx = t, .meta = sink_meta, .event = sink_event};
+    gms_error err = {0};
+    trc_lift_opts opts = {.drop_past_end = 1};
+    ck_assert_int_eq(trc_lift_records_opt(r, n, &sink, &opts, &st, &err), 0);
+    EXPECT(t, "CONSTANT 1 256", "CALL init 1 in=1 out=", "CALL sort 2 in=1 out=",
+           "CALL use_b 3 in= out=2:256");
+    ck_assert_uint_eq(st.past_end_refs, 1);
     free(t);
 }
 END_TEST
@@ -540,6 +627,72 @@ START_TEST(test_host_memory_is_not_a_tensor)
 }
 END_TEST
 
+START_TEST(test_end_by_signal_is_an_incomplete_trace)
+{
+    /* review D9: "end = signal 2" used to count as a complete trace */
+    trc_rec r[] = {
+        {.type = TRC_REC_INFO, .name = "end", .text = "signal 2"},
+        alloc_at(1, 0x1000, 100),
+    };
+    trc_lift_stats st;
+    text_sink *t = lift(r, sizeof r / sizeof r[0], &st);
+    ck_assert_int_eq(st.clean_end, 0);
+    ck_assert_str_eq(meta_of(t, "trace_complete"), "no (job died)");
+    ck_assert_ptr_nonnull(strstr(meta_of(t, "tracer_status"), "job ended by signal 2"));
+    free(t);
+}
+END_TEST
+
+static trc_rec domain_start(uint64_t ts, uint64_t id, const char *name, const char *domain)
+{
+    trc_rec r = range_start(ts, id, 7, name);
+    r.text = domain;
+    return r;
+}
+
+START_TEST(test_library_nvtx_domains_neither_name_nor_split_ops)
+{
+    /* review D3: cuBLAS's own range inside the job's "fc2_backward" range used to become the
+     * innermost op, splitting fc2_backward in two ops named after the cuBLAS call */
+    trc_rec r[] = {
+        alloc_at(1, 0x1000, 100),
+        range_start(10, 1, 7, "fc2_backward"),
+        launch_at(11, 1, 7, P_A, 1),           kernel(1, 5, "pre"),
+        domain_start(12, 2, "cublasSgemm_v2", "cuBLAS"),
+        launch_at(13, 2, 7, P_A, 1),           kernel(2, 6, "sgemm"),
+        range_end(14, 2, 7),
+        launch_at(15, 3, 7, P_A, 1),           kernel(3, 7, "post"),
+        range_end(16, 1, 7),
+    };
+    size_t n = sizeof r / sizeof r[0];
+    trc_lift_stats st;
+    text_sink *t = lift(r, n, &st);
+    EXPECT(t, "CONSTANT 1 100", "CALL fc2_backward 18 in=1 out=");
+    ck_assert_uint_eq(st.foreign_markers, 1);
+    ck_assert_str_eq(st.foreign_domains, "cuBLAS");
+    ck_assert_ptr_nonnull(strstr(meta_of(t, "nvtx_ignored"), "cuBLAS"));
+    free(t);
+    /* asked for, the domain's ranges form ops as before */
+    t = calloc(1, sizeof *t);
+    ck_assert_ptr_nonnull(t);
+    trc_sink sink = {.ctx = t, .meta = sink_meta, .event = sink_event};
+    gms_error err = {0};
+    trc_lift_opts opts = {.nvtx_domains = "NCCL,cuBLAS"};
+    ck_assert_int_eq(trc_lift_records_opt(r, n, &sink, &opts, &st, &err), 0);
+    EXPECT(t, "CONSTANT 1 100", "CALL fc2_backward 5 in=1 out=", "CALL cublasSgemm_v2 6 in=1 out=",
+           "CALL fc2_backward 7 in=1 out=");
+    ck_assert_uint_eq(st.foreign_markers, 0);
+    ck_assert_ptr_null(meta_of(t, "nvtx_ignored"));
+    free(t);
+    ck_assert_int_eq(trc_lift_domain_wanted(NULL, NULL), 1);
+    ck_assert_int_eq(trc_lift_domain_wanted(NULL, ""), 1);
+    ck_assert_int_eq(trc_lift_domain_wanted(NULL, "cuBLAS"), 0);
+    ck_assert_int_eq(trc_lift_domain_wanted(&(trc_lift_opts){.nvtx_domains = "*"}, "NCCL"), 1);
+    ck_assert_int_eq(trc_lift_domain_wanted(&opts, "cuBLASLt"), 0);
+    ck_assert_int_eq(trc_lift_domain_wanted(&opts, "cuBLA"), 0);
+}
+END_TEST
+
 START_TEST(test_tracer_info_becomes_header_metadata)
 {
     trc_rec r[] = {
@@ -595,12 +748,17 @@ static Suite *lift_suite(void)
     tcase_add_test(tc, test_allocations_live_at_the_first_iteration_are_constants_and_setup_is_skipped);
     tcase_add_test(tc, test_iteration_value_can_come_from_the_range_name);
     tcase_add_test(tc, test_emit_nvtx_details_are_cut_from_op_names);
-    tcase_add_test(tc, test_host_copy_makes_a_constant_and_device_copies_are_ops);
+    tcase_add_test(tc, test_host_copy_is_a_zero_input_op_and_device_copies_are_ops);
+    tcase_add_test(tc, test_batches_copied_in_each_iteration_are_released_not_pinned);
+    tcase_add_test(tc, test_state_freed_in_the_first_iteration_is_not_a_constant);
+    tcase_add_test(tc, test_pointer_past_the_end_is_not_the_next_allocation);
     tcase_add_test(tc, test_callback_allocations_are_preferred_to_memory2_records);
     tcase_add_test(tc, test_launch_matches_kernel_through_runtime_correlation_id);
     tcase_add_test(tc, test_unmatched_launches_and_kernels_are_still_ops);
     tcase_add_test(tc, test_host_memory_is_not_a_tensor);
     tcase_add_test(tc, test_tracer_info_becomes_header_metadata);
+    tcase_add_test(tc, test_end_by_signal_is_an_incomplete_trace);
+    tcase_add_test(tc, test_library_nvtx_domains_neither_name_nor_split_ops);
     suite_add_tcase(s, tc);
     return s;
 }
