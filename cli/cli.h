@@ -29,10 +29,15 @@ int cli_is_help(const char *s);
  * followed by "B", powers of 1024 with "iB" or a bare letter). Returns 0 or -1 on bad text. */
 int cli_parse_bytes(const char *s, uint64_t *out);
 
-/* Parses a budget: a plain number <= 1 (or ending in '%') is a ratio of baseline memory,
- * anything with a unit (or an integer > 1) is absolute bytes. Sets exactly one of *ratio
- * (>0) or *bytes (>0). Returns 0 or -1 on bad text. */
+/* Parses a budget, with one meaning in every command: a plain number (0.4, 1.5) or a
+ * percentage (40%) is a ratio of the trace's baseline peak memory, at most
+ * CLI_MAX_BUDGET_RATIO; bytes need a unit (800MB, 3.2GiB, 123456789B). Sets exactly one of
+ * *ratio (> 0) or *bytes (> 0). Returns 0, -1 on bad text, -2 for a plain number above
+ * CLI_MAX_BUDGET_RATIO (most likely bytes written without a unit). */
+#define CLI_MAX_BUDGET_RATIO 10.0
 int cli_parse_budget(const char *s, double *ratio, uint64_t *bytes);
+/* The message for a budget cli_parse_budget refused with rc, into buf. */
+const char *cli_budget_error(const char *s, int rc, char *buf, size_t len);
 
 /* Formats bytes as "1.50 GiB" into buf; returns buf. */
 const char *cli_format_bytes(uint64_t bytes, char *buf, size_t len);

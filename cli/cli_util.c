@@ -67,19 +67,29 @@ int cli_parse_budget(const char *s, double *ratio, uint64_t *bytes)
     double v = strtod(s, &end);
     if (end == s || errno || !isfinite(v) || v <= 0)
         return -1;
-    if (strcmp(end, "%") == 0) {
-        *ratio = v / 100.0;
-        return 0;
-    }
-    if (*end == '\0' && v <= 1.0) {
-        *ratio = v;
-        return 0;
-    }
-    if (*end == '\0' && v != floor(v))
-        return -1; /* "1.5" is neither a ratio nor a byte count */
-    if (cli_parse_bytes(s, bytes) != 0 || *bytes == 0)
-        return -1;
+    if (strcmp(end, "%") == 0)
+        v /= 100.0;
+    else if (*end != '\0') /* a unit: bytes */
+        return cli_parse_bytes(s, bytes) != 0 || *bytes == 0 ? -1 : 0;
+    if (v > CLI_MAX_BUDGET_RATIO)
+        return -2; /* a plain number is a ratio; bytes need a unit */
+    *ratio = v;
     return 0;
+}
+
+const char *cli_budget_error(const char *s, int rc, char *buf, size_t len)
+{
+    if (rc == -2)
+        snprintf(buf, len,
+                 "--budget '%s': a plain number is a ratio of baseline memory (at most %g); for "
+                 "bytes give a unit: '%sB', or MB, GiB, ...",
+                 s, CLI_MAX_BUDGET_RATIO, s);
+    else
+        snprintf(buf, len,
+                 "bad --budget '%s': give a ratio of baseline memory (0.4, 1.5 or 40%%) or bytes "
+                 "with a unit (3.2GiB, 800MB, 123456789B)",
+                 s);
+    return buf;
 }
 
 const char *cli_format_bytes(uint64_t bytes, char *buf, size_t len)

@@ -39,7 +39,8 @@ static void usage(FILE *f)
             "  --font-size PT  text size in points at the printed size (default 8)\n"
             "  --columns N     panels per row (default: by the number of traces)\n"
             "  --script FILE   also write the gnuplot script, data included, to edit and rerun\n"
-            "  --budget B      a ratio of baseline memory (0.5, 50%%) or bytes (6GiB)\n"
+            "  --budget B      a plain number is a ratio of baseline memory (0.5, 1.2, 50%%);\n"
+            "                  bytes need a unit (6GiB, 800MB)\n"
             "  --seed N        seed of a randomized policy (default 0)\n\n"
             "Charts are drawn by gnuplot (set GMS_GNUPLOT to use a particular one).\n",
             cli_filter_help);
@@ -187,8 +188,10 @@ static int plot_timeline_cmd(int argc, char **argv)
         cli_error(cmd, "usage: gpumemsim plot timeline TRACE --policy P --budget B -o CHART");
         return 2;
     }
-    if (cli_parse_budget(budget, &o.ratio, &o.budget) != 0) {
-        cli_error(cmd, "--budget '%s': expected a ratio (0.5, 50%%) or a size (6GiB)", budget);
+    int brc = cli_parse_budget(budget, &o.ratio, &o.budget);
+    if (brc != 0) {
+        char msg[300];
+        cli_error(cmd, "%s", cli_budget_error(budget, brc, msg, sizeof msg));
         return 2;
     }
     gms_error err;

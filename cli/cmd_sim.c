@@ -41,8 +41,9 @@ static void usage(FILE *f)
             "\n"
             "options:\n"
             "  --policy NAME       eviction policy (default dtr; see --list-policies)\n"
-            "  --budget B          a ratio of the baseline peak memory (0.4, 40%%) or bytes\n"
-            "                      (3.2GiB, 800MB, 123456789); default: no budget\n"
+            "  --budget B          a plain number is a ratio of the baseline peak memory (0.4,\n"
+            "                      1.5, 40%%); bytes need a unit (3.2GiB, 800MB, 123456789B);\n"
+            "                      default: no budget\n"
             "  --seed N            seed of the random policy (Python's random.seed(N); 0)\n"
             "  --remat-limit L     stop once recomputation exceeds (L-1) x baseline compute\n"
             "                      (default 2, as in the DTR paper; 0 = no limit)\n"
@@ -423,10 +424,10 @@ int cmd_sim(int argc, char **argv)
     }
     double ratio = 0;
     uint64_t bytes = 0;
-    if (budget_s && cli_parse_budget(budget_s, &ratio, &bytes) != 0) {
-        cli_error(CMD,
-                  "bad --budget '%s': give a ratio of baseline memory (0.4 or 40%%) or a byte "
-                  "count with an optional unit (3.2GiB, 800MB, 123456789)", budget_s);
+    int brc;
+    if (budget_s && (brc = cli_parse_budget(budget_s, &ratio, &bytes)) != 0) {
+        char msg[300];
+        cli_error(CMD, "%s", cli_budget_error(budget_s, brc, msg, sizeof msg));
         return 2;
     }
 
@@ -441,6 +442,15 @@ int cmd_sim(int argc, char **argv)
     const sim_baseline *bl = sim_trace_baseline(t);
     if (budget_s)
         cfg.budget = ratio > 0 ? sim_budget_for_ratio(t, ratio) : bytes;
+    if (cfg.budget < bl->bottleneck) {
+        char b1[64], b2[64];
+        fprintf(stderr,
+                "gpumemsim sim: note: the budget (%s) is below the largest op's footprint "
+                "(%s: its inputs and outputs at once), so no policy can run this trace: "
+                "expect status oom\n",
+                cli_format_bytes(cfg.budget, b1, sizeof b1),
+                cli_format_bytes(bl->bottleneck, b2, sizeof b2));
+    }
     sim_result res;
     if (sim_run(t, &cfg, &res, &err) != 0) {
         cli_error(CMD, "%s: %s", trace, err.msg);

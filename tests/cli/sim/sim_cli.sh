@@ -24,6 +24,17 @@ out=$("$GMS_BIN" sim "$LOG" --policy nope 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "valid policies: dtr, dtr-eq" || fail "unknown policy: rc $rc: $out"
 out=$("$GMS_BIN" sim "$LOG" --budget lots 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "ratio of baseline memory" || fail "bad budget: rc $rc: $out"
+# one meaning everywhere: a plain number is a ratio (2.0 once meant 2 bytes), bytes need a unit
+out=$("$GMS_BIN" sim "$LOG" --budget 2.0 --json) || fail "--budget 2.0"
+echo "$out" | grep -q '"budget_ratio": 2,' && echo "$out" | grep -q '"status": "ok"' \
+  || fail "--budget 2.0 is not twice the baseline: $out"
+out=$("$GMS_BIN" sim "$LOG" --budget 0.01 2>&1 >/dev/null) || fail "--budget 0.01"
+echo "$out" | grep -q "below the largest op's footprint" || fail "no note below the largest op: $out"
+out=$("$GMS_BIN" sim "$LOG" --budget 123456789 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "for bytes give a unit: '123456789B'" \
+  || fail "unitless bytes: rc $rc: $out"
+out=$("$GMS_BIN" plot timeline "$LOG" --policy dtr --budget 123456789 -o x.svg 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "for bytes give a unit" || fail "plot: unitless bytes: $out"
 out=$("$GMS_BIN" sim "$GMS_TMP/missing.log" --budget 0.5 2>&1); rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "missing.log" || fail "missing trace: rc $rc: $out"
 out=$("$GMS_BIN" sim 2>&1); rc=$?
@@ -61,7 +72,7 @@ got=$("$GMS_BIN" sim "$LOG" --policy random --seed 3 --budget 0.5 --json | ours)
 # a ratio and the same budget in bytes are the same run; text output names the fields
 bytes=$(awk -F, -v l="$(basename "$LOG")" '$1==l && $3=="dtr" && $5==0.6 {print $6}' "$CSV")
 a=$("$GMS_BIN" sim "$LOG" --budget 60% --json | ours)
-b=$("$GMS_BIN" sim "$LOG" --budget "$bytes" --json | ours)
+b=$("$GMS_BIN" sim "$LOG" --budget "${bytes}B" --json | ours)
 [ "$a" = "$b" ] || fail "60% vs $bytes bytes: '$a' vs '$b'"
 txt=$("$GMS_BIN" sim "$LOG" --budget 0.6)
 for k in status overhead evictions rematerialized "peak memory" baseline "simulated time" "wall time"; do

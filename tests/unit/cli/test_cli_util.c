@@ -44,6 +44,14 @@ START_TEST(test_budget_ratio_forms)
     ck_assert(r == 0.4 && b == 0);
     ck_assert_int_eq(cli_parse_budget("1", &r, &b), 0);
     ck_assert(r == 1.0 && b == 0);
+    ck_assert_int_eq(cli_parse_budget("2.0", &r, &b), 0); /* once 2 bytes */
+    ck_assert(r == 2.0 && b == 0);
+    ck_assert_int_eq(cli_parse_budget("1.5", &r, &b), 0); /* once refused */
+    ck_assert(r == 1.5 && b == 0);
+    ck_assert_int_eq(cli_parse_budget("150%", &r, &b), 0);
+    ck_assert(r == 1.5 && b == 0);
+    ck_assert_int_eq(cli_parse_budget("10", &r, &b), 0);
+    ck_assert(r == 10.0 && b == 0);
 }
 END_TEST
 
@@ -53,18 +61,23 @@ START_TEST(test_budget_absolute_forms)
     uint64_t b;
     ck_assert_int_eq(cli_parse_budget("3.2GiB", &r, &b), 0);
     ck_assert(r == 0 && b == (uint64_t)(3.2 * 1073741824.0));
-    ck_assert_int_eq(cli_parse_budget("123456789", &r, &b), 0);
+    ck_assert_int_eq(cli_parse_budget("123456789B", &r, &b), 0);
     ck_assert(r == 0 && b == 123456789);
+    ck_assert_int_eq(cli_parse_budget("800MB", &r, &b), 0);
+    ck_assert(r == 0 && b == 800000000);
+    /* a plain number above the largest ratio is bytes without a unit: refused, with its own
+     * code so the message can say so */
+    ck_assert_int_eq(cli_parse_budget("123456789", &r, &b), -2);
+    ck_assert_int_eq(cli_parse_budget("10.5", &r, &b), -2);
 }
 END_TEST
 
-START_TEST(test_budget_refuses_zero_negative_and_fractional_bytes)
+START_TEST(test_budget_refuses_zero_negative_and_unknown_text)
 {
     double r;
     uint64_t b;
     ck_assert_int_eq(cli_parse_budget("0", &r, &b), -1);
     ck_assert_int_eq(cli_parse_budget("-0.5", &r, &b), -1);
-    ck_assert_int_eq(cli_parse_budget("1.5", &r, &b), -1); /* neither ratio nor bytes */
     ck_assert_int_eq(cli_parse_budget("lots", &r, &b), -1);
     ck_assert_int_eq(cli_parse_budget("0GiB", &r, &b), -1);
 }
@@ -87,7 +100,7 @@ int main(void)
     tcase_add_test(tc, test_bytes_refuse_junk_negative_and_overflow);
     tcase_add_test(tc, test_budget_ratio_forms);
     tcase_add_test(tc, test_budget_absolute_forms);
-    tcase_add_test(tc, test_budget_refuses_zero_negative_and_fractional_bytes);
+    tcase_add_test(tc, test_budget_refuses_zero_negative_and_unknown_text);
     tcase_add_test(tc, test_format_bytes_picks_a_readable_unit);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
