@@ -19,6 +19,21 @@ packages=(
 # clang gives the libFuzzer targets; it is optional, so only listed when asked for.
 if [ "${GMS_WITH_CLANG:-0}" = 1 ]; then packages+=(clang); fi
 
+# Already usable? Then nothing to install, on any system and without root: what the build
+# needs is found through pkg-config and the PATH, exactly as CMake finds it.
+have_all() {
+  command -v cmake >/dev/null && command -v cc >/dev/null && command -v pkg-config >/dev/null &&
+    pkg-config --exists libzstd jansson sqlite3 zlib check 2>/dev/null &&
+    command -v gnuplot >/dev/null && command -v jq >/dev/null && command -v python3 >/dev/null
+}
+if [ "${GMS_WITH_CLANG:-0}" != 1 ] && have_all; then exit 0; fi
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "setup-deps: not a Debian system and some dependencies are missing; install cmake, a C" >&2
+  echo "setup-deps: compiler, pkg-config, zstd, jansson, sqlite3, zlib, check (with their" >&2
+  echo "setup-deps: development files), gnuplot, jq and python3, then run this again" >&2
+  exit 1
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
