@@ -1,4 +1,5 @@
 /* plot: finding and running gnuplot, temporary files, shared helpers (see plot.h). */
+#include "gms_tmpfile.h"
 #include "plot.h"
 
 #include <stdarg.h>
@@ -244,6 +245,8 @@ int plot_write_file(const char *path, const char *text, size_t len, gms_error *e
     snprintf(tmp, tlen, "%s.tmp-%ld", path, (long)getpid());
     int rc = 0;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666); /* the umask decides the mode */
+    if (fd >= 0)
+        gms_tmp_track(tmp);
     if (fd < 0) {
         rc = gms_error_set(err, GMS_EIO, "%s: cannot create: %s", path, strerror(errno));
         free(tmp);
@@ -267,6 +270,7 @@ int plot_write_file(const char *path, const char *text, size_t len, gms_error *e
                            strerror(errno));
     if (rc)
         unlink(tmp);
+    gms_tmp_done(tmp);
     free(tmp);
     return rc;
 }
@@ -292,6 +296,8 @@ static int render_term(const char *term, const char *body, const char *out_path,
         free(tmp_out);
         return rc;
     }
+    gms_tmp_umask_mode(ofd); /* gnuplot truncates the file and keeps its mode */
+    gms_tmp_track(tmp_out);
     close(ofd);
 
     char qout[4200];
@@ -359,6 +365,7 @@ out:
         close(efd);
     if (rc)
         unlink(tmp_out);
+    gms_tmp_done(tmp_out);
     if (script_path) {
         unlink(script_path);
         free(script_path);

@@ -324,6 +324,12 @@ void store_close(store *s)
     sqlite3_finalize(s->put_run);
     sqlite3_finalize(s->has_run);
     sqlite3_finalize(s->put_timeline);
+    /* A writer leaves the store as one file: back in rollback-journal mode, so that read-only
+     * commands later (db runs, plot) neither need nor leave -wal and -shm files beside it.
+     * Fails harmlessly (SQLITE_BUSY) while another process still has the store open; the
+     * next writer switches to WAL again. */
+    if (!s->readonly)
+        sqlite3_exec(s->db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
     sqlite3_close(s->db);
     free(s->path);
     free(s);

@@ -1,5 +1,6 @@
 /* store_merge: the union of several result stores in a new file (see store.h). */
 #include "store_internal.h"
+#include "gms_tmpfile.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -132,6 +133,8 @@ int store_merge(const char *const *inputs, size_t n, const char *out_path, int f
         free(versions);
         return rc;
     }
+    gms_tmp_umask_mode(fd);
+    gms_tmp_track(tmp);
     close(fd);
     store *out = NULL;
     rc = store_open(tmp, STORE_CREATE, &out, err);
@@ -157,6 +160,7 @@ int store_merge(const char *const *inputs, size_t n, const char *out_path, int f
     }
     if (rc)
         remove_with_sidecars(tmp);
+    gms_tmp_done(tmp);
     free(tmp);
     free(versions);
     return rc;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gms_tmpfile.h"
 
 void cli_list_free(char **items)
 {
@@ -67,11 +68,16 @@ int cli_outfile_open(cli_outfile *o, const char *cmd, const char *path)
     }
     snprintf(o->tmp, len, "%s.tmp-XXXXXX", path);
     int fd = mkstemp(o->tmp);
+    if (fd >= 0) {
+        gms_tmp_umask_mode(fd);
+        gms_tmp_track(o->tmp);
+    }
     if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
         cli_error(cmd, "%s: cannot create the output file: %s", path, strerror(errno));
         if (fd >= 0) {
             close(fd);
             unlink(o->tmp);
+            gms_tmp_done(o->tmp);
         }
         free(o->tmp);
         o->tmp = NULL;
@@ -91,10 +97,12 @@ int cli_outfile_commit(cli_outfile *o, const char *cmd)
     if (bad || rename(o->tmp, o->path) != 0) {
         cli_error(cmd, "%s: cannot write the output file: %s", o->path, strerror(errno));
         unlink(o->tmp);
+        gms_tmp_done(o->tmp);
         free(o->tmp);
         o->tmp = NULL;
         return -1;
     }
+    gms_tmp_done(o->tmp);
     free(o->tmp);
     o->tmp = NULL;
     return 0;
@@ -107,6 +115,7 @@ void cli_outfile_abort(cli_outfile *o)
     o->f = NULL;
     if (o->tmp) {
         unlink(o->tmp);
+        gms_tmp_done(o->tmp);
         free(o->tmp);
         o->tmp = NULL;
     }

@@ -19,6 +19,7 @@
 
 #include "gmt_namemap.h"
 #include "gmt_outfile.h"
+#include "gms_tmpfile.h"
 
 struct dtrlog_writer {
     char *path, *tmp;
@@ -459,6 +460,8 @@ static void free_writer(dtrlog_writer *w)
     gmt_namemap_free(w->by_id);
     free(w->buf);
     free(w->path);
+    if (w->tmp)
+        gms_tmp_done(w->tmp); /* renamed into place or removed by now */
     free(w->tmp);
     free(w);
 }

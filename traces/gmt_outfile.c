@@ -1,5 +1,6 @@
 /* gmt_outfile: the writers' temporary output file (see gmt_outfile.h). */
 #include "gmt_outfile.h"
+#include "gms_tmpfile.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ int gmt_outfile_create(const char *path, FILE **f, char **tmp, gms_error *err)
         free(name);
         return GMS_EIO;
     }
+    gms_tmp_track(name);
     *tmp = name;
     return 0;
 }

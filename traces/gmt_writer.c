@@ -14,6 +14,7 @@
 
 #include "gmt_format.h"
 #include "gmt_outfile.h"
+#include "gms_tmpfile.h"
 #include "gmt_varint.h"
 
 #ifndef GMS_VERSION
@@ -56,6 +57,8 @@ static void writer_free(gmt_writer *w)
     free(w->keys);
     free(w->vals);
     free(w->path);
+    if (w->tmp)
+        gms_tmp_done(w->tmp); /* renamed into place or removed by now */
     free(w->tmp);
     free(w);
 }

@@ -69,26 +69,36 @@ static int scalar_int(const char *path, const char *sql)
     return v;
 }
 
-START_TEST(test_new_store_has_current_schema_and_wal)
+static const char *journal_mode(const char *p, char *buf, size_t len)
 {
-    store *s;
-    gms_error err;
-    const char *p = path_in("new.db");
-    ck_assert_msg(store_open(p, STORE_CREATE, &s, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(store_schema_version(s), STORE_SCHEMA_VERSION);
-    store_close(s);
-    ck_assert_int_eq(scalar_int(p, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
-    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM sqlite_master WHERE name IN "
-                                   "('traces','runs','timelines')"),
-                     3);
     sqlite3 *db;
     sqlite3_open(p, &db);
     sqlite3_stmt *st;
     sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL);
     ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "wal");
+    snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
     sqlite3_close(db);
+    return buf;
+}
+
+/* WAL while a writer has the store open (readers never block it); one self-contained file
+ * again once it is closed, so read-only commands leave no -wal/-shm beside it. */
+START_TEST(test_new_store_has_current_schema_and_wal_while_open)
+{
+    store *s;
+    gms_error err;
+    char mode[16];
+    const char *p = path_in("new.db");
+    ck_assert_msg(store_open(p, STORE_CREATE, &s, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(store_schema_version(s), STORE_SCHEMA_VERSION);
+    ck_assert_str_eq(journal_mode(p, mode, sizeof mode), "wal");
+    store_close(s);
+    ck_assert_str_eq(journal_mode(p, mode, sizeof mode), "delete");
+    ck_assert_int_eq(scalar_int(p, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM sqlite_master WHERE name IN "
+                                   "('traces','runs','timelines')"),
+                     3);
 }
 END_TEST
 
@@ -398,7 +408,7 @@ static Suite *suite(void)
     Suite *s = suite_create("store");
     TCase *tc = tcase_create("store");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, test_new_store_has_current_schema_and_wal);
+    tcase_add_test(tc, test_new_store_has_current_schema_and_wal_while_open);
     tcase_add_test(tc, test_v1_store_is_migrated_keeping_its_runs);
     tcase_add_test(tc, test_newer_schema_is_refused);
     tcase_add_test(tc, test_non_sqlite_and_corrupt_files_are_refused_untouched);

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Files colleagues can read and no litter: outputs written through temporary files get the
+# mode the umask gives; an interrupted convert, synth or plot leaves no *.tmp-* file; read-only
+# commands leave no -wal/-shm files next to a store. On the project's own samples.
+source "$(dirname "$0")/lib.sh"
+T="$GMS_SOURCE_DIR/traces/samples/mlp-small.gmt"
+umask 022
+"$GMS_BIN" sweep "$T" --policies dtr,lru --budgets 0.5,0.8 --db r.db --quiet || fail "sweep"
+mode() { stat -c %a "$1"; }
+[ "$(mode r.db)" = 644 ] || fail "store mode $(mode r.db)"
+"$GMS_BIN" db runs r.db >/dev/null && "$GMS_BIN" db export r.db --csv -o runs.csv &&
+  "$GMS_BIN" db export r.db --json -o runs.json || fail "db"
+[ ! -e r.db-wal ] && [ ! -e r.db-shm ] || fail "read-only commands left $(ls r.db-*)"
+"$GMS_BIN" db merge r.db -o m.db 2>/dev/null || fail "merge"
+"$GMS_BIN" convert "$T" --to dtr-log -o t.log || fail "convert"
+"$GMS_BIN" synth --model mlp --layers 2 --iterations 1 -o s.gmt || fail "synth"
+for f in runs.csv runs.json m.db t.log s.gmt; do
+  [ "$(mode "$f")" = 644 ] || fail "$f has mode $(mode "$f"), not what the umask gives (644)"
+done
+if command -v gnuplot >/dev/null; then
+  "$GMS_BIN" plot overhead r.db -o chart.svg 2>/dev/null || fail "plot"
+  [ "$(mode chart.svg)" = 644 ] || fail "chart mode $(mode chart.svg)"
+fi
+[ ! -e r.db-wal ] && [ ! -e r.db-shm ] || fail "plot left $(ls r.db-*)"
+
+# interrupted writers leave nothing: a big synth killed by SIGINT, SIGTERM and SIGHUP (job
+# control on, or the shell would start the background job with SIGINT ignored)
+set -m
+for sig in INT TERM HUP; do
+  "$GMS_BIN" synth --model transformer --layers 12 --hidden 512 --heads 8 --vocab 8192 \
+    --iterations 5000 -o big.gmt &
+  pid=$!
+  for _ in $(seq 50); do ls big.gmt.tmp-* >/dev/null 2>&1 && break; sleep 0.05; done
+  ls big.gmt.tmp-* >/dev/null 2>&1 || fail "synth wrote no temporary file to interrupt ($sig)"
+  kill -"$sig" "$pid"
+  rc=0; wait "$pid" 2>/dev/null || rc=$?
+  [ "$rc" -gt 128 ] || fail "synth was not stopped by SIG$sig (exit $rc): make it longer"
+  [ -z "$(ls ./*.tmp-* 2>/dev/null)" ] || fail "SIG$sig left $(ls ./*.tmp-*)"
+  [ ! -e big.gmt ] || fail "an interrupted synth left a trace"
+done
+echo ok
