@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "plugin.h"
 #include "policy.h"
 #include "registry.h"
 #include "sim.h"
@@ -39,7 +40,8 @@ static void usage(FILE *f)
             "the simulation ran, whatever its status.\n"
             "\n"
             "options:\n"
-            "  --policy NAME       eviction policy (default dtr; see --list-policies)\n"
+            "  --policy NAME       eviction policy (default dtr; see --list-policies), or the\n"
+            "                      path of a policy plugin .so (docs/plugins.md)\n"
             "  --budget B          a ratio of the baseline peak memory (0.4, 40%%) or bytes\n"
             "                      (3.2GiB, 800MB, 123456789); default: no budget\n"
             "  --seed N            seed of the random policy (Python's random.seed(N); 0)\n"
@@ -354,6 +356,13 @@ int cmd_sim(int argc, char **argv)
         return 2;
     }
     cfg.policy = pol_find(policy);
+    if (!cfg.policy && pol_is_path(policy)) {
+        gms_error perr = {0};
+        if (pol_resolve(policy, &cfg.policy, &perr) != 0) {
+            cli_error(CMD, "%s", perr.msg);
+            return 2;
+        }
+    }
     if (!cfg.policy) {
         policy_names(names, sizeof names);
         cli_error(CMD, "unknown policy '%s'; valid policies: %s", policy, names);
