@@ -1,11 +1,18 @@
 /* Broken policy plugins for the tests, one per BAD_* macro: a wrong ABI version, a name taken
- * by a built-in, a policy with neither score nor choose, no entry function at all. */
+ * by a built-in, a policy with neither score nor choose, no entry function at all, a score
+ * that turns NaN. */
+#include <math.h>
+
 #include "policy.h"
 
 #ifndef BAD_NO_SCORE
 static double score(const sim_view *v, uint32_t s, void *state)
 {
     (void)state;
+#ifdef BAD_NAN
+    if (sim_view_clock(v) > 1000) /* fine at first, then NaN */
+        return NAN;
+#endif
     return (double)sim_view_size(v, s);
 }
 #endif

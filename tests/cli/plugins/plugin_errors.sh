@@ -21,4 +21,15 @@ chk 'not a shared object' "$T/text.so" 'cannot load it as a shared object'
 chk 'missing file' "$T/absent.so" 'No such file'
 expect_fail 'unknown name' "$G" sim "$U" --policy nosuch --budget 0.5
 expect_err_matches 'unknown name' "unknown policy 'nosuch'.*dtr-local"
+
+# a score that returns NaN: sim fails naming the policy; sweep records every other run,
+# nothing for the plugin, and exits non-zero saying so
+expect_fail 'NaN score' "$G" sim "$U" --policy "$GMS_PLUGIN_BAD_NAN" --budget 0.5
+expect_err_matches 'NaN score' "policy 'test-bad' scored storage [0-9]+ as NaN"
+expect_fail 'sweep NaN' "$G" sweep "$U" --policies "dtr,$GMS_PLUGIN_BAD_NAN,lru" --budgets 0.4,0.6 \
+  --db "$T/n.db" -j 2 --quiet
+expect_err_matches 'sweep NaN' '2 run\(s\) of plugin policies failed.*test-bad@[0-9a-f]+.*NaN'
+"$G" db export "$T/n.db" --json -o "$T/n.json"
+[ "$(jq -r '[.[] | .policy] | sort | join(",")' "$T/n.json")" = "dtr,dtr,lru,lru" ] ||
+  fail "sweep with a NaN plugin recorded $(jq -c '[.[] | .policy]' "$T/n.json")"
 echo ok
