@@ -15,6 +15,7 @@ static void usage(FILE *f)
             "usage: gpumemsim plot overhead DB [--trace NAME] [--policies LIST] [--title T]\n"
             "                      -o CHART\n"
             "       gpumemsim plot timeline TRACE --policy P --budget B [--seed N]\n"
+            "            (P: a policy name or a policy plugin .so, see docs/plugins.md)\n"
             "                      [--remat-limit L] -o CHART\n\n"
             "  overhead  overhead (simulated time / baseline compute) against the budget ratio,\n"
             "            one line per policy and one panel per trace of the store DB; failed\n"

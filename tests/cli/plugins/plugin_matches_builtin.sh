@@ -21,6 +21,13 @@ for t in unet-small resnet-small transformer-small mlp-small; do
 done
 [ "$n" -gt 0 ] || fail "no evictions at all: the comparison proves nothing"
 
+# plot timeline takes a plugin too (if gnuplot is missing it must say so, not reject the policy)
+if "$G" plot timeline "$S/unet-small.gmt" --policy "$P" --budget 0.5 -o "$T/t.svg" 2>"$T/plot.err"; then
+  grep -q '<svg' "$T/t.svg" || fail "plot timeline with a plugin wrote no SVG"
+else
+  grep -qi gnuplot "$T/plot.err" || fail "plot timeline with a plugin: $(cat "$T/plot.err")"
+fi
+
 # sweep the plugin beside dtr and dtr-local
 cp "$P" "$T/mine.so"
 "$G" sweep "$S/unet-small.gmt" --policies "dtr,dtr-local,$T/mine.so" --budgets 0.4,0.6 \
