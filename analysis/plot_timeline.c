@@ -7,6 +7,7 @@
 #include "plot.h"
 #include "plot_internal.h"
 #include "memory.h"
+#include "plugin.h"
 #include "registry.h"
 #include "sim.h"
 
@@ -129,9 +130,9 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
         rc = plot_find_gnuplot(gp, sizeof gp, err);
     if (rc)
         return rc;
-    const struct sim_policy *pol = pol_find(o->policy);
-    if (!pol)
-        return gms_error_set(err, GMS_EINVAL, "unknown policy '%s'", o->policy);
+    const struct sim_policy *pol = NULL;
+    if ((rc = pol_resolve(o->policy, &pol, err))) /* a built-in name or a plugin .so */
+        return rc;
     sim_trace *t;
     if ((rc = sim_trace_load(o->trace_path, &t, err)))
         return rc;

@@ -65,6 +65,8 @@ typedef struct sweep_ctx {
     size_t running;   /* workers still alive */
     int stop;         /* set on a fatal error */
     gms_error werr;   /* first worker error */
+    size_t plugin_failed; /* failed runs of plugin policies (skipped, not recorded) */
+    gms_error perr;       /* the first of them */
 } sweep_ctx;
 
 static double now_s(void)
@@ -213,7 +215,14 @@ static void *worker_main(void *arg)
             cached[slot] = UINT32_MAX; /* rebuild the runner after a failure */
 
         pthread_mutex_lock(&c->mu);
-        if (rc) {
+        if (rc && strchr(c->spec->policies[it->policy], '@')) {
+            /* a plugin policy (run key NAME@HASH) failed, e.g. its score returned NaN: a bug
+             * in the plugin, not in the sweep; record nothing for this run and go on */
+            if (c->plugin_failed++ == 0)
+                gms_error_set(&c->perr, rc, "%s: %s at budget %llu: %s",
+                              c->traces[it->trace].path, c->spec->policies[it->policy],
+                              (unsigned long long)it->budget, err.msg);
+        } else if (rc) {
             if (!c->stop)
                 gms_error_set(&c->werr, rc, "%s: %s at budget %llu: %s",
                               c->traces[it->trace].path, c->spec->policies[it->policy],
@@ -628,6 +637,10 @@ int sweep_run(const sweep_spec *sp, const char *db_path, sweep_progress *summary
         pthread_join(th[i], NULL);
     if (!rc && c.werr.code)
         rc = gms_error_set(err, c.werr.code, "%s", c.werr.msg);
+    if (!rc && c.plugin_failed)
+        rc = gms_error_set(err, c.perr.code,
+                           "%zu run(s) of plugin policies failed and were not recorded (every "
+                           "other run was); the first: %s", c.plugin_failed, c.perr.msg);
     pg.finished = 1;
     pg.elapsed_s = now_s() - t0;
     if (!rc && sp->progress)

@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "memory.h"
+#include "plugin.h"
 #include "policy.h"
 #include "registry.h"
 #include "sim.h"
@@ -40,7 +41,8 @@ static void usage(FILE *f)
             "the simulation ran, whatever its status.\n"
             "\n"
             "options:\n"
-            "  --policy NAME       eviction policy (default dtr; see --list-policies)\n"
+            "  --policy NAME       eviction policy (default dtr; see --list-policies), or the\n"
+            "                      path of a policy plugin .so (docs/plugins.md)\n"
             "  --budget B          a plain number is a ratio of the baseline peak memory (0.4,\n"
             "                      1.5, 40%%); bytes need a unit (3.2GiB, 800MB, 123456789B);\n"
             "                      default: no budget\n"
@@ -397,6 +399,13 @@ int cmd_sim(int argc, char **argv)
         return 2;
     }
     cfg.policy = pol_find(policy);
+    if (!cfg.policy && pol_is_path(policy)) {
+        gms_error perr = {0};
+        if (pol_resolve(policy, &cfg.policy, &perr) != 0) {
+            cli_error(CMD, "%s", perr.msg);
+            return 2;
+        }
+    }
     if (!cfg.policy) {
         policy_names(names, sizeof names);
         cli_error(CMD, "unknown policy '%s'; valid policies: %s", policy, names);

@@ -6,6 +6,7 @@
 
 #include "analysis_util.h"
 #include "cli.h"
+#include "plugin.h"
 #include "progress.h"
 #include "registry.h"
 #include "sweep.h"
@@ -24,7 +25,9 @@ static void usage(FILE *f)
             "randomized policies) and records each run in a SQLite result store. Runs already\n"
             "in the store are skipped, so an interrupted sweep simply continues when run again.\n\n"
             "  TRACE            .gmt traces or DTR JSON logs\n"
-            "  --policies LIST  comma-separated policy names (default: all of them)\n"
+            "  --policies LIST  comma-separated policy names (default: all of them); a name\n"
+            "                   with a '/' is a policy plugin .so (docs/plugins.md), recorded\n"
+            "                   as NAME@HASH of the file\n"
             "  --budgets SPEC   budget ratios of each trace's baseline memory:\n"
             "                   START:STOP:STEP inclusive, or a list such as 0.2,0.5;\n"
             "                   each in (0, %g] (default " DEFAULT_BUDGETS ")\n"
@@ -184,6 +187,25 @@ int cmd_sweep(int argc, char **argv)
             rc = 1;
             goto out;
         }
+    }
+    for (size_t i = 0; i < n_policies; i++) {
+        /* a plugin path: load and check it now, and sweep it under its run-key id
+         * (NAME@HASH of the .so), so that a rebuilt plugin never reuses old results */
+        if (pol_find(policies[i]) || !pol_is_path(policies[i]))
+            continue;
+        const struct sim_policy *pp = NULL;
+        gms_error perr = {0};
+        if (pol_resolve(policies[i], &pp, &perr) != 0) {
+            cli_error(cmd, "--policies: %s", perr.msg);
+            goto out;
+        }
+        char *id = strdup(pol_id(pp));
+        if (!id) {
+            cli_error(cmd, "out of memory");
+            goto out;
+        }
+        free(policies[i]);
+        policies[i] = id;
     }
     for (size_t i = 0; i < n_policies; i++)
         if (!pol_find(policies[i])) {

@@ -1,6 +1,7 @@
 /* registry: CLI name -> policy (see registry.h). One line per policy. */
 #include <string.h>
 
+#include "plugin.h"
 #include "policies.h"
 #include "registry.h"
 
@@ -17,7 +18,7 @@ const sim_policy *pol_find(const char *name)
     for (size_t i = 0; i < N_POLICIES; i++)
         if (strcmp(policies[i]->name, name) == 0)
             return policies[i];
-    return NULL;
+    return pol_plugin_find(name); /* a plugin already loaded by pol_resolve, by id or path */
 }
 
 size_t pol_count(void)

@@ -53,6 +53,20 @@ enum {
                                     * addresses (any but ideal; the run refuses ideal) */
 };
 
+/* ------------------------------------------------------------------------------------------
+ * Plugins (docs/plugins.md). A shared object that provides a policy exports one function,
+ * named SIM_POLICY_ENTRY_NAME, of type sim_policy_entry_fn: it stores SIM_POLICY_ABI_VERSION
+ * (as compiled into the plugin) in *abi_version and returns its policy, which must stay valid
+ * until the process exits. gpumemsim refuses a plugin whose ABI version differs from its own.
+ * The version changes whenever sim_policy's layout, the SIM_* constants or a sim_view
+ * function's signature or meaning changes.
+ */
+#define SIM_POLICY_ABI_VERSION 1u
+#define SIM_POLICY_ENTRY_NAME "gpumemsim_policy"
+
+struct sim_policy;
+typedef const struct sim_policy *(*sim_policy_entry_fn)(unsigned *abi_version);
+
 typedef struct sim_policy {
     const char *name;        /* CLI name: "dtr" */
     const char *description; /* one line */
@@ -76,6 +90,12 @@ typedef struct sim_policy {
     void (*on_access)(const sim_view *v, uint32_t op, void *state); /* a model op ran */
     void (*on_iteration)(const sim_view *v, void *state); /* ANNOTATE iteration/START marker */
 } sim_policy;
+
+/* The entry function a plugin defines (and exports; see SIM_POLICY_ENTRY_NAME above):
+ *     const sim_policy *gpumemsim_policy(unsigned *abi_version)
+ *     { *abi_version = SIM_POLICY_ABI_VERSION; return &my_policy; }
+ * gpumemsim itself never defines it. */
+const sim_policy *gpumemsim_policy(unsigned *abi_version);
 
 /* ------------------------------------------------------------------------------------------
  * Views. `s` is a storage index as handed out by the pool functions or a hook.

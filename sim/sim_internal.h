@@ -135,6 +135,7 @@ struct sim_view {
     uint32_t created_ops; /* ops whose outputs exist (in-flight ones included) */
     sim_status status;
     int failed_alloc;
+    uint32_t nan_storage; /* a storage the policy's score function scored NaN, or SIM_NONE */
 
     sim_sstate *ss;     /* per storage */
     uint8_t *fl;        /* per storage: SIM_FL_* */

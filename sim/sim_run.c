@@ -186,6 +186,8 @@ static uint32_t choose_sampled(sim_view *v, uint32_t k)
     for (uint32_t i = 0; i < k; i++) {
         uint32_t s = v->pool_arr[splitmix64(&v->rng) % v->pool_size];
         double c = v->dtr_eq_approx ? dtr_eq_score(v, s) : v->pol->score(v, s, v->pol_state);
+        if (isnan(c))
+            v->nan_storage = s;
         if (c <= best_cost) {
             best_cost = c;
             best = s;
@@ -291,7 +293,8 @@ static uint32_t choose(sim_view *v)
         break;
     default:
     generic:
-        SCAN_POOL(c = p->score(v, s, v->pol_state));
+        /* a NaN score (a plugin's bug) would silently never be chosen: flag it */
+        SCAN_POOL(c = p->score(v, s, v->pol_state); if (isnan(c)) v->nan_storage = s);
         break;
     }
 #undef STALE
@@ -305,6 +308,8 @@ int sim_evict_one(sim_view *v)
         return -1;
     }
     uint32_t s = choose(v);
+    if (v->nan_storage != SIM_NONE)
+        return -1; /* sim_runner_run reports it */
     if (s == SIM_NONE || s >= v->tr->n_storages || v->ss[s].pool_idx == SIM_NONE) {
         /* a policy returned something that is not evictable: treat as OOM rather than
          * corrupting the run */
@@ -606,6 +611,7 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
     v->created_ops = 0;
     v->status = SIM_OK;
     v->failed_alloc = 0;
+    v->nan_storage = SIM_NONE;
     memset(v->pool_occ, 0, ((size_t)v->pool_len + 63) / 64 * sizeof *v->pool_occ);
     v->pool_len = v->pool_size = 0;
     v->sampling = cfg->sample != 0;
@@ -717,6 +723,12 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
     if (p->free)
         p->free(v->pol_state);
     v->pol_state = NULL;
+    if (v->nan_storage != SIM_NONE)
+        return gms_error_set(err, GMS_EINVAL,
+                             "policy '%s' scored storage %u as NaN at clock %llu; a score must "
+                             "be a number (+inf allowed): fix the policy's score function",
+                             p->name ? p->name : "?", v->nan_storage,
+                             (unsigned long long)v->clock);
     if (v->failed_alloc)
         return gms_error_set(err, GMS_ENOMEM, "sim_run: out of memory during the simulation");
 

@@ -98,8 +98,10 @@ for want in "^# counts: .*KERNEL 8.*LAUNCH 8" "^INFO device = Fake GPU" "^INFO e
             "^# MARKER start domains: <default> 4, cuBLAS 2" "LAUNCH thread ids: \\{1: 8\\}"; do
   grep -Eq "$want" "$T/dump.txt" || fail "rawdump: no /$want/ in: $(cat "$T/dump.txt")"
 done
-"$GMS_PYTHON" "$GMS_RAWDUMP" --all "$T"/raw-dump/gms-*.raw | grep -q "LAUNCH .*ptrs=\['0x" ||
-  fail "rawdump --all prints no LAUNCH with its pointers"
+# through a file: grep -q closing a pipe early would kill the dump with SIGPIPE (pipefail)
+"$GMS_PYTHON" "$GMS_RAWDUMP" --all "$T"/raw-dump/gms-*.raw >"$T/dump-all.txt" ||
+  fail "rawdump.py --all failed"
+grep -q "LAUNCH .*ptrs=\['0x" "$T/dump-all.txt" || fail "rawdump --all prints no LAUNCH with its pointers"
 printf 'not a raw file' >"$T/bad.raw"
 run_rc "$GMS_PYTHON" "$GMS_RAWDUMP" "$T/bad.raw"
 [ $RC = 1 ] || fail "rawdump.py on a bad file: exit $RC, want 1"

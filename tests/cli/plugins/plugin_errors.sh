@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Bad plugins fail with a clear error naming the plugin and a non-zero exit, in sim and sweep,
+# and leave no store behind; unknown names still list the built-in policies.
+. "$(dirname "$0")/common.sh"
+G=$GMS_BIN
+U=$GMS_SOURCE_DIR/traces/samples/unet-small.gmt
+chk() { # WHAT SO REGEX
+  expect_fail "sim $1" "$G" sim "$U" --policy "$2" --budget 0.5
+  expect_err_matches "sim $1" "$3"
+  expect_err_matches "sim $1 names the plugin" "$(basename "$2")"
+  expect_fail "sweep $1" "$G" sweep "$U" --policies "dtr,$2" --budgets 0.5 --db "$T/x.db" --quiet
+  expect_err_matches "sweep $1" "$3"
+  [ ! -e "$T/x.db" ] || fail "sweep $1 left a store"
+}
+chk 'ABI mismatch' "$GMS_PLUGIN_BAD_ABI" 'ABI version 2.*version 1.*rebuild'
+chk 'built-in name' "$GMS_PLUGIN_BAD_NAME" "named 'dtr' like a built-in"
+chk 'no score' "$GMS_PLUGIN_BAD_NO_SCORE" 'exactly one of score and choose'
+chk 'no entry' "$GMS_PLUGIN_BAD_NO_ENTRY" 'no exported function gpumemsim_policy'
+printf 'not an ELF file\n' >"$T/text.so"
+chk 'not a shared object' "$T/text.so" 'cannot load it as a shared object'
+chk 'missing file' "$T/absent.so" 'No such file'
+expect_fail 'unknown name' "$G" sim "$U" --policy nosuch --budget 0.5
+expect_err_matches 'unknown name' "unknown policy 'nosuch'.*dtr-local"
+
+# a score that returns NaN: sim fails naming the policy; sweep records every other run,
+# nothing for the plugin, and exits non-zero saying so
+expect_fail 'NaN score' "$G" sim "$U" --policy "$GMS_PLUGIN_BAD_NAN" --budget 0.5
+expect_err_matches 'NaN score' "policy 'test-bad' scored storage [0-9]+ as NaN"
+expect_fail 'sweep NaN' "$G" sweep "$U" --policies "dtr,$GMS_PLUGIN_BAD_NAN,lru" --budgets 0.4,0.6 \
+  --db "$T/n.db" -j 2 --quiet
+expect_err_matches 'sweep NaN' '2 run\(s\) of plugin policies failed.*test-bad@[0-9a-f]+.*NaN'
+"$G" db export "$T/n.db" --json -o "$T/n.json"
+[ "$(jq -r '[.[] | .policy] | sort | join(",")' "$T/n.json")" = "dtr,dtr,lru,lru" ] ||
+  fail "sweep with a NaN plugin recorded $(jq -c '[.[] | .policy]' "$T/n.json")"
+echo ok

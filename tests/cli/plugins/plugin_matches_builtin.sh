@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# A C plugin (--policy PATH.so) that computes dtr-local through a plain score function gives
+# exactly the built-in dtr-local's results on the committed samples (every field of sim --json
+# but the policy name and wall time), and sweeps beside dtr into a store whose run key names
+# the plugin by NAME@HASH of its .so, so a rebuilt plugin is run again, not reused.
+. "$(dirname "$0")/common.sh"
+G=$GMS_BIN
+P=$GMS_PLUGIN_DTR_LOCAL
+S=$GMS_SOURCE_DIR/traces/samples
+strip() { jq -S 'del(.wall_s, .policy)'; }
+n=0
+for t in unet-small resnet-small transformer-small mlp-small; do
+  for b in 0.3 0.5 0.7 0.9; do
+    "$G" sim "$S/$t.gmt" --policy dtr-local --budget $b --json | strip >"$T/builtin.json"
+    "$G" sim "$S/$t.gmt" --policy "$P" --budget $b --json >"$T/plugin.raw"
+    [ "$(jq -r .policy "$T/plugin.raw")" = test-dtr-local ] || fail "$t $b: policy name in JSON"
+    strip <"$T/plugin.raw" >"$T/plugin.json"
+    diff "$T/builtin.json" "$T/plugin.json" || fail "$t at $b: plugin differs from dtr-local"
+    n=$((n + $(jq '.evictions' "$T/builtin.json")))
+  done
+done
+[ "$n" -gt 0 ] || fail "no evictions at all: the comparison proves nothing"
+
+# plot timeline takes a plugin too (if gnuplot is missing it must say so, not reject the policy)
+if "$G" plot timeline "$S/unet-small.gmt" --policy "$P" --budget 0.5 -o "$T/t.svg" 2>"$T/plot.err"; then
+  grep -q '<svg' "$T/t.svg" || fail "plot timeline with a plugin wrote no SVG"
+else
+  grep -qi gnuplot "$T/plot.err" || fail "plot timeline with a plugin: $(cat "$T/plot.err")"
+fi
+
+# sweep the plugin beside dtr and dtr-local
+cp "$P" "$T/mine.so"
+"$G" sweep "$S/unet-small.gmt" --policies "dtr,dtr-local,$T/mine.so" --budgets 0.4,0.6 \
+  --db "$T/r.db" -j 2 --quiet
+"$G" db export "$T/r.db" --json -o "$T/runs.json"
+ids=$(jq -r '[.[] | .policy] | unique | join(",")' "$T/runs.json")
+case $ids in
+  *test-dtr-local@*) ;;
+  *) fail "store policies '$ids' lack test-dtr-local@HASH" ;;
+esac
+[ "$(jq '[.[] | select(.policy | startswith("test-dtr-local@"))] | length' "$T/runs.json")" = 2 ] ||
+  fail "expected 2 plugin runs in the store"
+for b in 0.4 0.6; do
+  a=$(jq -c --argjson b $b '[.[] | select(.policy == "dtr-local" and .ratio == $b)
+        | .overhead, .evictions, .remats][]' "$T/runs.json" | tr '\n' ' ')
+  p=$(jq -c --argjson b $b '[.[] | select((.policy | startswith("test-dtr-local@")) and
+        .ratio == $b) | .overhead, .evictions, .remats][]' "$T/runs.json" | tr '\n' ' ')
+  [ -n "$a" ] && [ "$a" = "$p" ] || fail "sweep at $b: plugin '$p' != dtr-local '$a'"
+done
+# the same .so again: nothing new to run; a changed .so (other bytes): a new key, run again
+"$G" sweep "$S/unet-small.gmt" --policies "$T/mine.so" --budgets 0.4,0.6 --db "$T/r.db" --quiet
+"$G" db export "$T/r.db" --json -o "$T/runs2.json"
+[ "$(jq length "$T/runs2.json")" = "$(jq length "$T/runs.json")" ] || fail "unchanged plugin re-ran"
+printf '\0' >>"$T/mine.so"
+"$G" sweep "$S/unet-small.gmt" --policies "$T/mine.so" --budgets 0.4,0.6 --db "$T/r.db" --quiet
+"$G" db export "$T/r.db" --json -o "$T/runs3.json"
+[ "$(jq '[.[] | .policy | select(startswith("test-dtr-local@"))] | unique | length' "$T/runs3.json")" = 2 ] ||
+  fail "a changed plugin must get a new run key"
+echo ok

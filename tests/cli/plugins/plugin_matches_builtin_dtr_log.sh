@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The dtr-local C plugin gives exactly the built-in dtr-local's results on a shared DTR log.
+. "$(dirname "$0")/common.sh"
+L=$GMS_SHARED_DIR/traces/dtr-iclr21/unet-6-8000000000.0-2020-10-1-10-57-18-default.log
+[ -r "$L" ] || fail "missing shared log $L"
+strip() { jq -S 'del(.wall_s, .policy)'; }
+for b in 0.4 0.6 0.8; do
+  "$GMS_BIN" sim "$L" --policy dtr-local --budget $b --json | strip >"$T/a.json"
+  "$GMS_BIN" sim "$L" --policy "$GMS_PLUGIN_DTR_LOCAL" --budget $b --json | strip >"$T/b.json"
+  diff "$T/a.json" "$T/b.json" || fail "unet log at $b: plugin differs from dtr-local"
+  [ "$(jq .evictions "$T/a.json")" -gt 0 ] || fail "no evictions at $b"
+done
+echo ok
