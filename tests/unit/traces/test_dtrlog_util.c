@@ -1,6 +1,7 @@
 #include "test_dtrlog_util.h"
 
 #include <check.h>
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,14 +99,39 @@ char *tu_read_log(const char *text)
     return fast;
 }
 
+/* The test process's temporary folder; removed with its files when the process that made it
+ * exits (Check runs each test in a forked child, so each child makes and removes its own). */
+static char tmp_dir[512];
+static pid_t tmp_owner;
+
+static void remove_tmp_dir(void)
+{
+    if (!tmp_dir[0] || getpid() != tmp_owner)
+        return;
+    DIR *d = opendir(tmp_dir);
+    if (d) {
+        char path[1024];
+        for (struct dirent *e; (e = readdir(d));) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            snprintf(path, sizeof path, "%s/%s", tmp_dir, e->d_name);
+            unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(tmp_dir);
+}
+
 char *tu_tmp_path(const char *name)
 {
-    static char dir[512];
-    if (!dir[0]) {
+    if (!tmp_dir[0]) {
         const char *t = getenv("TMPDIR");
-        snprintf(dir, sizeof dir, "%s/gms-dtrlog-test-XXXXXX", t && *t ? t : "/tmp");
-        ck_assert_ptr_nonnull(mkdtemp(dir));
+        snprintf(tmp_dir, sizeof tmp_dir, "%s/gms-dtrlog-test-XXXXXX", t && *t ? t : "/tmp");
+        ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
+        tmp_owner = getpid();
+        atexit(remove_tmp_dir);
     }
+    const char *dir = tmp_dir;
     size_t n = strlen(dir) + strlen(name) + 2;
     char *p = malloc(n);
     ck_assert_ptr_nonnull(p);
