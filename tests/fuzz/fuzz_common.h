@@ -2,7 +2,9 @@
 #ifndef FUZZ_COMMON_H
 #define FUZZ_COMMON_H
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "gmt.h"
 
@@ -18,6 +20,30 @@ static inline void fuzz_check_event(const gmt_event *ev)
         (void)*(volatile const uint64_t *)&ev->outputs[i].size;
     for (uint32_t i = 0; i < ev->n_mutated; i++)
         (void)*(volatile const uint32_t *)&ev->mutated[i];
+}
+
+/* The fuzz input as a file, for readers that take a path: one file per process (removed at
+ * exit), named after `what`, rewritten for every input. Returns its path. */
+static char fuzz_path_[64];
+
+static inline void fuzz_remove_path_(void)
+{
+    remove(fuzz_path_);
+}
+
+static inline const char *fuzz_input_file(const char *what, const uint8_t *data, size_t size)
+{
+    if (!fuzz_path_[0]) {
+        snprintf(fuzz_path_, sizeof fuzz_path_, "/tmp/gms-fuzz-%s-%ld", what, (long)getpid());
+        atexit(fuzz_remove_path_);
+    }
+    FILE *f = fopen(fuzz_path_, "wb");
+    if (!f)
+        abort();
+    if (size && fwrite(data, 1, size, f) != size)
+        abort();
+    fclose(f);
+    return fuzz_path_;
 }
 
 #endif

@@ -9,25 +9,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char path[64];
-
-static void remove_path(void)
-{
-    remove(path);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!path[0]) {
-        snprintf(path, sizeof path, "/tmp/gms-fuzz-source-%ld", (long)getpid());
-        atexit(remove_path);
-    }
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        abort();
-    if (size && fwrite(data, 1, size, f) != size)
-        abort();
-    fclose(f);
+    const char *path = fuzz_input_file("source", data, size);
     gmt_source *s;
     gms_error err;
     if (gmt_source_open(path, &s, &err) == 0) {

@@ -10,25 +10,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char path[64];
-
-static void remove_path(void)
-{
-    remove(path);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!path[0]) {
-        snprintf(path, sizeof path, "/tmp/gms-fuzz-kmem-%ld", (long)getpid());
-        atexit(remove_path);
-    }
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        abort();
-    if (size && fwrite(data, 1, size, f) != size)
-        abort();
-    fclose(f);
+    const char *path = fuzz_input_file("kmem", data, size);
     kmem_trace *k;
     gms_error err;
     if (kmem_load(path, &k, &err) != 0)
