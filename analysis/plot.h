@@ -101,7 +101,7 @@ typedef struct plot_timeline_opts {
     double ratio;        /* > 0: budget = ratio of baseline memory */
     uint64_t budget;     /* used when ratio is 0 */
     uint64_t seed;
-    double remat_limit;  /* 0 = the simulator's default */
+    double remat_limit;  /* 0 = no limit; negative = the simulator's default (2) */
     const char *out;
     const char *allocator;  /* memory model (sim/memory.h name); NULL = ideal */
     const char *alloc_conf; /* its settings, PYTORCH_CUDA_ALLOC_CONF syntax */

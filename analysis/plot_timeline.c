@@ -142,7 +142,7 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
     cfg.policy = pol;
     cfg.budget = o->ratio > 0 ? sim_budget_for_ratio(t, o->ratio) : o->budget;
     cfg.seed = o->seed;
-    if (o->remat_limit > 0)
+    if (o->remat_limit >= 0)
         cfg.remat_limit = o->remat_limit;
     sim_memory_options mopt;
     char alloc_key[128];

@@ -312,8 +312,8 @@ static int validate_spec(const sweep_spec *sp, gms_error *err)
     if (sp->shard_n < 1 || sp->shard_k < 1 || sp->shard_k > sp->shard_n)
         return gms_error_set(err, GMS_EINVAL, "shard %u/%u: need 1 <= K <= N", sp->shard_k,
                              sp->shard_n);
-    if (!(sp->remat_limit >= 1.0))
-        return gms_error_set(err, GMS_EINVAL, "remat limit %g: must be at least 1",
+    if (!(sp->remat_limit == 0 || sp->remat_limit >= 1.0))
+        return gms_error_set(err, GMS_EINVAL, "remat limit %g: must be at least 1, or 0 for none",
                              sp->remat_limit);
     for (size_t i = 0; i < sp->n_policies; i++)
         if (!pol_find(sp->policies[i]))

@@ -51,8 +51,8 @@ int cli_parse_remat_limit(const char *s, double *out)
 {
     char *end;
     double v = strtod(s, &end);
-    if (end == s || *end || !(v >= 1.0 && v <= 1e6))
-        return -1;
+    if (end == s || *end || !(v == 0 || (v >= 1.0 && v <= 1e6)))
+        return -1; /* 0 = no limit, as in sim */
     *out = v;
     return 0;
 }

@@ -13,7 +13,8 @@
 int cli_list_split(const char *text, char ***items, size_t *n);
 void cli_list_free(char **items);
 
-/* Parses a --remat-limit value: a number in [1, 1e6]. Returns 0, or -1 on bad text. */
+/* Parses a --remat-limit value: a number in [1, 1e6], or 0 for no limit (as sim takes it).
+ * Returns 0, or -1 on bad text. */
 int cli_parse_remat_limit(const char *s, double *out);
 
 /* An output file written to a temporary name beside the target and renamed into place on

@@ -226,6 +226,18 @@ int cmd_db(int argc, char **argv)
         rc = 2;
         goto done;
     }
+    if (strcmp(sub, "runs") == 0 && (o.csv || o.json || o.out || o.force)) {
+        cli_error("db runs", "%s is not an option of db runs, which prints a table; for CSV or "
+                             "JSON use 'gpumemsim db export DB --csv|--json'",
+                  o.csv ? "--csv" : o.json ? "--json" : o.out ? "-o" : "--force");
+        rc = 2;
+        goto done;
+    }
+    if (strcmp(sub, "export") == 0 && o.force) {
+        cli_error("db export", "--force is an option of db merge only");
+        rc = 2;
+        goto done;
+    }
     store *s;
     gms_error err;
     if (store_open(o.pos[0], STORE_READONLY, &s, &err)) {

@@ -304,6 +304,11 @@ int cmd_info(int argc, char **argv)
             return 2;
         }
     }
+    if (as_json && list_ops) {
+        cli_error(CMD, "--ops lists op names in the text report; --json has no such list: use "
+                       "one or the other");
+        return 2;
+    }
     if (optind != argc - 1) {
         if (optind >= argc)
             cli_error(CMD, "no trace file given (see --help)");

@@ -145,7 +145,7 @@ out:
 static int plot_timeline_cmd(int argc, char **argv)
 {
     const char *cmd = "plot timeline";
-    plot_timeline_opts o = {0};
+    plot_timeline_opts o = {.remat_limit = -1};
     const char *budget = NULL;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -170,7 +170,7 @@ static int plot_timeline_cmd(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--remat-limit") == 0 && v) {
             if (cli_parse_remat_limit(v, &o.remat_limit)) {
-                cli_error(cmd, "--remat-limit '%s': expected a number >= 1", v);
+                cli_error(cmd, "--remat-limit '%s': expected a number >= 1, or 0 for no limit", v);
                 return 2;
             }
             i++;

@@ -37,7 +37,7 @@ static void usage(FILE *f)
             "  --shard K/N      run only shard K of N (split a sweep over machines; merge the\n"
             "                   stores with 'gpumemsim db merge')\n"
             "  --remat-limit L  stop a run once rematerialization costs more than (L-1) x the\n"
-            "                   baseline compute (default 2)\n"
+            "                   baseline compute (default 2; 0 = no limit, as in sim)\n"
             "  --allocators LIST  memory models, comma-separated, each a sweep dimension\n"
             "                   stored with its runs: ideal (default), caching, lifetime\n"
             "                   (docs/memory.md); address-aware policies (coop, dtr-frag)\n"
@@ -147,7 +147,8 @@ int cmd_sweep(int argc, char **argv)
         } else if (strcmp(a, "--remat-limit") == 0 && v) {
             if (cli_parse_remat_limit(v, &sp.remat_limit)) {
                 cli_error(cmd, "--remat-limit '%s': expected a number >= 1 (2 = up to 1x the "
-                               "baseline compute spent on rematerialization)", v);
+                               "baseline compute spent on rematerialization) or 0 for no limit",
+                          v);
                 goto out;
             }
             i++;

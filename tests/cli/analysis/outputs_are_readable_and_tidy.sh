@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Files colleagues can read and no litter: outputs written through temporary files get the
-# mode the umask gives; an interrupted convert, synth or plot leaves no *.tmp-* file; read-only
-# commands leave no -wal/-shm files next to a store. On the project's own samples.
+# Files colleagues can read and no litter (issue 9): outputs written through temporary files get the
+# mode the umask gives; an interrupted synth leaves no *.tmp-* file; read-only commands leave no
+# -wal/-shm files next to a store; and the everyday consistency around them: --remat-limit 0 is
+# no limit in sweep as in sim, options a command lacks are refused. On the project's samples.
 source "$(dirname "$0")/lib.sh"
 T="$GMS_SOURCE_DIR/traces/samples/mlp-small.gmt"
 umask 022
@@ -22,6 +23,21 @@ if command -v gnuplot >/dev/null; then
   [ "$(mode chart.svg)" = 644 ] || fail "chart mode $(mode chart.svg)"
 fi
 [ ! -e r.db-wal ] && [ ! -e r.db-shm ] || fail "plot left $(ls r.db-*)"
+
+# --remat-limit 0 is "no limit" in sweep as in sim: stored as 0, and a run that stops at the
+# default limit runs to the end without one
+"$GMS_BIN" sweep "$T" --policies lru --budgets 0.3 --db nolimit.db --quiet || fail "sweep"
+"$GMS_BIN" sweep "$T" --policies lru --budgets 0.3 --remat-limit 0 --db nolimit.db --quiet ||
+  fail "sweep --remat-limit 0"
+"$GMS_BIN" db export nolimit.db --csv > nolimit.csv
+grep -q ',lru,,0.3,[0-9]*,2,simrd,remat-limit,' nolimit.csv || fail "default limit: $(cat nolimit.csv)"
+grep -q ',lru,,0.3,[0-9]*,0,simrd,ok,' nolimit.csv || fail "no limit: $(cat nolimit.csv)"
+
+# options a command does not have are refused, not ignored
+out=$("$GMS_BIN" db runs r.db --json 2>&1) && fail "db runs --json was accepted: $out"
+echo "$out" | grep -q "not an option of db runs" || fail "db runs --json: $out"
+out=$("$GMS_BIN" info "$T" --json --ops 2>&1) && fail "info --json --ops was accepted"
+echo "$out" | grep -q "use one or the other" || fail "info --json --ops: $out"
 
 # interrupted writers leave nothing: a big synth killed by SIGINT, SIGTERM and SIGHUP (job
 # control on, or the shell would start the background job with SIGINT ignored)

@@ -14,8 +14,8 @@ expect_fail "--remat-limit '2x': expected a number >= 1" "$GMS_BIN" sweep "$UNET
 expect_fail "--seeds '0': expected a whole number >= 1" "$GMS_BIN" sweep "$UNET" --seeds 0 --db r.db
 expect_fail "-j '-2': expected a number of threads" "$GMS_BIN" sweep "$UNET" -j -2 --db r.db
 expect_fail "'-j0': expected a number of threads" "$GMS_BIN" sweep "$UNET" -j0 --db r.db
-expect_fail "plot timeline: --remat-limit '0': expected a number >= 1" "$GMS_BIN" plot timeline \
-  "$UNET" --policy dtr --budget 0.5 --remat-limit 0 -o tl.png
+expect_fail "plot timeline: --remat-limit '0.5': expected a number >= 1, or 0" "$GMS_BIN" plot \
+  timeline "$UNET" --policy dtr --budget 0.5 --remat-limit 0.5 -o tl.png
 [ ! -e tl.png ] || fail "a rejected plot wrote its chart"
 [ ! -e r.db ] || fail "a failed sweep created its store"
 
