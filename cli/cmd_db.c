@@ -20,7 +20,7 @@ static void usage(FILE *f)
             "           --force, and OUT.db appears only when the merge is complete\n\n"
             "  --trace NAME   only this trace: its name (file name without extension), a glob\n"
             "                 such as 'unet*', or its content hash\n"
-            "  --policy LIST  only these policies (comma-separated)\n"
+            "  --policy LIST  only these policies (comma-separated; --policies is the same)\n"
             "%s"
             "A trace, policy or other value that the store does not hold is an error that\n"
             "lists what it holds.\n",
@@ -57,7 +57,7 @@ static int parse(int argc, char **argv, db_opts *o)
             o->filtered = 1;
         } else if (strcmp(a, "--trace") == 0 && has_val) {
             o->trace = argv[++i];
-        } else if (strcmp(a, "--policy") == 0 && has_val) {
+        } else if ((strcmp(a, "--policy") == 0 || strcmp(a, "--policies") == 0) && has_val) {
             cli_list_free(o->policies);
             if (cli_list_split(argv[++i], &o->policies, &o->n_policies) != 0) {
                 cli_error("db", "--policy '%s': expected a comma-separated list of names",

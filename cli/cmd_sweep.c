@@ -25,7 +25,8 @@ static void usage(FILE *f)
             "randomized policies) and records each run in a SQLite result store. Runs already\n"
             "in the store are skipped, so an interrupted sweep simply continues when run again.\n\n"
             "  TRACE            .gmt traces or DTR JSON logs\n"
-            "  --policies LIST  comma-separated policy names (default: all of them); a name\n"
+            "  --policies LIST  comma-separated policy names (default: all of them; --policy\n"
+            "                   is the same option, as in db and plot); a name\n"
             "                   with a '/' is a policy plugin .so (docs/plugins.md), recorded\n"
             "                   as NAME@HASH of the file\n"
             "  --budgets SPEC   budget ratios of each trace's baseline memory:\n"
@@ -98,7 +99,7 @@ int cmd_sweep(int argc, char **argv)
             usage(stdout);
             rc = 0;
             goto out;
-        } else if (strcmp(a, "--policies") == 0 && v) {
+        } else if ((strcmp(a, "--policies") == 0 || strcmp(a, "--policy") == 0) && v) {
             cli_list_free(policies);
             if (cli_list_split(v, &policies, &n_policies)) {
                 cli_error(cmd, "--policies '%s': expected names separated by commas", v);

@@ -33,6 +33,10 @@ fi
 grep -q ',lru,,0.3,[0-9]*,2,simrd,remat-limit,' nolimit.csv || fail "default limit: $(cat nolimit.csv)"
 grep -q ',lru,,0.3,[0-9]*,0,simrd,ok,' nolimit.csv || fail "no limit: $(cat nolimit.csv)"
 
+# one option name for a policy list everywhere: --policy and --policies in sweep, db and plot
+"$GMS_BIN" sweep "$T" --policy dtr --budgets 0.5 --db names.db --quiet || fail "sweep --policy"
+"$GMS_BIN" db runs names.db --policies dtr | grep -q "^1 runs: " || fail "db runs --policies"
+
 # options a command does not have are refused, not ignored
 out=$("$GMS_BIN" db runs r.db --json 2>&1) && fail "db runs --json was accepted: $out"
 echo "$out" | grep -q "not an option of db runs" || fail "db runs --json: $out"
