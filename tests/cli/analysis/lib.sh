@@ -2,16 +2,23 @@
 # Shared helpers of the analysis CLI tests (sourced).
 set -euo pipefail
 : "${GMS_BIN:?GMS_BIN must point at gpumemsim}" "${GMS_TMP:?}"
-# The DTR logs, for the tests registered NEEDS_SHARED (tests/cli/analysis/CMakeLists.txt); the
-# chart tests on the project's own samples run without them.
+: "${GMS_SOURCE_DIR:?GMS_SOURCE_DIR must point at the checkout (run through ctest)}"
+# Sweeps, stores and charts are tested on the project's own samples (traces/samples/), so they
+# run on any clone; only tests whose subject is the DTR paper's logs read ../shared, through
+# DTR_RESNET and DTR_UNET (those tests are registered NEEDS_SHARED).
+SAMPLES="$GMS_SOURCE_DIR/traces/samples"
+# shellcheck disable=SC2034 # used by the scripts that source this
+RESNET="$SAMPLES/resnet-small.gmt"
+# shellcheck disable=SC2034
+UNET="$SAMPLES/unet-small.gmt"
+# shellcheck disable=SC2034
+TRANSFORMER="$SAMPLES/transformer-small.gmt"
 LOGS="${GMS_SHARED_DIR:-}/traces/dtr-iclr21"
 if [ -d "$LOGS" ]; then
-  # shellcheck disable=SC2034 # used by the scripts that source this
-  RESNET=$(ls "$LOGS"/resnet32-*.log)
   # shellcheck disable=SC2034
-  UNET=$(ls "$LOGS"/unet-*.log)
+  DTR_RESNET=$(ls "$LOGS"/resnet32-*.log)
   # shellcheck disable=SC2034
-  TRANSFORMER=$(ls "$LOGS"/transformer-*.log)
+  DTR_UNET=$(ls "$LOGS"/unet-*.log)
 fi
 rm -rf "$GMS_TMP" && mkdir -p "$GMS_TMP/tmp" && cd "$GMS_TMP"
 # Each test's own temporary folder: checks for leftover gnuplot files must not see the files

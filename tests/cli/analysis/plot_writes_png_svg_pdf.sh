@@ -13,7 +13,7 @@ is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ] && tail -c 10 "$1" | grep -q '%%EOF
 "$GMS_BIN" plot overhead r.db -o all.PDF && is_pdf all.PDF || fail "overhead PDF"
 "$GMS_BIN" plot overhead r.db --trace 'unet*' --policies lru,dtr -o one.png && is_png one.png ||
   fail "single-trace PNG"
-grep -q '>unet-6<' all.svg || fail "the SVG lacks the panel title of the U-Net trace"
+grep -q '>unet-small<' all.svg || fail "the SVG lacks the panel title of the U-Net trace"
 grep -q 'random (2 seeds)' all.svg || fail "the SVG legend lacks the seed count"
 grep -q 'seeds: mean, min-max band' all.svg || fail "the SVG legend does not say seeds are a mean and a band"
 "$GMS_BIN" plot timeline "$UNET" --policy dtr --budget 0.6 -o tl.png && is_png tl.png ||
@@ -24,7 +24,7 @@ grep -q 'seeds: mean, min-max band' all.svg || fail "the SVG legend does not say
   fail "timeline PDF of a failed run"
 
 expect_fail 'name the output .png, .svg or .pdf' "$GMS_BIN" plot overhead r.db -o chart.jpg
-expect_fail "no trace 'nothing' in r.db; it holds: resnet32-.*unet-" "$GMS_BIN" plot overhead r.db --trace nothing -o none.png
+expect_fail "no trace 'nothing' in r.db; it holds: resnet-small, unet-small" "$GMS_BIN" plot overhead r.db --trace nothing -o none.png
 expect_fail "unknown policy 'nope'" "$GMS_BIN" plot timeline "$UNET" --policy nope --budget 0.5 -o x.png
 expect_fail 'cannot' "$GMS_BIN" plot timeline missing.gmt --policy dtr --budget 0.5 -o x.png
 [ ! -e chart.jpg ] && [ ! -e none.png ] && [ ! -e x.png ] || fail "a failed plot left a file"

@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 ref="$GMS_SHARED_DIR/reference/simrd-pareto.csv"
 [ -f "$ref" ] || fail "$ref is missing"
 pols=dtr,dtr-eq,dtr-local,msps,lru,size
-"$GMS_BIN" sweep "$RESNET" "$UNET" --policies "$pols" --budgets 0.1:1.0:0.1 --db r.db --quiet
+"$GMS_BIN" sweep "$DTR_RESNET" "$DTR_UNET" --policies "$pols" --budgets 0.1:1.0:0.1 --db r.db --quiet
 "$GMS_BIN" db export r.db --csv |
   awk -F, -v OFS=, 'NR > 1 {print $1 ".log", $3, $6, $9, $11, $12}' | sort > mine.csv
 awk -F, -v OFS=, -v pols=",$pols," 'NR > 1 && $4 == 0 && index(pols, "," $3 ",") &&
