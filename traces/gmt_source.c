@@ -22,6 +22,7 @@ struct gmt_source {
     gmt_reader *gmt;
     dtrlog_reader *log;
     kmem_iter *kmem;
+    char *gunzipped; /* a gzip-compressed file's contents, which the reader's FILE reads */
     /* metadata of a DTR log (a .gmt has its own header) */
     const char *keys[SOURCE_META_MAX];
     char *values[SOURCE_META_MAX];
@@ -30,6 +31,8 @@ struct gmt_source {
 
 /* First byte of a zstd frame (magic 28 b5 2f fd); the .gmt reader checks the rest. */
 #define ZSTD_MAGIC_FIRST 0x28
+/* First byte of a gzip member (1f 8b); zlib checks the rest. */
+#define GZIP_MAGIC_FIRST 0x1f
 
 /* Guesses the model from a DTR log's file name: the part before the first '-' (the DTR paper's
  * logs are "<model>-<batch>-<budget>-<date>-default.log"), without a torchvision "tv_" prefix
@@ -68,9 +71,11 @@ static int add_meta(gmt_source *s, const char *key, char *value)
  * chosen reader sees the whole stream: the file is opened once, so pipes and other
  * non-seekable inputs (/dev/stdin, <(zstdcat ...)) work too. 0x28 starts a zstd frame
  * (.gmt); '{' or whitespace a DTR log. */
-static int sniff(const char *path, FILE **out, gmt_format *fmt, gms_error *err)
+static int sniff(const char *path, FILE **out, gmt_format *fmt, char **gunzipped,
+                 gms_error *err)
 {
     *out = NULL;
+    *gunzipped = NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
         return gms_error_set(err, GMS_EIO, "%s: cannot open: %s", path, strerror(errno));
@@ -95,14 +100,30 @@ static int sniff(const char *path, FILE **out, gmt_format *fmt, gms_error *err)
         fclose(f);
         return gms_error_set(err, GMS_EIO, "%s: read failed", path);
     }
+    if (c == GZIP_MAGIC_FIRST) { /* a .gmt.gz or .log.gz: read it through its contents */
+        fclose(f);
+        size_t len;
+        int rc = kmem_read_file(path, gunzipped, &len, err);
+        if (rc)
+            return rc;
+        if (len == 0 || !(f = fmemopen(*gunzipped, len, "rb"))) {
+            free(*gunzipped);
+            *gunzipped = NULL;
+            return gms_error_set(err, GMS_EFORMAT, "%s: an empty gzip-compressed file", path);
+        }
+        c = (unsigned char)(*gunzipped)[0];
+    }
     if (c == ZSTD_MAGIC_FIRST) {
         *fmt = GMT_FORMAT_GMT;
     } else if (c == '{' || c == ' ' || c == '\t' || c == '\r' || c == '\n') {
         *fmt = GMT_FORMAT_DTR_LOG;
     } else {
         fclose(f);
+        free(*gunzipped);
+        *gunzipped = NULL;
         return gms_error_set(err, GMS_EFORMAT,
-                             "%s: not a .gmt trace or DTR JSON log (first byte 0x%02x); "
+                             "%s: not a .gmt trace, DTR JSON log or Kineto trace (first byte "
+                             "0x%02x); "
                              "expected a zstd-compressed .gmt or one JSON object per line",
                              path, (unsigned)c);
     }
@@ -159,15 +180,18 @@ int gmt_source_open(const char *path, gmt_source **out, gms_error *err)
     }
     gmt_format fmt = GMT_FORMAT_GMT;
     FILE *f;
-    int rc = sniff(path, &f, &fmt, err);
+    char *gunzipped;
+    int rc = sniff(path, &f, &fmt, &gunzipped, err);
     if (rc != 0)
         return rc;
     gmt_source *s = calloc(1, sizeof *s);
     if (!s) {
         fclose(f);
+        free(gunzipped);
         return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
     }
     s->format = fmt;
+    s->gunzipped = gunzipped;
     if (fmt == GMT_FORMAT_GMT) {
         rc = gmt_reader_open_stream(f, path, &s->gmt, err); /* closes f on failure */
     } else {
@@ -238,6 +262,7 @@ void gmt_source_close(gmt_source *s)
         gmt_reader_close(s->gmt);
     dtrlog_reader_close(s->log);
     kmem_iter_free(s->kmem);
+    free(s->gunzipped);
     for (size_t i = 0; i < s->n_meta; i++)
         free(s->values[i]);
     free(s);

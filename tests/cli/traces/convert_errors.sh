@@ -65,7 +65,7 @@ expect_fail "empty file" "$GMS_BIN" convert "$T/in/empty.log" -o "$T/out/x.gmt"
 expect_err_matches "empty file" "^gpumemsim convert: .*empty\.log: empty file"
 printf 'GIF89a' >"$T/in/pic.log"
 expect_fail "not a trace" "$GMS_BIN" convert "$T/in/pic.log" -o "$T/out/x.gmt"
-expect_err_matches "not a trace" "not a \.gmt trace or DTR JSON log"
+expect_err_matches "not a trace" "not a \.gmt trace, DTR JSON log or Kineto trace"
 [ -z "$(ls -A "$T/out")" ] || fail "unreadable inputs left files behind: $(ls -A "$T/out")"
 
 # bad arguments

@@ -118,7 +118,7 @@ START_TEST(test_source_rejects_empty_directory_and_unknown_content)
     ck_assert_ptr_nonnull(strstr(err.msg, "empty.log: empty file"));
     tu_write_file(path, "\x89PNG\r\n");
     ck_assert_int_eq(gmt_source_open(path, &s, &err), GMS_EFORMAT);
-    ck_assert_ptr_nonnull(strstr(err.msg, "not a .gmt trace or DTR JSON log"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "not a .gmt trace, DTR JSON log or Kineto trace"));
     remove(path);
     free(path);
     char *dir = tu_tmp_path("");
