@@ -152,7 +152,8 @@ static int db_export(store *s, const store_filter *f, const db_opts *o)
     gms_error err;
     cli_outfile of;
     FILE *out = stdout;
-    if (o->out) {
+    int to_file = o->out && strcmp(o->out, "-") != 0; /* "-o -": standard output */
+    if (to_file) {
         if (cli_outfile_open(&of, "db export", o->out))
             return 1;
         out = of.f;
@@ -160,11 +161,11 @@ static int db_export(store *s, const store_filter *f, const db_opts *o)
     int rc = o->csv ? store_export_csv(s, f, out, &err) : store_export_json(s, f, out, &err);
     if (rc) {
         cli_error("db export", "%s", err.msg);
-        if (o->out)
+        if (to_file)
             cli_outfile_abort(&of);
         return 1;
     }
-    if (o->out)
+    if (to_file)
         return cli_outfile_commit(&of, "db export") ? 1 : 0;
     return fflush(stdout) == 0 ? 0 : 1;
 }

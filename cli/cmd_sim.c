@@ -31,7 +31,8 @@ static void usage(FILE *f)
             "       gpumemsim sim --list-policies\n"
 
             "\n"
-            "Replays TRACE (.gmt or DTR JSON log) under a memory budget with Dynamic Tensor\n"
+            "Replays TRACE (.gmt, DTR JSON log or Kineto memory trace, plain or gzip; '-' reads\n"
+            "standard input) under a memory budget with Dynamic Tensor\n"
             "Rematerialization: when an op's outputs do not fit, the policy picks storages to\n"
             "evict; evicted tensors are recomputed when needed again. Prints the status (ok,\n"
             "oom = nothing left to evict, remat-limit = recomputation passed the limit), the\n"

@@ -221,7 +221,11 @@ int cmd_sweep(int argc, char **argv)
         goto out;
     }
     for (size_t i = 0; i < n_traces; i++)
-        if (access(traces[i], R_OK) != 0) {
+        if (strcmp(traces[i], "-") == 0) {
+            cli_error(cmd, "a sweep cannot read a trace from standard input ('-'): it hashes "
+                           "and replays each trace several times; save it to a file first");
+            goto out;
+        } else if (access(traces[i], R_OK) != 0) {
             cli_error(cmd, "%s: cannot read the trace: %s", traces[i], strerror(errno));
             rc = 1;
             goto out;

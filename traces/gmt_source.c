@@ -165,6 +165,8 @@ static int open_kineto_memory(const char *path, gmt_source *s, gms_error *err)
 int gmt_source_open(const char *path, gmt_source **out, gms_error *err)
 {
     *out = NULL;
+    if (strcmp(path, "-") == 0) /* standard input: read once, like any pipe */
+        path = "/dev/stdin";
     if (kmem_sniff(path)) {
         gmt_source *s = calloc(1, sizeof *s);
         if (!s)
