@@ -450,6 +450,13 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
     for (size_t t = 0; t < c->n_traces; t++) {
         char shortname[256];
         plot_short_name(c->traces[t].name, shortname, sizeof shortname);
+        /* two traces with one file name (two runs' unet.gmt): told apart by their content */
+        for (size_t u = 0; u < c->n_traces; u++)
+            if (u != t && strcmp(c->traces[u].name, c->traces[t].name) == 0) {
+                size_t n = strlen(shortname);
+                snprintf(shortname + n, sizeof shortname - n, " (%.8s)", c->traces[t].hash);
+                break;
+            }
         plot_quote(shortname, q, sizeof q);
         if (cells > 1)
             plot_buf_printf(b, "set title %s font ',%g' noenhanced offset 0,-0.3\n", q, fsz);

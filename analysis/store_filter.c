@@ -74,7 +74,8 @@ int store_check_filter(store *s, const store_filter *f, gms_error *err)
     int found = 0, rc;
     if (f->trace_name) {
         if ((rc = exists(s,
-                         "SELECT 1 FROM traces WHERE name = ?1 OR name GLOB ?1 OR hash = ?1",
+                         "SELECT 1 FROM traces WHERE name = ?1 OR name GLOB ?1 OR hash = ?1"
+                         " OR (length(?1) >= 6 AND hash GLOB ?1 || '*')",
                          f->trace_name, 0, &found, err)))
             return rc;
         if (!found)

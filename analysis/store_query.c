@@ -14,7 +14,8 @@ static const char query_cols[] =
     " r.tool_version, r.created_at, ";
 static const char query_head[] =
     " FROM runs r JOIN traces t ON t.hash = r.trace_hash"
-    " WHERE (?1 IS NULL OR t.name = ?1 OR t.name GLOB ?1 OR t.hash = ?1)"
+    " WHERE (?1 IS NULL OR t.name = ?1 OR t.name GLOB ?1 OR t.hash = ?1"
+    "  OR (length(?1) >= 6 AND t.hash GLOB ?1 || '*'))"
     " AND (?2 IS NULL OR r.remat_limit = ?2) AND (?3 IS NULL OR r.semantics = ?3)"
     " AND (?4 IS NULL OR r.params = ?4 OR r.params GLOB ?4)"
     " AND (?5 IS NULL OR r.status = ?5)";

@@ -44,4 +44,16 @@ expect_fail "unknown key 'colour'" "$GMS_BIN" db runs r.db --where colour=red
 expect_fail "a status is ok, oom or remat-limit" "$GMS_BIN" db runs r.db --where status=fine
 expect_fail "merge takes whole stores" "$GMS_BIN" db merge r.db -o m.db --remat-limit 2
 [ ! -e x.png ] || fail "a rejected plot wrote a chart"
+
+# two traces with one file name (two experiments' x.gmt) are two panels, told apart by their
+# content hash, and a hash prefix picks one of them in the filters
+mkdir -p a b
+cp "$GMS_SOURCE_DIR/traces/samples/unet-small.gmt" a/x.gmt
+cp "$GMS_SOURCE_DIR/traces/samples/resnet-small.gmt" b/x.gmt
+"$GMS_BIN" sweep a/x.gmt b/x.gmt --policies dtr --budgets 0.6,0.9 --db same.db --quiet || fail "sweep"
+"$GMS_BIN" plot overhead same.db --script same.gp -o same.svg || fail "plot of same-named traces"
+ha=$("$GMS_BIN" db export same.db --csv | awk -F, 'NR > 1 {print $2}' | sort -u | head -1)
+[ "$(grep -c "x (${ha:0:8})" same.gp)" -ge 1 ] || fail "panel titles do not tell the traces apart"
+[ "$(grep -Eo "x \([0-9a-f]{8}\)" same.gp | sort -u | wc -l)" -eq 2 ] || fail "two panels, two hashes"
+"$GMS_BIN" db runs same.db --trace "${ha:0:8}" | grep -q "^2 runs: " || fail "hash prefix filter"
 echo PASS
