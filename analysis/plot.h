@@ -103,6 +103,10 @@ typedef struct plot_timeline_opts {
     uint64_t seed;
     double remat_limit;  /* 0 = no limit; negative = the simulator's default (2) */
     const char *out;
+    uint32_t sample;        /* sim_config.sample (0 = exact) */
+    /* optional: called now and then with the trace's ops replayed so far and their total */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
     const char *allocator;  /* memory model (sim/memory.h name); NULL = ideal */
     const char *alloc_conf; /* its settings, PYTORCH_CUDA_ALLOC_CONF syntax */
 } plot_timeline_opts;

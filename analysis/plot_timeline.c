@@ -23,6 +23,8 @@ typedef struct tl_ctx {
     tl_sample *s;
     size_t n, cap;
     int oom;
+    uint64_t ops, computed;    /* the trace's ops; model ops replayed so far */
+    const plot_timeline_opts *o;
 } tl_ctx;
 
 static void observe(void *vctx, const sim_event *ev)
@@ -42,6 +44,8 @@ static void observe(void *vctx, const sim_event *ev)
     }
     /* with a memory model the line is the model's allocated (rounded) bytes, beside reserved */
     c->s[c->n++] = (tl_sample){ev->clock, ev->allocated, ev->reserved, (unsigned char)ev->kind};
+    if (ev->kind == SIM_EV_COMPUTE && (++c->computed & 0xffff) == 0 && c->o->progress && c->ops)
+        c->o->progress(c->o->progress_ctx, c->computed, c->ops);
 }
 
 /* Unit for a byte axis: divisor and name. */
@@ -157,7 +161,8 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
         return rc;
     }
     cfg.allocator_options = &mopt;
-    tl_ctx c = {0};
+    tl_ctx c = {.ops = base->ops, .o = o};
+    cfg.sample = o->sample;
     cfg.observer = observe;
     cfg.observer_ctx = &c;
     sim_result res;

@@ -203,6 +203,7 @@ static void *worker_main(void *arg)
         cfg.remat_limit = c->spec->remat_limit;
         cfg.seed = it->seed;
         cfg.semantics = SIM_SEMANTICS_SIMRD;
+        cfg.sample = c->spec->sample;
         cfg.allocator = c->allocs[it->alloc].model;
         cfg.allocator_options = &c->allocs[it->alloc].opt;
         if (c->spec->timelines) {
@@ -327,6 +328,23 @@ static int validate_spec(const sweep_spec *sp, gms_error *err)
     return 0;
 }
 
+/* A run's policy parameters in its key: "seed=K" for randomized runs, ",sample=N" (or
+ * "sample=sqrt") with sampled victim choice, "" otherwise. */
+static void sweep_run_params(const sweep_spec *sp, int random, unsigned seed, char *buf,
+                             size_t len)
+{
+    buf[0] = '\0';
+    if (random)
+        snprintf(buf, len, "seed=%u", seed);
+    if (sp->sample) {
+        size_t n = strlen(buf);
+        if (sp->sample == UINT32_MAX)
+            snprintf(buf + n, len - n, "%ssample=sqrt", n ? "," : "");
+        else
+            snprintf(buf + n, len - n, "%ssample=%u", n ? "," : "", sp->sample);
+    }
+}
+
 /* Resolves the sweep's memory models and their settings. A policy that needs addresses
  * cannot run with the ideal model: with other models in the sweep its ideal runs are left
  * out (the plan skips them); with none, the sweep is refused. */
@@ -382,7 +400,8 @@ static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
     for (uint32_t ti = 0; ti < sp->n_traces; ti++) {
         uint32_t t = order[ti];
         for (uint32_t p = 0; p < sp->n_policies; p++) {
-            int random = sweep_policy_is_random(sp->policies[p]);
+            /* sampled victim choice draws at random too: every policy runs once per seed */
+            int random = sweep_policy_is_random(sp->policies[p]) || sp->sample;
             unsigned seeds = random ? sp->seeds : 1;
             for (uint32_t a = 0; a < c->n_allocs; a++)
             for (uint32_t r = 0; r < sp->n_ratios; r++)
@@ -396,8 +415,7 @@ static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
                     it->seed = seed;
                     it->alloc = a;
                     it->budget = sim_budget_for_ratio(c->traces[t].t, sp->ratios[r]);
-                    if (random)
-                        snprintf(it->params, sizeof it->params, "seed=%u", seed);
+                    sweep_run_params(sp, random, seed, it->params, sizeof it->params);
                 }
         }
     }
@@ -590,7 +608,8 @@ int sweep_run(const sweep_spec *sp, const char *db_path, sweep_progress *summary
     size_t n_items = 0;
     sweep_progress pg = {0};
     for (size_t p = 0; p < sp->n_policies; p++)
-        n_items += sp->n_ratios * (sweep_policy_is_random(sp->policies[p]) ? sp->seeds : 1);
+        n_items += sp->n_ratios *
+                   (sweep_policy_is_random(sp->policies[p]) || sp->sample ? sp->seeds : 1);
     n_items *= sp->n_traces * c.n_allocs; /* an upper bound: see resolve_allocators */
     c.items = calloc(n_items, sizeof *c.items);
     c.n_items = n_items;

@@ -66,6 +66,8 @@ typedef struct sweep_spec {
     const char *const *allocators; /* memory models (sim/memory.h names); NULL/0 = ideal */
     size_t n_allocators;
     const char *alloc_conf; /* settings for every non-ideal model (sim_memory_parse_conf) */
+    uint32_t sample;        /* sim_config.sample: 0 = exact (every policy's full scan); K or
+                             * SIM_SAMPLE_SQRT (UINT32_MAX) = approximate, stored in params */
     sweep_progress_fn progress; /* optional */
     void *progress_ctx;
 } sweep_spec;

@@ -39,6 +39,10 @@ int cli_parse_budget(const char *s, double *ratio, uint64_t *bytes);
 /* The message for a budget cli_parse_budget refused with rc, into buf. */
 const char *cli_budget_error(const char *s, int rc, char *buf, size_t len);
 
+/* Parses a --sample value: a count of storages (0 = all, exact) or "sqrt" (UINT32_MAX, as
+ * SIM_SAMPLE_SQRT). Returns 0 or -1. */
+int cli_parse_sample(const char *s, uint32_t *out);
+
 /* Formats bytes as "1.50 GiB" into buf; returns buf. */
 const char *cli_format_bytes(uint64_t bytes, char *buf, size_t len);
 

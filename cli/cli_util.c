@@ -77,6 +77,21 @@ int cli_parse_budget(const char *s, double *ratio, uint64_t *bytes)
     return 0;
 }
 
+int cli_parse_sample(const char *s, uint32_t *out)
+{
+    if (strcmp(s, "sqrt") == 0) {
+        *out = UINT32_MAX;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || *end || errno || s[0] == '-' || v >= UINT32_MAX)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
 const char *cli_budget_error(const char *s, int rc, char *buf, size_t len)
 {
     if (rc == -2)

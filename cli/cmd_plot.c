@@ -2,11 +2,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "analysis_util.h"
 #include "cli.h"
 #include "filter_opts.h"
 #include "plot.h"
+#include "progress.h"
 #include "sim.h"
 #include "store.h"
 
@@ -17,7 +19,8 @@ static void usage(FILE *f)
             "                      [--title T] [--size WxH] [--font-size PT] [--columns N]\n"
             "                      [--script FILE] -o CHART\n"
             "       gpumemsim plot timeline TRACE --policy P --budget B [--seed N]\n"
-            "                      [--remat-limit L] [--allocator M [--alloc-conf C]] -o CHART\n"
+            "                      [--remat-limit L] [--sample K] [--allocator M [--alloc-conf C]]\n"
+            "                      -o CHART\n"
             "            (P: a policy name or a policy plugin .so, see docs/plugins.md)\n\n"
             "  overhead  overhead (simulated time / baseline compute) against the budget ratio,\n"
             "            one line per policy and one panel per trace of the store DB; a\n"
@@ -43,7 +46,8 @@ static void usage(FILE *f)
             "  --script FILE   also write the gnuplot script, data included, to edit and rerun\n"
             "  --budget B      a plain number is a ratio of baseline memory (0.5, 1.2, 50%%);\n"
             "                  bytes need a unit (6GiB, 800MB)\n"
-            "  --seed N        seed of a randomized policy (default 0)\n\n"
+            "  --seed N        seed of a randomized policy (default 0)\n"
+            "  --sample K      approximate victim choice (K candidates or sqrt), as in sim\n\n"
             "Charts are drawn by gnuplot (set GMS_GNUPLOT to use a particular one).\n",
             cli_filter_help);
 }
@@ -143,6 +147,25 @@ out:
     return rc;
 }
 
+/* The replay of a long trace takes a while before the chart appears: a progress line. */
+typedef struct timeline_progress {
+    progress bar;
+    double t0;
+} timeline_progress;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void on_timeline_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    timeline_progress *tp = ctx;
+    progress_update(&tp->bar, (size_t)done, (size_t)total, now_s() - tp->t0, "replaying");
+}
+
 static int plot_timeline_cmd(int argc, char **argv)
 {
     const char *cmd = "plot timeline";
@@ -159,6 +182,12 @@ static int plot_timeline_cmd(int argc, char **argv)
             o.allocator = argv[++i];
         } else if (strcmp(a, "--alloc-conf") == 0 && v) {
             o.alloc_conf = argv[++i];
+        } else if (strcmp(a, "--sample") == 0 && v) {
+            if (cli_parse_sample(argv[++i], &o.sample)) {
+                cli_error(cmd, "--sample '%s' must be a count of storages (0 = all) or 'sqrt'",
+                          v);
+                return 2;
+            }
         } else if (strcmp(a, "--budget") == 0 && v) {
             budget = argv[++i];
         } else if (strcmp(a, "--seed") == 0 && v) {
@@ -198,7 +227,14 @@ static int plot_timeline_cmd(int argc, char **argv)
     }
     gms_error err;
     plot_timeline_summary sum;
-    if (plot_timeline(&o, &sum, &err)) {
+    timeline_progress tp = {.t0 = now_s()};
+    progress_init(&tp.bar, stderr, "plot timeline", 0);
+    tp.bar.unit = "ops";
+    o.progress = on_timeline_progress;
+    o.progress_ctx = &tp;
+    int failed = plot_timeline(&o, &sum, &err);
+    progress_end(&tp.bar);
+    if (failed) {
         cli_error(cmd, "%s", err.msg);
         return 1;
     }

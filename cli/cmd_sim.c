@@ -340,14 +340,10 @@ int cmd_sim(int argc, char **argv)
             ro.repeat = (int)u;
             break;
         case OPT_SAMPLE:
-            if (strcmp(optarg, "sqrt") == 0) {
-                cfg.sample = SIM_SAMPLE_SQRT;
-            } else if (parse_u64(optarg, &u) || u >= UINT32_MAX) {
+            if (cli_parse_sample(optarg, &cfg.sample)) {
                 cli_error(CMD, "--sample '%s' must be a count of storages (0 = all) or 'sqrt'",
                           optarg);
                 return 2;
-            } else {
-                cfg.sample = (uint32_t)u;
             }
             break;
         case OPT_ALLOCATOR:

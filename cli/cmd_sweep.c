@@ -45,6 +45,9 @@ static void usage(FILE *f)
             "                   run with the models that have addresses only\n"
             "  --alloc-conf CONF  settings of the non-ideal models, as PYTORCH_CUDA_ALLOC_CONF\n"
             "                   (max_split_size_mb:N for caching, first_fit:True for lifetime)\n"
+            "  --sample K       approximate victim choice as in 'sim --sample' (K random\n"
+            "                   candidates, or sqrt): every policy then runs once per seed, and\n"
+            "                   the runs are stored with params sample=K\n"
             "  --timelines      also store each run's memory timeline (large)\n"
             "  --quiet          no progress output\n\npolicies:\n",
             SWEEP_MAX_RATIO);
@@ -110,6 +113,12 @@ int cmd_sweep(int argc, char **argv)
             cli_list_free(allocators);
             if (cli_list_split(v, &allocators, &n_allocators)) {
                 cli_error(cmd, "%s '%s': expected names separated by commas", a, v);
+                goto out;
+            }
+            i++;
+        } else if (strcmp(a, "--sample") == 0 && v) {
+            if (cli_parse_sample(v, &sp.sample)) {
+                cli_error(cmd, "--sample '%s' must be a count of storages (0 = all) or 'sqrt'", v);
                 goto out;
             }
             i++;

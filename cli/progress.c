@@ -17,6 +17,7 @@ void progress_init(progress *p, FILE *f, const char *label, int quiet)
     p->last_print = 0;
     p->last_decile = 0;
     p->drawn = 0;
+    p->unit = "runs";
 }
 
 const char *progress_format_duration(double s, char *buf, size_t len)
@@ -76,8 +77,8 @@ void progress_update(progress *p, size_t done, size_t total, double elapsed, con
         return;
     p->last_decile = decile;
     p->last_print = elapsed > 0 ? elapsed : 1e-9;
-    fprintf(p->f, "%s: %zu/%zu runs (%.0f%%), %.1f runs/s, ETA %s%s%s\n", p->label, done, total,
-            frac * 100, rate, eta, note && *note ? ", " : "", note ? note : "");
+    fprintf(p->f, "%s: %zu/%zu %s (%.0f%%), %.1f %s/s, ETA %s%s%s\n", p->label, done, total,
+            p->unit, frac * 100, rate, p->unit, eta, note && *note ? ", " : "", note ? note : "");
     fflush(p->f);
 }
 

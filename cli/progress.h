@@ -12,6 +12,7 @@
 typedef struct progress {
     FILE *f;
     const char *label;  /* "sweep" */
+    const char *unit;   /* what is counted, "runs" unless set after progress_init */
     int tty, quiet;
     double last_print;  /* elapsed seconds at the last plain line */
     size_t last_decile; /* last 10% step printed */

@@ -37,6 +37,25 @@ grep -q ',lru,,0.3,[0-9]*,0,simrd,ok,' nolimit.csv || fail "no limit: $(cat noli
 "$GMS_BIN" sweep "$T" --policy dtr --budgets 0.5 --db names.db --quiet || fail "sweep --policy"
 "$GMS_BIN" db runs names.db --policies dtr | grep -q "^1 runs: " || fail "db runs --policies"
 
+# --sample in sweep and plot timeline, as in sim: sampled runs draw at random, so every policy
+# runs once per seed and the key says how it was sampled
+"$GMS_BIN" sweep "$T" --policies dtr --budgets 0.5 --sample 8 --seeds 2 --db smp.db --quiet ||
+  fail "sweep --sample"
+[ "$("$GMS_BIN" db export smp.db --csv | grep -c ',dtr,"seed=[01],sample=8",')" -eq 2 ] ||
+  fail "sampled runs: $("$GMS_BIN" db export smp.db --csv)"
+want=$("$GMS_BIN" sim "$T" --policy dtr --budget 0.5 --sample 8 --seed 1 --json | jq .evictions)
+"$GMS_BIN" db export smp.db --json | jq -e ".[] | select(.params == \"seed=1,sample=8\") |
+  .evictions == $want" >/dev/null || fail "the sweep's sampled run differs from sim's"
+if command -v gnuplot >/dev/null; then
+  # a long trace: the replay before the chart reports its progress
+  "$GMS_BIN" synth --model transformer --layers 12 --hidden 512 --heads 8 --vocab 8192 \
+    --iterations 300 -o long.gmt >/dev/null || fail "synth"
+  "$GMS_BIN" plot timeline long.gmt --policy lru --budget 0.8 --sample 16 -o long.svg \
+    2> long.err || fail "plot timeline --sample: $(cat long.err)"
+  grep -Eq "^plot timeline: [0-9]+/[0-9]+ ops \([0-9]+%\)" long.err ||
+    fail "no progress line: $(cat long.err)"
+fi
+
 # options a command does not have are refused, not ignored
 out=$("$GMS_BIN" db runs r.db --json 2>&1) && fail "db runs --json was accepted: $out"
 echo "$out" | grep -q "not an option of db runs" || fail "db runs --json: $out"
