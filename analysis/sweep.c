@@ -23,11 +23,6 @@ typedef struct sw_trace {
     int rc;
 } sw_trace;
 
-typedef struct sw_sample {
-    uint64_t clock, memory;
-    sim_event_kind kind;
-} sw_sample;
-
 /* One memory model of the sweep, resolved. */
 typedef struct sw_alloc {
     const sim_memory_model *model; /* NULL = ideal */
@@ -41,9 +36,6 @@ typedef struct sw_item {
     char params[32];
     /* filled by the worker */
     sim_result res;
-    sw_sample *samples;
-    size_t n_samples, cap_samples;
-    int sample_oom;
     int next_done; /* index of the next completed item in the done list, -1 at its end */
 } sw_item;
 
@@ -135,26 +127,6 @@ static void load_one(void *ctx, size_t i)
         t->rc = sim_trace_load(t->path, &t->t, &t->err);
 }
 
-/* ---- workers ---- */
-
-static void observe(void *ctx, const sim_event *ev)
-{
-    sw_item *it = ctx;
-    if (it->sample_oom)
-        return;
-    if (it->n_samples == it->cap_samples) {
-        size_t cap = it->cap_samples ? it->cap_samples * 2 : 1024;
-        sw_sample *s = realloc(it->samples, cap * sizeof *s);
-        if (!s) {
-            it->sample_oom = 1;
-            return;
-        }
-        it->samples = s;
-        it->cap_samples = cap;
-    }
-    it->samples[it->n_samples++] = (sw_sample){ev->clock, ev->memory, ev->kind};
-}
-
 /* Runners a worker keeps, one per trace, so that runs hopping between traces (the work list
  * is ordered by cost, not by trace) do not reallocate the per-run state every time. Beyond
  * this many traces a worker keeps only the last one. */
@@ -206,10 +178,6 @@ static void *worker_main(void *arg)
         cfg.sample = c->spec->sample;
         cfg.allocator = c->allocs[it->alloc].model;
         cfg.allocator_options = &c->allocs[it->alloc].opt;
-        if (c->spec->timelines) {
-            cfg.observer = observe;
-            cfg.observer_ctx = it;
-        }
         if (!rc)
             rc = sim_runner_run(runner, &cfg, &it->res, &err);
         if (rc)
@@ -238,17 +206,6 @@ static void *worker_main(void *arg)
     }
 }
 
-static const char *sample_kind(sim_event_kind k)
-{
-    switch (k) {
-    case SIM_EV_COMPUTE: return "compute";
-    case SIM_EV_REMAT: return "remat";
-    case SIM_EV_EVICT: return "evict";
-    case SIM_EV_EVICT_EAGER: return "evict-eager";
-    }
-    return "?";
-}
-
 /* Writes one finished run (and its timeline) inside the caller's transaction. */
 static int write_item(sweep_ctx *c, store *s, sw_item *it, gms_error *err)
 {
@@ -271,25 +228,10 @@ static int write_item(sweep_ctx *c, store *s, sw_item *it, gms_error *err)
         .frag_allocs = it->res.frag_allocs,
         .frag_ratio = it->res.frag_ratio,
     };
-    if (it->sample_oom)
-        return gms_error_set(err, GMS_ENOMEM,
-                             "%s: %s at budget %llu: out of memory for the memory timeline; "
-                             "sweep without --timelines or with fewer jobs (-j)",
-                             t->path, c->spec->policies[it->policy],
-                             (unsigned long long)it->budget);
-    int64_t id;
-    int rc = store_put_run(s, &r, &id, err);
-    for (size_t i = 0; !rc && id && i < it->n_samples; i++)
-        rc = store_put_timeline(s, id, (int64_t)i, it->samples[i].clock, it->samples[i].memory,
-                                sample_kind(it->samples[i].kind), err);
-    free(it->samples);
-    it->samples = NULL;
-    it->n_samples = it->cap_samples = 0;
-    return rc;
+    return store_put_run(s, &r, NULL, err);
 }
 
-/* The stable shard hash of a run key (FNV-1a over its fields, as the store hashes files). */
-/* The shard hash of a run key. The ideal allocator is left out of it, so that shards of
+/* The shard hash of a run key (FNV-1a over its fields, as the store hashes files). The ideal allocator is left out of it, so that shards of
  * stores made before allocators existed stay where they were. */
 static uint64_t key_hash(const char *trace_hash, const char *policy, const char *params,
                          uint64_t budget, const char *allocator)
@@ -670,8 +612,6 @@ sync_out:
     pthread_cond_destroy(&c.cv);
     pthread_mutex_destroy(&c.mu);
 out:
-    for (size_t i = 0; c.items && i < c.n_items; i++)
-        free(c.items[i].samples);
     free(th);
     free(c.items);
     free(c.todo);

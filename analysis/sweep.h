@@ -62,7 +62,6 @@ typedef struct sweep_spec {
     unsigned shard_k;      /* 1-based shard index; shard_n = 1 means everything */
     unsigned shard_n;
     unsigned jobs;         /* worker threads, >= 1 */
-    int timelines;         /* also store each run's memory timeline */
     const char *const *allocators; /* memory models (sim/memory.h names); NULL/0 = ideal */
     size_t n_allocators;
     const char *alloc_conf; /* settings for every non-ideal model (sim_memory_parse_conf) */

@@ -19,7 +19,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gpumemsim sweep TRACE... [--policies LIST] [--budgets SPEC] [--seeds N]\n"
             "                       [--db FILE] [-j N] [--shard K/N] [--remat-limit L]\n"
-            "                       [--allocators LIST] [--alloc-conf CONF] [--timelines]\n"
+            "                       [--allocators LIST] [--alloc-conf CONF] [--sample K]\n"
             "                       [--quiet]\n\n"
             "Simulates every trace with every policy at every budget (and every seed of the\n"
             "randomized policies) and records each run in a SQLite result store. Runs already\n"
@@ -48,7 +48,7 @@ static void usage(FILE *f)
             "  --sample K       approximate victim choice as in 'sim --sample' (K random\n"
             "                   candidates, or sqrt): every policy then runs once per seed, and\n"
             "                   the runs are stored with params sample=K\n"
-            "  --timelines      also store each run's memory timeline (large)\n"
+
             "  --quiet          no progress output\n\npolicies:\n",
             SWEEP_MAX_RATIO);
     for (size_t i = 0; i < pol_count(); i++)
@@ -163,7 +163,10 @@ int cmd_sweep(int argc, char **argv)
             }
             i++;
         } else if (strcmp(a, "--timelines") == 0) {
-            sp.timelines = 1;
+            cli_error(cmd, "--timelines is gone: the stored timelines fed no chart or export; "
+                           "draw a run's memory over time with 'gpumemsim plot timeline TRACE "
+                           "--policy P --budget B -o CHART', which replays it exactly");
+            goto out;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             quiet = 1;
         } else if (a[0] == '-' && a[1]) {

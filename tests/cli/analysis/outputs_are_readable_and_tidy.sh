@@ -61,6 +61,9 @@ out=$("$GMS_BIN" db runs r.db --json 2>&1) && fail "db runs --json was accepted:
 echo "$out" | grep -q "not an option of db runs" || fail "db runs --json: $out"
 out=$("$GMS_BIN" info "$T" --json --ops 2>&1) && fail "info --json --ops was accepted"
 echo "$out" | grep -q "use one or the other" || fail "info --json --ops: $out"
+out=$("$GMS_BIN" sweep "$T" --timelines --db tl.db 2>&1) && fail "sweep --timelines was accepted"
+echo "$out" | grep -q "gpumemsim plot timeline" || fail "sweep --timelines: $out"
+[ ! -e tl.db ] || fail "a refused sweep created its store"
 
 # interrupted writers leave nothing: a big synth killed by SIGINT, SIGTERM and SIGHUP (job
 # control on, or the shell would start the background job with SIGINT ignored)

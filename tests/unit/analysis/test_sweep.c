@@ -251,29 +251,6 @@ START_TEST(test_bad_input_writes_nothing)
 }
 END_TEST
 
-START_TEST(test_timelines_are_stored_on_request)
-{
-    const char *one[] = {fake_trace("a.gmt", 10, 1000)};
-    sweep_spec sp = spec_for(one, 1);
-    sp.timelines = 1;
-    gms_error err;
-    const char *db = path_in("t.db");
-    ck_assert_msg(sweep_run(&sp, db, NULL, &err) == 0, "%s", err.msg);
-    sqlite3 *h;
-    sqlite3_stmt *st;
-    sqlite3_open(db, &h);
-    sqlite3_prepare_v2(h,
-                       "SELECT count(*), count(DISTINCT run_id) FROM timelines"
-                       " WHERE kind IN ('compute','evict')",
-                       -1, &st, NULL);
-    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    ck_assert_int_eq(sqlite3_column_int(st, 0), 2 * 10); /* ok runs: 2 samples each */
-    ck_assert_int_eq(sqlite3_column_int(st, 1), 10);
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-}
-END_TEST
-
 static Suite *suite(void)
 {
     Suite *s = suite_create("sweep");
@@ -286,7 +263,6 @@ static Suite *suite(void)
     tcase_add_test(tc, test_partial_store_resumes_to_the_full_result);
     tcase_add_test(tc, test_union_of_shards_is_the_full_sweep);
     tcase_add_test(tc, test_bad_input_writes_nothing);
-    tcase_add_test(tc, test_timelines_are_stored_on_request);
     suite_add_tcase(s, tc);
     return s;
 }
