@@ -131,12 +131,6 @@ static void sort_spans(span *a, span *tmp, uint32_t n, const sim_trace *tr)
     memcpy(a, tmp, (size_t)n * sizeof *a);
 }
 
-static int by_addr(const void *a, const void *b)
-{
-    const live_block *x = a, *y = b;
-    return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
 /* The gap for `size` among the address-sorted blocks busy[0..n): best fit (smallest gap that
  * holds it, lowest address on ties) or first fit; the end of the highest block otherwise. */
 static uint64_t find_gap(const live_block *busy, uint32_t n, uint64_t size, int first_fit,
@@ -166,27 +160,40 @@ static int plan(lifetime *L, const sim_trace *tr, int first_fit)
     span *sp = lifetimes(tr, &n);
     span *tmp = malloc(((size_t)n + 1) * sizeof *tmp);
     live_block *busy = malloc(((size_t)n + 1) * sizeof *busy);
-    if (!sp || !tmp || !busy) {
-        free(sp), free(tmp), free(busy);
+    uint32_t *by_offset = malloc(((size_t)n + 1) * sizeof *by_offset); /* placed, by offset */
+    if (!sp || !tmp || !busy || !by_offset) {
+        free(sp), free(tmp), free(busy), free(by_offset);
         return -1;
     }
     sort_spans(sp, tmp, n, tr);
     L->arena = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t size = tr->storages[sp[i].s].size;
+        /* the placed spans that overlap this one in time, already in offset order (kept
+         * sorted as they are placed: no sort per storage) */
         uint32_t nb = 0;
-        for (uint32_t j = 0; j < i; j++) { /* placed spans overlapping in time */
-            const span *o = &sp[j];
+        for (uint32_t j = 0; j < i; j++) {
+            const span *o = &sp[by_offset[j]];
             if (o->birth < sp[i].death && sp[i].birth < o->death)
                 busy[nb++] = (live_block){L->plan[o->s], tr->storages[o->s].size, o->s};
         }
-        qsort(busy, nb, sizeof *busy, by_addr);
         int found;
         uint64_t off = find_gap(busy, nb, size, first_fit, UINT64_MAX, &found);
         L->plan[sp[i].s] = off;
         if (off + size > L->arena)
             L->arena = off + size;
+        uint32_t lo = 0, hi = i; /* insert i into by_offset */
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (L->plan[sp[by_offset[mid]].s] <= off)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        memmove(by_offset + lo + 1, by_offset + lo, (size_t)(i - lo) * sizeof *by_offset);
+        by_offset[lo] = i;
     }
+    free(by_offset);
     /* the lower bound: most bytes live at once over the schedule steps */
     uint64_t *delta = calloc((size_t)tr->n_schedule + 2, sizeof *delta);
     uint64_t *minus = calloc((size_t)tr->n_schedule + 2, sizeof *minus);
