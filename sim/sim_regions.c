@@ -31,6 +31,16 @@ static void region_clear(sim_region *r)
     r->compute = 0;
 }
 
+/* An evicted storage's regions stay empty until it is material again (then rebuilt): hash
+ * sets give their memory back, or every storage that ever bordered a long evicted chain would
+ * keep a table of its high-water size and memory would grow quadratically (issue 15). */
+static void region_release(sim_region *r)
+{
+    sim_set_release(&r->interior);
+    sim_set_release(&r->frontier);
+    r->compute = 0;
+}
+
 uint32_t sim_region_bitset_max = SIM_REGION_BITSET_MAX;
 int sim_region_defer = 1;
 
@@ -269,8 +279,8 @@ void sim_regions_on_evict(sim_view *v, uint32_t s)
     for (sim_set_iter_init(&it, &v->fwd[s].frontier); sim_set_iter_next(&it, &x);)
         if (!(v->fl[x] & SIM_FL_PINNED))
             absorb(v, &v->rev[x], s, &v->rev[s]);
-    region_clear(&v->fwd[s]);
-    region_clear(&v->rev[s]);
+    region_release(&v->fwd[s]);
+    region_release(&v->rev[s]);
 }
 
 /* Appends the members of set to scratch2, once each (stamp generation gen). */

@@ -146,6 +146,18 @@ void sim_set_clear(sim_set *s)
     s->count = 0;
 }
 
+void sim_set_release(sim_set *s)
+{
+    if (s->words) {
+        sim_set_clear(s);
+        return;
+    }
+    free(s->slots);
+    s->slots = NULL;
+    s->cap = 0;
+    s->count = 0;
+}
+
 void sim_set_free(sim_set *s)
 {
     free(s->slots);

@@ -65,6 +65,8 @@ int sim_set_add(sim_set *s, uint32_t x);
 void sim_set_remove(sim_set *s, uint32_t x);
 /* Empties s, keeping its memory (a hash set much larger than its use shrinks). */
 void sim_set_clear(sim_set *s);
+/* Empties s for a while: a hash set gives its memory back, a bitset keeps it (as clear). */
+void sim_set_release(sim_set *s);
 void sim_set_free(sim_set *s);
 
 /* Iteration (any order; s must not change meanwhile):
