@@ -3,7 +3,7 @@
 # SONAME and that it exports the public API and nothing internal, build a tiny C program with
 # `pkg-config --cflags --libs gpumemsim` alone, run it on a trace (the committed sample, or the
 # shared DTR log named in $1) with built-in policies and with the example plugin, and compare
-# every figure with `gpumemsim sim --json`.
+# every figure with `gpumemsim sim --json`; and the installed Python module, where it is built.
 . "$(dirname "$0")/../plugins/common.sh"
 : "${GMS_BUILD_DIR:?}" "${GMS_CMAKE:?}" "${GMS_LIB_SOVERSION:?}"
 TRACE=${1:-$GMS_SOURCE_DIR/traces/samples/unet-small.gmt}
@@ -67,4 +67,18 @@ for b in 0.4 0.7; do
   id=$(same "$T/plugin/my_policy.so" $b dtr-local)
   [[ $id == my-policy@* ]] || fail "plugin id '$id'"
 done
+
+# the Python module, where it is built, runs from the prefix (it finds the library there)
+if [ -n "${GMS_PYTHON:-}" ]; then
+  mod=$(find "$P" -name 'gpumemsim*.so' -path '*site-packages*')
+  [ -n "$mod" ] || fail "the Python module is built but not installed under site-packages"
+  got=$(cd "$T" && PYTHONPATH=$(dirname "$mod") "$GMS_PYTHON" -c '
+import sys, gpumemsim
+print(gpumemsim.__file__)
+print(gpumemsim.sim(sys.argv[1], budget=0.7, score=lambda s: s.compute / (s.size * s.staleness))["clock"])
+' "$TRACE") || fail "the installed Python module does not run"
+  [ "$(head -1 <<<"$got")" = "$mod" ] || fail "imported $(head -1 <<<"$got"), not $mod"
+  want=$("$GMS_BIN" sim "$TRACE" --policy dtr-local --budget 0.7 --json | jq .clock)
+  [ "$(tail -1 <<<"$got")" = "$want" ] || fail "installed module: clock $got, sim: $want"
+fi
 echo ok
