@@ -115,6 +115,15 @@ e = error_of(score=boom, name="exploding")
 check(isinstance(e, gpumemsim.Error), f"exception in score raised {e!r}")
 check("policy 'exploding'" in str(e) and "ValueError: boom" in str(e), f"message: {e}")
 check(isinstance(e.__cause__, ValueError), f"cause {e.__cause__!r}")
+def interrupt(s):
+    raise KeyboardInterrupt
+
+
+try:
+    gpumemsim.sim(trace, budget=0.4, score=interrupt)
+    check(False, "a KeyboardInterrupt in the score was swallowed")
+except KeyboardInterrupt:
+    pass  # stays what it is, so Ctrl-C stops a slow Python run
 e = error_of(score=lambda s: math.nan, name="nan-py")
 check(isinstance(e, gpumemsim.Error) and "policy 'nan-py' scored storage" in str(e)
       and "NaN" in str(e), f"NaN score: {e!r}")
