@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "plugin_isolate.h"
 #include "registry.h"
 #include "memory.h"
 #include "sim.h"
@@ -178,15 +179,19 @@ static void *worker_main(void *arg)
         cfg.sample = c->spec->sample;
         cfg.allocator = c->allocs[it->alloc].model;
         cfg.allocator_options = &c->allocs[it->alloc].opt;
+        /* a plugin policy (run key NAME@HASH) runs in a child process, so that a crash in
+         * it fails this run only; built-in policies run here */
+        int plugin = strchr(c->spec->policies[it->policy], '@') != NULL;
         if (!rc)
-            rc = sim_runner_run(runner, &cfg, &it->res, &err);
+            rc = plugin ? pol_run_isolated(runner, &cfg, &it->res, &err)
+                        : sim_runner_run(runner, &cfg, &it->res, &err);
         if (rc)
             cached[slot] = UINT32_MAX; /* rebuild the runner after a failure */
 
         pthread_mutex_lock(&c->mu);
-        if (rc && strchr(c->spec->policies[it->policy], '@')) {
-            /* a plugin policy (run key NAME@HASH) failed, e.g. its score returned NaN: a bug
-             * in the plugin, not in the sweep; record nothing for this run and go on */
+        if (rc && plugin) {
+            /* a plugin policy failed, e.g. its score returned NaN or it crashed: a bug in the
+             * plugin, not in the sweep; record nothing for this run and go on */
             if (c->plugin_failed++ == 0)
                 gms_error_set(&c->perr, rc, "%s: %s at budget %llu: %s",
                               c->traces[it->trace].path, c->spec->policies[it->policy],

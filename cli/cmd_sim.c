@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "memory.h"
 #include "plugin.h"
+#include "plugin_isolate.h"
 #include "policy.h"
 #include "registry.h"
 #include "sim.h"
@@ -243,6 +244,20 @@ static void print_text(const char *trace, const sim_policy *p, const sim_config 
     printf("wall time        %.6f s\n", r->wall_s);
 }
 
+/* sim_run, with a plugin policy in a child process so that a crash in the plugin is an error
+ * naming it (plugin_isolate.h). */
+static int run(const sim_trace *t, const sim_config *cfg, sim_result *res, gms_error *err)
+{
+    if (!pol_plugin_path(cfg->policy))
+        return sim_run(t, cfg, res, err);
+    sim_runner *r;
+    int rc = sim_runner_new(t, &r, err);
+    if (!rc)
+        rc = pol_run_isolated(r, cfg, res, err);
+    sim_runner_free(r);
+    return rc;
+}
+
 int cmd_sim(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -453,7 +468,7 @@ int cmd_sim(int argc, char **argv)
                 cli_format_bytes(bl->bottleneck, b2, sizeof b2));
     }
     sim_result res;
-    if (sim_run(t, &cfg, &res, &err) != 0) {
+    if (run(t, &cfg, &res, &err) != 0) {
         cli_error(CMD, "%s: %s", trace, err.msg);
         sim_trace_free(t);
         return 1;

@@ -12,6 +12,9 @@
 #include "plugin.h"
 #include "registry.h"
 #include "policy.h"
+#ifdef GMS_SHARED_LIBRARY
+#include "lib_scope.h"
+#endif
 
 #define ID_MAX 160
 
@@ -124,6 +127,9 @@ static int load(const char *path, const sim_policy **out, gms_error *err)
     void *handle = NULL;
     if (rc)
         goto fail;
+#ifdef GMS_SHARED_LIBRARY
+    gms_lib_export_to_plugins(); /* the plugin's sim_view_* calls resolve to this library */
+#endif
     dlerror();
     handle = dlopen(real, RTLD_NOW | RTLD_LOCAL);
     if (!handle) {

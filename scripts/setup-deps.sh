@@ -15,6 +15,8 @@ packages=(
   gnuplot-nox                           # charts (pngcairo, svg, pdfcairo terminals)
   jq                                    # CLI tests check --json output
   python3                               # tests/gpu/check_trace.py and its CI test
+  python3-dev                           # the optional Python module (python/); installed
+                                        # with the rest, but not required below
 )
 # clang gives the libFuzzer targets; it is optional, so only listed when asked for.
 if [ "${GMS_WITH_CLANG:-0}" = 1 ]; then packages+=(clang); fi

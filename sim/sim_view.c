@@ -124,21 +124,38 @@ uint32_t sim_stamp_next(sim_view *v, uint32_t need)
     return v->stamp_gen;
 }
 
-/* Correctly rounded n / den for n < 2^64, den < 2^64, not both exact doubles: scale n up so
- * the integer quotient has at least 64 significant bits, fold a non-zero remainder into its
- * lowest bit (a sticky bit far below double precision, so it only breaks exact-halfway
- * ties the right way), convert once (correctly rounded), scale back exactly. */
+/* Correctly rounded n / den for 0 < n < 2^64, 0 < den < 2^64 (not both exact doubles): scale
+ * n by 2^s so that the integer quotient q has 63 or 64 bits (2^62 < q < 2^64), fold a non-zero
+ * remainder into q's lowest bit (a sticky bit far below double precision, so it only breaks
+ * exact-halfway ties the right way), convert once (correctly rounded) and scale back by 2^-s
+ * exactly (the result is at least 2^-64, far from subnormal). One 128-by-64-bit division:
+ * a plugin's score calls this for most storages (docs/plugins.md, "Speed"). */
+static double div_round64(uint64_t n, uint64_t den)
+{
+    int s = 63 + (64 - __builtin_clzll(den)) - (64 - __builtin_clzll(n)); /* 0 <= s <= 126 */
+    unsigned __int128 N = (unsigned __int128)n << s;
+    uint64_t q, r;
+#if defined(__x86_64__)
+    /* N / den < 2^64 (see above), so divq cannot overflow */
+    uint64_t hi = (uint64_t)(N >> 64), lo = (uint64_t)N;
+    __asm__("divq %4" : "=a"(q), "=d"(r) : "a"(lo), "d"(hi), "rm"(den) : "cc");
+#else
+    q = (uint64_t)(N / den);
+    r = (uint64_t)(N % den);
+#endif
+    q |= r != 0;
+    union {
+        uint64_t u;
+        double d;
+    } scale = {.u = (uint64_t)(1023 - s) << 52}; /* 2^-s */
+    return (double)q * scale.d;
+}
+
 static double div_round(uint64_t n, unsigned __int128 den)
 {
     if (den >> 64) /* beyond any real trace (size x staleness >= 2^64): close enough */
         return (double)((long double)n / (long double)den);
-    int nb = 64 - __builtin_clzll(n);
-    int s = 128 - nb;
-    unsigned __int128 N = (unsigned __int128)n << s;
-    unsigned __int128 q = N / den;
-    if (N % den)
-        q |= 1;
-    return ldexp((double)q, -s);
+    return div_round64(n, (uint64_t)den);
 }
 
 double sim_score_ratio(int64_t num, uint64_t a, uint64_t b)

@@ -1,7 +1,8 @@
 /* Broken policy plugins for the tests, one per BAD_* macro: a wrong ABI version, a name taken
  * by a built-in, a policy with neither score nor choose, no entry function at all, a score
- * that turns NaN. */
+ * that turns NaN, a score that crashes. */
 #include <math.h>
+#include <stddef.h>
 
 #include "policy.h"
 
@@ -12,6 +13,12 @@ static double score(const sim_view *v, uint32_t s, void *state)
 #ifdef BAD_NAN
     if (sim_view_clock(v) > 1000) /* fine at first, then NaN */
         return NAN;
+#endif
+#ifdef BAD_SEGV
+    if (sim_view_clock(v) > 1000) { /* fine at first, then a null dereference */
+        volatile int *volatile p = NULL;
+        *p = 1;
+    }
 #endif
     return (double)sim_view_size(v, s);
 }

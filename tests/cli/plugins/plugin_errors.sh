@@ -32,4 +32,28 @@ expect_err_matches 'sweep NaN' '2 run\(s\) of plugin policies failed.*test-bad@[
 "$G" db export "$T/n.db" --json -o "$T/n.json"
 [ "$(jq -r '[.[] | .policy] | sort | join(",")' "$T/n.json")" = "dtr,dtr,lru,lru" ] ||
   fail "sweep with a NaN plugin recorded $(jq -c '[.[] | .policy]' "$T/n.json")"
+
+# a score that segfaults: sim reports the crash naming the plugin (no crash of gpumemsim);
+# sweep records dtr's and lru's runs, nothing for the plugin, and exits non-zero. Under ASan
+# a SEGV would be ASan's report and exit status, not the signal: let the signal through.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
+crash="plugin 'test-bad' \\(.*gms_plugin_bad_segv.so\\) crashed \\(signal 11, Segmentation fault\\)"
+expect_fail 'segfault' "$G" sim "$U" --policy "$GMS_PLUGIN_BAD_SEGV" --budget 0.5
+expect_err_matches 'segfault' "^gpumemsim sim: .*unet-small.gmt: $crash"
+[ ! -s "$T/cmd.stdout" ] || fail "sim with a crashing plugin printed a result"
+expect_fail 'sweep segfault' "$G" sweep "$U" --policies "dtr,$GMS_PLUGIN_BAD_SEGV,lru" \
+  --budgets 0.4,0.6 --db "$T/s.db" -j 2 --quiet
+expect_err_matches 'sweep segfault' "2 run\\(s\\) of plugin policies failed.*test-bad@[0-9a-f]+.*$crash"
+"$G" db export "$T/s.db" --json -o "$T/s.json"
+[ "$(jq -r '[.[] | .policy] | sort | join(",")' "$T/s.json")" = "dtr,dtr,lru,lru" ] ||
+  fail "sweep with a crashing plugin recorded $(jq -c '[.[] | .policy]' "$T/s.json")"
+# the isolated plugin runs still give the plugin's own results (the dtr-local test plugin)
+"$G" sweep "$U" --policies "dtr-local,$GMS_PLUGIN_DTR_LOCAL" --budgets 0.5,0.7 --db "$T/ok.db" \
+  -j 2 --quiet
+"$G" db export "$T/ok.db" --json -o "$T/ok.json"
+for b in 0.5 0.7; do
+  [ "$(jq -c --argjson b $b '[.[] | select(.ratio == $b) | [.status, .overhead, .evictions,
+        .remats, .peak_memory]] | [length, (unique | length)]' "$T/ok.json")" = "[2,1]" ] ||
+    fail "isolated plugin runs differ from dtr-local at $b: $(cat "$T/ok.json")"
+done
 echo ok

@@ -104,6 +104,66 @@ START_TEST(test_score_ratio_is_correctly_rounded_like_python)
 }
 END_TEST
 
+/* The division as it was first written (a 128-bit quotient of at least 64 bits, a sticky
+ * remainder bit, one conversion): an independent reference for the faster one in sim_view.c. */
+static double reference_ratio(int64_t num, uint64_t a, uint64_t b)
+{
+    unsigned __int128 den = (unsigned __int128)a * b;
+    if (den == 0)
+        return INFINITY;
+    if (num == 0)
+        return 0.0;
+    uint64_t n = num < 0 ? (uint64_t)0 - (uint64_t)num : (uint64_t)num;
+    double q;
+    if (den >> 64) {
+        q = (double)((long double)n / (long double)den);
+    } else {
+        int s = 128 - (64 - __builtin_clzll(n));
+        unsigned __int128 N = (unsigned __int128)n << s, Q = N / den;
+        if (N % den)
+            Q |= 1;
+        q = ldexp((double)Q, -s);
+    }
+    return num < 0 ? -q : q;
+}
+
+static uint64_t xorshift(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* Random operands of every bit width (as sizes, costs and staleness of real traces, and far
+ * beyond), halfway cases and the extremes: the fast division equals the reference bit for
+ * bit. */
+START_TEST(test_score_ratio_equals_the_reference_division_everywhere)
+{
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 2000000; i++) {
+        int64_t n = (int64_t)(xorshift(&x) >> (xorshift(&x) % 64));
+        uint64_t a = xorshift(&x) >> (xorshift(&x) % 64);
+        uint64_t b = xorshift(&x) >> (xorshift(&x) % 64);
+        if (i % 3 == 0)
+            b = 1;
+        if (i % 5 == 0 && n != INT64_MIN)
+            n = -n;
+        double got = sim_score_ratio(n, a, b), want = reference_ratio(n, a, b);
+        ck_assert_msg(memcmp(&got, &want, sizeof got) == 0,
+                      "%lld / (%llu x %llu): %a, reference %a", (long long)n,
+                      (unsigned long long)a, (unsigned long long)b, got, want);
+    }
+    /* exact halfway between two doubles: ties to even, both directions */
+    ck_assert(sim_score_ratio((INT64_C(1) << 54) + 2, 4, 1) == 0x1p52); /* 2^52 + 0.5 */
+    ck_assert(sim_score_ratio((INT64_C(1) << 54) + 6, 4, 1) == 0x1p52 + 2); /* 2^52 + 1.5 */
+    ck_assert(sim_score_ratio((INT64_C(1) << 54) + 3, 4, 1) == 0x1p52 + 1); /* above half */
+    ck_assert(sim_score_ratio(INT64_MAX, 1, 1) == 0x1p63);
+    ck_assert(sim_score_ratio(1, UINT64_MAX, 1) == 1.0 / 18446744073709551615.0);
+    ck_assert(sim_score_ratio(-9, 2, 2) == -2.25);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("heuristics");
@@ -113,6 +173,7 @@ int main(void)
     tcase_add_test(tc, test_mt19937_seed_0_matches_python_getrandbits);
     tcase_add_test(tc, test_mt19937_randrange_matches_python);
     tcase_add_test(tc, test_score_ratio_is_correctly_rounded_like_python);
+    tcase_add_test(tc, test_score_ratio_equals_the_reference_division_everywhere);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,27 @@
+/*
+ * plugin_isolate: runs a simulation with a plugin policy in a child process, so that a plugin
+ * that crashes (segfault, abort, exit) ends that run with an error naming the plugin instead
+ * of ending gpumemsim (docs/plugins.md, "Failures and crashes").
+ *
+ * One fork per run: the child runs sim_runner_run on its copy-on-write image of the caller's
+ * runner and sends the result back through a pipe. Built-in policies never come here (callers
+ * check first), so they pay nothing; a plugin run pays the fork (docs/plugins.md measures it).
+ * Runs with an observer are not isolated (the observer would be called in the child): this
+ * function refuses them. A plugin that never returns is not stopped.
+ */
+#ifndef POL_PLUGIN_ISOLATE_H
+#define POL_PLUGIN_ISOLATE_H
+
+#include "gms_error.h"
+
+struct sim_runner;
+struct sim_config;
+struct sim_result;
+
+/* sim_runner_run(r, cfg, res, err) in a child process. Returns what it returns; when the child
+ * dies instead, non-zero with "plugin 'NAME' (PATH) crashed (signal 11, Segmentation fault);
+ * ..." in err. Safe to call from several threads at once (each with its own runner). */
+int pol_run_isolated(struct sim_runner *r, const struct sim_config *cfg, struct sim_result *res,
+                     gms_error *err);
+
+#endif
