@@ -191,6 +191,8 @@ struct sim_view {
     uint32_t n_scratch, cap_scratch;
     uint32_t *scratch2;
     uint32_t n_scratch2, cap_scratch2;
+    uint32_t *scratch3; /* a region's frontier while it is rebuilt (sim_regions.c) */
+    uint32_t cap_scratch3;
     uint32_t *stamp; /* per storage / per eq node, for de-duplication */
     uint32_t cap_stamp;
     uint32_t stamp_gen;

@@ -86,6 +86,9 @@ void sim_regions_free(sim_view *v)
     free(v->mb_fr);
     free(v->mb_todo);
     v->mb_in = v->mb_fr = v->mb_todo = NULL;
+    free(v->scratch3);
+    v->scratch3 = NULL;
+    v->cap_scratch3 = 0;
     free(v->rev_pend);
     free(v->rev_pend_on);
     v->rev_pend = NULL;
@@ -137,6 +140,52 @@ static uint64_t popcount64(uint64_t x)
     x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
     x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
     return (x * UINT64_C(0x0101010101010101)) >> 56;
+}
+
+/* rebuild() for hash sets: the walk de-duplicates with stamps and lists the members, and the
+ * sets are filled once at their final size, instead of probing and growing the tables at
+ * every step (most of a long trace's time). Same sets and sum: the sum is over the same
+ * interior, in another order. 0, or -1 when out of memory and nothing was changed. */
+static int rebuild_listed(sim_view *v, sim_region *R, uint32_t base, const uint32_t *off,
+                          const sim_edge *all, const uint32_t *live)
+{
+    uint32_t ns = v->tr->n_storages;
+    uint32_t gen = sim_stamp_next(v, ns);
+    if (v->failed_alloc ||
+        sim_grow((void **)&v->scratch3, &v->cap_scratch3, ns + 1, sizeof(uint32_t)))
+        return -1;
+    /* the interior, also the walk's queue (rebuild sized v->scratch), and the frontier */
+    uint32_t *in = v->scratch, *fr = v->scratch3;
+    uint32_t ni = 0, nf = 0;
+    uint32_t *stamp = v->stamp;
+    const uint8_t *fl = v->fl;
+    uint64_t compute = 0;
+    stamp[base] = gen; /* material: never interior, and "unless it is the base" */
+    for (uint32_t q = 0, x = base;; x = in[q++]) {
+        const sim_edge *adj;
+        uint32_t ne = sim_live_edges(off, all, live, x, &adj);
+        for (uint32_t j = 0; j < ne; j++) {
+            uint32_t su = adj[j].s;
+            if (stamp[su] == gen)
+                continue;
+            stamp[su] = gen;
+            uint8_t f = fl[su];
+            if (!(f & SIM_FL_MAT)) {
+                in[ni++] = su;
+                compute += v->scomp[su];
+            } else if (!(f & SIM_FL_PINNED)) {
+                fr[nf++] = su;
+            }
+        }
+        if (q == ni)
+            break;
+    }
+    if (sim_set_assign(&R->interior, in, ni) || sim_set_assign(&R->frontier, fr, nf)) {
+        fail(v);
+        return 0;
+    }
+    R->compute = compute;
+    return 0;
 }
 
 /* Region.rebuild: DFS from base through evicted storages; forward follows children,
@@ -208,6 +257,8 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
         R->compute = compute;
         return;
     }
+    if (rebuild_listed(v, R, base, off, all, live) == 0)
+        return;
     v->n_scratch = n;
     while (v->n_scratch > 0 && !v->failed_alloc) {
         uint32_t x = v->scratch[--v->n_scratch];

@@ -146,6 +146,32 @@ void sim_set_clear(sim_set *s)
     s->count = 0;
 }
 
+int sim_set_assign(sim_set *s, const uint32_t *ids, uint32_t n)
+{
+    uint32_t cap = 8;
+    while (cap < 2 * n) /* load factor <= 1/2, as sim_set_add keeps it */
+        cap *= 2;
+    if (s->cap < cap || s->cap > 4 * cap) {
+        free(s->slots);
+        s->slots = malloc((size_t)cap * sizeof *s->slots);
+        s->cap = s->slots ? cap : 0;
+        if (!s->slots) {
+            s->count = 0;
+            return -1;
+        }
+    }
+    memset(s->slots, 0xff, (size_t)s->cap * sizeof *s->slots);
+    uint32_t mask = s->cap - 1;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = slot_of(ids[k], mask);
+        while (s->slots[i] != SIM_SET_EMPTY)
+            i = (i + 1) & mask;
+        s->slots[i] = ids[k];
+    }
+    s->count = n;
+    return 0;
+}
+
 void sim_set_release(sim_set *s)
 {
     if (s->words) {

@@ -65,6 +65,9 @@ int sim_set_add(sim_set *s, uint32_t x);
 void sim_set_remove(sim_set *s, uint32_t x);
 /* Empties s, keeping its memory (a hash set much larger than its use shrinks). */
 void sim_set_clear(sim_set *s);
+/* Makes s (hash mode) the set of ids[0..n), which are distinct, sizing its table once. 0, or
+ * -1 when out of memory (s is then empty). */
+int sim_set_assign(sim_set *s, const uint32_t *ids, uint32_t n);
 /* Empties s for a while: a hash set gives its memory back, a bitset keeps it (as clear). */
 void sim_set_release(sim_set *s);
 void sim_set_free(sim_set *s);
