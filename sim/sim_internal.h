@@ -170,6 +170,9 @@ struct sim_view {
      * it joins (bit i = i-th base of a chunk of 64); a bitset of storages to visit. All kept
      * zero between uses. */
     uint64_t *mb_in, *mb_fr, *mb_todo;
+    /* with hash sets: each base's interior (0..63) and frontier (64..127) as a list */
+    uint32_t *mb_list[128];
+    uint32_t mb_list_cap[128];
     uint64_t *memo_sum;   /* per slot: compute over the closure */
     /* reverse-region rebuilds requested but not yet done (sim_regions.c: deferred until
      * something could read them or change their result) */

@@ -86,6 +86,11 @@ void sim_regions_free(sim_view *v)
     free(v->mb_fr);
     free(v->mb_todo);
     v->mb_in = v->mb_fr = v->mb_todo = NULL;
+    for (int i = 0; i < 128; i++) {
+        free(v->mb_list[i]);
+        v->mb_list[i] = NULL;
+        v->mb_list_cap[i] = 0;
+    }
     free(v->scratch3);
     v->scratch3 = NULL;
     v->cap_scratch3 = 0;
@@ -540,6 +545,8 @@ static void rebuild_memo(sim_view *v, uint32_t base, int forward)
  * deferred batch run back through largely the same evicted part of the graph.
  */
 typedef struct mb_ctx {
+    sim_view *v;
+    int lists;                 /* hash sets: members go to v->mb_list, not to bits */
     uint64_t *ib[64], *fb[64]; /* the bases' interior / frontier bits */
     uint64_t comp[64];
     uint32_t icnt[64], fcnt[64];
@@ -608,11 +615,46 @@ static inline void mb_visit(sim_view *v, mb_ctx *c, uint32_t x, const uint32_t *
     }
 }
 
+/* Appends the ids of the bits of word w to list k (see mb_ctx.lists). */
+static void mb_append(mb_ctx *c, uint32_t k, uint32_t w, uint64_t bits)
+{
+    sim_view *v = c->v;
+    uint32_t n = k < 64 ? c->icnt[k] : c->fcnt[k - 64];
+    if (sim_grow((void **)&v->mb_list[k], &v->mb_list_cap[k], n + 64, sizeof(uint32_t))) {
+        fail(v);
+        return;
+    }
+    for (; bits; bits &= bits - 1)
+        v->mb_list[k][n++] = w * 64 + (uint32_t)__builtin_ctzll(bits);
+}
+
+/* The sweep leaves word w, with hash sets: lists the members the bases gained in it. */
+static void mb_flush_word_lists(mb_ctx *c, uint32_t w)
+{
+    for (uint64_t t = c->tmi; t; t &= t - 1) {
+        uint32_t j = (uint32_t)__builtin_ctzll(t);
+        mb_append(c, j, w, c->curi[j]);
+        c->icnt[j] += (uint32_t)popcount64(c->curi[j]);
+        c->curi[j] = 0;
+    }
+    for (uint64_t t = c->tmf; t; t &= t - 1) {
+        uint32_t j = (uint32_t)__builtin_ctzll(t);
+        mb_append(c, 64 + j, w, c->curf[j]);
+        c->fcnt[j] += (uint32_t)popcount64(c->curf[j]);
+        c->curf[j] = 0;
+    }
+    c->tmi = c->tmf = 0;
+}
+
 /* The sweep leaves word w: writes the bits the bases gained in it. */
 static inline void mb_flush_word(mb_ctx *c, uint32_t w)
 {
     if (c->run_mask)
         mb_flush_run(c);
+    if (c->lists) {
+        mb_flush_word_lists(c, w);
+        return;
+    }
     for (uint64_t t = c->tmi; t; t &= t - 1) {
         uint32_t j = (uint32_t)__builtin_ctzll(t);
         c->ib[j][w] |= c->curi[j];
@@ -640,8 +682,10 @@ static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int fo
     const sim_edge *all = forward ? tr->fwd_adj : tr->rev_adj;
     const uint32_t *live = forward ? v->live_fwd : v->live_rev;
     mb_ctx c;
-    uint32_t W = v->fwd[0].interior.words;
-    for (uint32_t i = 0; i < k; i++) {
+    uint32_t W = (tr->n_storages + 63) / 64;
+    c.v = v;
+    c.lists = !v->fwd[0].interior.words;
+    for (uint32_t i = 0; i < k && !c.lists; i++) {
         sim_region *R = forward ? &v->fwd[bases[i]] : &v->rev[bases[i]];
         if ((!R->interior.bits && sim_set_add(&R->interior, bases[i]) < 0) ||
             (!R->frontier.bits && sim_set_add(&R->frontier, bases[i]) < 0)) {
@@ -651,6 +695,8 @@ static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int fo
         region_clear(R);
         c.ib[i] = R->interior.bits;
         c.fb[i] = R->frontier.bits;
+    }
+    for (uint32_t i = 0; i < k; i++) {
         c.comp[i] = 0;
         c.icnt[i] = c.fcnt[i] = 0;
         c.ilo[i] = c.flo[i] = W;
@@ -688,7 +734,16 @@ static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int fo
             mb_flush_word(&c, w);
         }
     }
-    for (uint32_t i = 0; i < k; i++) {
+    for (uint32_t i = 0; i < k && c.lists; i++) {
+        sim_region *R = forward ? &v->fwd[bases[i]] : &v->rev[bases[i]];
+        if (v->failed_alloc || sim_set_assign(&R->interior, v->mb_list[i], c.icnt[i]) ||
+            sim_set_assign(&R->frontier, v->mb_list[64 + i], c.fcnt[i])) {
+            fail(v);
+            return;
+        }
+        R->compute = c.comp[i];
+    }
+    for (uint32_t i = 0; i < k && !c.lists; i++) {
         sim_region *R = forward ? &v->fwd[bases[i]] : &v->rev[bases[i]];
         sim_set_touch(&R->interior, c.ilo[i], c.ihi[i]);
         sim_set_touch(&R->frontier, c.flo[i], c.fhi[i]);
@@ -703,12 +758,12 @@ static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int fo
 static int rebuild_multi_all(sim_view *v, const uint32_t *bases, uint32_t n, int forward)
 {
     const sim_trace *tr = v->tr;
-    if (!v->memo_gen || !tr->graph_ordered || !v->fwd[0].interior.words)
+    if (!tr->graph_ordered || (v->fwd[0].interior.words && !v->memo_gen))
         return -1;
     if (!v->mb_in) {
         v->mb_in = calloc((size_t)tr->n_storages + 1, sizeof *v->mb_in);
         v->mb_fr = calloc((size_t)tr->n_storages + 1, sizeof *v->mb_fr);
-        v->mb_todo = calloc((size_t)v->fwd[0].interior.words + 1, sizeof *v->mb_todo);
+        v->mb_todo = calloc(((size_t)tr->n_storages + 63) / 64 + 1, sizeof *v->mb_todo);
         if (!v->mb_in || !v->mb_fr || !v->mb_todo) {
             free(v->mb_in);
             free(v->mb_fr);
