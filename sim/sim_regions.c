@@ -306,6 +306,21 @@ static void absorb(sim_view *v, sim_region *R, uint32_t s, const sim_region *S)
                 }
             }
         }
+    } else if (!R->interior.words) {
+        /* hash sets: room for all of S at once, then inline probes */
+        if (sim_set_reserve(&R->frontier, S->frontier.count) ||
+            sim_set_reserve(&R->interior, S->interior.count + 1)) {
+            fail(v);
+            return;
+        }
+        const uint32_t *slot = S->frontier.slots;
+        for (uint32_t i = 0; S->frontier.count && i < S->frontier.cap; i++)
+            if (slot[i] != SIM_SET_EMPTY && !(v->fl[slot[i]] & SIM_FL_PINNED)) /* see visit() */
+                sim_set_add_reserved(&R->frontier, slot[i]);
+        slot = S->interior.slots;
+        for (uint32_t i = 0; S->interior.count && i < S->interior.cap; i++)
+            if (slot[i] != SIM_SET_EMPTY && sim_set_add_reserved(&R->interior, slot[i]))
+                sum += v->scomp[slot[i]];
     } else {
         sim_set_iter it;
         uint32_t x;

@@ -62,6 +62,18 @@ static int resize(sim_set *s, uint32_t new_cap)
     return 0;
 }
 
+int sim_set_reserve(sim_set *s, uint32_t n)
+{
+    uint64_t need = ((uint64_t)s->count + n) * 2; /* the load factor sim_set_add keeps */
+    uint32_t cap = s->cap ? s->cap : 8;
+    while (cap < need) {
+        if (cap > UINT32_MAX / 2)
+            return -1;
+        cap *= 2;
+    }
+    return cap == s->cap ? 0 : resize(s, cap);
+}
+
 int sim_set_add(sim_set *s, uint32_t x)
 {
     if (s->words)

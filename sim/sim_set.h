@@ -61,6 +61,25 @@ static inline int sim_set_has(const sim_set *s, uint32_t x)
 
 /* Adds x. Returns 1 when added, 0 when already present, -1 when out of memory. */
 int sim_set_add(sim_set *s, uint32_t x);
+/* Hash mode: makes room for n more ids without growing again. 0, or -1 when out of memory. */
+int sim_set_reserve(sim_set *s, uint32_t n);
+
+/* Hash mode, after sim_set_reserve made room: adds x; 1 when added, 0 when already there. */
+static inline int sim_set_add_reserved(sim_set *s, uint32_t x)
+{
+    uint32_t mask = s->cap - 1;
+    for (uint32_t i = (x * 2654435761u) & mask;; i = (i + 1) & mask) {
+        uint32_t v = s->slots[i];
+        if (v == x)
+            return 0;
+        if (v == SIM_SET_EMPTY) {
+            s->slots[i] = x;
+            s->count++;
+            return 1;
+        }
+    }
+}
+
 /* Removes x if present. */
 void sim_set_remove(sim_set *s, uint32_t x);
 /* Empties s, keeping its memory (a hash set much larger than its use shrinks). */
