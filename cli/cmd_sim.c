@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "calibrate.h"
 #include "cli.h"
 #include "memory.h"
 #include "plugin.h"
@@ -65,6 +66,19 @@ static void usage(FILE *f)
             "                      lifetimes, SmartPool); see docs/memory.md\n"
             "  --alloc-conf CONF   allocator settings as in PYTORCH_CUDA_ALLOC_CONF:\n"
             "                      max_split_size_mb:N (caching), first_fit:True (lifetime)\n"
+            "  --op-overhead D     runtime-cost model (docs/fidelity.md): a fixed cost paid by\n"
+            "                      every op run, first runs and rematerializations (20us,\n"
+            "                      1.5ms; a unit is required). 'gpumemsim calibrate' finds\n"
+            "                      it from one measured slowdown. Default 0: the ideal replay\n"
+            "  --search-cost D     cost per candidate scored in an eviction search (default 0)\n"
+            "  --evict-cost D      cost per eviction chosen by the policy (default 0)\n"
+            "  --seeds N           run seeds SEED .. SEED+N-1 and report the mean overhead and\n"
+            "                      its spread (for random policies and sampled victim choice;\n"
+            "                      the other figures are the first seed's; default 1)\n"
+            "  --budget-band X     also run at the budget x (1 - X) and x (1 + X) (2%%, 0.02)\n"
+            "                      and report the overhead at each: a prediction whose overhead\n"
+            "                      moves by more than 2%% within the band sits on a cliff and\n"
+            "                      says so\n"
             "  --semantics simrd   replay semantics (simrd, the DTR paper's simulator, is the\n"
             "                      default and only mode)\n"
             "  --json              print one JSON object (status, overhead, evictions,\n"
@@ -72,7 +86,9 @@ static void usage(FILE *f)
             "                      baseline_memory, baseline_compute, clock, wall_s, policy,\n"
             "                      budget, budget_ratio, seed, sample, trace, allocator,\n"
             "                      peak_reserved, peak_allocated, largest_free, frag_allocs,\n"
-            "                      frag_ratio)\n"
+            "                      frag_ratio, cost_model, ops_executed, candidates,\n"
+            "                      op_overhead_ns, search_ns, evict_ns; with --seeds: seeds;\n"
+            "                      with --budget-band: budget_band)\n"
             "  --list-policies     list the policies, one per line, and exit\n"
             "  -h, --help          show this help (developer options, for benchmarks and the\n"
             "                      reference table: docs/developer.md)\n"
@@ -99,7 +115,40 @@ enum {
     OPT_SAMPLE,
     OPT_ALLOCATOR,
     OPT_ALLOC_CONF,
+    OPT_OP_OVERHEAD,
+    OPT_SEARCH_COST,
+    OPT_EVICT_COST,
+    OPT_SEEDS,
+    OPT_BAND,
 };
+
+/* What --seeds and --budget-band add to one run. */
+typedef struct sim_extra {
+    unsigned seeds;
+    cal_summary center;
+    double band;        /* 0 = none */
+    uint64_t band_budget[2];
+    cal_summary band_runs[2]; /* at budget x (1 - band), x (1 + band) */
+} sim_extra;
+
+/* The largest relative change of the mean overhead within the band, or +inf when a status
+ * changes inside it. */
+static double band_sensitivity(const sim_extra *x)
+{
+    double worst = 0;
+    for (int i = 0; i < 2; i++) {
+        const cal_summary *b = &x->band_runs[i];
+        if ((b->status == SIM_OK) != (x->center.status == SIM_OK))
+            return INFINITY;
+        if (b->status == SIM_OK && x->center.mean > 0) {
+            double d = fabs(b->mean - x->center.mean) / x->center.mean;
+            if (d > worst)
+                worst = d;
+        }
+    }
+    return worst;
+}
+#define SIM_CLIFF 0.02 /* band sensitivity above which a prediction is flagged */
 
 static void list_policies(FILE *f)
 {
@@ -143,9 +192,43 @@ static const char *shortest_double(double d, char *buf, size_t len)
 
 /* One JSON object; numbers are written by hand so that doubles are shortest round-trip and
  * integers are exact, the trace path is escaped by jansson. */
+static void print_summary_json(const cal_summary *s)
+{
+    char d1[32], d2[32], d3[32], d4[32];
+    printf("\"runs\": %u, \"ok\": %u, \"status\": \"%s\", \"overhead_mean\": %s, "
+           "\"overhead_min\": %s, \"overhead_max\": %s, \"overhead_sd\": %s",
+           s->runs, s->ok, sim_status_name(s->status),
+           s->ok ? shortest_double(s->mean, d1, sizeof d1) : "null",
+           s->ok ? shortest_double(s->min, d2, sizeof d2) : "null",
+           s->ok ? shortest_double(s->max, d3, sizeof d3) : "null",
+           s->ok ? shortest_double(s->sd, d4, sizeof d4) : "null");
+}
+
+/* The --seeds and --budget-band members, appended to the JSON object. */
+static void print_extra_json(const sim_extra *x)
+{
+    if (x->seeds > 1) {
+        printf(", \"seeds\": {");
+        print_summary_json(&x->center);
+        printf("}");
+    }
+    if (x->band > 0) {
+        char d1[32], d2[32];
+        double sens = band_sensitivity(x);
+        printf(", \"budget_band\": {\"band\": %s, \"low\": {\"budget\": %llu, ",
+               shortest_double(x->band, d1, sizeof d1), (unsigned long long)x->band_budget[0]);
+        print_summary_json(&x->band_runs[0]);
+        printf("}, \"high\": {\"budget\": %llu, ", (unsigned long long)x->band_budget[1]);
+        print_summary_json(&x->band_runs[1]);
+        printf("}, \"sensitivity\": %s, \"cliff\": %s}",
+               isinf(sens) ? "null" : shortest_double(sens, d2, sizeof d2),
+               sens > SIM_CLIFF ? "true" : "false");
+    }
+}
+
 static int print_json(const char *trace, const sim_policy *p, const sim_config *cfg,
                       double ratio, const sim_baseline *bl, const sim_result *r,
-                      const char *allocator)
+                      const char *allocator, const sim_extra *x)
 {
     json_t *js = json_string(trace);
     char *tq = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
@@ -172,7 +255,10 @@ static int print_json(const char *trace, const sim_policy *p, const sim_config *
            "\"remat_compute\": %llu, \"peak_memory\": %llu, \"baseline_memory\": %llu, "
            "\"baseline_compute\": %llu, \"clock\": %llu, \"wall_s\": %s, \"allocator\": \"%s\", "
            "\"peak_reserved\": %llu, \"peak_allocated\": %llu, \"largest_free\": %llu, "
-           "\"frag_allocs\": %llu, \"frag_ratio\": %s}\n",
+           "\"frag_allocs\": %llu, \"frag_ratio\": %s, "
+           "\"cost_model\": {\"op_overhead\": %llu, \"search_cost\": %llu, \"evict_cost\": %llu}, "
+           "\"ops_executed\": %llu, \"candidates\": %llu, \"op_overhead_ns\": %llu, "
+           "\"search_ns\": %llu, \"evict_ns\": %llu",
            tq, pol_name(p), budget, rt, (unsigned long long)cfg->seed, sample,
            shortest_double(cfg->remat_limit, d1, sizeof d1), sim_status_name(r->status),
            r->status == SIM_OK ? shortest_double(r->overhead, d2, sizeof d2) : "null",
@@ -183,14 +269,61 @@ static int print_json(const char *trace, const sim_policy *p, const sim_config *
            shortest_double(r->wall_s, d3, sizeof d3), allocator,
            (unsigned long long)r->peak_reserved, (unsigned long long)r->peak_allocated,
            (unsigned long long)r->largest_free, (unsigned long long)r->frag_allocs,
-           shortest_double(r->frag_ratio, d4, sizeof d4));
+           shortest_double(r->frag_ratio, d4, sizeof d4),
+           (unsigned long long)cfg->op_overhead_ns, (unsigned long long)cfg->search_cost_ns,
+           (unsigned long long)cfg->evict_cost_ns, (unsigned long long)r->ops_executed,
+           (unsigned long long)r->candidates, (unsigned long long)r->op_overhead_ns,
+           (unsigned long long)r->search_ns, (unsigned long long)r->evict_ns);
+    print_extra_json(x);
+    printf("}\n");
     free(tq);
     return 0;
 }
 
+static void print_summary_text(const cal_summary *s)
+{
+    if (s->ok && s->runs == 1)
+        printf("%.6f", s->mean);
+    else if (s->ok)
+        printf("%.6f mean over %u seeds (min %.6f, max %.6f, sd %.6f)", s->mean, s->runs, s->min,
+               s->max, s->sd);
+    if (s->ok < s->runs)
+        printf("%s%u of %u runs ended %s", s->ok ? "; " : "", s->runs - s->ok, s->runs,
+               sim_status_name(s->status));
+}
+
+static void print_extra_text(const sim_extra *x)
+{
+    if (x->seeds > 1) {
+        printf("seeds            ");
+        print_summary_text(&x->center);
+        printf("\n");
+    }
+    if (x->band > 0) {
+        const char *side[2] = {"-", "+"};
+        for (int i = 0; i < 2; i++) {
+            printf("budget %s%g%%%*s%llu B: overhead ", side[i], x->band * 100, 4, "",
+                   (unsigned long long)x->band_budget[i]);
+            print_summary_text(&x->band_runs[i]);
+            printf("\n");
+        }
+        double sens = band_sensitivity(x);
+        if (isinf(sens))
+            printf("budget band      ON A CLIFF: the run's status changes within +-%g%% of the "
+                   "budget\n", x->band * 100);
+        else if (sens > SIM_CLIFF)
+            printf("budget band      ON A CLIFF: the overhead moves by %.1f%% within +-%g%% of "
+                   "the budget; a prediction here is only as good as the budget is exact\n",
+                   sens * 100, x->band * 100);
+        else
+            printf("budget band      flat: the overhead moves by %.2f%% within +-%g%% of the "
+                   "budget\n", sens * 100, x->band * 100);
+    }
+}
+
 static void print_text(const char *trace, const sim_policy *p, const sim_config *cfg,
                        double ratio, const sim_baseline *bl, const sim_result *r,
-                       const char *allocator)
+                       const char *allocator, const sim_extra *x)
 {
     char b1[64], b2[64];
     printf("trace            %s\n", trace);
@@ -239,8 +372,17 @@ static void print_text(const char *trace, const sim_policy *p, const sim_config 
     printf("baseline         %llu B (%s) peak, %llu ns compute\n",
            (unsigned long long)bl->memory, cli_format_bytes(bl->memory, b2, sizeof b2),
            (unsigned long long)bl->compute);
+    if (cfg->op_overhead_ns || cfg->search_cost_ns || cfg->evict_cost_ns)
+        printf("runtime costs    %llu ns op overhead (%llu ops x %llu ns), %llu ns searching "
+               "(%llu candidates x %llu ns), %llu ns evicting (%llu x %llu ns)\n",
+               (unsigned long long)r->op_overhead_ns, (unsigned long long)r->ops_executed,
+               (unsigned long long)cfg->op_overhead_ns, (unsigned long long)r->search_ns,
+               (unsigned long long)r->candidates, (unsigned long long)cfg->search_cost_ns,
+               (unsigned long long)r->evict_ns, (unsigned long long)r->evictions,
+               (unsigned long long)cfg->evict_cost_ns);
     printf("simulated time   %llu ns\n", (unsigned long long)r->clock);
     printf("wall time        %.6f s\n", r->wall_s);
+    print_extra_text(x);
 }
 
 int cmd_sim(int argc, char **argv)
@@ -262,6 +404,11 @@ int cmd_sim(int argc, char **argv)
         {"sample", required_argument, NULL, OPT_SAMPLE},
         {"allocator", required_argument, NULL, OPT_ALLOCATOR},
         {"alloc-conf", required_argument, NULL, OPT_ALLOC_CONF},
+        {"op-overhead", required_argument, NULL, OPT_OP_OVERHEAD},
+        {"search-cost", required_argument, NULL, OPT_SEARCH_COST},
+        {"evict-cost", required_argument, NULL, OPT_EVICT_COST},
+        {"seeds", required_argument, NULL, OPT_SEEDS},
+        {"budget-band", required_argument, NULL, OPT_BAND},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -271,6 +418,7 @@ int cmd_sim(int argc, char **argv)
     sim_config_init(&cfg);
     int json = 0;
     sim_reftable_opts ro = {.repeat = 1};
+    sim_extra extra = {.seeds = 1};
     uint64_t chain = 0, u;
     char names[256];
     optind = 1;
@@ -355,6 +503,36 @@ int cmd_sim(int argc, char **argv)
         case OPT_ALLOC_CONF:
             alloc_conf = optarg;
             run_opt = "--alloc-conf";
+            break;
+        case OPT_OP_OVERHEAD:
+        case OPT_SEARCH_COST:
+        case OPT_EVICT_COST: {
+            uint64_t *dst = c == OPT_OP_OVERHEAD   ? &cfg.op_overhead_ns
+                            : c == OPT_SEARCH_COST ? &cfg.search_cost_ns
+                                                   : &cfg.evict_cost_ns;
+            if (cli_parse_duration(optarg, dst)) {
+                cli_error(CMD, "%s '%s' must be a duration with a unit (500ns, 20us, 1.5ms)",
+                          argv[optind - 1], optarg);
+                return 2;
+            }
+            run_opt = argv[optind - 1];
+            break;
+        }
+        case OPT_SEEDS:
+            if (parse_u64(optarg, &u) || u < 1 || u > 10000) {
+                cli_error(CMD, "--seeds '%s' must be an integer from 1 to 10000", optarg);
+                return 2;
+            }
+            extra.seeds = (unsigned)u;
+            run_opt = "--seeds";
+            break;
+        case OPT_BAND:
+            if (cli_parse_band(optarg, &extra.band)) {
+                cli_error(CMD, "--budget-band '%s' must be a fraction of the budget between 0 "
+                               "and 1 (2%%, 0.02)", optarg);
+                return 2;
+            }
+            run_opt = "--budget-band";
             break;
         case OPT_CHAIN:
             if (parse_u64(optarg, &chain) || chain < 1 || chain > 100000000) {
@@ -452,20 +630,42 @@ int cmd_sim(int argc, char **argv)
                 cli_format_bytes(cfg.budget, b1, sizeof b1),
                 cli_format_bytes(bl->bottleneck, b2, sizeof b2));
     }
-    sim_result res;
-    if (sim_run(t, &cfg, &res, &err) != 0) {
+    if (extra.band > 0 && cfg.budget == UINT64_MAX) {
+        cli_error(CMD, "--budget-band needs a --budget to vary");
+        sim_trace_free(t);
+        return 2;
+    }
+    sim_runner *runner;
+    if (sim_runner_new(t, &runner, &err) != 0 ||
+        cal_run_seeds(runner, &cfg, extra.seeds, &extra.center, &err) != 0) {
         cli_error(CMD, "%s: %s", trace, err.msg);
+        sim_runner_free(runner);
         sim_trace_free(t);
         return 1;
     }
+    for (int i = 0; i < 2 && extra.band > 0; i++) {
+        sim_config bc = cfg;
+        double f = i == 0 ? 1 - extra.band : 1 + extra.band;
+        double b = floor((double)cfg.budget * f);
+        bc.budget = b >= 18446744073709551615.0 ? UINT64_MAX - 1 : (uint64_t)b;
+        extra.band_budget[i] = bc.budget;
+        if (cal_run_seeds(runner, &bc, extra.seeds, &extra.band_runs[i], &err) != 0) {
+            cli_error(CMD, "%s: %s", trace, err.msg);
+            sim_runner_free(runner);
+            sim_trace_free(t);
+            return 1;
+        }
+    }
+    sim_runner_free(runner);
+    sim_result res = extra.center.first;
     if (json) {
-        if (print_json(trace, cfg.policy, &cfg, ratio, bl, &res, alloc_key) != 0) {
+        if (print_json(trace, cfg.policy, &cfg, ratio, bl, &res, alloc_key, &extra) != 0) {
             cli_error(CMD, "out of memory writing JSON");
             sim_trace_free(t);
             return 1;
         }
     } else {
-        print_text(trace, cfg.policy, &cfg, ratio, bl, &res, alloc_key);
+        print_text(trace, cfg.policy, &cfg, ratio, bl, &res, alloc_key, &extra);
     }
     sim_trace_free(t);
     return 0;

@@ -117,6 +117,13 @@ typedef struct sim_frame {
     uint8_t entered;
 } sim_frame;
 
+/* The runtime-cost model's settings and totals for one run (sim_cost.h). */
+typedef struct sim_cost_state {
+    uint64_t op_ns, search_ns, evict_ns; /* the config's costs */
+    uint64_t ops;                        /* op runs that paid op_ns */
+    uint64_t candidates;                 /* storages scored in eviction searches */
+} sim_cost_state;
+
 struct sim_view {
     const sim_trace *tr;
     const sim_config *cfg;
@@ -205,6 +212,8 @@ struct sim_view {
     uint64_t mem_peak_reserved, mem_peak_allocated, mem_largest_free;
     uint64_t mem_frag_allocs;
     double mem_frag_sum;
+
+    sim_cost_state cost; /* sim_cost.h */
 };
 
 /* Builds the trace's derived links (children, storage tensors, storage graph) once the
