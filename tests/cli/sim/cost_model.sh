@@ -61,6 +61,20 @@ echo "$bb" | field 'd["budget_band"]["low"]["budget"] == 5880000000 and d["budge
 "$GMS_BIN" sim "$LOG" --budget 6GB --budget-band 0.02 | grep -Eq "^budget band +(flat|ON A CLIFF)" \
   || fail "--budget-band text"
 
+# sweeps take the costs, key runs by them and store their totals; runs without costs keep
+# their old keys, so both live side by side
+db="$GMS_TMP/cost.db"; rm -f "$db"
+"$GMS_BIN" sweep "$LOG" --policies dtr --budgets 0.6 --db "$db" --quiet || fail "sweep plain"
+"$GMS_BIN" sweep "$LOG" --policies dtr --budgets 0.6 --db "$db" --quiet --op-overhead 20us --search-cost 50ns \
+  || fail "sweep with costs"
+rows=$(python3 -c "import sqlite3; c=sqlite3.connect('$db'); print(sorted(c.execute('select params, op_overhead_ns > 0, search_ns > 0, evict_ns from runs').fetchall()))")
+[ "$rows" = "[('', 0, 0, 0), ('op_overhead=20000ns,search_cost=50ns', 1, 1, 0)]" ] || fail "sweep rows: $rows"
+ov=$(python3 -c "import sqlite3; c=sqlite3.connect('$db'); print(c.execute(\"select overhead from runs where params != ''\").fetchone()[0])")
+one=$("$GMS_BIN" sim "$LOG" --budget 0.6 --op-overhead 20us --search-cost 50ns --json | field 'd["overhead"]')
+[ "$ov" = "$one" ] || fail "sweep overhead $ov differs from sim's $one"
+out=$("$GMS_BIN" sweep "$LOG" --db "$db" --op-overhead x 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "duration with a unit" || fail "sweep bad cost: $rc $out"
+
 # errors: what, and how to fix
 out=$("$GMS_BIN" sim "$LOG" --op-overhead 20 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "duration with a unit" || fail "unitless overhead: $rc $out"
