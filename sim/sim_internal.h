@@ -122,6 +122,8 @@ typedef struct sim_cost_state {
     uint64_t op_ns, search_ns, evict_ns; /* the config's costs */
     uint64_t ops;                        /* op runs that paid op_ns */
     uint64_t candidates;                 /* storages scored in eviction searches */
+    uint64_t choose_scored;              /* set by a policy's choose (sim_view_count_candidates),
+                                          * UINT64_MAX = not said */
 } sim_cost_state;
 
 struct sim_view {
@@ -163,6 +165,7 @@ struct sim_view {
     uint32_t *pool_pos; /* per storage: index in pool_arr */
     uint64_t rng;       /* sampling generator state (splitmix64) */
 
+    int evict_after; /* SIM_NEEDS_EVICT_AFTER: evict after each op, not before */
     int regions_on, eq_on;
     int dtr_eq_approx; /* DTR in sampled mode: equivalence classes instead of regions */
     sim_region *fwd, *rev; /* per storage, when regions_on */

@@ -251,8 +251,10 @@ static uint32_t choose(sim_view *v, uint64_t *scored)
     if (SIM_REGIONS_PENDING(v))
         sim_regions_flush(v);
     if (p->choose) {
-        *scored += v->pool_size;
-        return p->choose(v, v->pol_state);
+        v->cost.choose_scored = UINT64_MAX;
+        uint32_t s = p->choose(v, v->pol_state);
+        *scored += v->cost.choose_scored != UINT64_MAX ? v->cost.choose_scored : v->pool_size;
+        return s;
     }
     uint32_t k = v->cfg->sample;
     if (k == SIM_SAMPLE_SQRT)
@@ -381,6 +383,9 @@ static int compute(sim_view *v, uint32_t o, uint32_t t, int remat)
     } else {
         v->model_compute += op->cost;
     }
+    /* the DTR prototype evicts once the op has run, before its outputs join the pool */
+    if (v->evict_after && free_memory(v, 0))
+        return -1;
     for (uint32_t i = 0; i < n; i++)
         pool_append(v, v->remat_st[i]);
     if (v->regions_on)
@@ -457,7 +462,8 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
         if (descended)
             continue;
         if (v->mem ? sim_mem_place_outputs(v, fo, f->t)
-                   : v->memory + op->total_size > v->budget && free_memory(v, op->total_size))
+                   : !v->evict_after && v->memory + op->total_size > v->budget &&
+                         free_memory(v, op->total_size))
             return -1;
         if (compute(v, fo, f->t, f->remat))
             return -1;
@@ -659,6 +665,12 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
      * with equivalence classes, as the DTR prototype does, instead of simrd's regions,
      * whose upkeep is quadratic in the trace length (2M-op traces in seconds). */
     v->dtr_eq_approx = cfg->sample != 0 && v->pol->score_kind == SIM_SCORE_DTR;
+    v->evict_after = (v->pol->needs & SIM_NEEDS_EVICT_AFTER) != 0;
+    if (v->evict_after && cfg->allocator)
+        return gms_error_set(err, GMS_EINVAL,
+                             "policy %s evicts after each op as the DTR prototype does, which "
+                             "only the ideal memory model supports: drop --allocator",
+                             v->pol->name ? v->pol->name : "?");
     v->regions_on = (v->pol->needs & SIM_NEEDS_REGIONS) != 0 && !v->dtr_eq_approx;
     v->eq_on = (v->pol->needs & SIM_NEEDS_EQCLASS) != 0 || v->dtr_eq_approx;
     if (v->regions_on) {
