@@ -75,6 +75,16 @@ one=$("$GMS_BIN" sim "$LOG" --budget 0.6 --op-overhead 20us --search-cost 50ns -
 out=$("$GMS_BIN" sweep "$LOG" --db "$db" --op-overhead x 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "duration with a unit" || fail "sweep bad cost: $rc $out"
 
+# dtr-proto: the same seed, the same run; it passes the budget only while an op runs
+p1=$("$GMS_BIN" sim "$LOG" --policy dtr-proto --budget 6GB --seed 3 --op-overhead 20us --json) || fail "dtr-proto"
+p2=$("$GMS_BIN" sim "$LOG" --policy dtr-proto --budget 6GB --seed 3 --op-overhead 20us --json) || fail "dtr-proto"
+[ "$(echo "$p1" | field 'd["clock"], d["evictions"], d["candidates"]')" = "$(echo "$p2" | field 'd["clock"], d["evictions"], d["candidates"]')" ] \
+  || fail "dtr-proto is not deterministic for a seed"
+echo "$p1" | field 'd["status"] == "ok" and d["evictions"] > 0 and d["peak_memory"] > 6000000000' | grep -q True \
+  || fail "dtr-proto at 6 GB: $p1"
+out=$("$GMS_BIN" sim "$LOG" --policy dtr-proto --budget 6GB --allocator caching 2>&1); rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "only the ideal memory model" || fail "dtr-proto with an allocator: $rc $out"
+
 # errors: what, and how to fix
 out=$("$GMS_BIN" sim "$LOG" --op-overhead 20 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "duration with a unit" || fail "unitless overhead: $rc $out"
