@@ -51,6 +51,10 @@ int cli_parse_duration(const char *s, uint64_t *ns);
 /* Parses a relative band: "2%" or "0.02" (0 < band < 1). Returns 0 or -1. */
 int cli_parse_band(const char *s, double *band);
 
+/* The shortest decimal that reads back as d (what Python's repr prints), into buf, so that
+ * overheads can be compared with the reference table as text. Returns buf. */
+const char *cli_shortest_double(double d, char *buf, size_t len);
+
 /* Formats bytes as "1.50 GiB" into buf; returns buf. */
 const char *cli_format_bytes(uint64_t bytes, char *buf, size_t len);
 

@@ -92,6 +92,16 @@ int cli_parse_sample(const char *s, uint32_t *out)
     return 0;
 }
 
+const char *cli_shortest_double(double d, char *buf, size_t len)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, d);
+        if (strtod(buf, NULL) == d)
+            break;
+    }
+    return buf;
+}
+
 int cli_parse_duration(const char *s, uint64_t *ns)
 {
     static const struct {

@@ -14,13 +14,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "calibrate.h"
 #include "cli.h"
 #include "memory.h"
 #include "plugin.h"
 #include "policy.h"
 #include "registry.h"
 #include "sim.h"
+#include "sim_extra.h"
 #include "sim_reftable.h"
 
 static const char *const CMD = "sim";
@@ -122,33 +122,6 @@ enum {
     OPT_BAND,
 };
 
-/* What --seeds and --budget-band add to one run. */
-typedef struct sim_extra {
-    unsigned seeds;
-    cal_summary center;
-    double band;        /* 0 = none */
-    uint64_t band_budget[2];
-    cal_summary band_runs[2]; /* at budget x (1 - band), x (1 + band) */
-} sim_extra;
-
-/* The largest relative change of the mean overhead within the band, or +inf when a status
- * changes inside it. */
-static double band_sensitivity(const sim_extra *x)
-{
-    double worst = 0;
-    for (int i = 0; i < 2; i++) {
-        const cal_summary *b = &x->band_runs[i];
-        if ((b->status == SIM_OK) != (x->center.status == SIM_OK))
-            return INFINITY;
-        if (b->status == SIM_OK && x->center.mean > 0) {
-            double d = fabs(b->mean - x->center.mean) / x->center.mean;
-            if (d > worst)
-                worst = d;
-        }
-    }
-    return worst;
-}
-#define SIM_CLIFF 0.02 /* band sensitivity above which a prediction is flagged */
 
 static void list_policies(FILE *f)
 {
@@ -178,54 +151,8 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-/* The shortest decimal that reads back as d (what Python's repr prints), so overheads can be
- * compared with the reference table as text. */
-static const char *shortest_double(double d, char *buf, size_t len)
-{
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, len, "%.*g", prec, d);
-        if (strtod(buf, NULL) == d)
-            break;
-    }
-    return buf;
-}
-
 /* One JSON object; numbers are written by hand so that doubles are shortest round-trip and
  * integers are exact, the trace path is escaped by jansson. */
-static void print_summary_json(const cal_summary *s)
-{
-    char d1[32], d2[32], d3[32], d4[32];
-    printf("\"runs\": %u, \"ok\": %u, \"status\": \"%s\", \"overhead_mean\": %s, "
-           "\"overhead_min\": %s, \"overhead_max\": %s, \"overhead_sd\": %s",
-           s->runs, s->ok, sim_status_name(s->status),
-           s->ok ? shortest_double(s->mean, d1, sizeof d1) : "null",
-           s->ok ? shortest_double(s->min, d2, sizeof d2) : "null",
-           s->ok ? shortest_double(s->max, d3, sizeof d3) : "null",
-           s->ok ? shortest_double(s->sd, d4, sizeof d4) : "null");
-}
-
-/* The --seeds and --budget-band members, appended to the JSON object. */
-static void print_extra_json(const sim_extra *x)
-{
-    if (x->seeds > 1) {
-        printf(", \"seeds\": {");
-        print_summary_json(&x->center);
-        printf("}");
-    }
-    if (x->band > 0) {
-        char d1[32], d2[32];
-        double sens = band_sensitivity(x);
-        printf(", \"budget_band\": {\"band\": %s, \"low\": {\"budget\": %llu, ",
-               shortest_double(x->band, d1, sizeof d1), (unsigned long long)x->band_budget[0]);
-        print_summary_json(&x->band_runs[0]);
-        printf("}, \"high\": {\"budget\": %llu, ", (unsigned long long)x->band_budget[1]);
-        print_summary_json(&x->band_runs[1]);
-        printf("}, \"sensitivity\": %s, \"cliff\": %s}",
-               isinf(sens) ? "null" : shortest_double(sens, d2, sizeof d2),
-               sens > SIM_CLIFF ? "true" : "false");
-    }
-}
-
 static int print_json(const char *trace, const sim_policy *p, const sim_config *cfg,
                       double ratio, const sim_baseline *bl, const sim_result *r,
                       const char *allocator, const sim_extra *x)
@@ -246,7 +173,7 @@ static int print_json(const char *trace, const sim_policy *p, const sim_config *
     else
         snprintf(budget, sizeof budget, "%llu", (unsigned long long)cfg->budget);
     if (ratio > 0)
-        shortest_double(ratio, rt, sizeof rt);
+        cli_shortest_double(ratio, rt, sizeof rt);
     else
         snprintf(rt, sizeof rt, "null");
     printf("{\"trace\": %s, \"policy\": \"%s\", \"semantics\": \"simrd\", \"budget\": %s, "
@@ -260,65 +187,24 @@ static int print_json(const char *trace, const sim_policy *p, const sim_config *
            "\"ops_executed\": %llu, \"candidates\": %llu, \"op_overhead_ns\": %llu, "
            "\"search_ns\": %llu, \"evict_ns\": %llu",
            tq, pol_name(p), budget, rt, (unsigned long long)cfg->seed, sample,
-           shortest_double(cfg->remat_limit, d1, sizeof d1), sim_status_name(r->status),
-           r->status == SIM_OK ? shortest_double(r->overhead, d2, sizeof d2) : "null",
+           cli_shortest_double(cfg->remat_limit, d1, sizeof d1), sim_status_name(r->status),
+           r->status == SIM_OK ? cli_shortest_double(r->overhead, d2, sizeof d2) : "null",
            (unsigned long long)r->evictions, (unsigned long long)r->eager_evictions,
            (unsigned long long)r->remats, (unsigned long long)r->remat_compute,
            (unsigned long long)r->peak_memory, (unsigned long long)bl->memory,
            (unsigned long long)bl->compute, (unsigned long long)r->clock,
-           shortest_double(r->wall_s, d3, sizeof d3), allocator,
+           cli_shortest_double(r->wall_s, d3, sizeof d3), allocator,
            (unsigned long long)r->peak_reserved, (unsigned long long)r->peak_allocated,
            (unsigned long long)r->largest_free, (unsigned long long)r->frag_allocs,
-           shortest_double(r->frag_ratio, d4, sizeof d4),
+           cli_shortest_double(r->frag_ratio, d4, sizeof d4),
            (unsigned long long)cfg->op_overhead_ns, (unsigned long long)cfg->search_cost_ns,
            (unsigned long long)cfg->evict_cost_ns, (unsigned long long)r->ops_executed,
            (unsigned long long)r->candidates, (unsigned long long)r->op_overhead_ns,
            (unsigned long long)r->search_ns, (unsigned long long)r->evict_ns);
-    print_extra_json(x);
+    sim_extra_print_json(x);
     printf("}\n");
     free(tq);
     return 0;
-}
-
-static void print_summary_text(const cal_summary *s)
-{
-    if (s->ok && s->runs == 1)
-        printf("%.6f", s->mean);
-    else if (s->ok)
-        printf("%.6f mean over %u seeds (min %.6f, max %.6f, sd %.6f)", s->mean, s->runs, s->min,
-               s->max, s->sd);
-    if (s->ok < s->runs)
-        printf("%s%u of %u runs ended %s", s->ok ? "; " : "", s->runs - s->ok, s->runs,
-               sim_status_name(s->status));
-}
-
-static void print_extra_text(const sim_extra *x)
-{
-    if (x->seeds > 1) {
-        printf("seeds            ");
-        print_summary_text(&x->center);
-        printf("\n");
-    }
-    if (x->band > 0) {
-        const char *side[2] = {"-", "+"};
-        for (int i = 0; i < 2; i++) {
-            printf("budget %s%g%%%*s%llu B: overhead ", side[i], x->band * 100, 4, "",
-                   (unsigned long long)x->band_budget[i]);
-            print_summary_text(&x->band_runs[i]);
-            printf("\n");
-        }
-        double sens = band_sensitivity(x);
-        if (isinf(sens))
-            printf("budget band      ON A CLIFF: the run's status changes within +-%g%% of the "
-                   "budget\n", x->band * 100);
-        else if (sens > SIM_CLIFF)
-            printf("budget band      ON A CLIFF: the overhead moves by %.1f%% within +-%g%% of "
-                   "the budget; a prediction here is only as good as the budget is exact\n",
-                   sens * 100, x->band * 100);
-        else
-            printf("budget band      flat: the overhead moves by %.2f%% within +-%g%% of the "
-                   "budget\n", sens * 100, x->band * 100);
-    }
 }
 
 static void print_text(const char *trace, const sim_policy *p, const sim_config *cfg,
@@ -345,7 +231,7 @@ static void print_text(const char *trace, const sim_policy *p, const sim_config 
     printf("status           %s\n", sim_status_name(r->status));
     if (r->status == SIM_OK)
         printf("overhead         %.6f (%s)\n", r->overhead,
-               shortest_double(r->overhead, b1, sizeof b1));
+               cli_shortest_double(r->overhead, b1, sizeof b1));
     else
         printf("overhead         - (run stopped: %s)\n",
                r->status == SIM_OOM ? "nothing left to evict"
@@ -382,7 +268,7 @@ static void print_text(const char *trace, const sim_policy *p, const sim_config 
                (unsigned long long)cfg->evict_cost_ns);
     printf("simulated time   %llu ns\n", (unsigned long long)r->clock);
     printf("wall time        %.6f s\n", r->wall_s);
-    print_extra_text(x);
+    sim_extra_print_text(x);
 }
 
 int cmd_sim(int argc, char **argv)
@@ -635,28 +521,11 @@ int cmd_sim(int argc, char **argv)
         sim_trace_free(t);
         return 2;
     }
-    sim_runner *runner;
-    if (sim_runner_new(t, &runner, &err) != 0 ||
-        cal_run_seeds(runner, &cfg, extra.seeds, &extra.center, &err) != 0) {
+    if (sim_extra_run(t, &cfg, &extra, &err) != 0) {
         cli_error(CMD, "%s: %s", trace, err.msg);
-        sim_runner_free(runner);
         sim_trace_free(t);
         return 1;
     }
-    for (int i = 0; i < 2 && extra.band > 0; i++) {
-        sim_config bc = cfg;
-        double f = i == 0 ? 1 - extra.band : 1 + extra.band;
-        double b = floor((double)cfg.budget * f);
-        bc.budget = b >= 18446744073709551615.0 ? UINT64_MAX - 1 : (uint64_t)b;
-        extra.band_budget[i] = bc.budget;
-        if (cal_run_seeds(runner, &bc, extra.seeds, &extra.band_runs[i], &err) != 0) {
-            cli_error(CMD, "%s: %s", trace, err.msg);
-            sim_runner_free(runner);
-            sim_trace_free(t);
-            return 1;
-        }
-    }
-    sim_runner_free(runner);
     sim_result res = extra.center.first;
     if (json) {
         if (print_json(trace, cfg.policy, &cfg, ratio, bl, &res, alloc_key, &extra) != 0) {
