@@ -141,6 +141,12 @@ static const char schema_v4[] =
     "ALTER TABLE runs_v4 RENAME TO runs;"
     "CREATE INDEX runs_by_policy ON runs (policy, trace_hash);";
 
+/* v5: the runtime-cost model's totals (sim_result). Runs stored before it had no costs: 0. */
+static const char schema_v5[] =
+    "ALTER TABLE runs ADD COLUMN op_overhead_ns INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN search_ns INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN evict_ns INTEGER NOT NULL DEFAULT 0;";
+
 /* One function per version step: migrations[v] takes a store from version v to v + 1 inside
  * the caller's transaction. A step that must rewrite data (not only add tables or columns)
  * does it here too. */
@@ -168,8 +174,13 @@ static int migrate_3_to_4(sqlite3 *db, gms_error *err)
     return store_exec(db, schema_v4, "migrating the schema from version 3 to 4", err);
 }
 
+static int migrate_4_to_5(sqlite3 *db, gms_error *err)
+{
+    return store_exec(db, schema_v5, "migrating the schema from version 4 to 5", err);
+}
+
 static const store_migration migrations[STORE_SCHEMA_VERSION] = {
-    migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4};
+    migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5};
 
 static int read_user_version(sqlite3 *db, int *version, gms_error *err)
 {
@@ -439,8 +450,9 @@ int store_put_run(store *s, const store_run *r, int64_t *run_id, gms_error *err)
                       " remat_limit, semantics, allocator, ratio, status, overhead, evictions,"
                       " eager_evictions, remats, remat_compute, peak_memory, wall_s,"
                       " tool_version, peak_reserved, peak_allocated, largest_free,"
-                      " frag_allocs, frag_ratio) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-                      " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
+                      " frag_allocs, frag_ratio, op_overhead_ns, search_ns, evict_ns)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+                      " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
                       err);
     if (rc)
         return rc;
@@ -466,6 +478,9 @@ int store_put_run(store *s, const store_run *r, int64_t *run_id, gms_error *err)
     sqlite3_bind_int64(st, 20, (sqlite3_int64)r->largest_free);
     sqlite3_bind_int64(st, 21, (sqlite3_int64)r->frag_allocs);
     sqlite3_bind_double(st, 22, r->frag_ratio);
+    sqlite3_bind_int64(st, 23, (sqlite3_int64)r->op_overhead_ns);
+    sqlite3_bind_int64(st, 24, (sqlite3_int64)r->search_ns);
+    sqlite3_bind_int64(st, 25, (sqlite3_int64)r->evict_ns);
     rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)

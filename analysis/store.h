@@ -27,7 +27,7 @@
 
 #include "gms_error.h"
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 typedef struct store store;
 
@@ -96,6 +96,11 @@ typedef struct store_run {
     uint64_t largest_free;
     uint64_t frag_allocs;
     double frag_ratio;
+    /* runtime-cost totals (sim_result; 0 without the cost model). The costs themselves are in
+     * the key's params ("op_overhead=20000ns", ...). */
+    uint64_t op_overhead_ns;
+    uint64_t search_ns;
+    uint64_t evict_ns;
 } store_run;
 
 /* Sets *found to 1 when a run with this key is stored. */

@@ -34,7 +34,7 @@ typedef struct sw_alloc {
 typedef struct sw_item {
     uint32_t trace, policy, ratio, seed, alloc;
     uint64_t budget;
-    char params[32];
+    char params[160];
     /* filled by the worker */
     sim_result res;
     int next_done; /* index of the next completed item in the done list, -1 at its end */
@@ -177,6 +177,9 @@ static void *worker_main(void *arg)
         cfg.seed = it->seed;
         cfg.semantics = SIM_SEMANTICS_SIMRD;
         cfg.sample = c->spec->sample;
+        cfg.op_overhead_ns = c->spec->op_overhead_ns;
+        cfg.search_cost_ns = c->spec->search_cost_ns;
+        cfg.evict_cost_ns = c->spec->evict_cost_ns;
         cfg.allocator = c->allocs[it->alloc].model;
         cfg.allocator_options = &c->allocs[it->alloc].opt;
         /* a plugin policy (run key NAME@HASH) runs in a child process, so that a crash in
@@ -232,6 +235,9 @@ static int write_item(sweep_ctx *c, store *s, sw_item *it, gms_error *err)
         .largest_free = it->res.largest_free,
         .frag_allocs = it->res.frag_allocs,
         .frag_ratio = it->res.frag_ratio,
+        .op_overhead_ns = it->res.op_overhead_ns,
+        .search_ns = it->res.search_ns,
+        .evict_ns = it->res.evict_ns,
     };
     return store_put_run(s, &r, NULL, err);
 }
@@ -276,7 +282,9 @@ static int validate_spec(const sweep_spec *sp, gms_error *err)
 }
 
 /* A run's policy parameters in its key: "seed=K" for randomized runs, ",sample=N" (or
- * "sample=sqrt") with sampled victim choice, "" otherwise. */
+ * "sample=sqrt") with sampled victim choice, ",op_overhead=Nns", ",search_cost=Nns" and
+ * ",evict_cost=Nns" for runtime costs that are not 0, "" otherwise (so runs without costs keep
+ * the keys they always had). */
 static void sweep_run_params(const sweep_spec *sp, int random, unsigned seed, char *buf,
                              size_t len)
 {
@@ -289,6 +297,18 @@ static void sweep_run_params(const sweep_spec *sp, int random, unsigned seed, ch
             snprintf(buf + n, len - n, "%ssample=sqrt", n ? "," : "");
         else
             snprintf(buf + n, len - n, "%ssample=%u", n ? "," : "", sp->sample);
+    }
+    const struct {
+        const char *name;
+        uint64_t ns;
+    } costs[] = {{"op_overhead", sp->op_overhead_ns},
+                 {"search_cost", sp->search_cost_ns},
+                 {"evict_cost", sp->evict_cost_ns}};
+    for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++) {
+        size_t n = strlen(buf);
+        if (costs[i].ns)
+            snprintf(buf + n, len - n, "%s%s=%lluns", n ? "," : "", costs[i].name,
+                     (unsigned long long)costs[i].ns);
     }
 }
 

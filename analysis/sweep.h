@@ -67,6 +67,9 @@ typedef struct sweep_spec {
     const char *alloc_conf; /* settings for every non-ideal model (sim_memory_parse_conf) */
     uint32_t sample;        /* sim_config.sample: 0 = exact (every policy's full scan); K or
                              * SIM_SAMPLE_SQRT (UINT32_MAX) = approximate, stored in params */
+    uint64_t op_overhead_ns; /* sim_config's runtime costs (0 = none), stored in params */
+    uint64_t search_cost_ns;
+    uint64_t evict_cost_ns;
     sweep_progress_fn progress; /* optional */
     void *progress_ctx;
 } sweep_spec;

@@ -165,5 +165,6 @@ int sweep_parse_shard(const char *text, unsigned *k, unsigned *n, gms_error *err
 
 int sweep_policy_is_random(const char *policy)
 {
-    return strcmp(policy, "random") == 0;
+    /* dtr-proto samples its candidates at random (dtr-proto-all scans them all) */
+    return strcmp(policy, "random") == 0 || strcmp(policy, "dtr-proto") == 0;
 }

@@ -18,6 +18,7 @@ int cmd_db(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_memcheck(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 /* Prints "gpumemsim CMD: message" to stderr (printf style). */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -42,6 +43,17 @@ const char *cli_budget_error(const char *s, int rc, char *buf, size_t len);
 /* Parses a --sample value: a count of storages (0 = all, exact) or "sqrt" (UINT32_MAX, as
  * SIM_SAMPLE_SQRT). Returns 0 or -1. */
 int cli_parse_sample(const char *s, uint32_t *out);
+
+/* Parses a duration with its unit: "20us", "1.5ms", "500ns", "0.2s" ("µs" too). A unit is
+ * required (a bare number is refused: ns and us are both plausible). Returns 0 or -1. */
+int cli_parse_duration(const char *s, uint64_t *ns);
+
+/* Parses a relative band: "2%" or "0.02" (0 < band < 1). Returns 0 or -1. */
+int cli_parse_band(const char *s, double *band);
+
+/* The shortest decimal that reads back as d (what Python's repr prints), into buf, so that
+ * overheads can be compared with the reference table as text. Returns buf. */
+const char *cli_shortest_double(double d, char *buf, size_t len);
 
 /* Formats bytes as "1.50 GiB" into buf; returns buf. */
 const char *cli_format_bytes(uint64_t bytes, char *buf, size_t len);

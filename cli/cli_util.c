@@ -92,6 +92,54 @@ int cli_parse_sample(const char *s, uint32_t *out)
     return 0;
 }
 
+const char *cli_shortest_double(double d, char *buf, size_t len)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, d);
+        if (strtod(buf, NULL) == d)
+            break;
+    }
+    return buf;
+}
+
+int cli_parse_duration(const char *s, uint64_t *ns)
+{
+    static const struct {
+        const char *unit;
+        double scale;
+    } units[] = {{"ns", 1}, {"us", 1e3}, {"\xc2\xb5s", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !(v >= 0) || s[0] == '-')
+        return -1;
+    double scale = 0;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(end, units[i].unit) == 0)
+            scale = units[i].scale;
+    if (scale == 0 || !(v * scale < 1e18))
+        return -1;
+    *ns = (uint64_t)llround(v * scale);
+    return 0;
+}
+
+int cli_parse_band(const char *s, double *band)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !(v > 0))
+        return -1;
+    if (strcmp(end, "%") == 0)
+        v /= 100;
+    else if (*end)
+        return -1;
+    if (!(v < 1))
+        return -1;
+    *band = v;
+    return 0;
+}
+
 const char *cli_budget_error(const char *s, int rc, char *buf, size_t len)
 {
     if (rc == -2)

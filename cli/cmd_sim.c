@@ -17,10 +17,10 @@
 #include "cli.h"
 #include "memory.h"
 #include "plugin.h"
-#include "plugin_isolate.h"
 #include "policy.h"
 #include "registry.h"
 #include "sim.h"
+#include "sim_extra.h"
 #include "sim_reftable.h"
 
 static const char *const CMD = "sim";
@@ -66,6 +66,19 @@ static void usage(FILE *f)
             "                      lifetimes, SmartPool); see docs/memory.md\n"
             "  --alloc-conf CONF   allocator settings as in PYTORCH_CUDA_ALLOC_CONF:\n"
             "                      max_split_size_mb:N (caching), first_fit:True (lifetime)\n"
+            "  --op-overhead D     runtime-cost model (docs/fidelity.md): a fixed cost paid by\n"
+            "                      every op run, first runs and rematerializations (20us,\n"
+            "                      1.5ms; a unit is required). 'gpumemsim calibrate' finds\n"
+            "                      it from one measured slowdown. Default 0: the ideal replay\n"
+            "  --search-cost D     cost per candidate scored in an eviction search (default 0)\n"
+            "  --evict-cost D      cost per eviction chosen by the policy (default 0)\n"
+            "  --seeds N           run seeds SEED .. SEED+N-1 and report the mean overhead and\n"
+            "                      its spread (for random policies and sampled victim choice;\n"
+            "                      the other figures are the first seed's; default 1)\n"
+            "  --budget-band X     also run at the budget x (1 - X) and x (1 + X) (2%%, 0.02)\n"
+            "                      and report the overhead at each: a prediction whose overhead\n"
+            "                      moves by more than 2%% within the band sits on a cliff and\n"
+            "                      says so\n"
             "  --semantics simrd   replay semantics (simrd, the DTR paper's simulator, is the\n"
             "                      default and only mode)\n"
             "  --json              print one JSON object (status, overhead, evictions,\n"
@@ -73,7 +86,9 @@ static void usage(FILE *f)
             "                      baseline_memory, baseline_compute, clock, wall_s, policy,\n"
             "                      budget, budget_ratio, seed, sample, trace, allocator,\n"
             "                      peak_reserved, peak_allocated, largest_free, frag_allocs,\n"
-            "                      frag_ratio)\n"
+            "                      frag_ratio, cost_model, ops_executed, candidates,\n"
+            "                      op_overhead_ns, search_ns, evict_ns; with --seeds: seeds;\n"
+            "                      with --budget-band: budget_band)\n"
             "  --list-policies     list the policies, one per line, and exit\n"
             "  -h, --help          show this help (developer options, for benchmarks and the\n"
             "                      reference table: docs/developer.md)\n"
@@ -100,7 +115,13 @@ enum {
     OPT_SAMPLE,
     OPT_ALLOCATOR,
     OPT_ALLOC_CONF,
+    OPT_OP_OVERHEAD,
+    OPT_SEARCH_COST,
+    OPT_EVICT_COST,
+    OPT_SEEDS,
+    OPT_BAND,
 };
+
 
 static void list_policies(FILE *f)
 {
@@ -130,23 +151,11 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-/* The shortest decimal that reads back as d (what Python's repr prints), so overheads can be
- * compared with the reference table as text. */
-static const char *shortest_double(double d, char *buf, size_t len)
-{
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, len, "%.*g", prec, d);
-        if (strtod(buf, NULL) == d)
-            break;
-    }
-    return buf;
-}
-
 /* One JSON object; numbers are written by hand so that doubles are shortest round-trip and
  * integers are exact, the trace path is escaped by jansson. */
 static int print_json(const char *trace, const sim_policy *p, const sim_config *cfg,
                       double ratio, const sim_baseline *bl, const sim_result *r,
-                      const char *allocator)
+                      const char *allocator, const sim_extra *x)
 {
     json_t *js = json_string(trace);
     char *tq = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
@@ -164,7 +173,7 @@ static int print_json(const char *trace, const sim_policy *p, const sim_config *
     else
         snprintf(budget, sizeof budget, "%llu", (unsigned long long)cfg->budget);
     if (ratio > 0)
-        shortest_double(ratio, rt, sizeof rt);
+        cli_shortest_double(ratio, rt, sizeof rt);
     else
         snprintf(rt, sizeof rt, "null");
     printf("{\"trace\": %s, \"policy\": \"%s\", \"semantics\": \"simrd\", \"budget\": %s, "
@@ -173,25 +182,34 @@ static int print_json(const char *trace, const sim_policy *p, const sim_config *
            "\"remat_compute\": %llu, \"peak_memory\": %llu, \"baseline_memory\": %llu, "
            "\"baseline_compute\": %llu, \"clock\": %llu, \"wall_s\": %s, \"allocator\": \"%s\", "
            "\"peak_reserved\": %llu, \"peak_allocated\": %llu, \"largest_free\": %llu, "
-           "\"frag_allocs\": %llu, \"frag_ratio\": %s}\n",
+           "\"frag_allocs\": %llu, \"frag_ratio\": %s, "
+           "\"cost_model\": {\"op_overhead\": %llu, \"search_cost\": %llu, \"evict_cost\": %llu}, "
+           "\"ops_executed\": %llu, \"candidates\": %llu, \"op_overhead_ns\": %llu, "
+           "\"search_ns\": %llu, \"evict_ns\": %llu",
            tq, pol_name(p), budget, rt, (unsigned long long)cfg->seed, sample,
-           shortest_double(cfg->remat_limit, d1, sizeof d1), sim_status_name(r->status),
-           r->status == SIM_OK ? shortest_double(r->overhead, d2, sizeof d2) : "null",
+           cli_shortest_double(cfg->remat_limit, d1, sizeof d1), sim_status_name(r->status),
+           r->status == SIM_OK ? cli_shortest_double(r->overhead, d2, sizeof d2) : "null",
            (unsigned long long)r->evictions, (unsigned long long)r->eager_evictions,
            (unsigned long long)r->remats, (unsigned long long)r->remat_compute,
            (unsigned long long)r->peak_memory, (unsigned long long)bl->memory,
            (unsigned long long)bl->compute, (unsigned long long)r->clock,
-           shortest_double(r->wall_s, d3, sizeof d3), allocator,
+           cli_shortest_double(r->wall_s, d3, sizeof d3), allocator,
            (unsigned long long)r->peak_reserved, (unsigned long long)r->peak_allocated,
            (unsigned long long)r->largest_free, (unsigned long long)r->frag_allocs,
-           shortest_double(r->frag_ratio, d4, sizeof d4));
+           cli_shortest_double(r->frag_ratio, d4, sizeof d4),
+           (unsigned long long)cfg->op_overhead_ns, (unsigned long long)cfg->search_cost_ns,
+           (unsigned long long)cfg->evict_cost_ns, (unsigned long long)r->ops_executed,
+           (unsigned long long)r->candidates, (unsigned long long)r->op_overhead_ns,
+           (unsigned long long)r->search_ns, (unsigned long long)r->evict_ns);
+    sim_extra_print_json(x);
+    printf("}\n");
     free(tq);
     return 0;
 }
 
 static void print_text(const char *trace, const sim_policy *p, const sim_config *cfg,
                        double ratio, const sim_baseline *bl, const sim_result *r,
-                       const char *allocator)
+                       const char *allocator, const sim_extra *x)
 {
     char b1[64], b2[64];
     printf("trace            %s\n", trace);
@@ -213,7 +231,7 @@ static void print_text(const char *trace, const sim_policy *p, const sim_config 
     printf("status           %s\n", sim_status_name(r->status));
     if (r->status == SIM_OK)
         printf("overhead         %.6f (%s)\n", r->overhead,
-               shortest_double(r->overhead, b1, sizeof b1));
+               cli_shortest_double(r->overhead, b1, sizeof b1));
     else
         printf("overhead         - (run stopped: %s)\n",
                r->status == SIM_OOM ? "nothing left to evict"
@@ -240,22 +258,17 @@ static void print_text(const char *trace, const sim_policy *p, const sim_config 
     printf("baseline         %llu B (%s) peak, %llu ns compute\n",
            (unsigned long long)bl->memory, cli_format_bytes(bl->memory, b2, sizeof b2),
            (unsigned long long)bl->compute);
+    if (cfg->op_overhead_ns || cfg->search_cost_ns || cfg->evict_cost_ns)
+        printf("runtime costs    %llu ns op overhead (%llu ops x %llu ns), %llu ns searching "
+               "(%llu candidates x %llu ns), %llu ns evicting (%llu x %llu ns)\n",
+               (unsigned long long)r->op_overhead_ns, (unsigned long long)r->ops_executed,
+               (unsigned long long)cfg->op_overhead_ns, (unsigned long long)r->search_ns,
+               (unsigned long long)r->candidates, (unsigned long long)cfg->search_cost_ns,
+               (unsigned long long)r->evict_ns, (unsigned long long)r->evictions,
+               (unsigned long long)cfg->evict_cost_ns);
     printf("simulated time   %llu ns\n", (unsigned long long)r->clock);
     printf("wall time        %.6f s\n", r->wall_s);
-}
-
-/* sim_run, with a plugin policy in a child process so that a crash in the plugin is an error
- * naming it (plugin_isolate.h). */
-static int run(const sim_trace *t, const sim_config *cfg, sim_result *res, gms_error *err)
-{
-    if (!pol_plugin_path(cfg->policy))
-        return sim_run(t, cfg, res, err);
-    sim_runner *r;
-    int rc = sim_runner_new(t, &r, err);
-    if (!rc)
-        rc = pol_run_isolated(r, cfg, res, err);
-    sim_runner_free(r);
-    return rc;
+    sim_extra_print_text(x);
 }
 
 int cmd_sim(int argc, char **argv)
@@ -277,6 +290,11 @@ int cmd_sim(int argc, char **argv)
         {"sample", required_argument, NULL, OPT_SAMPLE},
         {"allocator", required_argument, NULL, OPT_ALLOCATOR},
         {"alloc-conf", required_argument, NULL, OPT_ALLOC_CONF},
+        {"op-overhead", required_argument, NULL, OPT_OP_OVERHEAD},
+        {"search-cost", required_argument, NULL, OPT_SEARCH_COST},
+        {"evict-cost", required_argument, NULL, OPT_EVICT_COST},
+        {"seeds", required_argument, NULL, OPT_SEEDS},
+        {"budget-band", required_argument, NULL, OPT_BAND},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -286,6 +304,7 @@ int cmd_sim(int argc, char **argv)
     sim_config_init(&cfg);
     int json = 0;
     sim_reftable_opts ro = {.repeat = 1};
+    sim_extra extra = {.seeds = 1};
     uint64_t chain = 0, u;
     char names[256];
     optind = 1;
@@ -370,6 +389,36 @@ int cmd_sim(int argc, char **argv)
         case OPT_ALLOC_CONF:
             alloc_conf = optarg;
             run_opt = "--alloc-conf";
+            break;
+        case OPT_OP_OVERHEAD:
+        case OPT_SEARCH_COST:
+        case OPT_EVICT_COST: {
+            uint64_t *dst = c == OPT_OP_OVERHEAD   ? &cfg.op_overhead_ns
+                            : c == OPT_SEARCH_COST ? &cfg.search_cost_ns
+                                                   : &cfg.evict_cost_ns;
+            if (cli_parse_duration(optarg, dst)) {
+                cli_error(CMD, "%s '%s' must be a duration with a unit (500ns, 20us, 1.5ms)",
+                          argv[optind - 1], optarg);
+                return 2;
+            }
+            run_opt = argv[optind - 1];
+            break;
+        }
+        case OPT_SEEDS:
+            if (parse_u64(optarg, &u) || u < 1 || u > 10000) {
+                cli_error(CMD, "--seeds '%s' must be an integer from 1 to 10000", optarg);
+                return 2;
+            }
+            extra.seeds = (unsigned)u;
+            run_opt = "--seeds";
+            break;
+        case OPT_BAND:
+            if (cli_parse_band(optarg, &extra.band)) {
+                cli_error(CMD, "--budget-band '%s' must be a fraction of the budget between 0 "
+                               "and 1 (2%%, 0.02)", optarg);
+                return 2;
+            }
+            run_opt = "--budget-band";
             break;
         case OPT_CHAIN:
             if (parse_u64(optarg, &chain) || chain < 1 || chain > 100000000) {
@@ -467,20 +516,25 @@ int cmd_sim(int argc, char **argv)
                 cli_format_bytes(cfg.budget, b1, sizeof b1),
                 cli_format_bytes(bl->bottleneck, b2, sizeof b2));
     }
-    sim_result res;
-    if (run(t, &cfg, &res, &err) != 0) {
+    if (extra.band > 0 && cfg.budget == UINT64_MAX) {
+        cli_error(CMD, "--budget-band needs a --budget to vary");
+        sim_trace_free(t);
+        return 2;
+    }
+    if (sim_extra_run(t, &cfg, &extra, &err) != 0) {
         cli_error(CMD, "%s: %s", trace, err.msg);
         sim_trace_free(t);
         return 1;
     }
+    sim_result res = extra.center.first;
     if (json) {
-        if (print_json(trace, cfg.policy, &cfg, ratio, bl, &res, alloc_key) != 0) {
+        if (print_json(trace, cfg.policy, &cfg, ratio, bl, &res, alloc_key, &extra) != 0) {
             cli_error(CMD, "out of memory writing JSON");
             sim_trace_free(t);
             return 1;
         }
     } else {
-        print_text(trace, cfg.policy, &cfg, ratio, bl, &res, alloc_key);
+        print_text(trace, cfg.policy, &cfg, ratio, bl, &res, alloc_key, &extra);
     }
     sim_trace_free(t);
     return 0;

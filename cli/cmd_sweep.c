@@ -20,6 +20,7 @@ static void usage(FILE *f)
             "usage: gpumemsim sweep TRACE... [--policies LIST] [--budgets SPEC] [--seeds N]\n"
             "                       [--db FILE] [-j N] [--shard K/N] [--remat-limit L]\n"
             "                       [--allocators LIST] [--alloc-conf CONF] [--sample K]\n"
+            "                       [--op-overhead D] [--search-cost D] [--evict-cost D]\n"
             "                       [--quiet]\n\n"
             "Simulates every trace with every policy at every budget (and every seed of the\n"
             "randomized policies) and records each run in a SQLite result store. Runs already\n"
@@ -48,6 +49,9 @@ static void usage(FILE *f)
             "  --sample K       approximate victim choice as in 'sim --sample' (K random\n"
             "                   candidates, or sqrt): every policy then runs once per seed, and\n"
             "                   the runs are stored with params sample=K\n"
+            "  --op-overhead D, --search-cost D, --evict-cost D  the runtime-cost model of\n"
+            "                   'sim' (docs/fidelity.md) for every run, stored in the runs'\n"
+            "                   params (op_overhead=20000ns, ...) and cost columns\n"
 
             "  --quiet          no progress output\n\npolicies:\n",
             SWEEP_MAX_RATIO);
@@ -119,6 +123,15 @@ int cmd_sweep(int argc, char **argv)
         } else if (strcmp(a, "--sample") == 0 && v) {
             if (cli_parse_sample(v, &sp.sample)) {
                 cli_error(cmd, "--sample '%s' must be a count of storages (0 = all) or 'sqrt'", v);
+                goto out;
+            }
+            i++;
+        } else if ((strcmp(a, "--op-overhead") == 0 || strcmp(a, "--search-cost") == 0 ||
+                    strcmp(a, "--evict-cost") == 0) && v) {
+            uint64_t *dst = a[2] == 'o' ? &sp.op_overhead_ns
+                            : a[2] == 's' ? &sp.search_cost_ns : &sp.evict_cost_ns;
+            if (cli_parse_duration(v, dst)) {
+                cli_error(cmd, "%s '%s' must be a duration with a unit (500ns, 20us, 1.5ms)", a, v);
                 goto out;
             }
             i++;

@@ -14,6 +14,7 @@ static const command commands[] = {
     {"convert", cmd_convert, "convert between DTR JSON logs and .gmt traces"},
     {"synth", cmd_synth, "generate a synthetic training trace (resnet, transformer, unet, mlp)"},
     {"sim", cmd_sim, "replay a trace under a memory budget with an eviction policy"},
+    {"calibrate", cmd_calibrate, "find the per-op overhead that reproduces a measured slowdown"},
     {"sweep", cmd_sweep, "simulate traces x policies x budgets in parallel into a SQLite store"},
     {"db", cmd_db, "list, export and merge result stores"},
     {"plot", cmd_plot, "draw overhead-vs-budget charts and memory timelines (gnuplot)"},
@@ -29,7 +30,7 @@ static void usage(FILE *f)
             "usage: gpumemsim COMMAND [ARGS...]\n\ncommands:\n",
             GMS_VERSION);
     for (size_t i = 0; i < N_COMMANDS; i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'gpumemsim COMMAND --help' describes a command.\n");
 }
 

@@ -16,5 +16,7 @@ extern const sim_policy pol_msps;
 extern const sim_policy pol_random;
 extern const sim_policy pol_coop;
 extern const sim_policy pol_dtr_frag;
+extern const sim_policy pol_dtr_proto;
+extern const sim_policy pol_dtr_proto_all;
 
 #endif

@@ -207,6 +207,16 @@ static PyObject *result_dict(PyObject *trace, const char *policy, const sim_conf
     PUT("largest_free", U64(r->largest_free));
     PUT("frag_allocs", U64(r->frag_allocs));
     PUT("frag_ratio", dbl(r->frag_ratio));
+    PyObject *cm = Py_BuildValue("{s:K,s:K,s:K}", "op_overhead",
+                                 (unsigned long long)cfg->op_overhead_ns, "search_cost",
+                                 (unsigned long long)cfg->search_cost_ns, "evict_cost",
+                                 (unsigned long long)cfg->evict_cost_ns);
+    PUT("cost_model", cm);
+    PUT("ops_executed", U64(r->ops_executed));
+    PUT("candidates", U64(r->candidates));
+    PUT("op_overhead_ns", U64(r->op_overhead_ns));
+    PUT("search_ns", U64(r->search_ns));
+    PUT("evict_ns", U64(r->evict_ns));
 #undef U64
 #undef PUT
     return d;
@@ -217,16 +227,17 @@ static PyObject *py_sim(PyObject *self, PyObject *args, PyObject *kw)
     (void)self;
     static char *kwlist[] = {"trace", "budget", "policy", "score", "name", "needs",
                              "budget_bytes", "seed", "remat_limit", "sample", "allocator",
-                             "alloc_conf", NULL};
+                             "alloc_conf", "op_overhead_ns", "search_cost_ns",
+                             "evict_cost_ns", NULL};
     PyObject *trace_arg, *budget_obj = Py_None, *score = Py_None, *needs_obj = Py_None;
     PyObject *bytes_obj = Py_None, *sample_obj = NULL;
     const char *policy_name = NULL, *name = "python", *allocator = "ideal", *alloc_conf = NULL;
-    unsigned long long seed = 0;
+    unsigned long long seed = 0, op_overhead = 0, search_cost = 0, evict_cost = 0;
     double remat_limit = 2.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OzO$sOOKdOsz", kwlist, &trace_arg,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OzO$sOOKdOszKKK", kwlist, &trace_arg,
                                      &budget_obj, &policy_name, &score, &name, &needs_obj,
                                      &bytes_obj, &seed, &remat_limit, &sample_obj, &allocator,
-                                     &alloc_conf))
+                                     &alloc_conf, &op_overhead, &search_cost, &evict_cost))
         return NULL;
 
     /* the policy: a score callable, or a built-in / plugin by name (dtr by default) */
@@ -261,6 +272,9 @@ static PyObject *py_sim(PyObject *self, PyObject *args, PyObject *kw)
     }
     cfg.seed = seed;
     cfg.remat_limit = remat_limit;
+    cfg.op_overhead_ns = op_overhead; /* the runtime-cost model (docs/fidelity.md), ns */
+    cfg.search_cost_ns = search_cost;
+    cfg.evict_cost_ns = evict_cost;
     if (sample_obj && sample_obj != Py_None) {
         if (PyUnicode_Check(sample_obj) && strcmp(PyUnicode_AsUTF8(sample_obj), "sqrt") == 0) {
             cfg.sample = SIM_SAMPLE_SQRT;

@@ -51,6 +51,12 @@ enum {
     SIM_NEEDS_EQCLASS = 1u << 1, /* sim_view_eqclass_cost (DTR-eq) */
     SIM_NEEDS_ADDRESSES = 1u << 2, /* sim_view_block and friends: a memory model with
                                     * addresses (any but ideal; the run refuses ideal) */
+    /* The DTR prototype's eviction timing (its CheckpointPool::auto_evict): an op runs
+     * first, then the engine evicts until resident bytes are within the budget again (the
+     * op's new outputs are not candidates then), instead of evicting before the op so that
+     * its outputs fit. Memory may pass the budget while an op runs, as on the prototype.
+     * Ideal memory model only. (A new bit: plugins built before it never set it.) */
+    SIM_NEEDS_EVICT_AFTER = 1u << 3,
 };
 
 /* ------------------------------------------------------------------------------------------
@@ -138,6 +144,13 @@ size_t sim_view_blocks(const sim_view *v, struct sim_mem_block *out, size_t cap)
 uint64_t sim_view_free_around(const sim_view *v, uint32_t s);
 /* 1 when storage s can be evicted now (in the pool: material, unlocked, unpinned). */
 int sim_view_evictable(const sim_view *v, uint32_t s);
+
+/* Storages in the trace; indices run from 0 in creation order (constants included). */
+uint32_t sim_view_storage_count(const sim_view *v);
+/* For the runtime-cost model (sim_config.search_cost_ns): a choose() that scores fewer
+ * storages than the whole pool calls this with the number it scored, once per choice;
+ * without the call the whole pool is counted. */
+void sim_view_count_candidates(const sim_view *v, uint64_t n);
 
 /* ------------------------------------------------------------------------------------------
  * Score arithmetic with Python's semantics: num / (a * b) where num, a, b are integers and the

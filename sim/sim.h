@@ -114,6 +114,14 @@ typedef struct sim_config {
      * budget caps the bytes it reserves. options NULL = the model's defaults. */
     const struct sim_memory_model *allocator;
     const struct sim_memory_options *allocator_options;
+    /* Runtime costs the trace does not contain (sim_cost.h; docs/fidelity.md), added to the
+     * simulated clock. All 0 by default: the replay is then simrd's, bit for bit.
+     * op_overhead_ns: paid by every op run (first runs and rematerializations; CONSTANTs,
+     * which run nothing, do not pay it); search_cost_ns: per candidate scored in an eviction
+     * search; evict_cost_ns: per eviction chosen by the policy. */
+    uint64_t op_overhead_ns;
+    uint64_t search_cost_ns;
+    uint64_t evict_cost_ns;
 } sim_config;
 
 #define SIM_SAMPLE_SQRT UINT32_MAX
@@ -139,6 +147,13 @@ typedef struct sim_result {
     uint64_t frag_allocs;     /* allocations that had to evict before they fit */
     double frag_ratio;        /* Coop's fragmentation: at each of those, the bytes free under
                                * the budget (budget - allocated) over the budget, averaged */
+    /* Runtime-cost figures (always counted; the *_ns are 0 unless the config sets costs).
+     * clock = 1 + model compute + remat_compute + op_overhead_ns + search_ns + evict_ns. */
+    uint64_t ops_executed;    /* op runs that pay op_overhead (first runs + remats) */
+    uint64_t candidates;      /* storages scored in eviction searches */
+    uint64_t op_overhead_ns;  /* ops_executed x cfg.op_overhead_ns */
+    uint64_t search_ns;       /* candidates x cfg.search_cost_ns */
+    uint64_t evict_ns;        /* evictions x cfg.evict_cost_ns */
 } sim_result;
 
 /* Runs one simulation. Returns 0 and fills *res (whatever the status); non-zero only for

@@ -117,6 +117,15 @@ typedef struct sim_frame {
     uint8_t entered;
 } sim_frame;
 
+/* The runtime-cost model's settings and totals for one run (sim_cost.h). */
+typedef struct sim_cost_state {
+    uint64_t op_ns, search_ns, evict_ns; /* the config's costs */
+    uint64_t ops;                        /* op runs that paid op_ns */
+    uint64_t candidates;                 /* storages scored in eviction searches */
+    uint64_t choose_scored;              /* set by a policy's choose (sim_view_count_candidates),
+                                          * UINT64_MAX = not said */
+} sim_cost_state;
+
 struct sim_view {
     const sim_trace *tr;
     const sim_config *cfg;
@@ -156,6 +165,7 @@ struct sim_view {
     uint32_t *pool_pos; /* per storage: index in pool_arr */
     uint64_t rng;       /* sampling generator state (splitmix64) */
 
+    int evict_after; /* SIM_NEEDS_EVICT_AFTER: evict after each op, not before */
     int regions_on, eq_on;
     int dtr_eq_approx; /* DTR in sampled mode: equivalence classes instead of regions */
     sim_region *fwd, *rev; /* per storage, when regions_on */
@@ -210,6 +220,8 @@ struct sim_view {
     uint64_t mem_peak_reserved, mem_peak_allocated, mem_largest_free;
     uint64_t mem_frag_allocs;
     double mem_frag_sum;
+
+    sim_cost_state cost; /* sim_cost.h */
 };
 
 /* Builds the trace's derived links (children, storage tensors, storage graph) once the

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sim_cost.h"
 #include "sim_internal.h"
 
 void sim_config_init(sim_config *cfg)
@@ -178,12 +179,13 @@ static double dtr_eq_score(sim_view *v, uint32_t s)
 }
 
 /* Sampled choice (sim_config.sample): the best of k random pool members, the later draw on
- * ties, a zero score ends the draws. */
-static uint32_t choose_sampled(sim_view *v, uint32_t k)
+ * ties, a zero score ends the draws. *scored: the draws made. */
+static uint32_t choose_sampled(sim_view *v, uint32_t k, uint64_t *scored)
 {
     uint32_t best = SIM_NONE;
     double best_cost = INFINITY;
     for (uint32_t i = 0; i < k; i++) {
+        ++*scored;
         uint32_t s = v->pool_arr[splitmix64(&v->rng) % v->pool_size];
         double c = v->dtr_eq_approx ? dtr_eq_score(v, s) : v->pol->score(v, s, v->pol_state);
         if (isnan(c))
@@ -208,6 +210,7 @@ static uint32_t choose_sampled(sim_view *v, uint32_t k)
             if (s == SIM_NONE)                                                            \
                 continue;                                                                 \
             double c;                                                                     \
+            nscored++;                                                                    \
             EXPR;                                                                         \
             if (c <= best_cost) {                                                         \
                 best_cost = c;                                                            \
@@ -240,21 +243,27 @@ static inline double ratio_scan(int64_t num, uint64_t a, uint64_t b, double best
 }
 
 /* Heuristic.choose (spec section 5): the LAST minimum in pool order wins, the first zero
- * cost ends the scan, all +inf -> the last storage. */
-static uint32_t choose(sim_view *v)
+ * cost ends the scan, all +inf -> the last storage. *scored: the candidates scored (for the
+ * cost model; a policy with its own choose is taken to look at the whole pool). */
+static uint32_t choose(sim_view *v, uint64_t *scored)
 {
     const sim_policy *p = v->pol;
     if (SIM_REGIONS_PENDING(v))
         sim_regions_flush(v);
-    if (p->choose)
-        return p->choose(v, v->pol_state);
+    if (p->choose) {
+        v->cost.choose_scored = UINT64_MAX;
+        uint32_t s = p->choose(v, v->pol_state);
+        *scored += v->cost.choose_scored != UINT64_MAX ? v->cost.choose_scored : v->pool_size;
+        return s;
+    }
     uint32_t k = v->cfg->sample;
     if (k == SIM_SAMPLE_SQRT)
         k = (uint32_t)ceil(sqrt((double)v->pool_size));
     if (k && k < v->pool_size)
-        return choose_sampled(v, k);
+        return choose_sampled(v, k, scored);
     uint32_t best = SIM_NONE;
     double best_cost = INFINITY;
+    uint64_t nscored = 0; /* a local, so the scans keep it in a register */
     const uint64_t *size = v->tr->st_size, *scomp = v->scomp;
     const int64_t *last = v->last;
     uint64_t clock = v->clock;
@@ -298,6 +307,7 @@ static uint32_t choose(sim_view *v)
         break;
     }
 #undef STALE
+    *scored += nscored;
     return best;
 }
 
@@ -307,7 +317,9 @@ int sim_evict_one(sim_view *v)
         v->status = SIM_OOM;
         return -1;
     }
-    uint32_t s = choose(v);
+    uint64_t scored = 0;
+    uint32_t s = choose(v, &scored);
+    sim_cost_on_search(v, scored);
     if (v->nan_storage != SIM_NONE)
         return -1; /* sim_runner_run reports it */
     if (s == SIM_NONE || s >= v->tr->n_storages || v->ss[s].pool_idx == SIM_NONE) {
@@ -317,6 +329,7 @@ int sim_evict_one(sim_view *v)
         return -1;
     }
     evict(v, s, 0);
+    sim_cost_on_evict(v);
     return v->failed_alloc ? -1 : 0;
 }
 
@@ -351,6 +364,7 @@ static int compute(sim_view *v, uint32_t o, uint32_t t, int remat)
         v->remat_st[n++] = tr->tensors[t].storage;
 
     v->clock += op->cost;
+    sim_cost_on_op(v, op);
     v->memory += op->total_size;
     if (v->memory > v->peak)
         v->peak = v->memory;
@@ -369,6 +383,9 @@ static int compute(sim_view *v, uint32_t o, uint32_t t, int remat)
     } else {
         v->model_compute += op->cost;
     }
+    /* the DTR prototype evicts once the op has run, before its outputs join the pool */
+    if (v->evict_after && free_memory(v, 0))
+        return -1;
     for (uint32_t i = 0; i < n; i++)
         pool_append(v, v->remat_st[i]);
     if (v->regions_on)
@@ -445,7 +462,8 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
         if (descended)
             continue;
         if (v->mem ? sim_mem_place_outputs(v, fo, f->t)
-                   : v->memory + op->total_size > v->budget && free_memory(v, op->total_size))
+                   : !v->evict_after && v->memory + op->total_size > v->budget &&
+                         free_memory(v, op->total_size))
             return -1;
         if (compute(v, fo, f->t, f->remat))
             return -1;
@@ -618,6 +636,7 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
     v->rng = cfg->seed ^ UINT64_C(0x6a09e667f3bcc908);
     v->n_frames = v->n_ustack = 0;
     v->eq_n = 0;
+    sim_cost_reset(v, cfg);
     for (uint32_t s = 0; s < tr->n_storages; s++) {
         v->ss[s] = (sim_sstate){.pool_idx = SIM_NONE, .ecn = SIM_NONE};
         v->last[s] = INT64_MIN;
@@ -646,6 +665,12 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
      * with equivalence classes, as the DTR prototype does, instead of simrd's regions,
      * whose upkeep is quadratic in the trace length (2M-op traces in seconds). */
     v->dtr_eq_approx = cfg->sample != 0 && v->pol->score_kind == SIM_SCORE_DTR;
+    v->evict_after = (v->pol->needs & SIM_NEEDS_EVICT_AFTER) != 0;
+    if (v->evict_after && cfg->allocator)
+        return gms_error_set(err, GMS_EINVAL,
+                             "policy %s evicts after each op as the DTR prototype does, which "
+                             "only the ideal memory model supports: drop --allocator",
+                             v->pol->name ? v->pol->name : "?");
     v->regions_on = (v->pol->needs & SIM_NEEDS_REGIONS) != 0 && !v->dtr_eq_approx;
     v->eq_on = (v->pol->needs & SIM_NEEDS_EQCLASS) != 0 || v->dtr_eq_approx;
     if (v->regions_on) {
@@ -742,6 +767,7 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
     res->remat_compute = v->remat_compute;
     res->peak_memory = v->peak;
     sim_mem_finish(v, res);
+    sim_cost_finish(v, res);
     res->wall_s = now_s() - t0;
     return 0;
 }

@@ -70,6 +70,16 @@ uint32_t sim_view_pool_at(const sim_view *v, uint32_t k)
     return SIM_NONE;
 }
 
+uint32_t sim_view_storage_count(const sim_view *v)
+{
+    return v->tr->n_storages;
+}
+
+void sim_view_count_candidates(const sim_view *cv, uint64_t n)
+{
+    ((sim_view *)cv)->cost.choose_scored = n; /* bookkeeping only: nothing a policy reads */
+}
+
 uint64_t sim_view_size(const sim_view *v, uint32_t s)
 {
     return v->tr->storages[s].size;

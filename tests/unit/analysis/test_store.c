@@ -152,6 +152,8 @@ START_TEST(test_v1_store_is_migrated_keeping_its_runs)
     store_close(s);
     ck_assert_int_eq(scalar_int(p, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
     ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM timelines"), 1);
+    /* v5: old runs had no runtime costs */
+    ck_assert_int_eq(scalar_int(p, "SELECT op_overhead_ns + search_ns + evict_ns + 1 FROM runs"), 1);
 }
 END_TEST
 

@@ -92,6 +92,47 @@ START_TEST(test_format_bytes_picks_a_readable_unit)
 }
 END_TEST
 
+START_TEST(test_duration_needs_a_unit_and_rounds_to_ns)
+{
+    uint64_t ns;
+    ck_assert_int_eq(cli_parse_duration("20us", &ns), 0);
+    ck_assert_uint_eq(ns, 20000);
+    ck_assert_int_eq(cli_parse_duration("1.5ms", &ns), 0);
+    ck_assert_uint_eq(ns, 1500000);
+    ck_assert_int_eq(cli_parse_duration("500ns", &ns), 0);
+    ck_assert_uint_eq(ns, 500);
+    ck_assert_int_eq(cli_parse_duration("0.2s", &ns), 0);
+    ck_assert_uint_eq(ns, 200000000);
+    ck_assert_int_eq(cli_parse_duration("2.5\xc2\xb5s", &ns), 0);
+    ck_assert_uint_eq(ns, 2500);
+    ck_assert_int_eq(cli_parse_duration("0ns", &ns), 0);
+    ck_assert_uint_eq(ns, 0);
+    ns = 7;
+    ck_assert_int_eq(cli_parse_duration("20", &ns), -1); /* ns or us? refuse */
+    ck_assert_int_eq(cli_parse_duration("-1us", &ns), -1);
+    ck_assert_int_eq(cli_parse_duration("us", &ns), -1);
+    ck_assert_int_eq(cli_parse_duration("nanus", &ns), -1);
+    ck_assert_int_eq(cli_parse_duration("1e30s", &ns), -1);
+    ck_assert_int_eq(cli_parse_duration("5 minutes", &ns), -1);
+    ck_assert_uint_eq(ns, 7); /* untouched on failure */
+}
+END_TEST
+
+START_TEST(test_band_is_a_fraction_or_percent_below_one)
+{
+    double b;
+    ck_assert_int_eq(cli_parse_band("2%", &b), 0);
+    ck_assert(b == 0.02);
+    ck_assert_int_eq(cli_parse_band("0.05", &b), 0);
+    ck_assert(b == 0.05);
+    ck_assert_int_eq(cli_parse_band("0", &b), -1);
+    ck_assert_int_eq(cli_parse_band("100%", &b), -1);
+    ck_assert_int_eq(cli_parse_band("-2%", &b), -1);
+    ck_assert_int_eq(cli_parse_band("2 %", &b), -1);
+    ck_assert_int_eq(cli_parse_band("nan", &b), -1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli_util");
@@ -102,6 +143,8 @@ int main(void)
     tcase_add_test(tc, test_budget_absolute_forms);
     tcase_add_test(tc, test_budget_refuses_zero_negative_and_unknown_text);
     tcase_add_test(tc, test_format_bytes_picks_a_readable_unit);
+    tcase_add_test(tc, test_duration_needs_a_unit_and_rounds_to_ns);
+    tcase_add_test(tc, test_band_is_a_fraction_or_percent_below_one);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

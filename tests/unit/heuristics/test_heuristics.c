@@ -13,22 +13,23 @@
 
 START_TEST(test_registry_knows_the_paper_policies_then_the_address_aware_ones)
 {
-    static const char *const names[] = {"dtr", "dtr-eq", "dtr-local", "lru",     "size",
-                                        "msps", "random", "coop",     "dtr-frag"};
-    ck_assert_uint_eq(pol_count(), 9);
-    for (size_t i = 0; i < 9; i++) {
+    static const char *const names[] = {"dtr",    "dtr-eq", "dtr-local", "lru",
+                                        "size",   "msps",   "random",    "coop",
+                                        "dtr-frag", "dtr-proto", "dtr-proto-all"};
+    ck_assert_uint_eq(pol_count(), 11);
+    for (size_t i = 0; i < 11; i++) {
         const struct sim_policy *p = pol_find(names[i]);
         ck_assert_msg(p, "%s missing", names[i]);
         ck_assert_str_eq(pol_name(p), names[i]);
         ck_assert_ptr_eq(pol_at(i), p);
         ck_assert(pol_description(p) && strlen(pol_description(p)) > 5);
         ck_assert_msg(!p->score != !p->choose, "%s: exactly one of score/choose", names[i]);
-        ck_assert_int_eq(pol_needs_addresses(p), i >= 7);
+        ck_assert_int_eq(pol_needs_addresses(p), i == 7 || i == 8);
     }
     ck_assert_ptr_null(pol_find("DTR"));
     ck_assert_ptr_null(pol_find(""));
     ck_assert_ptr_null(pol_find(NULL));
-    ck_assert_ptr_null(pol_at(9));
+    ck_assert_ptr_null(pol_at(11));
 }
 END_TEST
 
@@ -39,6 +40,9 @@ START_TEST(test_regions_and_eqclasses_are_asked_for_only_by_dtr_msps_dtreq)
     ck_assert_uint_eq(pol_find("dtr-eq")->needs, SIM_NEEDS_EQCLASS);
     ck_assert_uint_eq(pol_find("lru")->needs, 0);
     ck_assert_uint_eq(pol_find("dtr-local")->needs, 0);
+    ck_assert_uint_eq(pol_find("dtr-proto")->needs, SIM_NEEDS_EQCLASS | SIM_NEEDS_EVICT_AFTER);
+    ck_assert_uint_eq(pol_find("dtr-proto-all")->needs,
+                      SIM_NEEDS_EQCLASS | SIM_NEEDS_EVICT_AFTER);
 }
 END_TEST
 

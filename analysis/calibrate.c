@@ -1,0 +1,191 @@
+/* calibrate: seed averages and the op-overhead solver (see calibrate.h). */
+#include "calibrate.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "plugin.h"
+#include "plugin_isolate.h"
+
+int cal_run_seeds(sim_runner *r, const sim_config *cfg, unsigned seeds, cal_summary *out,
+                  gms_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (seeds < 1)
+        return gms_error_set(err, GMS_EINVAL, "seeds must be at least 1");
+    out->status = SIM_OK;
+    sim_config c = *cfg;
+    double sum = 0, sum2 = 0;
+    for (unsigned i = 0; i < seeds; i++) {
+        sim_result res;
+        c.seed = cfg->seed + i;
+        /* a plugin runs in a child process, so that its crash is an error, not ours */
+        int rc = pol_plugin_path(c.policy) ? pol_run_isolated(r, &c, &res, err)
+                                           : sim_runner_run(r, &c, &res, err);
+        if (rc)
+            return rc;
+        if (i == 0)
+            out->first = res;
+        out->runs++;
+        out->remat_compute += (double)res.remat_compute;
+        out->evictions += (double)res.evictions;
+        out->remats += (double)res.remats;
+        out->ops_executed += (double)res.ops_executed;
+        out->candidates += (double)res.candidates;
+        out->op_overhead_ns += (double)res.op_overhead_ns;
+        out->search_ns += (double)res.search_ns;
+        out->evict_ns += (double)res.evict_ns;
+        out->wall_s += res.wall_s;
+        if (res.status != SIM_OK) {
+            if (out->status == SIM_OK)
+                out->status = res.status;
+            continue;
+        }
+        if (out->ok == 0 || res.overhead < out->min)
+            out->min = res.overhead;
+        if (out->ok == 0 || res.overhead > out->max)
+            out->max = res.overhead;
+        out->ok++;
+        sum += res.overhead;
+        sum2 += res.overhead * res.overhead;
+    }
+    double n = (double)out->runs;
+    out->remat_compute /= n;
+    out->evictions /= n;
+    out->remats /= n;
+    out->ops_executed /= n;
+    out->candidates /= n;
+    out->op_overhead_ns /= n;
+    out->search_ns /= n;
+    out->evict_ns /= n;
+    if (out->ok) {
+        out->mean = sum / out->ok;
+        double var = sum2 / out->ok - out->mean * out->mean;
+        out->sd = var > 0 ? sqrt(var) : 0;
+    }
+    return 0;
+}
+
+/* One evaluation of the solver: the mean overhead with op overhead c. */
+static int eval(sim_runner *r, const sim_config *base, unsigned seeds, uint64_t c,
+                cal_summary *s, cal_result *out, gms_error *err)
+{
+    sim_config cfg = *base;
+    cfg.op_overhead_ns = c;
+    int rc = cal_run_seeds(r, &cfg, seeds, s, err);
+    if (rc)
+        return rc;
+    out->simulations++;
+    if (s->status != SIM_OK)
+        return gms_error_set(err, GMS_EINVAL,
+                             "with an op overhead of %llu ns a run ended with status %s: the "
+                             "budget is too small for this trace and policy, so no slowdown "
+                             "can be calibrated there (pick a budget where sim reports ok)",
+                             (unsigned long long)c, sim_status_name(s->status));
+    return 0;
+}
+
+/* Keeps the evaluation closest to the target. */
+static void keep_best(cal_result *out, uint64_t c, const cal_summary *s, double measured)
+{
+    if (out->simulations == 1 || fabs(s->mean - measured) < fabs(out->error)) {
+        out->op_overhead_ns = c;
+        out->at = *s;
+        out->error = s->mean - measured;
+    }
+}
+
+int cal_solve_op_overhead(sim_runner *r, const sim_trace *t, const sim_config *base,
+                          unsigned seeds, double measured, double tol, cal_result *out,
+                          gms_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!(measured >= 1) || !isfinite(measured))
+        return gms_error_set(err, GMS_EINVAL,
+                             "a measured slowdown must be a number >= 1 (time / baseline time), "
+                             "not %g", measured);
+    if (!(tol > 0))
+        return gms_error_set(err, GMS_EINVAL, "the tolerance must be > 0");
+    const double compute = (double)sim_trace_baseline(t)->compute;
+    if (compute <= 0)
+        return gms_error_set(err, GMS_EINVAL, "the trace has no compute time to scale");
+
+    cal_summary s;
+    int rc = eval(r, base, seeds, 0, &s, out, err);
+    if (rc)
+        return rc;
+    keep_best(out, 0, &s, measured);
+    out->ideal = s.mean;
+    if (s.mean >= measured) {
+        out->below_ideal = s.mean > measured;
+        out->converged = 1;
+        return 0;
+    }
+    if (s.ops_executed <= 0)
+        return gms_error_set(err, GMS_EINVAL, "the trace runs no ops: nothing pays an overhead");
+
+    /* Bracket: lo undershoots, hi overshoots. The first guess is the fixed-schedule line. */
+    uint64_t lo = 0, hi;
+    double f_lo = s.mean - measured, f_hi;
+    double guess = (measured - s.mean) * compute / s.ops_executed;
+    hi = guess < 1 ? 1 : (uint64_t)ceil(guess);
+    for (int grow = 0;; grow++) {
+        if ((rc = eval(r, base, seeds, hi, &s, out, err)) != 0)
+            return rc;
+        keep_best(out, hi, &s, measured);
+        f_hi = s.mean - measured;
+        if (fabs(f_hi) <= tol) {
+            out->converged = 1;
+            return 0;
+        }
+        if (f_hi > 0)
+            break;
+        lo = hi;
+        f_lo = f_hi;
+        if (grow == 40 || hi > UINT64_MAX / 4)
+            return gms_error_set(err, GMS_EINVAL,
+                                 "no op overhead up to %llu ns reaches slowdown %g (the "
+                                 "simulation stays at %g): is the measurement right?",
+                                 (unsigned long long)hi, measured, s.mean);
+        hi *= 2;
+    }
+
+    /* Narrow [lo, hi] by regula falsi; a side kept twice in a row has its value halved
+     * (Illinois), and every third step bisects, so a jump in f (a changed schedule) cannot
+     * stall it. */
+    int side = 0;
+    for (int step = 1; hi - lo > 1 && out->simulations < 200; step++) {
+        uint64_t c;
+        if (step % 3 == 0)
+            c = lo + (hi - lo) / 2;
+        else
+            c = lo + (uint64_t)llround((double)(hi - lo) * (-f_lo) / (f_hi - f_lo));
+        if (c <= lo)
+            c = lo + 1;
+        if (c >= hi)
+            c = hi - 1;
+        if ((rc = eval(r, base, seeds, c, &s, out, err)) != 0)
+            return rc;
+        keep_best(out, c, &s, measured);
+        double f = s.mean - measured;
+        if (fabs(f) <= tol) {
+            out->converged = 1;
+            return 0;
+        }
+        if (f < 0) {
+            lo = c;
+            f_lo = f;
+            if (side == -1)
+                f_hi /= 2;
+            side = -1;
+        } else {
+            hi = c;
+            f_hi = f;
+            if (side == 1)
+                f_lo /= 2;
+            side = 1;
+        }
+    }
+    out->converged = hi - lo <= 1;
+    return 0;
+}

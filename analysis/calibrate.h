@@ -1,0 +1,57 @@
+/*
+ * calibrate: runs of one configuration over several seeds, and the solver that finds the
+ * per-op overhead (sim_config.op_overhead_ns) with which a simulation reproduces a slowdown
+ * measured on a real runtime (docs/fidelity.md).
+ *
+ * The simulated slowdown is clock / baseline compute. For a fixed schedule it is linear in
+ * the op overhead (clock = clock_0 + ops_executed x overhead), but the schedule is not fixed:
+ * the overhead advances the clock, the clock sets staleness, and staleness picks victims. So
+ * the solver does not trust the line: it brackets the answer and narrows the bracket by
+ * interpolation (regula falsi, Illinois variant) with bisection steps as a fallback, each
+ * step a full simulation, down to a tolerance or a 1 ns bracket.
+ */
+#ifndef CALIBRATE_H
+#define CALIBRATE_H
+
+#include <stdint.h>
+
+#include "gms_error.h"
+#include "sim.h"
+
+/* One configuration run with seeds cfg->seed, cfg->seed + 1, ... */
+typedef struct cal_summary {
+    unsigned runs;       /* seeds run */
+    unsigned ok;         /* runs with status ok */
+    sim_status status;   /* SIM_OK, or the status of the first run that failed */
+    double mean, min, max, sd; /* overhead over the ok runs (sd: population) */
+    /* means over all runs */
+    double remat_compute, evictions, remats, ops_executed, candidates;
+    double op_overhead_ns, search_ns, evict_ns;
+    double wall_s;       /* summed */
+    sim_result first;    /* the first seed's result, every figure */
+} cal_summary;
+
+/* Runs cfg with `seeds` seeds (>= 1) on r. 0, or a sim_run error. */
+int cal_run_seeds(sim_runner *r, const sim_config *cfg, unsigned seeds, cal_summary *out,
+                  gms_error *err);
+
+typedef struct cal_result {
+    uint64_t op_overhead_ns; /* the calibrated per-op overhead */
+    cal_summary at;          /* the runs with it */
+    double ideal;            /* the mean overhead with no op overhead (the ideal replay plus
+                              * the config's other costs) */
+    double error;            /* at.mean - measured */
+    unsigned simulations;    /* configurations simulated (each over all seeds) */
+    int converged;           /* |error| <= tol, or the bracket closed to 1 ns */
+    int below_ideal;         /* measured < ideal: no overhead >= 0 can reach it; 0 returned */
+} cal_result;
+
+/* Finds the op overhead with which base (its op_overhead_ns ignored) averaged over `seeds`
+ * seeds reproduces `measured` (a slowdown, time / baseline time) within tol. 0 with *out
+ * filled (check converged and below_ideal), or an error: a run that does not finish ok
+ * (the budget is too small for this trace and policy), a bad argument. */
+int cal_solve_op_overhead(sim_runner *r, const sim_trace *t, const sim_config *base,
+                          unsigned seeds, double measured, double tol, cal_result *out,
+                          gms_error *err);
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * sim_extra: the runs 'gpumemsim sim' adds for --seeds (the mean overhead over seeds and its
+ * spread) and --budget-band (the overhead at the budget x (1 - band) and x (1 + band), and
+ * whether the prediction sits on a cliff), and their part of sim's JSON and text output.
+ */
+#ifndef SIM_EXTRA_H
+#define SIM_EXTRA_H
+
+#include "calibrate.h"
+#include "sim.h"
+
+typedef struct sim_extra {
+    unsigned seeds;           /* >= 1 */
+    double band;              /* relative, 0 = none; needs a finite budget */
+    /* results */
+    cal_summary center;       /* at the budget (center.first: the first seed's run) */
+    uint64_t band_budget[2];
+    cal_summary band_runs[2]; /* at budget x (1 - band), x (1 + band) */
+} sim_extra;
+
+/* A prediction whose mean overhead moves by more than this within the band is on a cliff. */
+#define SIM_CLIFF 0.02
+
+/* Runs cfg with x->seeds seeds, and at the band's edges when x->band > 0. 0 or an error. */
+int sim_extra_run(const sim_trace *t, const sim_config *cfg, sim_extra *x, gms_error *err);
+/* Appends the "seeds" and "budget_band" members (each only when asked for) to a JSON object
+ * being printed on stdout (starts with ", "). */
+void sim_extra_print_json(const sim_extra *x);
+/* Prints the seeds and band lines of the text report. */
+void sim_extra_print_text(const sim_extra *x);
+
+#endif
