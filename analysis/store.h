@@ -154,6 +154,9 @@ typedef struct store_row {
     uint64_t largest_free;
     uint64_t frag_allocs;
     double frag_ratio;
+    uint64_t op_overhead_ns; /* the runtime-cost totals (0 in stores before version 5) */
+    uint64_t search_ns;
+    uint64_t evict_ns;
 } store_row;
 
 /* Which rows a query returns: NULL/0 fields mean "any". policies is a NULL-free array.

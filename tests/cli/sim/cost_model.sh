@@ -72,6 +72,18 @@ rows=$(python3 -c "import sqlite3; c=sqlite3.connect('$db'); print(sorted(c.exec
 ov=$(python3 -c "import sqlite3; c=sqlite3.connect('$db'); print(c.execute(\"select overhead from runs where params != ''\").fetchone()[0])")
 one=$("$GMS_BIN" sim "$LOG" --budget 0.6 --op-overhead 20us --search-cost 50ns --json | field 'd["overhead"]')
 [ "$ov" = "$one" ] || fail "sweep overhead $ov differs from sim's $one"
+# db export carries the totals: the costed run's equal the store's, the plain run's are 0
+ex=$("$GMS_BIN" db export "$db" --json) || fail "db export --json"
+echo "$ex" | python3 -c "
+import json, sqlite3, sys
+rows = {r['params']: r for r in json.load(sys.stdin)}
+db = dict((p, (o, s, e)) for p, o, s, e in sqlite3.connect('$db').execute('select params, op_overhead_ns, search_ns, evict_ns from runs'))
+for p, r in rows.items():
+    assert (r['op_overhead_ns'], r['search_ns'], r['evict_ns']) == db[p], (p, r)
+assert rows['']['op_overhead_ns'] == 0 and rows['op_overhead=20000ns,search_cost=50ns']['op_overhead_ns'] > 0
+" || fail "db export --json cost totals"
+"$GMS_BIN" db export "$db" --csv | head -1 | grep -q ",frag_ratio,op_overhead_ns,search_ns,evict_ns," \
+  || fail "db export --csv header lacks the cost totals"
 out=$("$GMS_BIN" sweep "$LOG" --db "$db" --op-overhead x 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "duration with a unit" || fail "sweep bad cost: $rc $out"
 
