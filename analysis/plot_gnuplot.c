@@ -215,7 +215,7 @@ static int render_term(const char *term, const char *body, const char *out_path,
 
 int plot_render(const char *body, int width, int height, const char *out_path, gms_error *err)
 {
-    plot_format fmt;
+    plot_format fmt = PLOT_PNG; /* set by plot_format_for_path; the compiler cannot tell */
     int rc = plot_format_for_path(out_path, &fmt, err);
     if (rc)
         return rc;
@@ -227,7 +227,7 @@ int plot_render(const char *body, int width, int height, const char *out_path, g
 int plot_render_page(const char *body, const plot_page *pg, const char *out_path,
                      gms_error *err)
 {
-    plot_format fmt;
+    plot_format fmt = PLOT_PNG; /* set by plot_format_for_path; the compiler cannot tell */
     int rc = plot_format_for_path(out_path, &fmt, err);
     if (rc)
         return rc;

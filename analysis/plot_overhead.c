@@ -559,7 +559,7 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
 static int kept_script(ov_ctx *c, plot_buf *texts, const int *has, double ymax,
                        const ov_layout *l, plot_buf *out)
 {
-    plot_format fmt;
+    plot_format fmt = PLOT_PNG; /* set by plot_format_for_path; the compiler cannot tell */
     gms_error ignored;
     if (plot_format_for_path(c->o->out, &fmt, &ignored))
         return -1;
@@ -592,7 +592,7 @@ static int kept_script(ov_ctx *c, plot_buf *texts, const int *has, double ymax,
 
 int plot_overhead(store *s, const plot_overhead_opts *o, size_t *n_traces, gms_error *err)
 {
-    plot_format fmt;
+    plot_format fmt = PLOT_PNG; /* set by plot_format_for_path; the compiler cannot tell */
     char gp[4096];
     int rc = plot_format_for_path(o->out, &fmt, err);
     if (!rc)
