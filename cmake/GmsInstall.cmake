@@ -13,6 +13,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/lib/gpumemsim.h ${PROJECT_SOURCE_DIR}/sim/si
               ${PROJECT_SOURCE_DIR}/traces/gms_error.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gpumemsim)
 install(FILES ${PROJECT_SOURCE_DIR}/examples/policy-plugin/my_policy.c
+              ${PROJECT_SOURCE_DIR}/examples/policy-plugin/my_fast_policy.c
               ${PROJECT_SOURCE_DIR}/examples/policy-plugin/Makefile
         DESTINATION ${CMAKE_INSTALL_DATADIR}/gpumemsim/examples/policy-plugin)
 # prefix relative to the .pc file, so that `cmake --install --prefix P` works for any P

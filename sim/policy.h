@@ -159,4 +159,42 @@ void sim_view_count_candidates(const sim_view *v, uint64_t n);
  */
 double sim_score_ratio(int64_t num, uint64_t a, uint64_t b);
 
+/* sim_score_ratio(num, a, b) for a scan whose best (lowest) score so far is `best`: the exact
+ * score, or, when a cheap estimate proves the exact score is above best, the estimate (then
+ * also above best). A scan that keeps the last minimum and stops at the first zero makes the
+ * same choices with it as with sim_score_ratio, and skips most exact divisions: it is what the
+ * built-in scans use. (The estimate, double operands and three roundings, is within a few
+ * units in the last place of the exact quotient, so exceeding best by 2^-40 relative proves
+ * it; num != 0 there, so it is no zero either.) Needs unsigned __int128 (GCC, Clang). */
+static inline double sim_score_ratio_above(int64_t num, uint64_t a, uint64_t b, double best)
+{
+    unsigned __int128 den = (unsigned __int128)a * b;
+    const uint64_t exact = UINT64_C(1) << 53;
+    uint64_t n = num < 0 ? (uint64_t)0 - (uint64_t)num : (uint64_t)num;
+    if (den != 0 && num != 0 && n <= exact) {
+        if (den <= exact)
+            return (double)num / (double)(uint64_t)den;
+        double q = (double)num / ((double)a * (double)b);
+        if (q > best + (best < 0 ? -best : best) * 0x1p-40)
+            return q;
+    }
+    return sim_score_ratio(num, a, b);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Columns: the state a full pool scan reads, as arrays, for a choose() that scans the pool
+ * itself as fast as the built-in scans do (a score function costs a call per pool member;
+ * docs/plugins.md, "Speed"). Read only, and valid only during the call that got them.
+ */
+typedef struct sim_view_columns {
+    uint64_t clock;             /* sim_view_clock */
+    const uint32_t *pool;       /* the pool in order: pool_len entries, SIM_NONE in holes */
+    uint32_t pool_len;
+    const uint64_t *size;       /* per storage: sim_view_size */
+    const uint64_t *compute;    /* per storage: sim_view_compute */
+    const int64_t *last_access; /* per storage: sim_view_last_access */
+} sim_view_columns;
+
+void sim_view_get_columns(const sim_view *v, sim_view_columns *out);
+
 #endif

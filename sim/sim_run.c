@@ -221,26 +221,8 @@ static uint32_t choose_sampled(sim_view *v, uint32_t k, uint64_t *scored)
         }                                                                                 \
     } while (0)
 
-/* Score num / (a x b) for a scan whose best score so far is best: the exact score
- * (sim_score_ratio), or, when a cheap estimate shows the exact score is above best, any
- * value above best. The estimate (double operands, three roundings) is within a few units
- * in the last place of the exact quotient, so it exceeding best by 2^-40 relative proves
- * the exact (correctly rounded) score exceeds best too; then neither the choice nor the
- * first-zero rule (num != 0) can depend on it, and the slow exact division is skipped. */
-static inline double ratio_scan(int64_t num, uint64_t a, uint64_t b, double best)
-{
-    unsigned __int128 den = (unsigned __int128)a * b;
-    const uint64_t exact = UINT64_C(1) << 53;
-    uint64_t n = num < 0 ? (uint64_t)0 - (uint64_t)num : (uint64_t)num;
-    if (den != 0 && num != 0 && n <= exact) {
-        if (den <= exact)
-            return (double)num / (double)(uint64_t)den;
-        double q = (double)num / ((double)a * (double)b);
-        if (q > best + fabs(best) * 0x1p-40)
-            return q;
-    }
-    return sim_score_ratio(num, a, b);
-}
+/* The scans' score (policy.h: the exact score, or any value above best when it certainly is). */
+#define ratio_scan sim_score_ratio_above
 
 /* Heuristic.choose (spec section 5): the LAST minimum in pool order wins, the first zero
  * cost ends the scan, all +inf -> the last storage. *scored: the candidates scored (for the

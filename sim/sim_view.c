@@ -70,6 +70,16 @@ uint32_t sim_view_pool_at(const sim_view *v, uint32_t k)
     return SIM_NONE;
 }
 
+void sim_view_get_columns(const sim_view *v, sim_view_columns *out)
+{
+    *out = (sim_view_columns){.clock = v->clock,
+                              .pool = v->pool_ord,
+                              .pool_len = v->pool_len,
+                              .size = v->tr->st_size,
+                              .compute = v->scomp,
+                              .last_access = v->last};
+}
+
 uint32_t sim_view_storage_count(const sim_view *v)
 {
     return v->tr->n_storages;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A C plugin (--policy PATH.so) that computes dtr-local through a plain score function gives
-# exactly the built-in dtr-local's results on the committed samples (every field of sim --json
+# A C plugin (--policy PATH.so) that computes dtr-local through a plain score function, and one
+# through a choose() over the pool's columns, give exactly the built-in dtr-local's results on the committed samples (every field of sim --json
 # but the policy name and wall time), and sweeps beside dtr into a store whose run key names
 # the plugin by NAME@HASH of its .so, so a rebuilt plugin is run again, not reused.
 . "$(dirname "$0")/common.sh"
@@ -16,6 +16,10 @@ for t in unet-small resnet-small transformer-small mlp-small; do
     [ "$(jq -r .policy "$T/plugin.raw")" = test-dtr-local ] || fail "$t $b: policy name in JSON"
     strip <"$T/plugin.raw" >"$T/plugin.json"
     diff "$T/builtin.json" "$T/plugin.json" || fail "$t at $b: plugin differs from dtr-local"
+    # the same formula as a choose() over the pool's columns (the fast way, docs/plugins.md)
+    "$G" sim "$S/$t.gmt" --policy "$GMS_PLUGIN_DTR_LOCAL_COLUMNS" --budget $b --json | strip \
+      >"$T/columns.json"
+    diff "$T/builtin.json" "$T/columns.json" || fail "$t at $b: columns plugin differs from dtr-local"
     n=$((n + $(jq '.evictions' "$T/builtin.json")))
   done
 done
