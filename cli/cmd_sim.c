@@ -1,7 +1,8 @@
 /*
  * gpumemsim sim: replay one trace under one memory budget with one eviction policy and print
  * what it cost (status, overhead, evictions, rematerializations, peak memory), as text or one
- * JSON object. Also the home of two benchmark modes: --reference-table (every row of the
+ * JSON object, and with --perfetto FILE the run as a trace-event file (analysis/perfetto.h).
+ * Also the home of two benchmark modes: --reference-table (every row of the
  * simrd reference table in one process, see sim_reftable.h) and --chain (a synthetic
  * training-like chain of N layers built in memory).
  */
