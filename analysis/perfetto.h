@@ -18,7 +18,8 @@
  *     it drops copies that were already resident), so the resident counter's maximum is the
  *     run's peak_memory exactly.
  * Timestamps are microseconds ("ts"), the simulated clock in ns divided by 1000, written
- * with three decimals so no nanosecond is lost; displayTimeUnit is "ns".
+ * with three decimals so no nanosecond is lost. There is no displayTimeUnit: some Perfetto
+ * versions took it for the unit of the timestamps themselves.
  *
  * The file is written to PATH.tmp-<pid> and renamed into place by perfetto_close: it is
  * either complete or absent.
