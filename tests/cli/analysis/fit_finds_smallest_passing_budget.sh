@@ -8,9 +8,14 @@
 
 rep=$("$GMS_BIN" fit "$UNET" --max-overhead 1.2 --json --quiet) || fail "fit"
 check_fit "$UNET" "$rep"
-[ "$(echo "$rep" | jq -c '[.results[].policy]')" = \
-  '["dtr","dtr-eq","dtr-local","lru","size","msps","random"]' ] \
-  || fail "default policies on the ideal model: $(echo "$rep" | jq -c '[.results[].policy]')"
+# the default list: every built-in policy that sim runs on the ideal model, in registry order
+want=$("$GMS_BIN" sim --list-policies | awk '{print $1}' | while read -r p; do
+  if "$GMS_BIN" sim "$UNET" --policy "$p" --budget 1.0 >/dev/null 2>&1; then printf '%s,' "$p"; fi
+done)
+got=$(echo "$rep" | jq -r '[.results[].policy] | join(",")')
+[ "$got," = "$want" ] || fail "default policies on the ideal model: $got, expected $want"
+case ",$got," in *,dtr,*lru,*msps,*) ;; *) fail "dtr, lru or msps missing: $got" ;; esac
+case ",$got," in *,coop,*|*,dtr-frag,*) fail "address-aware policies on ideal: $got" ;; esac
 echo "$rep" | jq -e '[.results[] | select(.found and (.at_floor | not))] | length >= 5' \
   >/dev/null || fail "few answers above the floor to check: $rep"
 echo "$rep" | jq -e '.floor_bytes > 0 and .floor_ratio < 1 and .tolerance_bytes ==
