@@ -266,7 +266,8 @@ static int print_json(const char *trace, const fit_ctx *c, const sim_baseline *b
     return 0;
 }
 
-/* The policies to search: the list given, else every built-in one the model can run. */
+/* The policies to search: the list given, else every built-in one the model can run (address-
+ * aware ones need a model with addresses, evict-after ones the ideal model). */
 static int resolve_policies(const char *list, const sim_config *base, fit_job **jobs,
                             size_t *n)
 {
@@ -299,6 +300,16 @@ static int resolve_policies(const char *list, const sim_config *base, fit_job **
                 continue; /* the default list keeps what the ideal model can run */
             cli_error(CMD, "policy %s chooses victims by their addresses, which the ideal "
                            "memory model does not have; add --allocator caching (or lifetime)",
+                      pol_name(p));
+            cli_list_free(names);
+            free(j);
+            return 2;
+        }
+        if ((p->needs & SIM_NEEDS_EVICT_AFTER) && base->allocator) {
+            if (!list)
+                continue; /* evicting after each op is defined on the ideal model only */
+            cli_error(CMD, "policy %s evicts after each op as the DTR prototype does, which "
+                           "only the ideal memory model supports: drop --allocator",
                       pol_name(p));
             cli_list_free(names);
             free(j);

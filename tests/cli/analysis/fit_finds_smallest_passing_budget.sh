@@ -52,6 +52,7 @@ expect_fail "number > 1" "$GMS_BIN" fit "$UNET" --max-overhead 1
 expect_fail "number > 1" "$GMS_BIN" fit "$UNET" --max-overhead abc
 expect_fail "unknown policy 'nope'; valid policies: dtr" "$GMS_BIN" fit "$UNET" --policies dtr,nope
 expect_fail "add --allocator caching" "$GMS_BIN" fit "$UNET" --policies coop
+expect_fail "drop --allocator" "$GMS_BIN" fit "$UNET" --policies dtr-proto --allocator caching
 expect_fail "2 to 1000" "$GMS_BIN" fit "$UNET" --grid 1
 expect_fail "unknown option '--budget'" "$GMS_BIN" fit "$UNET" --budget 0.5 --json
 expect_fail "needs a value" "$GMS_BIN" fit "$UNET" --policies
