@@ -14,6 +14,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_record(int argc, char **argv);

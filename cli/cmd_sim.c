@@ -1,7 +1,8 @@
 /*
  * gpumemsim sim: replay one trace under one memory budget with one eviction policy and print
  * what it cost (status, overhead, evictions, rematerializations, peak memory), as text or one
- * JSON object. Also the home of two benchmark modes: --reference-table (every row of the
+ * JSON object, and with --perfetto FILE the run as a trace-event file (analysis/perfetto.h).
+ * Also the home of two benchmark modes: --reference-table (every row of the
  * simrd reference table in one process, see sim_reftable.h) and --chain (a synthetic
  * training-like chain of N layers built in memory).
  */
@@ -16,6 +17,7 @@
 
 #include "cli.h"
 #include "memory.h"
+#include "perfetto.h"
 #include "plugin.h"
 #include "policy.h"
 #include "registry.h"
@@ -89,13 +91,18 @@ static void usage(FILE *f)
             "                      frag_ratio, cost_model, ops_executed, candidates,\n"
             "                      op_overhead_ns, search_ns, evict_ns; with --seeds: seeds;\n"
             "                      with --budget-band: budget_band)\n"
+            "  --perfetto FILE     also write the run as Chrome trace-event JSON, for\n"
+            "                      ui.perfetto.dev or chrome://tracing: op and\n"
+            "                      rematerialization slices, evictions, resident memory and\n"
+            "                      budget counters (docs/perfetto.md)\n"
             "  --list-policies     list the policies, one per line, and exit\n"
             "  -h, --help          show this help (developer options, for benchmarks and the\n"
             "                      reference table: docs/developer.md)\n"
             "\n"
             "examples:\n"
             "  gpumemsim sim unet.gmt --policy dtr --budget 0.4\n"
-            "  gpumemsim sim resnet32.log --policy random --seed 3 --budget 2.5GiB --json\n");
+            "  gpumemsim sim resnet32.log --policy random --seed 3 --budget 2.5GiB --json\n"
+            "  gpumemsim sim unet.gmt --budget 0.4 --perfetto unet-run.json\n");
 }
 
 enum {
@@ -120,6 +127,7 @@ enum {
     OPT_EVICT_COST,
     OPT_SEEDS,
     OPT_BAND,
+    OPT_PERFETTO,
 };
 
 
@@ -271,6 +279,23 @@ static void print_text(const char *trace, const sim_policy *p, const sim_config 
     sim_extra_print_text(x);
 }
 
+/* Opens the trace-event writer of --perfetto, its process named after the run. */
+static int open_perfetto(const char *path, const char *trace, const sim_config *cfg,
+                         const char *allocator, perfetto_writer **out, gms_error *err)
+{
+    const char *base = strrchr(trace, '/');
+    char title[512], b[64];
+    if (cfg->budget == UINT64_MAX)
+        snprintf(b, sizeof b, "no budget");
+    else
+        snprintf(b, sizeof b, "budget %llu B", (unsigned long long)cfg->budget);
+    snprintf(title, sizeof title, "gpumemsim sim %s: %s, %s, %s", base ? base + 1 : trace,
+             pol_name(cfg->policy), b, allocator);
+    perfetto_info info = {.title = title, .budget = cfg->budget,
+                          .memory_model = cfg->allocator != NULL};
+    return perfetto_open(path, &info, out, err);
+}
+
 int cmd_sim(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -295,10 +320,12 @@ int cmd_sim(int argc, char **argv)
         {"evict-cost", required_argument, NULL, OPT_EVICT_COST},
         {"seeds", required_argument, NULL, OPT_SEEDS},
         {"budget-band", required_argument, NULL, OPT_BAND},
+        {"perfetto", required_argument, NULL, OPT_PERFETTO},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *policy = "dtr", *budget_s = NULL, *allocator = "ideal", *alloc_conf = NULL;
+    const char *perfetto = NULL;
     const char *run_opt = NULL; /* the last single-run option given, for --reference-table */
     sim_config cfg;
     sim_config_init(&cfg);
@@ -420,6 +447,15 @@ int cmd_sim(int argc, char **argv)
             }
             run_opt = "--budget-band";
             break;
+        case OPT_PERFETTO:
+            if (!*optarg || strcmp(optarg, "-") == 0) {
+                cli_error(CMD, "--perfetto '%s': give a file name for the trace-event JSON "
+                               "(standard output carries the report)", optarg);
+                return 2;
+            }
+            perfetto = optarg;
+            run_opt = "--perfetto";
+            break;
         case OPT_CHAIN:
             if (parse_u64(optarg, &chain) || chain < 1 || chain > 100000000) {
                 cli_error(CMD, "--chain '%s' must be a layer count between 1 and 1e8", optarg);
@@ -433,6 +469,11 @@ int cmd_sim(int argc, char **argv)
             cli_error(CMD, "unknown option '%s' (see gpumemsim sim --help)", argv[optind - 1]);
             return 2;
         }
+    }
+    if (perfetto && (extra.seeds > 1 || extra.band > 0)) {
+        cli_error(CMD, "--perfetto writes one run; drop %s (or run sim once per seed or "
+                       "budget)", extra.seeds > 1 ? "--seeds" : "--budget-band");
+        return 2;
     }
     if (ro.csv) {
         /* the table names each row's policy, budget and seed; silently ignoring a
@@ -521,12 +562,28 @@ int cmd_sim(int argc, char **argv)
         sim_trace_free(t);
         return 2;
     }
+    perfetto_writer *pw = NULL;
+    if (perfetto && open_perfetto(perfetto, trace, &cfg, alloc_key, &pw, &err) != 0) {
+        cli_error(CMD, "--perfetto: %s", err.msg);
+        sim_trace_free(t);
+        return 1;
+    }
+    if (pw) {
+        cfg.observer = perfetto_observe;
+        cfg.observer_ctx = pw;
+    }
     if (sim_extra_run(t, &cfg, &extra, &err) != 0) {
         cli_error(CMD, "%s: %s", trace, err.msg);
+        perfetto_abort(pw);
         sim_trace_free(t);
         return 1;
     }
     sim_result res = extra.center.first;
+    if (pw && perfetto_close(pw, &res, &err) != 0) {
+        cli_error(CMD, "--perfetto: %s", err.msg);
+        sim_trace_free(t);
+        return 1;
+    }
     if (json) {
         if (print_json(trace, cfg.policy, &cfg, ratio, bl, &res, alloc_key, &extra) != 0) {
             cli_error(CMD, "out of memory writing JSON");

@@ -15,6 +15,7 @@ static const command commands[] = {
     {"synth", cmd_synth, "generate a synthetic training trace (resnet, transformer, unet, mlp)"},
     {"sim", cmd_sim, "replay a trace under a memory budget with an eviction policy"},
     {"calibrate", cmd_calibrate, "find the per-op overhead that reproduces a measured slowdown"},
+    {"fit", cmd_fit, "the smallest budget each policy needs to stay within an overhead"},
     {"sweep", cmd_sweep, "simulate traces x policies x budgets in parallel into a SQLite store"},
     {"db", cmd_db, "list, export and merge result stores"},
     {"plot", cmd_plot, "draw overhead-vs-budget charts and memory timelines (gnuplot)"},

@@ -26,6 +26,8 @@ expect_err_matches 'unknown name' "unknown policy 'nosuch'.*dtr-local"
 # nothing for the plugin, and exits non-zero saying so
 expect_fail 'NaN score' "$G" sim "$U" --policy "$GMS_PLUGIN_BAD_NAN" --budget 0.5
 expect_err_matches 'NaN score' "policy 'test-bad' scored storage [0-9]+ as NaN"
+expect_fail 'fit NaN' "$G" fit "$U" --policies "dtr,$GMS_PLUGIN_BAD_NAN" -j 2 --quiet
+expect_err_matches 'fit NaN' "policy 'test-bad' scored storage [0-9]+ as NaN"
 expect_fail 'sweep NaN' "$G" sweep "$U" --policies "dtr,$GMS_PLUGIN_BAD_NAN,lru" --budgets 0.4,0.6 \
   --db "$T/n.db" -j 2 --quiet
 expect_err_matches 'sweep NaN' '2 run\(s\) of plugin policies failed.*test-bad@[0-9a-f]+.*NaN'

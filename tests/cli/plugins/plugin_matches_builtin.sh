@@ -32,6 +32,13 @@ else
   grep -qi gnuplot "$T/plot.err" || fail "plot timeline with a plugin: $(cat "$T/plot.err")"
 fi
 
+# fit finds the same budgets for the plugin as for dtr-local
+"$G" fit "$S/unet-small.gmt" --policies "dtr-local,$P" --json --quiet >"$T/fit.json" \
+  || fail "fit with a plugin"
+[ "$(jq -r '.results[1].policy' "$T/fit.json")" != dtr-local ] || fail "fit: plugin not named"
+jq -e '.results[0].found and ([.results[] | del(.policy)] | .[0] == .[1])' "$T/fit.json" \
+  >/dev/null || fail "fit: plugin and dtr-local differ: $(cat "$T/fit.json")"
+
 # sweep the plugin beside dtr and dtr-local
 cp "$P" "$T/mine.so"
 "$G" sweep "$S/unet-small.gmt" --policies "dtr,dtr-local,$T/mine.so" --budgets 0.4,0.6 \
