@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin.h"
+#include "plugin_isolate.h"
+
 #define FIT_GRID_MAX 1000
 
 /* The i-th of n grid points from floor to top (n >= 2), rounded down; the last is top. */
@@ -135,7 +138,9 @@ static int probe_run(void *vctx, uint64_t budget, fit_probe *out, gms_error *err
     policy_ctx *c = vctx;
     sim_result res;
     c->cfg.budget = budget;
-    int rc = sim_runner_run(c->r, &c->cfg, &res, err);
+    /* a plugin runs in a child process, as in sim and sweep: its crash is an error, not ours */
+    int rc = pol_plugin_path(c->cfg.policy) ? pol_run_isolated(c->r, &c->cfg, &res, err)
+                                            : sim_runner_run(c->r, &c->cfg, &res, err);
     if (rc)
         return rc;
     out->status = (int)res.status;

@@ -43,6 +43,8 @@ crash="plugin 'test-bad' \\(.*gms_plugin_bad_segv.so\\) crashed \\(signal 11, Se
 expect_fail 'segfault' "$G" sim "$U" --policy "$GMS_PLUGIN_BAD_SEGV" --budget 0.5
 expect_err_matches 'segfault' "^gpumemsim sim: .*unet-small.gmt: $crash"
 [ ! -s "$T/cmd.stdout" ] || fail "sim with a crashing plugin printed a result"
+expect_fail 'fit segfault' "$G" fit "$U" --policies "$GMS_PLUGIN_BAD_SEGV" --quiet
+expect_err_matches 'fit segfault' "$crash"
 expect_fail 'sweep segfault' "$G" sweep "$U" --policies "dtr,$GMS_PLUGIN_BAD_SEGV,lru" \
   --budgets 0.4,0.6 --db "$T/s.db" -j 2 --quiet
 expect_err_matches 'sweep segfault' "2 run\\(s\\) of plugin policies failed.*test-bad@[0-9a-f]+.*$crash"
