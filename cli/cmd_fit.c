@@ -179,17 +179,22 @@ static void print_table(const char *trace, const fit_ctx *c, const sim_baseline 
            (unsigned long long)c->so.tolerance);
     if (c->base.allocator)
         printf("allocator     %s (the budget caps reserved bytes)\n", alloc_key);
-    printf("\n%-12s %15s %7s %9s %5s  %s\n", "policy", "budget (B)", "ratio", "overhead",
+    int w = 12; /* the policy column fits the longest name (plugins: NAME@HASH) */
+    for (size_t i = 0; i < c->n_jobs; i++) {
+        int len = (int)strlen(pol_name(c->jobs[i].policy));
+        w = len > w ? len : w;
+    }
+    printf("\n%-*s %15s %7s %9s %5s  %s\n", w, "policy", "budget (B)", "ratio", "overhead",
            "runs", "note");
     for (size_t i = 0; i < c->n_jobs; i++) {
         const fit_answer *a = &c->jobs[i].ans;
         const char *name = pol_name(c->jobs[i].policy);
         char note[256] = "", st[96];
         if (!a->found) {
-            printf("%-12s %15s %7s %9s %5u  ", name, "-", "-", "-", a->runs);
+            printf("%-*s %15s %7s %9s %5u  ", w, name, "-", "-", "-", a->runs);
             printf("no budget up to %g x baseline passes", c->up_to);
         } else {
-            printf("%-12s %15llu %7.3f %9.4f %5u  ", name, (unsigned long long)a->budget,
+            printf("%-*s %15llu %7.3f %9.4f %5u  ", w, name, (unsigned long long)a->budget,
                    ratio_of(a->budget, bl), a->at.overhead, a->runs);
             if (a->at_floor)
                 snprintf(note, sizeof note, "passes at the floor");
