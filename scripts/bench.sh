@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every benchmark (scripts/bench/*.sh) against a Release build in build-bench/ and prints
 # the numbers that docs/benchmarks.md records. Not part of the tests: numbers depend on the
-# machine. Usage: scripts/bench.sh [AREA...]   (AREA = trace, sim, sweep; default: all)
+# machine. Usage: scripts/bench.sh [AREA...]   (AREA = a script of scripts/bench/ without .sh:
+# trace, sim, sweep, memory, plugins, scale (about half an hour), tracer, ...; default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-deps.sh

@@ -72,7 +72,8 @@ for sig in INT TERM HUP; do
   "$GMS_BIN" synth --model transformer --layers 12 --hidden 512 --heads 8 --vocab 8192 \
     --iterations 5000 -o big.gmt &
   pid=$!
-  for _ in $(seq 50); do ls big.gmt.tmp-* >/dev/null 2>&1 && break; sleep 0.05; done
+  # up to 30 s: under ASan on a loaded machine synth takes seconds to open its output
+  for _ in $(seq 600); do ls big.gmt.tmp-* >/dev/null 2>&1 && break; sleep 0.05; done
   ls big.gmt.tmp-* >/dev/null 2>&1 || fail "synth wrote no temporary file to interrupt ($sig)"
   kill -"$sig" "$pid"
   rc=0; wait "$pid" 2>/dev/null || rc=$?
