@@ -147,7 +147,13 @@ static int scan(info *in, gms_error *err, gms_error *sim_err)
 
 static const char *format_name(gmt_format f)
 {
-    return f == GMT_FORMAT_GMT ? "gmt" : f == GMT_FORMAT_KINETO_MEMORY ? "kineto-memory" : "dtr-log";
+    switch (f) {
+    case GMT_FORMAT_GMT: return "gmt";
+    case GMT_FORMAT_KINETO_MEMORY: return "kineto-memory";
+    case GMT_FORMAT_PYTORCH_ET: return "pytorch-et";
+    case GMT_FORMAT_DTR_LOG: break;
+    }
+    return "dtr-log";
 }
 
 /* qsort order for --ops: most frequent first, then by first appearance. */

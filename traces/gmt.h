@@ -126,6 +126,7 @@ typedef enum gmt_format {
     GMT_FORMAT_GMT = 1,
     GMT_FORMAT_DTR_LOG = 2,
     GMT_FORMAT_KINETO_MEMORY = 3, /* a Kineto trace's [memory] events (kineto_mem.h) */
+    GMT_FORMAT_PYTORCH_ET = 4,    /* a PyTorch Execution Trace (import_et.h) */
 } gmt_format;
 
 int gmt_source_open(const char *path, gmt_source **out, gms_error *err);
