@@ -97,6 +97,7 @@ typedef struct et_event_totals {
     size_t cpu_tensors;         /* tensor values not on a CUDA device, left out */
     size_t ops_without_cuda;    /* ops that touch no CUDA tensor, left out */
     size_t mutations_in_calls;  /* in-place writes of ops that also make outputs */
+    size_t constant_writes;     /* in-place writes to a constant, as transient outputs */
     size_t storage_reuses;      /* a storage id that came back as a new allocation */
     uint64_t constant_bytes;
 } et_event_totals;

@@ -10,6 +10,8 @@
  *  - everything else that touches CUDA memory: memory-bound, the bytes of its CUDA inputs and
  *    outputs (elementwise, reductions, copies, optimizer steps);
  *  - views (every CUDA output on an input's storage, nothing written): no kernel, cost 0;
+ *  - collectives (c10d::*, nccl:*, record_param_comms): the roofline has no network, so no
+ *    estimate, counted as uncosted (cost 0);
  *  - an op whose CUDA tensors have no bytes: no estimate, counted as uncosted;
  *  - an op with no CUDA tensor at all is left out of the events (import_et_ops.c).
  * Each op also pays the GPU's launch overhead, as synth's ops do. dtype: 2-byte items use the
@@ -135,6 +137,12 @@ static double op_bytes(const et_trace *t, const et_op *op, int *view, int *half,
     return bytes;
 }
 
+static int is_collective(const char *name)
+{
+    return strncmp(name, "c10d::", 6) == 0 || strstr(name, "nccl") != NULL ||
+           strcmp(name, "record_param_comms") == 0;
+}
+
 int et_estimate_costs(et_trace *t, const char *gpu_key, et_cost_totals *tot, gms_error *err)
 {
     memset(tot, 0, sizeof *tot);
@@ -152,6 +160,10 @@ int et_estimate_costs(et_trace *t, const char *gpu_key, et_cost_totals *tot, gms
         op->has_cost = 1;
         if (!cuda) { /* a CPU-only op: the events leave it out */
             op->dur_ns = 0;
+        } else if (is_collective(op->name)) { /* the roofline knows no network */
+            op->dur_ns = 0;
+            op->has_cost = 0;
+            tot->uncosted++;
         } else if (view && flops == 0) {
             op->dur_ns = 0;
             tot->views++;

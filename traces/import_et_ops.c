@@ -42,11 +42,12 @@ typedef struct rec { /* one op's event */
     uint32_t op;        /* index into t->ops */
     uint32_t in_first, n_in, out_first, n_out, mut_first, n_mut;
     int iter_start; /* an iteration starts here (or at an op left out just before) */
+    uint32_t tout_first, n_tout; /* transient outputs: the new value of a constant it writes */
 } rec;
 
-enum { IT_START, IT_CONST, IT_STEPIN, IT_ITER, IT_BWD, IT_OP, IT_RELEASE };
+enum { IT_START, IT_CONST, IT_STEPIN, IT_ITER, IT_BWD, IT_OP, IT_RELEASE, IT_RELEASE_ID };
 typedef struct item {
-    uint32_t kind, ref; /* ref: a handle (CONST, STEPIN, RELEASE) or a rec (OP) */
+    uint32_t kind, ref; /* a handle (CONST, STEPIN, RELEASE), a rec (OP), an id (RELEASE_ID) */
 } item;
 
 #define VEC(T)          \
@@ -63,6 +64,7 @@ struct et_events {
     VEC(uint64_t) ins;
     VEC(gmt_output) outs;
     VEC(uint32_t) muts;
+    VEC(gmt_output) touts;
     VEC(item) items;
     size_t pos;
     et_map storages, tensors;
@@ -191,7 +193,7 @@ static int build_op(et_events *e, uint32_t k, et_event_totals *tot, int *kept)
     const et_trace *t = e->t;
     const et_op *op = &t->ops[k];
     rec r = {GMT_CALL, k, (uint32_t)e->ins.n, 0, (uint32_t)e->outs.n, 0, (uint32_t)e->muts.n, 0,
-             0};
+             0, 0, 0};
     uint8_t mut_arg[256] = {0};
     mutated_args(op->schema, mut_arg, op->n_in < 256 ? op->n_in : 256);
     int any_cuda = 0;
@@ -284,6 +286,48 @@ static int build_op(et_events *e, uint32_t k, et_event_totals *tot, int *kept)
     return PUSH(e->recs, r);
 }
 
+static int is_constant(const et_events *e, uint64_t id)
+{
+    const gen *gp = &e->gens.v[e->handles.v[id - 1].gen];
+    return gp->preexisting && !gp->reused;
+}
+
+/* An in-place write to a constant (an optimizer step on a parameter) cannot be a MUTATE: the
+ * spec's MUTATE copies the storage and releases the old one, but a CONSTANT is pinned, so the
+ * parameters would stay resident twice. As synth's "transient" update does, such a write is a
+ * CALL whose outputs (the new values) die at once; the constant stays the pinned tensor. */
+static int constant_writes(et_events *e, rec *r, et_event_totals *tot)
+{
+    if (r->kind != GMT_MUTATE)
+        return 0;
+    uint32_t kept = 0;
+    r->tout_first = (uint32_t)e->touts.n;
+    for (uint32_t m = 0; m < r->n_mut; m++) {
+        uint32_t idx = e->muts.v[r->mut_first + m];
+        uint64_t id = e->ins.v[r->in_first + idx];
+        if (!is_constant(e, id)) {
+            e->muts.v[r->mut_first + kept++] = idx;
+            continue;
+        }
+        uint64_t tid = e->handles.n + e->touts.n + 1; /* ids past every handle's */
+        gmt_output o = {tid, e->gens.v[e->handles.v[id - 1].gen].size, -1};
+        if (PUSH(e->touts, o))
+            return -1;
+        r->n_tout++;
+        tot->constant_writes++;
+    }
+    r->n_mut = kept;
+    if (kept == 0) {
+        r->kind = GMT_CALL;
+        tot->mutates--;
+        tot->calls++;
+    } else {
+        e->touts.n = r->tout_first; /* a MUTATE of the rest; the constant's write is dropped */
+        r->n_tout = 0;
+    }
+    return 0;
+}
+
 /* Orders the events: START, constants, then per op its annotations, the step inputs it is the
  * first to read, the op, and the releases of handles it used last. */
 static int order(et_events *e, const struct gmt_synth_gpu *gpu, et_event_totals *tot)
@@ -345,7 +389,10 @@ static int order(et_events *e, const struct gmt_synth_gpu *gpu, et_event_totals 
         for (; gi < e->gens.n && e->gens.v[gi].first_use <= k; gi++)
             if (e->gens.v[gi].preexisting && e->gens.v[gi].reused)
                 rc |= PUSH(e->items, ((item){IT_STEPIN, (uint32_t)gi}));
+        rc |= constant_writes(e, &e->recs.v[k], tot);
         rc |= PUSH(e->items, ((item){IT_OP, (uint32_t)k}));
+        for (uint32_t i = 0; i < e->recs.v[k].n_tout && !rc; i++)
+            rc |= PUSH(e->items, ((item){IT_RELEASE_ID, e->recs.v[k].tout_first + i}));
         for (uint32_t i = rel_count[k]; i < rel_count[k + 1] && !rc; i++) {
             rc |= PUSH(e->items, ((item){IT_RELEASE, rel[i]}));
             tot->releases++;
@@ -434,6 +481,10 @@ int et_events_next(et_events *e, gmt_event *ev)
         gmt_event_init(ev, GMT_RELEASE);
         ev->id = (uint64_t)it.ref + 1;
         break;
+    case IT_RELEASE_ID:
+        gmt_event_init(ev, GMT_RELEASE);
+        ev->id = e->touts.v[it.ref].id;
+        break;
     default: { /* IT_OP: handles are 0-based inside, ids 1-based outside */
         const rec *r = &e->recs.v[it.ref];
         const et_op *op = &e->t->ops[r->op];
@@ -442,8 +493,8 @@ int et_events_next(et_events *e, gmt_event *ev)
         ev->dur_ns = op->dur_ns;
         ev->n_inputs = r->n_in;
         ev->inputs = e->ins.v + r->in_first;
-        ev->n_outputs = r->n_out;
-        ev->outputs = e->outs.v + r->out_first;
+        ev->n_outputs = r->n_tout ? r->n_tout : r->n_out;
+        ev->outputs = r->n_tout ? e->touts.v + r->tout_first : e->outs.v + r->out_first;
         ev->n_mutated = r->n_mut;
         ev->mutated = e->muts.v + r->mut_first;
         break;
@@ -462,6 +513,7 @@ void et_events_free(et_events *e)
     free(e->ins.v);
     free(e->outs.v);
     free(e->muts.v);
+    free(e->touts.v);
     free(e->items.v);
     free(e->step_cost);
     et_map_free(&e->storages);
