@@ -491,12 +491,15 @@ int et_events_next(et_events *e, gmt_event *ev)
         gmt_event_init(ev, r->kind);
         ev->op = op->name;
         ev->dur_ns = op->dur_ns;
+        /* a pool nothing was pushed to is NULL: point into pools only for non-empty lists */
         ev->n_inputs = r->n_in;
-        ev->inputs = e->ins.v + r->in_first;
+        ev->inputs = r->n_in ? e->ins.v + r->in_first : NULL;
         ev->n_outputs = r->n_tout ? r->n_tout : r->n_out;
-        ev->outputs = r->n_tout ? e->touts.v + r->tout_first : e->outs.v + r->out_first;
+        ev->outputs = r->n_tout  ? e->touts.v + r->tout_first
+                      : r->n_out ? e->outs.v + r->out_first
+                                 : NULL;
         ev->n_mutated = r->n_mut;
-        ev->mutated = e->muts.v + r->mut_first;
+        ev->mutated = r->n_mut ? e->muts.v + r->mut_first : NULL;
         break;
     }
     }
