@@ -22,7 +22,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gpumemsim info FILE [--json] [--ops]\n"
             "\n"
-            "Summarizes a trace (.gmt or DTR JSON log, detected from the content): events by\n"
+            "Summarizes a trace (.gmt, DTR JSON log, Kineto memory trace or PyTorch Execution\n"
+            "Trace, detected from the content; docs/import-pytorch.md): events by\n"
             "kind, ops (CALL + MUTATE), distinct op names, constant bytes, baseline peak memory\n"
             "and total compute time (no memory budget; see the DTR semantics spec, section 4),\n"
             "annotations and the header metadata. Warns when a .gmt file is truncated; a trace\n"
