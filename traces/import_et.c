@@ -19,23 +19,27 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "import_et_map.h"
+#include "import_et_scan.h"
 #include "kineto_mem.h"
 
-/* A node as the walk needs it, whichever schema family wrote it. */
+/* A node as the walk needs it, whichever schema family wrote it: its JSON is parsed and freed
+ * one node at a time, so only these compact records stay. */
 typedef struct node {
     int64_t id, parent, rf_id, tid;
-    const char *name, *schema;
-    json_t *in_vals, *in_types, *in_shapes, *out_vals, *out_types, *out_shapes;
-    int is_op, has_child, cuda;
+    const char *name, *schema; /* interned in et_trace.strs */
+    uint32_t in_first, n_in, out_first, n_out; /* into et_trace.args */
+    int is_op, has_child;
 } node;
 
 typedef struct walk {
     const char *path;
     et_trace *t;
     node *nodes;
-    size_t n;
+    size_t n, cap_nodes;
     size_t *by_id; /* node indices sorted by id */
-    size_t cap_args, cap_tensors, cap_ops;
+    size_t cap_args, cap_tensors, cap_ops, cap_strs;
+    et_map interned; /* text hash -> index into t->strs */
 } walk;
 
 int et_sniff(const char *path)
@@ -62,6 +66,8 @@ int et_sniff(const char *path)
            (strstr(p, "\"nodes\"") != NULL && strstr(p, "\"start_ts\"") != NULL);
 }
 
+static int grow(void **p, size_t *cap, size_t need, size_t size);
+
 static const char *str_or(json_t *v, const char *dflt)
 {
     return json_is_string(v) ? json_string_value(v) : dflt;
@@ -86,41 +92,77 @@ static json_t *attr(json_t *attrs, const char *key)
     return NULL;
 }
 
-/* Reads one node of either family; returns 0, or -1 when it lacks an integer id or a name. */
-static int read_node(json_t *j, node *nd)
+static int read_args(walk *w, json_t *vals, json_t *types, json_t *shapes, uint32_t *first,
+                     uint32_t *n);
+static const char *intern(walk *w, const char *text);
+
+/* Reads one node of either family into nd (strings interned, arguments appended to the
+ * trace's pools). Returns 0, 1 when it lacks an integer id or a name, -1 out of memory. */
+static int read_node(walk *w, json_t *j, node *nd)
 {
     memset(nd, 0, sizeof *nd);
     json_t *id = json_object_get(j, "id");
-    nd->name = str_or(json_object_get(j, "name"), NULL);
-    if (!json_is_integer(id) || !nd->name)
-        return -1;
+    const char *name = str_or(json_object_get(j, "name"), NULL);
+    if (!json_is_integer(id) || !name)
+        return 1;
     nd->id = (int64_t)json_integer_value(id);
+    json_t *iv, *it, *is, *ov, *ot, *os;
+    const char *schema;
     json_t *attrs = json_object_get(j, "attrs");
     if (json_is_array(attrs)) { /* 1.1.x-chakra */
         nd->parent = int_or(json_object_get(j, "ctrl_deps"), -1);
         nd->rf_id = int_or(attr(attrs, "rf_id"), -1);
         nd->tid = int_or(attr(attrs, "tid"), 0);
-        nd->schema = str_or(attr(attrs, "op_schema"), "");
+        schema = str_or(attr(attrs, "op_schema"), "");
         json_t *in = json_object_get(j, "inputs"), *out = json_object_get(j, "outputs");
-        nd->in_vals = json_object_get(in, "values");
-        nd->in_types = json_object_get(in, "types");
-        nd->in_shapes = json_object_get(in, "shapes");
-        nd->out_vals = json_object_get(out, "values");
-        nd->out_types = json_object_get(out, "types");
-        nd->out_shapes = json_object_get(out, "shapes");
+        iv = json_object_get(in, "values");
+        it = json_object_get(in, "types");
+        is = json_object_get(in, "shapes");
+        ov = json_object_get(out, "values");
+        ot = json_object_get(out, "types");
+        os = json_object_get(out, "shapes");
     } else { /* 1.0.x */
         nd->parent = int_or(json_object_get(j, "parent"), -1);
         nd->rf_id = int_or(json_object_get(j, "rf_id"), -1);
         nd->tid = int_or(json_object_get(j, "tid"), 0);
-        nd->schema = str_or(json_object_get(j, "op_schema"), "");
-        nd->in_vals = json_object_get(j, "inputs");
-        nd->in_types = json_object_get(j, "input_types");
-        nd->in_shapes = json_object_get(j, "input_shapes");
-        nd->out_vals = json_object_get(j, "outputs");
-        nd->out_types = json_object_get(j, "output_types");
-        nd->out_shapes = json_object_get(j, "output_shapes");
+        schema = str_or(json_object_get(j, "op_schema"), "");
+        iv = json_object_get(j, "inputs");
+        it = json_object_get(j, "input_types");
+        is = json_object_get(j, "input_shapes");
+        ov = json_object_get(j, "outputs");
+        ot = json_object_get(j, "output_types");
+        os = json_object_get(j, "output_shapes");
     }
+    nd->name = intern(w, name);
+    nd->schema = intern(w, schema);
+    if (!nd->name || !nd->schema || read_args(w, iv, it, is, &nd->in_first, &nd->n_in) ||
+        read_args(w, ov, ot, os, &nd->out_first, &nd->n_out))
+        return -1;
     return 0;
+}
+
+/* Each distinct name or schema is stored once (an ET repeats them thousands of times). */
+static const char *intern(walk *w, const char *text)
+{
+    et_trace *t = w->t;
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (const char *c = text; *c; c++)
+        h = (h ^ (unsigned char)*c) * UINT64_C(1099511628211);
+    uint32_t i;
+    if (et_map_get(&w->interned, h, &i) && strcmp(t->strs[i], text) == 0)
+        return t->strs[i];
+    if (grow((void **)&t->strs, &w->cap_strs, t->n_strs + 1, sizeof *t->strs))
+        return NULL;
+    char *copy = strdup(text);
+    if (!copy)
+        return NULL;
+    t->strs[t->n_strs] = copy;
+    if (t->n_strs < UINT32_MAX && et_map_put(&w->interned, h, (uint32_t)t->n_strs)) {
+        free(copy);
+        return NULL;
+    }
+    t->n_strs++;
+    return copy;
 }
 
 /* A tensor value: [tensor_id, storage_id, offset, numel, itemsize, device]. */
@@ -169,8 +211,19 @@ static int push_tensor(walk *w, const et_tensor *x)
     return 0;
 }
 
-/* Appends the arguments of one side (values + types) to t->args; *first, *n say where. */
-static int read_args(walk *w, json_t *vals, json_t *types, uint32_t *first, uint32_t *n)
+/* First and last dimension of a shape [d0, ..., dn] (0 when absent). */
+static void dims(json_t *shape, et_arg *a)
+{
+    size_t n = json_array_size(shape);
+    json_t *f = json_array_get(shape, 0), *l = json_array_get(shape, n ? n - 1 : 0);
+    a->dim0 = json_is_integer(f) ? (int64_t)json_integer_value(f) : 0;
+    a->dim_last = json_is_integer(l) ? (int64_t)json_integer_value(l) : 0;
+}
+
+/* Appends the arguments of one side (values, types, shapes) to t->args; *first, *n say
+ * where. */
+static int read_args(walk *w, json_t *vals, json_t *types, json_t *shapes, uint32_t *first,
+                     uint32_t *n)
 {
     et_trace *t = w->t;
     size_t na = json_array_size(vals);
@@ -187,6 +240,7 @@ static int read_args(walk *w, json_t *vals, json_t *types, uint32_t *first, uint
         a->first = (uint32_t)t->n_tensors;
         a->n = 0;
         a->is_tensor = 0;
+        dims(json_array_get(shapes, i), a);
         et_tensor x;
         if (strncmp(ty, "Tensor", 6) == 0) {
             a->is_tensor = 1;
@@ -245,17 +299,12 @@ static int starts(const char *s, const char *prefix)
 }
 
 /* Does a side hold a CUDA tensor? (a leaf without schema counts as an op only then) */
-static int side_has_cuda(json_t *vals, json_t *types)
+static int side_has_cuda(const et_trace *t, uint32_t first, uint32_t n)
 {
-    size_t i;
-    json_t *v;
-    json_array_foreach(vals, i, v)
-    {
-        const char *ty = str_or(json_array_get(types, i), "");
-        et_tensor x;
-        if (starts(ty, "Tensor") && read_tensor(v, &x) == 0 && x.cuda)
-            return 1;
-    }
+    for (uint32_t a = 0; a < n; a++)
+        for (uint32_t i = 0; i < t->args[first + a].n; i++)
+            if (t->tensors[t->args[first + a].first + i].cuda)
+                return 1;
     return 0;
 }
 
@@ -276,8 +325,8 @@ static void classify(walk *w)
         if (nd->schema[0])
             nd->is_op = 1;
         else if (!nd->has_child && !starts(nd->name, "##") && !starts(nd->name, "[pytorch|"))
-            nd->is_op = side_has_cuda(nd->in_vals, nd->in_types) ||
-                        side_has_cuda(nd->out_vals, nd->out_types);
+            nd->is_op = side_has_cuda(w->t, nd->in_first, nd->n_in) ||
+                        side_has_cuda(w->t, nd->out_first, nd->n_out);
     }
 }
 
@@ -344,8 +393,10 @@ static int keep_ops(walk *w, int *under_opt)
         op->tid = nd->tid;
         op->name = nd->name;
         op->schema = nd->schema;
-        op->in_shapes = nd->in_shapes;
-        op->out_shapes = nd->out_shapes;
+        op->in_first = nd->in_first;
+        op->n_in = nd->n_in;
+        op->out_first = nd->out_first;
+        op->n_out = nd->n_out;
         op->backward = (f & UNDER_AUTOGRAD) != 0;
         if (fam < 2) {
             op->iter_start = pending;
@@ -355,9 +406,6 @@ static int keep_ops(walk *w, int *under_opt)
             op->iter_start = t->n_ops == 0 || (*under_opt && !opt);
             *under_opt = opt;
         }
-        if (read_args(w, nd->in_vals, nd->in_types, &op->in_first, &op->n_in) ||
-            read_args(w, nd->out_vals, nd->out_types, &op->out_first, &op->n_out))
-            return -1;
         t->iterations += (size_t)op->iter_start;
         t->n_ops++;
     }
@@ -367,47 +415,75 @@ static int keep_ops(walk *w, int *under_opt)
 }
 
 /* The schema string's major version must be 1: "1.0.1", "1.1.0-chakra.0.0.4". */
-static int check_schema(json_t *doc, const char *path, et_trace *t, gms_error *err)
+static int check_schema(const et_scan *sc, const char *path, et_trace *t, gms_error *err)
 {
-    const char *s = str_or(json_object_get(doc, "schema"), NULL);
-    if (!s)
+    if (!sc->have_schema)
         return gms_error_set(err, GMS_EFORMAT,
                              "%s: not a PyTorch Execution Trace: no \"schema\" string at the top "
                              "(record one with torch.profiler.ExecutionTraceObserver)",
                              path);
-    snprintf(t->schema, sizeof t->schema, "%s", s);
-    if (strncmp(s, "1.", 2) != 0)
+    snprintf(t->schema, sizeof t->schema, "%s", sc->schema);
+    if (strncmp(t->schema, "1.", 2) != 0)
         return gms_error_set(err, GMS_EVERSION,
                              "%s: Execution Trace schema \"%s\" is not supported (this build "
                              "reads schema 1.x: 1.0.x and 1.1.x-chakra); record the trace with a "
                              "PyTorch that writes 1.x or convert it with Chakra's tools",
                              path, t->schema);
-    t->chakra = strstr(s, "chakra") != NULL;
-    if (!json_is_array(json_object_get(doc, "nodes")))
+    t->chakra = strstr(t->schema, "chakra") != NULL;
+    if (!sc->nodes)
         return gms_error_set(err, GMS_EFORMAT,
                              "%s: not a PyTorch Execution Trace: no \"nodes\" array", path);
     return 0;
 }
 
-static int walk_doc(walk *w, gms_error *err)
+/* Parses the nodes one at a time (each node's JSON is freed once its record is taken). */
+static int read_nodes(walk *w, et_scan *sc, gms_error *err)
 {
-    et_trace *t = w->t;
-    json_t *arr = json_object_get(t->doc, "nodes");
-    size_t n = json_array_size(arr);
-    w->nodes = malloc((n ? n : 1) * sizeof *w->nodes);
-    w->by_id = malloc((n ? n : 1) * sizeof *w->by_id);
-    if (!w->nodes || !w->by_id)
-        return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", w->path);
-    for (size_t i = 0; i < n; i++) {
-        if (read_node(json_array_get(arr, i), &w->nodes[w->n]) != 0)
+    const char *elem;
+    size_t len;
+    int rc;
+    while ((rc = et_scan_node(sc, &elem, &len, err)) == 1) {
+        json_error_t jerr;
+        json_t *j = json_loadb(elem, len, JSON_ALLOW_NUL, &jerr);
+        if (!j) {
+            char where[64];
+            et_scan_where(sc, elem, where, sizeof where);
+            return gms_error_set(err, GMS_EFORMAT,
+                                 "%s: node %zu (at %s): not valid JSON (%s); is the file "
+                                 "complete?",
+                                 w->path, w->n, where, jerr.text);
+        }
+        if (grow((void **)&w->nodes, &w->cap_nodes, w->n + 1, sizeof *w->nodes)) {
+            json_decref(j);
+            return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", w->path);
+        }
+        int bad = json_is_object(j) ? read_node(w, j, &w->nodes[w->n]) : 1;
+        json_decref(j);
+        if (bad < 0)
+            return gms_error_set(err, GMS_ENOMEM, "%s: out of memory (or over 2^32 arguments)",
+                                 w->path);
+        if (bad)
             return gms_error_set(err, GMS_EFORMAT,
                                  "%s: node %zu has no integer \"id\" or no \"name\"; the file is "
                                  "not a complete Execution Trace",
-                                 w->path, i);
-        w->by_id[w->n] = w->n;
+                                 w->path, w->n);
         w->n++;
     }
-    t->nodes = n;
+    return rc;
+}
+
+static int walk_nodes(walk *w, et_scan *sc, gms_error *err)
+{
+    et_trace *t = w->t;
+    int rc = read_nodes(w, sc, err);
+    if (rc)
+        return rc;
+    t->nodes = w->n;
+    w->by_id = malloc((w->n ? w->n : 1) * sizeof *w->by_id);
+    if (!w->by_id)
+        return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", w->path);
+    for (size_t i = 0; i < w->n; i++)
+        w->by_id[i] = i;
     sort_nodes = w->nodes;
     qsort(w->by_id, w->n, sizeof *w->by_id, cmp_id_static);
     for (size_t k = 1; k < w->n; k++)
@@ -417,8 +493,7 @@ static int walk_doc(walk *w, gms_error *err)
     classify(w);
     int under_opt = 0;
     if (keep_ops(w, &under_opt))
-        return gms_error_set(err, GMS_ENOMEM, "%s: out of memory (or over 2^32 arguments)",
-                             w->path);
+        return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", w->path);
     if (t->n_ops == 0)
         return gms_error_set(err, GMS_EFORMAT,
                              "%s: the Execution Trace holds no operator calls (%zu nodes); "
@@ -434,25 +509,16 @@ int et_load_buffer(const char *buf, size_t len, const char *name, et_trace **out
     et_trace *t = calloc(1, sizeof *t);
     if (!t)
         return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", name);
-    json_error_t jerr;
-    t->doc = json_loadb(buf, len, JSON_ALLOW_NUL, &jerr);
-    if (!t->doc) {
-        free(t);
-        return gms_error_set(err, GMS_EFORMAT,
-                             "%s: not valid JSON at line %d column %d (%s); is the file "
-                             "complete?",
-                             name, jerr.line, jerr.column, jerr.text);
-    }
-    int rc = json_is_object(t->doc)
-                 ? check_schema(t->doc, name, t, err)
-                 : gms_error_set(err, GMS_EFORMAT,
-                                 "%s: not a PyTorch Execution Trace: the JSON is not an object",
-                                 name);
+    et_scan sc;
+    int rc = et_scan_top(&sc, buf, len, name, err);
+    if (!rc)
+        rc = check_schema(&sc, name, t, err);
     walk w = {.path = name, .t = t};
     if (!rc)
-        rc = walk_doc(&w, err);
+        rc = walk_nodes(&w, &sc, err);
     free(w.nodes);
     free(w.by_id);
+    et_map_free(&w.interned);
     if (rc) {
         et_trace_free(t);
         return rc;
@@ -478,7 +544,9 @@ void et_trace_free(et_trace *t)
 {
     if (!t)
         return;
-    json_decref(t->doc);
+    for (size_t i = 0; i < t->n_strs; i++)
+        free(t->strs[i]);
+    free(t->strs);
     free(t->ops);
     free(t->args);
     free(t->tensors);

@@ -23,7 +23,6 @@
 #include "gms_error.h"
 
 struct gmt_event;
-struct json_t;
 
 /* One tensor value of an op's inputs or outputs. */
 typedef struct et_tensor {
@@ -37,6 +36,7 @@ typedef struct et_arg {
     uint32_t first; /* index into et_trace.tensors */
     uint32_t n;
     int is_tensor;  /* 1 for Tensor and GenericList[Tensor...] arguments */
+    int64_t dim0, dim_last; /* a tensor's first and last dimension (0: unknown), for costs */
 } et_arg;
 
 /* An operator call the importer keeps: an outermost operator of its thread. */
@@ -44,10 +44,9 @@ typedef struct et_op {
     int64_t id;      /* node id: ids are taken when a call starts, so they order execution */
     int64_t rf_id;   /* record-function id (the Kineto join's key) */
     int64_t tid;
-    const char *name;   /* ATen name ("aten::conv2d"), points into the JSON document */
+    const char *name;   /* ATen name ("aten::conv2d"), owned by the et_trace */
     const char *schema; /* "" when the node has none */
     uint32_t in_first, n_in, out_first, n_out; /* into et_trace.args */
-    struct json_t *in_shapes, *out_shapes;     /* arrays (borrowed) for the cost estimate */
     int backward;    /* runs under an autograd engine function */
     int iter_start;  /* an iteration marker started before this op (and after the previous) */
     uint64_t dur_ns; /* filled by the cost estimate (or a later Kineto join) */
@@ -55,7 +54,8 @@ typedef struct et_op {
 } et_op;
 
 typedef struct et_trace {
-    struct json_t *doc; /* the parsed file; names and shapes point into it */
+    char **strs;        /* names and schemas, each distinct text once */
+    size_t n_strs;
     char schema[64];
     int chakra;          /* the 1.1.x-chakra family */
     et_op *ops;

@@ -17,7 +17,6 @@
  * Each op also pays the GPU's launch overhead, as synth's ops do. dtype: 2-byte items use the
  * FP16 tensor-core peak, anything else FP32.
  */
-#include <jansson.h>
 #include <string.h>
 
 #include "import_et.h"
@@ -52,16 +51,12 @@ static const et_tensor *tensor_arg(const et_trace *t, uint32_t first, uint32_t n
     return NULL;
 }
 
-/* Dimension d of shapes[a] (negative d counts from the end), or 0. */
-static double dim(json_t *shapes, uint32_t a, int d)
+/* The first (last = 0) or last (last = 1) dimension of input argument a, or 0. */
+static double dim(const et_trace *t, const et_op *op, uint32_t a, int last)
 {
-    json_t *s = json_array_get(shapes, a);
-    size_t n = json_array_size(s);
-    if (!n)
-        return 0;
-    size_t i = d < 0 ? n - (size_t)(-d) : (size_t)d;
-    json_t *v = json_array_get(s, i);
-    return json_is_integer(v) && json_integer_value(v) > 0 ? (double)json_integer_value(v) : 0;
+    const et_arg *arg = &t->args[op->in_first + a];
+    int64_t d = last ? arg->dim_last : arg->dim0;
+    return d > 0 ? (double)d : 0;
 }
 
 static double out_numel(const et_trace *t, const et_op *op)
@@ -80,13 +75,13 @@ static double op_flops(const et_trace *t, const et_op *op)
         unsigned ai = strstr(op->name, "add") ? 1 : 0;
         if (!tensor_arg(t, op->in_first, op->n_in, ai, &a))
             return 0;
-        return 2.0 * out_numel(t, op) * dim(op->in_shapes, a, -1);
+        return 2.0 * out_numel(t, op) * dim(t, op, a, 1);
     }
     int bwd = strcmp(op->name, "aten::convolution_backward") == 0;
     if (bwd || in_list(op->name, convs, sizeof convs / sizeof *convs)) {
         /* forward (input, weight, ...); backward (grad_output, input, weight, ...) */
         const et_tensor *w = tensor_arg(t, op->in_first, op->n_in, bwd ? 2 : 1, &a);
-        double cout = w ? dim(op->in_shapes, a, 0) : 0;
+        double cout = w ? dim(t, op, a, 0) : 0;
         if (!w || cout <= 0)
             return 0;
         uint32_t ga;
