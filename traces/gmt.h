@@ -130,6 +130,13 @@ typedef enum gmt_format {
 } gmt_format;
 
 int gmt_source_open(const char *path, gmt_source **out, gms_error *err);
+
+/* Settings of the importers that need them; NULL or zeroed fields take each default. */
+typedef struct gmt_source_options {
+    const char *gpu; /* importers that estimate op costs (PyTorch ET): one of synth's GPUs */
+} gmt_source_options;
+int gmt_source_open_with(const char *path, const gmt_source_options *opt, gmt_source **out,
+                         gms_error *err);
 int gmt_source_next(gmt_source *s, gmt_event *ev, gms_error *err); /* as gmt_reader_next */
 gmt_format gmt_source_format(const gmt_source *s);
 const char *gmt_source_meta(const gmt_source *s, const char *key);

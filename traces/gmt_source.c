@@ -166,6 +166,12 @@ static int open_kineto_memory(const char *path, gmt_source *s, gms_error *err)
 
 int gmt_source_open(const char *path, gmt_source **out, gms_error *err)
 {
+    return gmt_source_open_with(path, NULL, out, err);
+}
+
+int gmt_source_open_with(const char *path, const gmt_source_options *opt, gmt_source **out,
+                         gms_error *err)
+{
     *out = NULL;
     if (strcmp(path, "-") == 0) /* standard input: read once, like any pipe */
         path = "/dev/stdin";
@@ -174,7 +180,7 @@ int gmt_source_open(const char *path, gmt_source **out, gms_error *err)
         if (!s)
             return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
         s->format = GMT_FORMAT_PYTORCH_ET;
-        int rc = et_source_open(path, NULL, &s->et, err);
+        int rc = et_source_open(path, opt ? opt->gpu : NULL, &s->et, err);
         if (rc) {
             gmt_source_close(s);
             return rc;

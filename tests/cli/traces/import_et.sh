@@ -34,6 +34,12 @@ n = sum(size[p] for p in params) // 4
 assert n == 25557032, f"{n} fp32 parameters in the constants, expected 25,557,032"
 PY
 
+# a faster GPU's estimate is cheaper in total (convolutions are compute-bound on both)
+"$GMS_BIN" convert "$R50" --gpu h100 -q -o "$T/r50-h100.gmt" || fail "convert --gpu h100"
+h100=$("$GMS_BIN" info --json "$T/r50-h100.gmt" | python3 -c 'import json,sys; print(json.load(sys.stdin)["baseline_compute"])')
+v100=$("$GMS_BIN" info --json "$R50" | python3 -c 'import json,sys; print(json.load(sys.stdin)["baseline_compute"])')
+[ "$h100" -lt "$v100" ] || fail "resnet50: h100 estimate $h100 ns not below v100 $v100 ns"
+
 for f in "$ET"/*_et.json.gz; do
   b=$(basename "$f" .json.gz)
   "$GMS_BIN" info --json "$f" >"$T/$b.info.json" || fail "$b: info"

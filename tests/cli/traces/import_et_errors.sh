@@ -35,6 +35,17 @@ case_ cut.json 'not valid JSON at line 2 .*is the file complete'
 printf '{"schema": 1, "nodes": []}\n' >"$T/in/schema-number.json"
 case_ schema-number.json 'no "schema" string'
 
+# --gpu picks the GPU of the estimate; an unknown one and a trace with its own costs are refused
+"$GMS_BIN" convert "$TINY" --gpu a100 -q -o "$T/out/a100.gmt" || fail "convert --gpu a100"
+"$GMS_BIN" info "$T/out/a100.gmt" | grep -Eq 'cost_gpu +NVIDIA A100' || fail "--gpu a100 not in the header"
+rm -f "$T/out/a100.gmt"
+expect_fail "unknown gpu" "$GMS_BIN" convert "$TINY" --gpu b200 -o "$T/out/x.gmt"
+expect_err_matches "unknown gpu" 'unknown GPU "b200" .*known: h100, a100, v100, titanv'
+"$GMS_BIN" convert "$TINY" -q -o "$T/tiny.gmt" || fail "tiny: convert"
+expect_fail "gpu on a .gmt" "$GMS_BIN" convert "$T/tiny.gmt" --gpu a100 -o "$T/out/x.gmt"
+expect_err_matches "gpu on a .gmt" 'applies to a PyTorch Execution Trace only'
+[ -z "$(ls -A "$T/out")" ] || fail "--gpu errors left files behind: $(ls -A "$T/out")"
+
 # the good file still works through the same paths
 "$GMS_BIN" convert "$TINY" -q -o "$T/out/tiny.gmt" || fail "tiny: convert"
 "$GMS_BIN" sim "$TINY" --budget 1.0 >/dev/null || fail "tiny: sim"
