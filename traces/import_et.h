@@ -2,8 +2,9 @@
  * import_et: a PyTorch Execution Trace (torch.profiler.ExecutionTraceObserver, plain or gzip)
  * as a .gmt event stream. docs/import-pytorch.md states every rule and its limits.
  *
- * Three steps, one file each:
- *   import_et.c        reads the JSON, checks the schema, normalizes both schema families
+ * Three steps, one file each (and import_et_scan.c, the top-level JSON walk; import_et_source.c,
+ * the gmt_source glue and header):
+ *   import_et.c        reads the JSON node by node, checks the schema, normalizes both families
  *                      (1.0.x: tensors as [tensor_id, storage_id, offset, numel, itemsize,
  *                      device]; 1.1.x-chakra: inputs/outputs objects of values, shapes, types)
  *                      into et_node records, and picks the outermost operator of each thread;

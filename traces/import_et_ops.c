@@ -87,8 +87,11 @@ static int vgrow(void **v, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
-#define PUSH(vec, x) \
-    (vgrow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? -1 : ((vec).v[(vec).n++] = (x), 0))
+/* Appends x to a VEC; -1 when out of memory. */
+#define PUSH(vec, x)                                                           \
+    (vgrow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v)       \
+         ? -1                                                                  \
+         : ((vec).v[(vec).n++] = (x), 0))
 
 /* Bytes a tensor spans in its storage, saturating instead of wrapping on absurd input. */
 static uint64_t extent(const et_tensor *x)

@@ -34,6 +34,11 @@ n = sum(size[p] for p in params) // 4
 assert n == 25557032, f"{n} fp32 parameters in the constants, expected 25,557,032"
 PY
 
+# sweep takes an ET as it is too
+"$GMS_BIN" sweep "$ET/linear_et.json.gz" --policies dtr,lru --budgets 1.0 --db "$T/s.db" --quiet ||
+  fail "sweep of an ET"
+[ -s "$T/s.db" ] || fail "sweep wrote no store"
+
 # a faster GPU's estimate is cheaper in total (convolutions are compute-bound on both)
 "$GMS_BIN" convert "$R50" --gpu h100 -q -o "$T/r50-h100.gmt" || fail "convert --gpu h100"
 h100=$("$GMS_BIN" info --json "$T/r50-h100.gmt" | python3 -c 'import json,sys; print(json.load(sys.stdin)["baseline_compute"])')
