@@ -332,19 +332,23 @@ static void classify(walk *w)
 
 enum { UNDER_OP = 1, UNDER_AUTOGRAD = 2, UNDER_OPTIMIZER = 4 };
 
-/* What encloses node i: an operator (then it is nested), an autograd engine function
- * (backward), an optimizer step. Bounded by the node count, so a cycle cannot loop. */
-static int ancestry(const walk *w, size_t i)
+/* What encloses node i: an operator (then it is nested, and *top is the outermost one), an
+ * autograd engine function (backward), an optimizer step. Bounded by the node count, so a
+ * cycle cannot loop. */
+static int ancestry(const walk *w, size_t i, size_t *top)
 {
     int f = 0;
     const node *nd = &w->nodes[i];
+    *top = SIZE_MAX;
     for (size_t steps = 0; steps < w->n && nd->parent != nd->id; steps++) {
         size_t p = find(w, nd->parent);
         if (p == SIZE_MAX)
             break;
         nd = &w->nodes[p];
-        if (nd->is_op)
+        if (nd->is_op) {
             f |= UNDER_OP;
+            *top = p;
+        }
         if (starts(nd->name, "autograd::engine::evaluate_function:"))
             f |= UNDER_AUTOGRAD;
         if (starts(nd->name, "Optimizer.step"))
@@ -357,9 +361,37 @@ static int ancestry(const walk *w, size_t i)
  * optimizer step (an iteration then ends where an optimizer step ends). */
 static const char *const markers[] = {"ProfilerStep#", "## forward ##", "Optimizer.step"};
 
+/* The outputs of nested calls, as et_trace.hidden ranges of their outermost op: pairs
+ * (op, arg) collected in execution order, grouped by op with a counting sort. */
+static int group_hidden(et_trace *t, const uint32_t (*pairs)[2], size_t n)
+{
+    t->hidden = malloc((n ? n : 1) * sizeof *t->hidden);
+    if (!t->hidden)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        t->ops[pairs[i][0]].n_hid++;
+    uint32_t at = 0;
+    for (size_t k = 0; k < t->n_ops; k++) {
+        t->ops[k].hid_first = at;
+        at += t->ops[k].n_hid;
+        t->ops[k].n_hid = 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        et_op *op = &t->ops[pairs[i][0]];
+        t->hidden[op->hid_first + op->n_hid++] = pairs[i][1];
+    }
+    t->n_hidden = n;
+    return 0;
+}
+
 static int keep_ops(walk *w, int *under_opt)
 {
     et_trace *t = w->t;
+    uint32_t *op_of = calloc(w->n ? w->n : 1, sizeof *op_of); /* node -> op index + 1 */
+    uint32_t(*pairs)[2] = NULL;
+    size_t n_pairs = 0, cap_pairs = 0;
+    if (!op_of)
+        return -1;
     size_t n_markers[3] = {0};
     for (size_t k = 0; k < w->n; k++) {
         const node *nd = &w->nodes[w->by_id[k]];
@@ -379,13 +411,32 @@ static int keep_ops(walk *w, int *under_opt)
             pending = 1;
         if (!nd->is_op)
             continue;
-        int f = ancestry(w, i);
+        size_t top;
+        int f = ancestry(w, i, &top);
         if (f & UNDER_OP) {
             t->nested_ops++;
+            /* what it makes may outlive the call (saved for backward): its outermost op's */
+            uint32_t owner = top != SIZE_MAX ? op_of[top] : 0;
+            for (uint32_t a = 0; owner && a < nd->n_out; a++) {
+                if (!t->args[nd->out_first + a].is_tensor)
+                    continue;
+                if (grow((void **)&pairs, &cap_pairs, n_pairs + 1, sizeof *pairs)) {
+                    free(op_of);
+                    free(pairs);
+                    return -1;
+                }
+                pairs[n_pairs][0] = owner - 1;
+                pairs[n_pairs++][1] = nd->out_first + a;
+            }
             continue;
         }
-        if (grow((void **)&t->ops, &w->cap_ops, t->n_ops + 1, sizeof *t->ops))
+        if (t->n_ops >= UINT32_MAX - 1 ||
+            grow((void **)&t->ops, &w->cap_ops, t->n_ops + 1, sizeof *t->ops)) {
+            free(op_of);
+            free(pairs);
             return -1;
+        }
+        op_of[i] = (uint32_t)t->n_ops + 1;
         et_op *op = &t->ops[t->n_ops];
         memset(op, 0, sizeof *op);
         op->id = nd->id;
@@ -411,7 +462,10 @@ static int keep_ops(walk *w, int *under_opt)
     }
     if (fam == 2 && !n_markers[2] && t->n_ops) /* no marker at all: the trace is one step */
         t->iterations = 1;
-    return 0;
+    int rc = group_hidden(t, (const uint32_t(*)[2])pairs, n_pairs);
+    free(op_of);
+    free(pairs);
+    return rc;
 }
 
 /* The schema string's major version must be 1: "1.0.1", "1.1.0-chakra.0.0.4". */
@@ -550,5 +604,6 @@ void et_trace_free(et_trace *t)
     free(t->ops);
     free(t->args);
     free(t->tensors);
+    free(t->hidden);
     free(t);
 }

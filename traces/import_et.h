@@ -48,6 +48,7 @@ typedef struct et_op {
     const char *name;   /* ATen name ("aten::conv2d"), owned by the et_trace */
     const char *schema; /* "" when the node has none */
     uint32_t in_first, n_in, out_first, n_out; /* into et_trace.args */
+    uint32_t hid_first, n_hid; /* into et_trace.hidden: outputs of its nested calls */
     int backward;    /* runs under an autograd engine function */
     int iter_start;  /* an iteration marker started before this op (and after the previous) */
     uint64_t dur_ns; /* filled by the cost estimate (or a later Kineto join) */
@@ -65,6 +66,8 @@ typedef struct et_trace {
     size_t n_args;
     et_tensor *tensors;
     size_t n_tensors;
+    uint32_t *hidden;   /* indices into args, grouped by op (et_op.hid_first) */
+    size_t n_hidden;
     /* what the walk saw and left out, for the header */
     size_t nodes, nested_ops, wrappers, iterations;
     const char *iteration_marker; /* "ProfilerStep#", "## forward ##", "Optimizer.step" or "" */
@@ -100,6 +103,7 @@ typedef struct et_event_totals {
     size_t mutations_in_calls;  /* in-place writes of ops that also make outputs */
     size_t constant_writes;     /* in-place writes to a constant, as transient outputs */
     size_t storage_reuses;      /* a storage id that came back as a new allocation */
+    size_t nested_outputs;      /* new storages made by nested calls, kept as outputs */
     uint64_t constant_bytes;
 } et_event_totals;
 

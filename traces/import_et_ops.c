@@ -8,6 +8,7 @@
  *    optimizer state, buffers), unless its id later comes back as a new allocation (the
  *    allocator reused the address, so it was freed): then it was a per-step input, emitted
  *    as a zero-input copy op "et::step_input" just before its first use;
+ *  - new storages output by an op's nested calls (saved for backward) are outputs of the op;
  *  - an output on a storage none of the op's inputs has is a new storage (alias_of -1); an
  *    output on an input's storage with another tensor id is a view (alias of that input); an
  *    output that is an input tensor itself (in-place ops return self) adds nothing;
@@ -190,6 +191,47 @@ static void touch(et_events *e, uint32_t h, uint32_t k)
     e->handles.v[h].last_use = k;
 }
 
+/* The new storages that the op's nested calls made (a saved mean, pooling indices, a
+ * log-softmax kept for backward): outputs of the op, since later ops may read them. A storage
+ * the op already reads or made is not new; one whose id is known but that the op does not
+ * touch came back as a new allocation. */
+static int hidden_outputs(et_events *e, const et_op *op, rec *r, et_event_totals *tot)
+{
+    const et_trace *t = e->t;
+    uint32_t here = (uint32_t)e->recs.n;
+    for (uint32_t k = 0; k < op->n_hid; k++) {
+        const et_arg *arg = &t->args[t->hidden[op->hid_first + k]];
+        for (uint32_t i = 0; i < arg->n; i++) {
+            const et_tensor *x = &t->tensors[arg->first + i];
+            uint32_t g, h;
+            if (!x->cuda)
+                continue;
+            int have = et_map_get(&e->storages, x->storage_id, &g);
+            if (have && e->gens.v[g].first_use == here)
+                continue; /* made (or first read) by this op */
+            int read = 0;
+            for (uint32_t j = 0; have && j < r->n_in && !read; j++)
+                read = e->handles.v[e->ins.v[r->in_first + j]].gen == g;
+            if (read)
+                continue;
+            if (have) {
+                tot->storage_reuses++;
+                if (e->gens.v[g].preexisting)
+                    e->gens.v[g].reused = 1;
+            }
+            if (new_gen(e, x->storage_id, extent(x), here, 0, &h) ||
+                et_map_put(&e->tensors, x->tensor_id, h))
+                return -1;
+            gmt_output o = {(uint64_t)h, extent(x), -1};
+            if (PUSH(e->outs, o))
+                return -1;
+            r->n_out++;
+            tot->nested_outputs++;
+        }
+    }
+    return 0;
+}
+
 /* One op: its inputs, in-place writes and outputs as a rec (handles as ids for now). */
 static int build_op(et_events *e, uint32_t k, et_event_totals *tot, int *kept)
 {
@@ -268,6 +310,8 @@ static int build_op(et_events *e, uint32_t k, et_event_totals *tot, int *kept)
             r.n_out++;
         }
     }
+    if (any_cuda && hidden_outputs(e, op, &r, tot))
+        return -1;
     *kept = any_cuda;
     if (!any_cuda) { /* a CPU-only op: nothing to simulate */
         tot->ops_without_cuda++;

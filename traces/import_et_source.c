@@ -77,6 +77,7 @@ static int describe(et_source *s, const char *path, const gmt_synth_gpu *gpu,
            meta(s, "et_mutations_in_calls", "%zu", e->mutations_in_calls) ||
            meta(s, "et_constant_writes", "%zu", e->constant_writes) ||
            meta(s, "et_storage_reuses", "%zu", e->storage_reuses) ||
+           meta(s, "et_nested_outputs", "%zu", e->nested_outputs) ||
            meta(s, "releases", "after last use: a lower bound of the real lifetimes");
 }
 

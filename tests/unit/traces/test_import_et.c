@@ -1,8 +1,9 @@
 /* The PyTorch Execution Trace importer's rules (import_et.h, docs/import-pytorch.md) on a tiny
  * hand-made ET (tests/unit/traces/data/tiny_et.json, and the same calls written in the
  * 1.1.x-chakra family in tiny_et_chakra.json): two steps of linear -> view -> relu_ with a
- * backward op on the autograd thread, a _foreach_add_ optimizer step, a CPU-only op, a nested
- * call, a batch that existed before the trace and a batch copied in by aten::to. */
+ * backward op on the autograd thread, a _foreach_add_ optimizer step, a CPU-only op, nested
+ * calls (one makes a tensor the backward op reads), a batch that existed before the trace and
+ * a batch copied in by aten::to. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +52,10 @@ static void read_all(const char *name, seen *s)
         char buf[256];
         tu_event_text(&ev, buf, sizeof buf);
         s->text[s->n] = strdup(buf);
-        memcpy(s->out[s->n], ev.outputs, ev.n_outputs * sizeof *ev.outputs);
-        memcpy(s->in[s->n], ev.inputs, ev.n_inputs * sizeof *ev.inputs);
+        if (ev.n_outputs) /* empty lists are NULL */
+            memcpy(s->out[s->n], ev.outputs, ev.n_outputs * sizeof *ev.outputs);
+        if (ev.n_inputs)
+            memcpy(s->in[s->n], ev.inputs, ev.n_inputs * sizeof *ev.inputs);
         s->ev[s->n] = ev;
         s->n++;
     }
@@ -114,7 +117,7 @@ START_TEST(test_outermost_ops_in_start_order_without_wrappers_nested_or_cpu_only
     ck_assert_int_lt(find(&s, GMT_CALL, "aten::addmm", 0), 0);    /* nested in linear */
     ck_assert_int_lt(find(&s, GMT_CALL, "aten::_to_copy", 0), 0); /* nested in to */
     ck_assert_str_eq(gmt_source_meta(s.src, "et_cpu_only_ops_skipped"), "1"); /* aten::item */
-    ck_assert_str_eq(gmt_source_meta(s.src, "et_nested_ops_skipped"), "2");
+    ck_assert_str_eq(gmt_source_meta(s.src, "et_nested_ops_skipped"), "3");
     seen_free(&s);
 }
 END_TEST
@@ -128,10 +131,14 @@ START_TEST(test_storages_views_and_in_place_writes)
     ck_assert_int_ge(lin, 0);
     ck_assert_int_ge(view, 0);
     ck_assert_int_ge(relu, 0);
-    /* linear: a new storage of numel * itemsize = 8 * 4 bytes */
-    ck_assert_uint_eq(s.ev[lin].n_outputs, 1);
+    /* linear: a new storage of numel * itemsize = 8 * 4 bytes, and the 4 floats its nested
+     * aten::empty made (its nested addmm's output is linear's own: not a second one) */
+    ck_assert_uint_eq(s.ev[lin].n_outputs, 2);
     ck_assert_int_eq(s.out[lin][0].alias_of, -1);
     ck_assert_uint_eq(s.out[lin][0].size, 32);
+    ck_assert_int_eq(s.out[lin][1].alias_of, -1);
+    ck_assert_uint_eq(s.out[lin][1].size, 16);
+    ck_assert_str_eq(gmt_source_meta(s.src, "et_nested_outputs"), "1");
     /* the view shares linear's storage: an alias of its only input, linear's output */
     ck_assert_uint_eq(s.ev[view].n_inputs, 1);
     ck_assert_uint_eq(s.in[view][0], s.out[lin][0].id);
@@ -139,9 +146,12 @@ START_TEST(test_storages_views_and_in_place_writes)
     /* relu_ (Tensor(a!) self) writes the view in place and returns it: no new tensor */
     ck_assert_uint_eq(s.ev[relu].n_mutated, 1);
     ck_assert_uint_eq(s.in[relu][0], s.out[view][0].id);
-    /* threshold_backward reads the same tensor twice: one input */
+    /* threshold_backward reads the view twice (one input) and what linear's nested call saved
+     * for it, which is therefore no step input or constant */
     int tb = find(&s, GMT_CALL, "aten::threshold_backward", 0);
-    ck_assert_uint_eq(s.ev[tb].n_inputs, 1);
+    ck_assert_uint_eq(s.ev[tb].n_inputs, 2);
+    ck_assert_uint_eq(s.in[tb][0], s.out[view][0].id);
+    ck_assert_uint_eq(s.in[tb][1], s.out[lin][1].id);
     seen_free(&s);
 }
 END_TEST
