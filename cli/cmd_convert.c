@@ -33,7 +33,7 @@ static void usage(FILE *f)
             "  -o, --output FILE   where to write (default: INPUT with its extension replaced\n"
             "                      by .gmt or .log); must differ from INPUT\n"
             "  -t, --to FORMAT     gmt (default) or dtr-log\n"
-            "  -q, --quiet         no summary line (warnings still go to stderr)\n"
+            "  -q, --quiet         no summary line or notes (warnings still go to stderr)\n"
             "  -h, --help          show this help\n"
             "\n"
             "A log converted to .gmt and back is byte-identical to the original. .gmt to .gmt\n"
@@ -188,7 +188,7 @@ static int convert(const char *input, const char *output, int to_log, int quiet)
         fprintf(stderr, "gpumemsim convert: warning: %" PRIu64 " NAME events came after their "
                         "tensor's first use; those tensors keep their x<id> names in %s\n",
                 late, output);
-    if (dropped)
+    if (dropped && !quiet)
         fprintf(stderr, "gpumemsim convert: note: dropped %" PRIu64 " SCOPE events (layer scope "
                         "begins and ends): DTR logs have no scopes; every op is kept\n", dropped);
     gmt_source_close(src);
