@@ -55,17 +55,23 @@ static int add_layer(sim_layers *l, const sim_trace *t, uint32_t first, uint32_t
     return 0;
 }
 
-/* The top-level scopes beginning in [first, bwd) that hold an op, clipped at bwd. */
+/* The top-level scopes beginning in [first, bwd) that hold an op, clipped at bwd. Scopes are
+ * in begin order and iterations in op order, so *cursor (the first scope not yet passed)
+ * carries over from one iteration to the next: one pass over the scopes in all. */
 static int layers_from_scopes(sim_layers *l, const sim_trace *t, uint32_t it, uint32_t first,
-                              uint32_t bwd)
+                              uint32_t bwd, uint32_t end, uint32_t *cursor)
 {
-    for (uint32_t i = 0; i < t->n_scopes; i++) {
+    uint32_t i = *cursor;
+    while (i < t->n_scopes && t->scopes[i].first_op < first)
+        i++;
+    *cursor = i;
+    for (; i < t->n_scopes && t->scopes[i].first_op < end; i++) {
         const sim_scope_span *sp = &t->scopes[i];
-        if (sp->depth != 0 || sp->first_op < first || sp->first_op >= bwd ||
-            sp->end_op <= sp->first_op)
+        *cursor = i + 1;
+        if (sp->depth != 0 || sp->first_op >= bwd || sp->end_op <= sp->first_op)
             continue;
-        uint32_t end = sp->end_op < bwd ? sp->end_op : bwd;
-        if (add_layer(l, t, sp->first_op, end - 1, it, SIM_LAYERS_SCOPES, t->strings + sp->name))
+        uint32_t stop = sp->end_op < bwd ? sp->end_op : bwd;
+        if (add_layer(l, t, sp->first_op, stop - 1, it, SIM_LAYERS_SCOPES, t->strings + sp->name))
             return -1;
     }
     return 0;
@@ -137,18 +143,18 @@ int sim_layers_build(const sim_trace *t, sim_layers **out, gms_error *err)
         l->of_op[o] = SIM_LAYER_NONE;
     l->n_iters = n_iters;
     int scopes = 0, segments = 0;
+    uint32_t cursor = 0, bwd = 0;
     for (uint32_t it = 0; it < n_iters; it++) {
         sim_iteration_span *sp = &l->iters[it];
         sp->first_op = t->n_iter ? t->iter_op[it] : t->first_model_op;
         sp->end_op = t->n_iter && it + 1 < t->n_iter ? t->iter_op[it + 1] : t->n_ops;
-        sp->backward_op = sp->end_op;
-        for (uint32_t b = 0; b < t->n_bwd; b++)
-            if (t->bwd_op[b] >= sp->first_op && t->bwd_op[b] < sp->end_op) {
-                sp->backward_op = t->bwd_op[b];
-                break;
-            }
+        /* markers are in op order: the first one at or after first_op, if inside */
+        while (bwd < t->n_bwd && t->bwd_op[bwd] < sp->first_op)
+            bwd++;
+        sp->backward_op = bwd < t->n_bwd && t->bwd_op[bwd] < sp->end_op ? t->bwd_op[bwd]
+                                                                        : sp->end_op;
         sp->first_layer = l->n_layers;
-        if (layers_from_scopes(l, t, it, sp->first_op, sp->backward_op))
+        if (layers_from_scopes(l, t, it, sp->first_op, sp->backward_op, sp->end_op, &cursor))
             goto nomem;
         sp->source = SIM_LAYERS_SCOPES;
         if (l->n_layers == sp->first_layer) {

@@ -112,23 +112,14 @@ static int craft_read(const craft *c, char *kinds, size_t cap, gms_error *err)
     return rc;
 }
 
-/* SCOPE begin "a", CONSTANT (next id, 8 bytes), SCOPE end: one counted event. */
-static const uint8_t scoped_constant[] = {
-    GMT_TAG_EXT, 3, GMT_EXT_SCOPE_BEGIN, 0, 1, 'a', /* length 4 below: fixed in the test */
-};
-
 START_TEST(test_scope_records_are_read_in_1_1_and_skipped_in_1_0_files)
 {
-    uint8_t rec[32];
-    size_t n = 0;
-    memcpy(rec, scoped_constant, sizeof scoped_constant);
-    rec[1] = 4; /* payload: type, name index 0 (new), length 1, 'a' */
-    n = sizeof scoped_constant;
-    rec[n++] = GMT_CONSTANT | GMT_F_NEXT;
-    rec[n++] = 8;
-    rec[n++] = GMT_TAG_EXT;
-    rec[n++] = 1;
-    rec[n++] = GMT_EXT_SCOPE_END;
+    /* SCOPE begin "a" (payload: type 1, new name 0, length 1, 'a'), a CONSTANT (next id,
+     * 8 bytes), SCOPE end: one counted event */
+    const uint8_t rec[] = {GMT_TAG_EXT, 4, GMT_EXT_SCOPE_BEGIN, 0, 1, 'a',
+                           GMT_CONSTANT | GMT_F_NEXT, 8,
+                           GMT_TAG_EXT, 1, GMT_EXT_SCOPE_END};
+    size_t n = sizeof rec;
     craft c;
     char kinds[256];
     gms_error err;
