@@ -19,9 +19,10 @@ int cal_run_seeds(sim_runner *r, const sim_config *cfg, unsigned seeds, cal_summ
     for (unsigned i = 0; i < seeds; i++) {
         sim_result res;
         c.seed = cfg->seed + i;
-        /* a plugin runs in a child process, so that its crash is an error, not ours */
-        int rc = pol_plugin_path(c.policy) ? pol_run_isolated(r, &c, &res, err)
-                                           : sim_runner_run(r, &c, &res, err);
+        /* a plugin runs in a child process, so that its crash is an error, not ours; not
+         * with an observer (sim --perfetto), which must see the run in this process */
+        int rc = pol_plugin_path(c.policy) && !c.observer ? pol_run_isolated(r, &c, &res, err)
+                                                          : sim_runner_run(r, &c, &res, err);
         if (rc)
             return rc;
         if (i == 0)

@@ -36,11 +36,13 @@ static void usage(FILE *f)
             "  -t, --to FORMAT     gmt (default) or dtr-log\n"
             "  -g, --gpu NAME      a PyTorch Execution Trace's op costs are a roofline\n"
             "                      estimate on this GPU: h100, a100, v100 (default), titanv\n"
-            "  -q, --quiet         no summary line (warnings still go to stderr)\n"
+            "  -q, --quiet         no summary line or notes (warnings still go to stderr)\n"
             "  -h, --help          show this help\n"
             "\n"
-            "A log converted to .gmt and back is byte-identical to the original. On any error\n"
-            "the message names the file and line (or event) and no output file is written.\n"
+            "A log converted to .gmt and back is byte-identical to the original. .gmt to .gmt\n"
+            "keeps layer scopes; a DTR log has none, so --to dtr-log drops them (a note on\n"
+            "stderr says how many). On any error the message names the file and line (or\n"
+            "event) and no output file is written.\n"
             "\n"
             "examples:\n"
             "  gpumemsim convert unet-6-...-default.log -o unet.gmt\n"
@@ -187,6 +189,7 @@ static int convert(const char *input, const char *output, int to_log, const char
         goto fail;
     }
     uint64_t late = k.log ? dtrlog_writer_late_names(k.log) : 0;
+    uint64_t dropped = k.log ? dtrlog_writer_dropped_scopes(k.log) : 0;
     if (sink_close(&k, &err) != 0)
         goto fail;
     if (late == 1)
@@ -196,6 +199,9 @@ static int convert(const char *input, const char *output, int to_log, const char
         fprintf(stderr, "gpumemsim convert: warning: %" PRIu64 " NAME events came after their "
                         "tensor's first use; those tensors keep their x<id> names in %s\n",
                 late, output);
+    if (dropped && !quiet)
+        fprintf(stderr, "gpumemsim convert: note: dropped %" PRIu64 " SCOPE events (layer scope "
+                        "begins and ends): DTR logs have no scopes; every op is kept\n", dropped);
     gmt_source_close(src);
     double dt = now_s() - t0;
     if (!quiet) {

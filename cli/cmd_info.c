@@ -14,6 +14,7 @@
 #include "gmt.h"
 #include "gmt_stats.h"
 #include "sim.h"
+#include "sim_layers.h"
 
 static const char *const CMD = "info";
 
@@ -26,14 +27,18 @@ static void usage(FILE *f)
             "Trace, detected from the content; docs/import-pytorch.md): events by\n"
             "kind, ops (CALL + MUTATE), distinct op names, constant bytes, baseline peak memory\n"
             "and total compute time (no memory budget; see the DTR semantics spec, section 4),\n"
-            "annotations and the header metadata. Warns when a .gmt file is truncated; a trace\n"
-            "the simulator cannot replay gets its summary, then an error (exit status 1).\n"
+            "annotations and the header metadata, the layer scopes (count, nesting depth) and\n"
+            "the top-level forward layers per iteration planners see, from the scopes or, in a\n"
+            "trace without scopes, by segmentation (docs/layers.md). Warns when a .gmt file\n"
+            "is truncated; a trace the simulator cannot replay gets its summary, then an\n"
+            "error (exit status 1).\n"
             "\n"
             "options:\n"
             "  --json      print one JSON object with the keys file, format, events,\n"
             "              events_by_kind, ops, distinct_op_names, outputs, views,\n"
-            "              constant_bytes, baseline_memory, baseline_compute, annotations,\n"
-            "              meta, warning\n"
+            "              constant_bytes, baseline_memory, baseline_compute, scopes\n"
+            "              ({count, max_depth}), layers ({source, iterations,\n"
+            "              per_iteration} or null), annotations, meta, warning\n"
             "  --ops       also list every op name with its count, most frequent first\n"
             "  -h, --help  show this help\n"
             "\n"
@@ -51,6 +56,10 @@ typedef struct info {
     char *warning;
     sim_baseline baseline;
     int have_baseline;
+    /* the layers planners see (sim_layers.h), when the trace replays */
+    uint32_t n_iterations;
+    uint32_t *layers_per_iteration;
+    sim_layer_source layer_source;
 } info;
 
 static void info_free(info *in)
@@ -63,6 +72,32 @@ static void info_free(info *in)
     free(in->keys);
     free(in->values);
     free(in->warning);
+    free(in->layers_per_iteration);
+}
+
+/* Counts the layers of each iteration of t into in. 0 or an error code. */
+static int count_layers(info *in, const sim_trace *t, gms_error *err)
+{
+    sim_layers *l;
+    int rc = sim_layers_build(t, &l, err);
+    if (rc)
+        return rc;
+    in->n_iterations = sim_layers_iterations(l);
+    in->layer_source = sim_layers_source(l);
+    in->layers_per_iteration = calloc(in->n_iterations ? in->n_iterations : 1, sizeof(uint32_t));
+    if (!in->layers_per_iteration) {
+        sim_layers_free(l);
+        return gms_error_set(err, GMS_ENOMEM, "out of memory");
+    }
+    for (uint32_t i = 0; i < in->n_iterations; i++)
+        in->layers_per_iteration[i] = sim_layers_iteration(l, i)->n_layers;
+    sim_layers_free(l);
+    return 0;
+}
+
+static const char *layer_source_name(sim_layer_source s)
+{
+    return s == SIM_LAYERS_SCOPES ? "scopes" : s == SIM_LAYERS_SEGMENTS ? "segments" : "mixed";
 }
 
 /* Copies the source's metadata and warning into in. */
@@ -140,7 +175,10 @@ static int scan(info *in, gms_error *err, gms_error *sim_err)
         } else {
             in->baseline = *sim_trace_baseline(t);
             in->have_baseline = 1;
+            rc = count_layers(in, t, err);
             sim_trace_free(t);
+            if (rc)
+                return rc;
         }
     }
     return 0;
@@ -216,6 +254,29 @@ static void print_text(const info *in, int list_ops)
         printf("baseline compute:   %" PRIu64 " ns (%.3f ms)\n", in->baseline.compute,
                (double)in->baseline.compute / 1e6);
     }
+    if (gmt_stats_scopes(s))
+        printf("scopes:             %" PRIu64 " (nested %" PRIu64 " deep)\n", gmt_stats_scopes(s),
+               gmt_stats_scope_depth(s));
+    else
+        printf("scopes:             none\n");
+    if (in->have_baseline) {
+        uint32_t n = in->n_iterations, same = 1;
+        for (uint32_t i = 1; i < n; i++)
+            same &= in->layers_per_iteration[i] == in->layers_per_iteration[0];
+        printf("layers:             ");
+        if (n == 0) {
+            printf("none (no forward op)\n");
+        } else {
+            if (same)
+                printf("%u", in->layers_per_iteration[0]);
+            for (uint32_t i = 0; !same && i < n; i++)
+                printf("%s%u", i ? "," : "", in->layers_per_iteration[i]);
+            printf(" per iteration, %u iteration%s, from %s\n", n, n == 1 ? "" : "s",
+                   in->layer_source == SIM_LAYERS_SCOPES     ? "the scopes"
+                   : in->layer_source == SIM_LAYERS_SEGMENTS ? "segmentation (no scopes)"
+                                                             : "scopes and segmentation");
+        }
+    }
     printf("annotations:       ");
     if (gmt_stats_annotations(s) == 0)
         printf(" none");
@@ -274,6 +335,23 @@ static json_t *to_json(const info *in)
                                in->have_baseline ? jint(in->baseline.memory) : json_null());
     bad |= json_object_set_new(o, "baseline_compute",
                                in->have_baseline ? jint(in->baseline.compute) : json_null());
+    json_t *scopes = json_object(), *layers = NULL;
+    if (scopes) {
+        bad |= json_object_set_new(scopes, "count", jint(gmt_stats_scopes(s)));
+        bad |= json_object_set_new(scopes, "max_depth", jint(gmt_stats_scope_depth(s)));
+    }
+    bad |= json_object_set_new(o, "scopes", scopes ? scopes : json_null());
+    if (in->have_baseline && (layers = json_object())) {
+        json_t *per = json_array();
+        for (uint32_t i = 0; per && i < in->n_iterations; i++)
+            bad |= json_array_append_new(per, jint(in->layers_per_iteration[i]));
+        bad |= json_object_set_new(layers, "source", json_string(in->n_iterations
+                                       ? layer_source_name(in->layer_source) : "none"));
+        bad |= json_object_set_new(layers, "iterations", jint(in->n_iterations));
+        bad |= json_object_set_new(layers, "per_iteration", per ? per : json_null());
+    }
+    bad |= !scopes || (in->have_baseline && !layers);
+    bad |= json_object_set_new(o, "layers", layers ? layers : json_null());
     bad |= json_object_set_new(o, "annotations", ann);
     bad |= json_object_set_new(o, "meta", meta);
     bad |= json_object_set_new(o, "warning", in->warning ? json_string(in->warning) : json_null());

@@ -43,6 +43,9 @@ static void synth_usage(FILE *f)
             "                     vocabulary, but under simrd replay later iterations can\n"
             "                     only rematerialize weights through the previous backward\n"
             "                     pass; see docs/synth.md)\n"
+            "  --no-scopes        no layer SCOPE events (by default each layer's forward ops,\n"
+            "                     and its gradient ops in backward, sit in a scope named by\n"
+            "                     its module path: docs/synth.md, \"Layer scopes\")\n"
             "  -q, --quiet        print nothing on success\n"
             "\n"
             "example: gpumemsim synth --model resnet --image 64x64 --batch 8 -o resnet.gmt\n");
@@ -191,7 +194,7 @@ static int apply(gmt_synth_params *p, const char *name, const char *v)
 int cmd_synth(int argc, char **argv)
 {
     const char *model = NULL, *out = NULL;
-    int quiet = 0;
+    int quiet = 0, scopes = 1;
     char name[32];
     const char *v;
     /* Pass 1: --model (defaults depend on it), -o, flags, unknown options. */
@@ -206,6 +209,10 @@ int cmd_synth(int argc, char **argv)
         if (k == 0) {
             if (strcmp(name, "-q") == 0 || strcmp(name, "--quiet") == 0) {
                 quiet = 1;
+                continue;
+            }
+            if (strcmp(name, "--no-scopes") == 0) {
+                scopes = 0;
                 continue;
             }
             cli_error("synth", "unknown option '%s' (see --help)", argv[i]);
@@ -231,6 +238,7 @@ int cmd_synth(int argc, char **argv)
     }
     gmt_synth_params p;
     gmt_synth_params_default(&p, m);
+    p.scopes = scopes;
     /* Pass 2: every other valued option, in order (a later repeat wins). */
     for (int i = 1; i < argc; i++) {
         int k = next_opt(argc, argv, &i, name, sizeof name, &v);

@@ -26,7 +26,7 @@ at=${2:-0.5}
   }
   BEGIN { at += 0 }
   END {
-    printf "\n%-28s %-10s %18s %16s\n", "TRACE", "POLICY", "SMALLEST OK BUDGET", "OVERHEAD AT " at
+    printf "\n%-28s %-13s %18s %16s\n", "TRACE", "POLICY", "SMALLEST OK BUDGET", "OVERHEAD AT " at
     for (i = 1; i <= n; i++) {
       key = order[i]; split(key, kp, SUBSEP)
       best = ""
@@ -39,7 +39,7 @@ at=${2:-0.5}
            sprintf("%.3fx", sum[key, at] / ok[key, at]) : \
            (oom[key, at] >= lim[key, at]) ? "oom" : "remat-limit"
       name = kp[1]; if (length(name) > 28) name = substr(name, 1, 25) "..."
-      printf "%-28s %-10s %18s %16s\n", name, kp[2], best == "" ? "none" : sprintf("%.1f", best), cell
+      printf "%-28s %-13s %18s %16s\n", name, kp[2], best == "" ? "none" : sprintf("%.1f", best), cell
     }
   }'
 

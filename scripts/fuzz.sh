@@ -25,6 +25,9 @@ for log in "$logs"/*.log; do
   [ -f "$log" ] && head -n 60 "$log" > "$seeds/$(basename "$log" .log).head.log"
 done
 printf '\x0b\x00GMTRACE\n\x01\x00\x00' > "$seeds/header.frames"
+# a 1.1 header, then an event frame: SCOPE begin "a", CONSTANT, SCOPE end (layer scopes)
+printf '\x0b\x00GMTRACE\n\x01\x01\x00\x0e\x00E\x00\x01\x0f\x04\x01\x00\x01a\x11\x08\x0f\x01\x02\x02\x00Z\x01' \
+  > "$seeds/scopes.frames"
 
 for t in "${targets[@]}"; do
   corpus="build-fuzz/corpus/$t"

@@ -39,6 +39,12 @@ struct sim_trace_builder {
     uint32_t *intern;  /* hash table of string offsets, NO_SLOT = empty */
     uint32_t intern_cap, intern_n;
 
+    uint32_t cap_scopes, cap_iter, cap_bwd;
+    uint32_t *open;    /* indices into tr->scopes of the open scopes, outermost first */
+    uint32_t n_open, cap_open;
+    uint32_t orphan_ends; /* scopes opened before START: their ends are ignored */
+    int have_model_op; /* tr->first_model_op is set */
+
     uint64_t events;   /* events added (for messages) */
     int started;       /* an ANNOTATE START was seen */
     int failed;
@@ -338,6 +344,64 @@ static void reset(sim_trace_builder *b)
     if (b->index)
         memset(b->index, 0xff, (size_t)b->index_cap * sizeof *b->index);
     b->mem = 0;
+    tr->n_scopes = tr->n_iter = tr->n_bwd = tr->max_scope_depth = 0;
+    b->orphan_ends += b->n_open;
+    b->n_open = 0;
+    b->have_model_op = 0;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Layer structure (for sim_layers.c; nothing here touches the schedule)
+ */
+/* Records "the next op is index n_ops" in *arr (an iteration or backward boundary). */
+static int mark(sim_trace_builder *b, uint32_t **arr, uint32_t *n, uint32_t *cap)
+{
+    if (sim_grow((void **)arr, cap, *n + 1, sizeof **arr))
+        return -1;
+    (*arr)[(*n)++] = b->tr->n_ops;
+    return 0;
+}
+
+/* A SCOPE begins (a span opens at the next op) or the innermost open one ends. */
+static int add_scope(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
+{
+    sim_trace *tr = b->tr;
+    if (ev->scope_end) {
+        if (b->n_open == 0) {
+            if (b->orphan_ends > 0) {
+                b->orphan_ends--;
+                return 0;
+            }
+            b->failed = 1;
+            return gms_error_set(err, GMS_EFORMAT,
+                                 "event %llu: SCOPE end without an open scope (scopes must "
+                                 "balance: give every end an earlier begin)",
+                                 (unsigned long long)b->events);
+        }
+        sim_scope_span *sp = &tr->scopes[b->open[--b->n_open]];
+        if (ev->text && strcmp(ev->text, tr->strings + sp->name) != 0) {
+            b->failed = 1;
+            return gms_error_set(err, GMS_EFORMAT,
+                                 "event %llu: SCOPE end '%s' does not match the open scope '%s' "
+                                 "(close scopes in the reverse order of their begins)",
+                                 (unsigned long long)b->events, ev->text, tr->strings + sp->name);
+        }
+        sp->end_op = tr->n_ops;
+        return 0;
+    }
+    uint32_t name;
+    if (tr->n_scopes >= SCH_MAX_INDEX ||
+        sim_grow((void **)&tr->scopes, &b->cap_scopes, tr->n_scopes + 1, sizeof *tr->scopes) ||
+        sim_grow((void **)&b->open, &b->cap_open, b->n_open + 1, sizeof *b->open) ||
+        intern(b, ev->text, &name))
+        return oom(b, err);
+    tr->scopes[tr->n_scopes] =
+        (sim_scope_span){.first_op = tr->n_ops, .end_op = tr->n_ops, .name = name,
+                         .depth = b->n_open};
+    b->open[b->n_open++] = tr->n_scopes++;
+    if (b->n_open > tr->max_scope_depth)
+        tr->max_scope_depth = b->n_open;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -450,6 +514,10 @@ int sim_trace_builder_add(sim_trace_builder *b, const gmt_event *ev, gms_error *
                              verr.msg);
     }
     uint32_t t = 0, old = 0;
+    if ((ev->kind == GMT_CALL || ev->kind == GMT_MUTATE) && !b->have_model_op) {
+        b->have_model_op = 1;
+        b->tr->first_model_op = b->tr->n_ops;
+    }
     switch (ev->kind) {
     case GMT_CONSTANT:
         return add_constant(b, ev, err);
@@ -457,6 +525,8 @@ int sim_trace_builder_add(sim_trace_builder *b, const gmt_event *ev, gms_error *
         return add_call(b, ev, err);
     case GMT_MUTATE:
         return add_mutate(b, ev, err);
+    case GMT_SCOPE:
+        return add_scope(b, ev, err);
     case GMT_COPY:
         if (resolve(b, ev->src, "COPY", NULL, &t, err) || get_ref(b, t, "COPY", err))
             return -1;
@@ -485,7 +555,11 @@ int sim_trace_builder_add(sim_trace_builder *b, const gmt_event *ev, gms_error *
             reset(b);
             return 0;
         }
-        if (strcmp(ev->text, "iteration") == 0 && sched(b, SCH_ITERATION, 0))
+        if (strcmp(ev->text, "iteration") == 0 &&
+            (sched(b, SCH_ITERATION, 0) || mark(b, &b->tr->iter_op, &b->tr->n_iter, &b->cap_iter)))
+            return oom(b, err);
+        if (strcmp(ev->text, "BACKWARD") == 0 &&
+            mark(b, &b->tr->bwd_op, &b->tr->n_bwd, &b->cap_bwd))
             return oom(b, err);
         return 0;
     case GMT_NAME:
@@ -515,6 +589,7 @@ static void builder_free_parts(sim_trace_builder *b)
     free(b->slots);
     free(b->index);
     free(b->intern);
+    free(b->open);
     free(b);
 }
 
@@ -548,6 +623,11 @@ int sim_trace_builder_finish(sim_trace_builder *b, sim_trace **out, gms_error *e
         }
     }
     free(pinned);
+    /* scopes a truncated trace left open end with it */
+    for (uint32_t i = 0; i < b->n_open; i++)
+        tr->scopes[b->open[i]].end_op = tr->n_ops;
+    if (!b->have_model_op)
+        tr->first_model_op = tr->n_ops;
     if (rc == 0)
         rc = sim_trace_link(tr);
     if (rc != 0) {

@@ -55,6 +55,14 @@ typedef struct sim_storage_info {
     uint32_t n_tensors;
 } sim_storage_info;
 
+/* A layer scope of the trace (recorded by the builder for sim_layers.c; the replay never
+ * reads it): ops [first_op, end_op) ran while it was open. */
+typedef struct sim_scope_span {
+    uint32_t first_op, end_op;
+    uint32_t name;  /* offset in trace->strings */
+    uint32_t depth; /* 0 = top level */
+} sim_scope_span;
+
 /* A storage-level edge: neighbour storage s exists as a neighbour from op `time` on. */
 typedef struct sim_edge {
     uint32_t s;
@@ -83,9 +91,19 @@ struct sim_trace {
                         * logs: a storage's parents are older, views stay in their storage) */
     uint32_t *schedule;
     uint32_t n_schedule;
-    char *strings; /* NUL-terminated op names */
+    char *strings; /* NUL-terminated op names (and scope names) */
     uint32_t strings_len;
     sim_baseline baseline;
+    /* Layer structure for planners (sim_layers.c), recorded by the builder; the replay never
+     * reads it, so traces with and without scopes replay identically. */
+    sim_scope_span *scopes; /* every scope, in begin order */
+    uint32_t n_scopes;
+    uint32_t max_scope_depth; /* deepest nesting seen (1 = top-level scopes only) */
+    uint32_t *iter_op;        /* per ANNOTATE iteration: index of the op after it */
+    uint32_t n_iter;
+    uint32_t *bwd_op;         /* per ANNOTATE BACKWARD: index of the op after it */
+    uint32_t n_bwd;
+    uint32_t first_model_op;  /* first op of a CALL or MUTATE (n_ops when none) */
 };
 
 /* ------------------------------------------------------------------------------------------

@@ -203,11 +203,14 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
     const uint32_t *off = forward ? tr->fwd_off : tr->rev_off;
     const sim_edge *all = forward ? tr->fwd_adj : tr->rev_adj;
     const uint32_t *live = forward ? v->live_fwd : v->live_rev;
-    region_clear(R);
     if (sim_grow((void **)&v->scratch, &v->cap_scratch, tr->n_storages + 1, sizeof(uint32_t))) {
+        region_clear(R);
         fail(v);
         return;
     }
+    if (!R->interior.words && rebuild_listed(v, R, base, off, all, live) == 0)
+        return; /* hash sets (refilled whole: no clearing first) */
+    region_clear(R);
     uint32_t *stack = v->scratch;
     uint32_t n = 0;
     stack[n++] = base;
@@ -262,8 +265,6 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
         R->compute = compute;
         return;
     }
-    if (rebuild_listed(v, R, base, off, all, live) == 0)
-        return;
     v->n_scratch = n;
     while (v->n_scratch > 0 && !v->failed_alloc) {
         uint32_t x = v->scratch[--v->n_scratch];

@@ -160,6 +160,10 @@ void sim_set_clear(sim_set *s)
 
 int sim_set_assign(sim_set *s, const uint32_t *ids, uint32_t n)
 {
+    if (n == 0) { /* most frontiers and many interiors: no table at all */
+        sim_set_release(s);
+        return 0;
+    }
     uint32_t cap = 8;
     while (cap < 2 * n) /* load factor <= 1/2, as sim_set_add keeps it */
         cap *= 2;

@@ -186,6 +186,9 @@ void sim_trace_free(sim_trace *t)
     free(t->rev_off);
     free(t->fwd_adj);
     free(t->rev_adj);
+    free(t->scopes);
+    free(t->iter_op);
+    free(t->bwd_op);
     free(t);
 }
 

@@ -82,6 +82,8 @@ int dtrlog_writer_write(dtrlog_writer *w, const gmt_event *ev, gms_error *err);
 uint64_t dtrlog_writer_events_written(const dtrlog_writer *w);
 /* NAME events ignored because their id had already been written under "x<id>". */
 uint64_t dtrlog_writer_late_names(const dtrlog_writer *w);
+/* SCOPE events dropped: DTR logs have no layer scopes (the ops are written all the same). */
+uint64_t dtrlog_writer_dropped_scopes(const dtrlog_writer *w);
 /* Flushes, closes and atomically renames into place. Frees w even on failure (the temporary
  * file is then removed). */
 int dtrlog_writer_close(dtrlog_writer *w, gms_error *err);

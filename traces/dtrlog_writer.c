@@ -35,6 +35,7 @@ struct dtrlog_writer {
     uint64_t *used;       /* open addressing, key + 1 (0 = empty) */
     size_t used_count, used_slots;
     uint64_t late_names;  /* NAME events ignored for that reason */
+    uint64_t dropped_scopes; /* SCOPE events: the log format has no scopes */
 };
 
 /* ------------------------------------------------------------------------------------------
@@ -105,8 +106,8 @@ static int bad_event(dtrlog_writer *w, gms_error *err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    return gms_error_set(err, GMS_EINVAL, "%s: event %" PRIu64 ": %s", w->path, w->events + 1,
-                         what);
+    return gms_error_set(err, GMS_EINVAL, "%s: event %" PRIu64 ": %s", w->path,
+                         w->events + w->dropped_scopes + 1, what);
 }
 
 static void free_writer(dtrlog_writer *w);
@@ -319,6 +320,8 @@ static int check_event(dtrlog_writer *w, const gmt_event *ev, gms_error *err)
     }
     case GMT_ANNOTATE:
         return ev->text ? 0 : bad_event(w, err, "ANNOTATE without text");
+    case GMT_SCOPE:
+        return 0; /* dropped by dtrlog_writer_write */
     case GMT_NAME:
         return ev->text ? 0 : bad_event(w, err, "NAME without text");
     case GMT_CONSTANT:
@@ -415,12 +418,17 @@ static void format_event(dtrlog_writer *w, const gmt_event *ev)
         PUT_LIT(w, "}\n");
         break;
     case GMT_NAME:
+    case GMT_SCOPE:
         break;
     }
 }
 
 int dtrlog_writer_write(dtrlog_writer *w, const gmt_event *ev, gms_error *err)
 {
+    if (ev && ev->kind == GMT_SCOPE) {
+        w->dropped_scopes++; /* no log line can say it; the caller reports the count */
+        return 0;
+    }
     int rc = check_event(w, ev, err);
     if (rc != 0)
         return rc;
@@ -451,6 +459,11 @@ uint64_t dtrlog_writer_events_written(const dtrlog_writer *w)
 uint64_t dtrlog_writer_late_names(const dtrlog_writer *w)
 {
     return w->late_names;
+}
+
+uint64_t dtrlog_writer_dropped_scopes(const dtrlog_writer *w)
+{
+    return w->dropped_scopes;
 }
 
 static void free_writer(dtrlog_writer *w)

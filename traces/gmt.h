@@ -14,6 +14,10 @@
  *   RELEASE id                            a handle dies
  *   ANNOTATE kind [value]                 "START", "BACKWARD", "iteration" (value = input size)
  *   NAME id text                          display name of tensor id when it is not "x<id>"
+ *   SCOPE begin name / SCOPE end          a layer scope (module path such as "h.3.attn")
+ *                                         opens or the innermost open one closes; scopes
+ *                                         nest, balance, and change nothing in the replay
+ *                                         (format 1.1, docs/trace-format.md section 2.4)
  *
  * Tensor ids are 64-bit handles. Op names are strings (interned in the file's string table;
  * the reader hands back pointers that stay valid until gmt_reader_close).
@@ -31,7 +35,7 @@
 
 /* Format version this build writes; readers accept any minor of the same major. */
 #define GMT_VERSION_MAJOR 1
-#define GMT_VERSION_MINOR 0
+#define GMT_VERSION_MINOR 1
 
 typedef enum gmt_kind {
     GMT_CONSTANT = 1,
@@ -42,9 +46,10 @@ typedef enum gmt_kind {
     GMT_RELEASE = 6,
     GMT_ANNOTATE = 7,
     GMT_NAME = 8,
+    GMT_SCOPE = 9, /* since 1.1: not counted in frames' event counts (a 1.0 reader skips it) */
 } gmt_kind;
 
-#define GMT_KIND_COUNT 9 /* kinds are 1..8; arrays indexed by kind use this size */
+#define GMT_KIND_COUNT 10 /* kinds are 1..9; arrays indexed by kind use this size */
 
 /* Printable name of a kind ("CALL"...), "?" for an unknown value. */
 const char *gmt_kind_name(gmt_kind kind);
@@ -71,10 +76,18 @@ typedef struct gmt_event {
     const char *text;     /* ANNOTATE: kind ("START"...); NAME: display name */
     int has_value;        /* ANNOTATE: 1 when value is present */
     int64_t value;        /* ANNOTATE */
+    int scope_end;        /* SCOPE: 0 = scope `text` begins; 1 = the innermost open scope ends
+                           * (readers set text to its name; writers accept NULL or its name) */
 } gmt_event;
 
 /* Resets ev to an empty event of the given kind (all counts 0, pointers NULL). */
 void gmt_event_init(gmt_event *ev, gmt_kind kind);
+
+/* Makes ev a SCOPE event (what an importer calls for each module entry and exit):
+ * end = 0: the scope `name` begins (a module path, 1..4095 bytes, e.g. "h.3.attn");
+ * end = 1: the innermost open scope ends; name may be NULL, else it must be that scope's.
+ * ev keeps a pointer to name. */
+void gmt_event_scope(gmt_event *ev, const char *name, int end);
 
 /* Checks the invariants a consumer relies on (alias_of < n_inputs, mutated[i] < n_inputs,
  * strings present where required). Returns 0 or GMS_EFORMAT with a message naming the field. */

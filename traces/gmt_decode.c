@@ -26,6 +26,9 @@ void gmt_decoder_free(gmt_decoder *d)
     free(d->inputs);
     free(d->outputs);
     free(d->mutated);
+    for (uint64_t i = 0; i < d->n_scope_names; i++)
+        free(d->scope_names[i]);
+    free(d->scope_names);
     memset(d, 0, sizeof *d);
 }
 
@@ -167,6 +170,99 @@ static inline int get_op_head(gmt_decoder *d, const uint8_t **pp, const uint8_t 
     return 0;
 }
 
+/* Reads a scope name reference (an sref against the scope-name table, which is apart from the
+ * op-name table so that a 1.0 reader skipping scope records keeps its string indices). */
+static int get_scope_name(gmt_decoder *d, const uint8_t **pp, const uint8_t *end,
+                          const char **out, char *what, size_t what_len)
+{
+    uint64_t k;
+    if (gmt_get_uv(pp, end, &k))
+        FAIL("SCOPE begin: name index runs past the end of its record");
+    if (k < d->n_scope_names) {
+        *out = d->scope_names[k];
+        return 0;
+    }
+    if (k > d->n_scope_names)
+        FAIL("SCOPE begin: name index %llu but the scope-name table has %llu entries",
+             (unsigned long long)k, (unsigned long long)d->n_scope_names);
+    if (d->n_scope_names >= GMT_MAX_STRINGS)
+        FAIL("SCOPE begin: scope-name table exceeds %llu entries",
+             (unsigned long long)GMT_MAX_STRINGS);
+    const char *why;
+    if (get_text(pp, end, d->text, &why))
+        FAIL("SCOPE begin: new name %llu %s", (unsigned long long)k, why);
+    if (!d->text[0])
+        FAIL("SCOPE begin: empty name (a scope needs its module path)");
+    if (d->n_scope_names == d->cap_scope_names) {
+        uint64_t ncap = d->cap_scope_names ? d->cap_scope_names * 2 : 64;
+        char **ns = realloc(d->scope_names, (size_t)ncap * sizeof *ns);
+        if (!ns)
+            goto nomem;
+        d->scope_names = ns;
+        d->cap_scope_names = ncap;
+    }
+    size_t len = strlen(d->text);
+    char *s = malloc(len + 1);
+    if (!s)
+        goto nomem;
+    memcpy(s, d->text, len + 1);
+    d->scope_names[d->n_scope_names++] = s;
+    *out = s;
+    return 0;
+nomem:
+    snprintf(what, what_len, "out of memory growing the scope-name table");
+    return GMS_ENOMEM;
+}
+
+/* Decodes the extension record payload [p, end) when it is a SCOPE record: returns
+ * GMT_DECODED_SCOPE with *ev
+ * set, 0 for any other extension type (skipped), or an error. Bytes after the fields of a
+ * known type are a later minor version's additions and are ignored. */
+static int scope_record(gmt_decoder *d, const uint8_t *p, const uint8_t *end, gmt_event *ev,
+                        char *what, size_t what_len)
+{
+    uint64_t type;
+    if (gmt_get_uv(&p, end, &type) ||
+        (type != GMT_EXT_SCOPE_BEGIN && type != GMT_EXT_SCOPE_END))
+        return 0;
+    static const gmt_event zero;
+    *ev = zero;
+    ev->kind = GMT_SCOPE;
+    if (type == GMT_EXT_SCOPE_END) {
+        if (d->depth == 0)
+            FAIL("SCOPE end without an open scope (the trace's scopes are unbalanced: "
+                 "regenerate it with a fixed writer)");
+        ev->scope_end = 1;
+        ev->text = d->open[--d->depth];
+        return GMT_DECODED_SCOPE;
+    }
+    int rc = get_scope_name(d, &p, end, &ev->text, what, what_len);
+    if (rc)
+        return rc;
+    if (d->depth >= GMT_MAX_SCOPE_DEPTH)
+        FAIL("SCOPE begin '%s': more than %u scopes open at once (innermost '%s')", ev->text,
+             GMT_MAX_SCOPE_DEPTH, d->open[d->depth - 1]);
+    d->open[d->depth++] = ev->text;
+    return GMT_DECODED_SCOPE;
+}
+
+/* Reads an extension record after its tag: GMT_DECODED_SCOPE = a SCOPE event in *ev,
+ * 0 = skipped, or an
+ * error. *pp moves past the record. */
+static int ext_record(gmt_decoder *d, const uint8_t **pp, const uint8_t *end, gmt_event *ev,
+                      char *what, size_t what_len)
+{
+    const uint8_t *p = *pp;
+    gmt_kind kind = (gmt_kind)GMT_TAG_EXT;
+    uint64_t v;
+    GET_UV(v, "extension length");
+    if (v > (uint64_t)(end - p))
+        FAIL("extension record of %llu bytes runs past the end of its frame",
+             (unsigned long long)v);
+    *pp = p + v;
+    return d->scopes ? scope_record(d, p, p + v, ev, what, what_len) : 0;
+}
+
 int gmt_decoder_next(gmt_decoder *d, gmt_event *ev, char *what, size_t what_len)
 {
     const uint8_t *p = d->p, *end = d->end;
@@ -182,11 +278,13 @@ int gmt_decoder_next(gmt_decoder *d, gmt_event *ev, char *what, size_t what_len)
             break;
         if (tag != GMT_TAG_EXT)
             FAIL("extension record with flags 0x%02x (must be 0)", tag & 0xf0);
-        GET_UV(v, "extension length");
-        if (v > (uint64_t)(end - p))
-            FAIL("extension record of %llu bytes runs past the end of its frame",
-                 (unsigned long long)v);
-        p += v;
+        int rc = ext_record(d, &p, end, ev, what, what_len);
+        if (rc == GMT_DECODED_SCOPE) {
+            d->p = p;
+            return 0;
+        }
+        if (rc)
+            return rc;
     }
     /* gmt_event_init, inlined: this is the hot loop, and a struct copy compiles to a few
      * vector moves where memset becomes a slow `rep stos` */
@@ -311,22 +409,22 @@ int gmt_decoder_next(gmt_decoder *d, gmt_event *ev, char *what, size_t what_len)
     return 0;
 }
 
-/* After a frame's last event: skips trailing extension records and fails when anything else
- * is left, so a frame whose event count and body disagree is caught. */
-int gmt_decoder_finish(gmt_decoder *d, char *what, size_t what_len)
+/* After a frame's last counted event: hands back the SCOPE records left one at a time, skips
+ * other extension records, and fails when anything else is left, so a frame whose event count
+ * and body disagree is caught. */
+int gmt_decoder_trailing(gmt_decoder *d, gmt_event *ev, char *what, size_t what_len)
 {
     const uint8_t *p = d->p, *end = d->end;
-    gmt_kind kind = (gmt_kind)GMT_TAG_EXT;
-    uint64_t v;
     while (p < end) {
         if (*p != GMT_TAG_EXT)
             FAIL("%zu bytes left in the frame after its last event", (size_t)(end - p));
         p++;
-        GET_UV(v, "extension length");
-        if (v > (uint64_t)(end - p))
-            FAIL("extension record of %llu bytes runs past the end of its frame",
-                 (unsigned long long)v);
-        p += v;
+        int rc = ext_record(d, &p, end, ev, what, what_len);
+        if (rc) {
+            if (rc == GMT_DECODED_SCOPE)
+                d->p = p;
+            return rc;
+        }
     }
     d->p = p;
     return 0;

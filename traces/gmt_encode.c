@@ -102,12 +102,16 @@ int gmt_encoder_init(gmt_encoder *e)
     memset(e, 0, sizeof *e);
     e->prev = UINT64_MAX; /* so the first new id 0 costs one byte */
     e->strings = calloc(1, sizeof *e->strings);
-    return e->strings ? 0 : GMS_ENOMEM;
+    e->scope_names = calloc(1, sizeof *e->scope_names);
+    return e->strings && e->scope_names ? 0 : GMS_ENOMEM;
 }
 
 void gmt_encoder_free(gmt_encoder *e)
 {
     strtab_free(e->strings);
+    strtab_free(e->scope_names);
+    for (uint32_t i = 0; i < e->depth; i++)
+        free(e->open[i]);
     free(e->buf);
     memset(e, 0, sizeof *e);
 }
@@ -188,6 +192,70 @@ static int check_string(const char *what, const char *s, size_t *len, gms_error 
     return 0;
 }
 
+/* A SCOPE as an extension record (docs/trace-format.md section 2.4): tag 15, uv length, then
+ * uv GMT_EXT_SCOPE_BEGIN + sref name (scope-name table) or uv GMT_EXT_SCOPE_END. A 1.0
+ * reader skips it whole; frames do not count it. Checked against the open scopes first, so a
+ * refused scope changes nothing. */
+static int add_scope(gmt_encoder *e, const gmt_event *ev, gms_error *err)
+{
+    if (ev->scope_end) {
+        if (e->depth == 0)
+            return gms_error_set(err, GMS_EINVAL,
+                                 "SCOPE end%s%s%s without an open scope: every end needs an "
+                                 "earlier begin", ev->text ? " '" : "", ev->text ? ev->text : "",
+                                 ev->text ? "'" : "");
+        const char *open = e->open[e->depth - 1];
+        if (ev->text && strcmp(ev->text, open) != 0)
+            return gms_error_set(err, GMS_EINVAL,
+                                 "SCOPE end '%s' does not match the innermost open scope '%s': "
+                                 "close scopes in the reverse order of their begins", ev->text,
+                                 open);
+        if (reserve(e, 3))
+            return gms_error_set(err, GMS_ENOMEM, "out of memory encoding an event");
+        e->buf[e->len++] = GMT_TAG_EXT;
+        e->buf[e->len++] = 1;
+        e->buf[e->len++] = GMT_EXT_SCOPE_END;
+        free(e->open[--e->depth]);
+        return 0;
+    }
+    size_t len;
+    int rc = check_string("scope name", ev->text, &len, err);
+    if (rc)
+        return rc;
+    if (e->depth >= GMT_MAX_SCOPE_DEPTH)
+        return gms_error_set(err, GMS_EINVAL,
+                             "SCOPE begin '%s': more than %u scopes open at once; .gmt allows at "
+                             "most %u (is a SCOPE end missing?)", ev->text, GMT_MAX_SCOPE_DEPTH,
+                             GMT_MAX_SCOPE_DEPTH);
+    if (e->scope_names->count >= GMT_MAX_STRINGS)
+        return gms_error_set(err, GMS_EINVAL, "more than %llu distinct scope names",
+                             (unsigned long long)GMT_MAX_STRINGS);
+    char *copy = malloc(len + 1);
+    if (!copy || reserve(e, 1 + 4 * GMT_VARINT_MAX + len)) {
+        free(copy);
+        return gms_error_set(err, GMS_ENOMEM, "out of memory encoding an event");
+    }
+    int added;
+    int64_t index = strtab_intern(e->scope_names, ev->text, len, &added);
+    if (index < 0) {
+        free(copy);
+        return gms_error_set(err, GMS_ENOMEM, "out of memory adding a scope name");
+    }
+    memcpy(copy, ev->text, len + 1);
+    e->open[e->depth++] = copy;
+    uint8_t payload[3 * GMT_VARINT_MAX];
+    size_t n = gmt_put_uv(payload, GMT_EXT_SCOPE_BEGIN);
+    n += gmt_put_uv(payload + n, (uint64_t)index);
+    size_t total = n + (added ? gmt_put_uv(payload + n, len) + len : 0);
+    e->buf[e->len++] = GMT_TAG_EXT;
+    put_uv(e, total);
+    memcpy(e->buf + e->len, payload, n);
+    e->len += n;
+    if (added)
+        put_bytes(e, ev->text, len);
+    return 0;
+}
+
 /* Validates ev against the model and the format's limits, then appends its record. Space is
  * reserved and the string interned before the first byte is written, so a failure leaves the
  * batch and the id state untouched. */
@@ -196,6 +264,8 @@ int gmt_encoder_add(gmt_encoder *e, const gmt_event *ev, gms_error *err)
     int rc = gmt_event_validate(ev, err);
     if (rc)
         return rc;
+    if (ev->kind == GMT_SCOPE)
+        return add_scope(e, ev, err);
     const char *str = NULL; /* the string-table string of this event, if any */
     size_t str_len = 0, text_len = 0;
     if (ev->kind == GMT_CALL || ev->kind == GMT_MUTATE) {
@@ -268,6 +338,8 @@ int gmt_encoder_add(gmt_encoder *e, const gmt_event *ev, gms_error *err)
         if (ev->has_value)
             put_uv(e, gmt_zigzag(ev->value));
         break;
+    case GMT_SCOPE:
+        break; /* add_scope */
     case GMT_CALL:
     case GMT_MUTATE: {
         int next = 0;

@@ -17,6 +17,7 @@ const char *gmt_kind_name(gmt_kind kind)
     case GMT_RELEASE: return "RELEASE";
     case GMT_ANNOTATE: return "ANNOTATE";
     case GMT_NAME: return "NAME";
+    case GMT_SCOPE: return "SCOPE";
     }
     return "?";
 }
@@ -25,6 +26,13 @@ void gmt_event_init(gmt_event *ev, gmt_kind kind)
 {
     memset(ev, 0, sizeof *ev);
     ev->kind = kind;
+}
+
+void gmt_event_scope(gmt_event *ev, const char *name, int end)
+{
+    gmt_event_init(ev, GMT_SCOPE);
+    ev->text = name;
+    ev->scope_end = end ? 1 : 0;
 }
 
 /* Checks what a consumer indexes with: every count has its array, every alias_of and
@@ -48,6 +56,15 @@ int gmt_event_validate(const gmt_event *ev, gms_error *err)
     case GMT_ANNOTATE:
         if (!ev->text)
             return gms_error_set(err, GMS_EFORMAT, "%s event: text (the annotation kind) is NULL",
+                                 k);
+        return 0;
+    case GMT_SCOPE:
+        if (ev->scope_end != 0 && ev->scope_end != 1)
+            return gms_error_set(err, GMS_EFORMAT, "%s event: scope_end is %d (0 = begin, 1 = end)",
+                                 k, ev->scope_end);
+        if (!ev->scope_end && (!ev->text || !*ev->text))
+            return gms_error_set(err, GMS_EFORMAT,
+                                 "%s event: a scope begins without a name (give its module path)",
                                  k);
         return 0;
     case GMT_CALL:

@@ -34,6 +34,7 @@
 #define GMT_MAX_STRING 4095u                 /* bytes of an op name, text, meta key or value */
 #define GMT_MAX_STRINGS ((uint64_t)1 << 20)  /* entries in the string table */
 #define GMT_MAX_META 4096u                   /* header metadata entries */
+#define GMT_MAX_SCOPE_DEPTH 256u             /* scopes open at once */
 #define GMT_BATCH_BYTES ((size_t)64 << 10)   /* writer: raw bytes per event frame (target) */
 #define GMT_ZSTD_LEVEL 3
 
@@ -45,6 +46,11 @@
 #define GMT_F_NIN_SHIFT 5    /* CALL, MUTATE: bits 5..7 = n_inputs, 7 = varint follows */
 #define GMT_F_NIN_MAX 7
 
+/* Extension record types (first uv of an extension record's payload; format 1.1). Readers of
+ * 1.1 decode these, and only in files of minor >= 1; every other type is skipped. */
+#define GMT_EXT_SCOPE_BEGIN 1 /* then sref name (against the scope-name table) */
+#define GMT_EXT_SCOPE_END 2   /* nothing follows: closes the innermost open scope */
+
 /* ------------------------------------------------------------------------------------------
  * Encoder: appends one event's record to a growable byte buffer.
  */
@@ -55,13 +61,18 @@ typedef struct gmt_encoder {
     gmt_strtab *strings;
     uint8_t *buf;        /* the current batch */
     size_t len, cap;
-    uint64_t n_events;   /* events in buf */
+    uint64_t n_events;   /* counted events in buf (SCOPE records are not counted) */
+    gmt_strtab *scope_names;              /* scope name -> index (their own table) */
+    char *open[GMT_MAX_SCOPE_DEPTH];      /* names of the open scopes, outermost first */
+    uint32_t depth;                       /* scopes open */
 } gmt_encoder;
 
 int gmt_encoder_init(gmt_encoder *e);
 void gmt_encoder_free(gmt_encoder *e);
 /* Checks ev (gmt_event_validate + format limits) and appends its record. Returns 0,
- * GMS_EFORMAT/GMS_EINVAL (err says why) or GMS_ENOMEM. On failure nothing is appended. */
+ * GMS_EFORMAT/GMS_EINVAL (err says why) or GMS_ENOMEM. On failure nothing is appended.
+ * A SCOPE becomes an extension record and is checked against the open scopes (an end needs
+ * one open, and a name given with it must be the innermost one's). */
 int gmt_encoder_add(gmt_encoder *e, const gmt_event *ev, gms_error *err);
 /* Empties the batch buffer (the id state and string table carry over). */
 void gmt_encoder_reset_batch(gmt_encoder *e);
@@ -84,6 +95,12 @@ typedef struct gmt_decoder {
     uint32_t *mutated;
     uint32_t cap_inputs, cap_outputs, cap_mutated;
     char text[GMT_MAX_STRING + 1];
+    /* scopes (format 1.1): decoded only when `scopes` is set (the file's minor >= 1) */
+    int scopes;
+    char **scope_names;                          /* their own string table */
+    uint64_t n_scope_names, cap_scope_names;
+    const char *open[GMT_MAX_SCOPE_DEPTH];       /* open scopes, outermost first */
+    uint32_t depth;
 } gmt_decoder;
 
 void gmt_decoder_init(gmt_decoder *d);
@@ -91,11 +108,14 @@ void gmt_decoder_free(gmt_decoder *d);
 void gmt_decoder_set_body(gmt_decoder *d, const uint8_t *p, size_t len);
 /* Decodes the next record of the body into *ev. Returns 0, or GMS_EFORMAT/GMS_ENOMEM with
  * a description of the problem in what_buf ("CALL mm: output 2: alias_of 7 is not an input
- * index (3 inputs)"). Extension records before the event are skipped. */
+ * index (3 inputs)"). Extension records before the event are skipped, except SCOPE records
+ * when d->scopes is set: those come back as GMT_SCOPE events (which frames do not count). */
 int gmt_decoder_next(gmt_decoder *d, gmt_event *ev, char *what_buf, size_t what_len);
-/* After the frame's last event: skips trailing extension records; GMS_EFORMAT when other
- * bytes are left. */
-int gmt_decoder_finish(gmt_decoder *d, char *what_buf, size_t what_len);
+#define GMT_DECODED_SCOPE (-1)
+/* After the frame's last counted event: returns GMT_DECODED_SCOPE with the next SCOPE event of the records
+ * left (d->scopes set), 0 once only skipped extension records were left, GMS_EFORMAT when
+ * other bytes are left (or a SCOPE record is bad), GMS_ENOMEM. */
+int gmt_decoder_trailing(gmt_decoder *d, gmt_event *ev, char *what_buf, size_t what_len);
 
 /* ------------------------------------------------------------------------------------------
  * Hooks for tests and fuzz targets.

@@ -40,7 +40,8 @@ struct gmt_reader {
     gmt_decoder dec;
     char **keys, **vals;
     size_t n_meta;
-    uint64_t events;     /* events returned so far */
+    uint64_t events;     /* counted events returned so far (what frames count) */
+    uint64_t scopes;     /* SCOPE events returned so far (not counted by frames) */
     uint64_t frame_left; /* events left in the current event frame */
     int in_frame;        /* an event frame is being decoded */
     uint64_t frame_off;  /* file offset of the current frame */
@@ -90,7 +91,7 @@ static int fill(gmt_reader *r, gms_error *err)
 static int next_frame(gmt_reader *r, size_t *len, gms_error *err)
 {
     size_t csize;
-    uint64_t ev = r->events + 1;
+    uint64_t ev = r->events + r->scopes + 1;
     for (;;) {
         size_t avail = r->in_len - r->in_pos;
         if (avail == 0 && r->eof)
@@ -263,6 +264,7 @@ static int read_header(gmt_reader *r, gms_error *err)
                              r->name, (unsigned long long)major, (unsigned long long)minor,
                              GMT_VERSION_MAJOR, GMT_VERSION_MAJOR, GMT_VERSION_MINOR,
                              major > GMT_VERSION_MAJOR ? "; upgrade gpumemsim to read it" : "");
+    r->dec.scopes = minor >= 1; /* 1.0 files: extension records stay opaque, as 1.0 said */
     if (gmt_get_uv(&p, end, &n) || n > GMT_MAX_META || n > (uint64_t)(end - p))
         return gms_error_set(err, GMS_EFORMAT, "%s: header: malformed metadata count", r->name);
     r->keys = calloc(n ? n : 1, sizeof *r->keys);
@@ -345,7 +347,7 @@ static int fail(gmt_reader *r, gms_error *err)
 static int truncated(gmt_reader *r)
 {
     snprintf(r->warning, sizeof r->warning, "%s: truncated after event %llu", r->name,
-             (unsigned long long)r->events);
+             (unsigned long long)(r->events + r->scopes));
     r->has_warning = 1;
     r->state = R_DONE;
     return 0;
@@ -359,6 +361,14 @@ static int end_frame(gmt_reader *r, const uint8_t *p, const uint8_t *end, gms_er
         gms_error_set(err, GMS_EFORMAT,
                       "%s: byte %llu: end frame does not match the %llu events read", r->name,
                       (unsigned long long)r->frame_off, (unsigned long long)r->events);
+        return fail(r, err);
+    }
+    if (r->dec.depth > 0) {
+        gms_error_set(err, GMS_EFORMAT,
+                      "%s: event %llu: the trace ends with scope '%s' still open (%u open): its "
+                      "SCOPE end is missing; regenerate the trace with a fixed writer", r->name,
+                      (unsigned long long)(r->events + r->scopes + 1),
+                      r->dec.open[r->dec.depth - 1], r->dec.depth);
         return fail(r, err);
     }
     while (r->in_pos == r->in_len && !r->eof) {
@@ -376,19 +386,10 @@ static int end_frame(gmt_reader *r, const uint8_t *p, const uint8_t *end, gms_er
 }
 
 /* Moves to the next event frame (skipping frames of unknown kind). Returns 1 when one is
- * ready, 0 at the end of the trace (clean or truncated), < 0 on error. */
+ * ready (frame_left may be 0: a frame of SCOPE records only), 0 at the end of the trace
+ * (clean or truncated), < 0 on error. */
 static int advance_frame(gmt_reader *r, gms_error *err)
 {
-    char what[512];
-    if (r->in_frame) {
-        if (gmt_decoder_finish(&r->dec, what, sizeof what)) {
-            gms_error_set(err, GMS_EFORMAT, "%s: event %llu: frame at byte %llu: %s", r->name,
-                          (unsigned long long)r->events, (unsigned long long)r->frame_off,
-                          what);
-            return fail(r, err);
-        }
-        r->in_frame = 0;
-    }
     for (;;) {
         size_t len = 0;
         int fr = next_frame(r, &len, err);
@@ -397,9 +398,10 @@ static int advance_frame(gmt_reader *r, gms_error *err)
         if (fr == FR_EOF || fr == FR_TRUNCATED)
             return truncated(r);
         const uint8_t *p = r->raw, *end = r->raw + len;
+        uint64_t next_ev = r->events + r->scopes + 1;
         if (len == 0) {
             gms_error_set(err, GMS_EFORMAT, "%s: event %llu: byte %llu: empty frame", r->name,
-                          (unsigned long long)r->events + 1, (unsigned long long)r->frame_off);
+                          (unsigned long long)next_ev, (unsigned long long)r->frame_off);
             return fail(r, err);
         }
         uint8_t kind = *p++;
@@ -407,7 +409,7 @@ static int advance_frame(gmt_reader *r, gms_error *err)
             return end_frame(r, p, end, err);
         if (kind == GMT_FRAME_HEADER || kind == GMT_MAGIC[0]) {
             gms_error_set(err, GMS_EFORMAT, "%s: event %llu: byte %llu: a second header frame",
-                          r->name, (unsigned long long)r->events + 1,
+                          r->name, (unsigned long long)next_ev,
                           (unsigned long long)r->frame_off);
             return fail(r, err);
         }
@@ -419,20 +421,11 @@ static int advance_frame(gmt_reader *r, gms_error *err)
             gms_error_set(err, GMS_EFORMAT,
                           "%s: event %llu: byte %llu: event frame header is malformed or out "
                           "of order (expected first event %llu)",
-                          r->name, (unsigned long long)r->events + 1,
+                          r->name, (unsigned long long)next_ev,
                           (unsigned long long)r->frame_off, (unsigned long long)r->events);
             return fail(r, err);
         }
         gmt_decoder_set_body(&r->dec, p, (size_t)(end - p));
-        if (n == 0) { /* legal but useless: its body may only hold extension records */
-            if (gmt_decoder_finish(&r->dec, what, sizeof what)) {
-                gms_error_set(err, GMS_EFORMAT, "%s: event %llu: frame at byte %llu: %s",
-                              r->name, (unsigned long long)r->events + 1,
-                              (unsigned long long)r->frame_off, what);
-                return fail(r, err);
-            }
-            continue;
-        }
         r->in_frame = 1;
         r->frame_left = n;
         return 1;
@@ -445,33 +438,62 @@ static int decode_failed(gmt_reader *r, int rc, gms_error *err)
     gms_error local;
     if (!err)
         err = &local; /* the sticky failure needs the message even when the caller does not */
-    gms_error_set(err, rc, "%s: event %llu: %s", r->name, (unsigned long long)r->events + 1,
-                  r->what);
+    gms_error_set(err, rc, "%s: event %llu: %s", r->name,
+                  (unsigned long long)(r->events + r->scopes + 1), r->what);
     r->frame_left = 0;
     return fail(r, err);
 }
 
-/* Past the last event of a frame: reports the end or the sticky error, or moves on to the
- * next event frame and decodes its first event. */
+/* Counts the event just decoded: SCOPEs apart, since frames count only the others. */
+static inline int count_event(gmt_reader *r, const gmt_event *ev)
+{
+    if (ev->kind == GMT_SCOPE) {
+        r->scopes++;
+    } else {
+        r->frame_left--;
+        r->events++;
+    }
+    return 1;
+}
+
+/* Past the last counted event of a frame: hands back the SCOPE records that end the frame,
+ * reports the end or the sticky error, or moves on to the next event frame and decodes its
+ * first event. */
 static int next_frame_event(gmt_reader *r, gmt_event *ev, gms_error *err)
 {
     gms_error local;
     if (!err)
         err = &local;
-    if (r->state == R_DONE)
-        return 0;
-    if (r->state == R_FAILED) {
-        *err = r->failure;
-        return -r->failure.code;
+    for (;;) {
+        if (r->state == R_DONE)
+            return 0;
+        if (r->state == R_FAILED) {
+            *err = r->failure;
+            return -r->failure.code;
+        }
+        if (r->in_frame) {
+            int rc = gmt_decoder_trailing(&r->dec, ev, r->what, sizeof r->what);
+            if (rc == GMT_DECODED_SCOPE) {
+                r->scopes++;
+                return 1;
+            }
+            if (rc) {
+                gms_error_set(err, rc, "%s: event %llu: frame at byte %llu: %s", r->name,
+                              (unsigned long long)(r->events + r->scopes + 1),
+                              (unsigned long long)r->frame_off, r->what);
+                return fail(r, err);
+            }
+            r->in_frame = 0;
+        }
+        int rc = advance_frame(r, err);
+        if (rc <= 0)
+            return rc;
+        if (r->frame_left == 0)
+            continue; /* its SCOPE records, if any, come back through the trailing path */
+        if ((rc = gmt_decoder_next(&r->dec, ev, r->what, sizeof r->what)))
+            return decode_failed(r, rc, err);
+        return count_event(r, ev);
     }
-    int rc = advance_frame(r, err);
-    if (rc <= 0)
-        return rc;
-    if ((rc = gmt_decoder_next(&r->dec, ev, r->what, sizeof r->what)))
-        return decode_failed(r, rc, err);
-    r->frame_left--;
-    r->events++;
-    return 1;
 }
 
 int gmt_reader_next(gmt_reader *r, gmt_event *ev, gms_error *err)
@@ -481,9 +503,7 @@ int gmt_reader_next(gmt_reader *r, gmt_event *ev, gms_error *err)
     int rc = gmt_decoder_next(&r->dec, ev, r->what, sizeof r->what);
     if (rc)
         return decode_failed(r, rc, err);
-    r->frame_left--;
-    r->events++;
-    return 1;
+    return count_event(r, ev);
 }
 
 const char *gmt_reader_meta(const gmt_reader *r, const char *key)
@@ -516,7 +536,7 @@ const char *gmt_reader_warning(const gmt_reader *r)
 
 uint64_t gmt_reader_events_read(const gmt_reader *r)
 {
-    return r->events;
+    return r->events + r->scopes;
 }
 
 void gmt_reader_close(gmt_reader *r)

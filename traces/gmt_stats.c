@@ -11,6 +11,7 @@ struct gmt_stats {
     uint64_t by_kind[GMT_KIND_COUNT];
     uint64_t outputs, views;
     uint64_t constant_bytes;
+    uint64_t scopes, scope_depth, scope_max_depth;
     gmt_namemap *ops;         /* op name -> count */
     gmt_namemap *annotations; /* annotation text -> count */
 };
@@ -54,6 +55,13 @@ int gmt_stats_add(gmt_stats *s, const gmt_event *ev, gms_error *err)
     s->by_kind[k]++;
     if (k == GMT_CONSTANT)
         s->constant_bytes += ev->size;
+    if (k == GMT_SCOPE && !ev->scope_end) {
+        s->scopes++;
+        if (++s->scope_depth > s->scope_max_depth)
+            s->scope_max_depth = s->scope_depth;
+    } else if (k == GMT_SCOPE && s->scope_depth > 0) {
+        s->scope_depth--;
+    }
     if (k == GMT_CALL && ev->outputs) {
         s->outputs += ev->n_outputs;
         for (uint32_t i = 0; i < ev->n_outputs; i++)
@@ -85,6 +93,16 @@ uint64_t gmt_stats_outputs(const gmt_stats *s)
 uint64_t gmt_stats_views(const gmt_stats *s)
 {
     return s->views;
+}
+
+uint64_t gmt_stats_scopes(const gmt_stats *s)
+{
+    return s->scopes;
+}
+
+uint64_t gmt_stats_scope_depth(const gmt_stats *s)
+{
+    return s->scope_max_depth;
 }
 
 uint64_t gmt_stats_constant_bytes(const gmt_stats *s)

@@ -29,6 +29,9 @@ uint64_t gmt_stats_ops(const gmt_stats *s);
 /* Outputs of CALLs, and how many of them are views (alias_of >= 0). */
 uint64_t gmt_stats_outputs(const gmt_stats *s);
 uint64_t gmt_stats_views(const gmt_stats *s);
+/* Layer scopes: how many began, and the deepest nesting reached (0 = no scopes). */
+uint64_t gmt_stats_scopes(const gmt_stats *s);
+uint64_t gmt_stats_scope_depth(const gmt_stats *s);
 /* Sum of CONSTANT sizes (bytes). */
 uint64_t gmt_stats_constant_bytes(const gmt_stats *s);
 

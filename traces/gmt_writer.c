@@ -36,7 +36,7 @@ struct gmt_writer {
     size_t n_meta, cap_meta;
     int header_written;
     int failed; /* an earlier write failed: the file is unusable */
-    uint64_t events;     /* events in frames already written */
+    uint64_t events;     /* events given to gmt_writer_write (SCOPEs included) */
     uint64_t first_event; /* index of the first event in enc's batch */
     size_t batch_bytes;
 };
@@ -223,8 +223,8 @@ static int write_header(gmt_writer *w, gms_error *err)
 /* Writes the pending events as one event frame: kind, first event index, count, records. */
 static int flush_batch(gmt_writer *w, gms_error *err)
 {
-    if (w->enc.n_events == 0)
-        return 0;
+    if (w->enc.len == PREFIX_ROOM)
+        return 0; /* nothing pending (a batch of only SCOPE records is written: n_events 0) */
     uint8_t prefix[PREFIX_ROOM];
     size_t n = 0;
     prefix[n++] = GMT_FRAME_EVENTS;
@@ -260,7 +260,7 @@ int gmt_writer_write(gmt_writer *w, const gmt_event *ev, gms_error *err)
         if (err) {
             snprintf(msg, sizeof msg, "%s", err->msg);
             gms_error_set(err, rc, "%s: event %llu: %s", w->path,
-                          (unsigned long long)(w->first_event + w->enc.n_events + 1), msg);
+                          (unsigned long long)(w->events + 1), msg);
         }
         return rc;
     }
@@ -280,6 +280,11 @@ int gmt_writer_close(gmt_writer *w, gms_error *err)
     if (w->failed)
         rc = gms_error_set(err, GMS_ESTATE, "%s: an earlier write failed; nothing written",
                            w->path);
+    if (!rc && w->enc.depth > 0)
+        rc = gms_error_set(err, GMS_EINVAL,
+                           "%s: scope '%s' is still open at the end of the trace (%u open): "
+                           "write a SCOPE end for every begin before closing; nothing written",
+                           w->path, w->enc.open[w->enc.depth - 1], w->enc.depth);
     if (!rc && !w->header_written)
         rc = write_header(w, err);
     if (!rc)

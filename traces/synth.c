@@ -30,6 +30,7 @@ void gmt_synth_params_default(gmt_synth_params *p, gmt_synth_model model)
      * simrd semantics (docs/synth.md, "Optimizer step"); mutate is opt-in. */
     p->update = GMT_SYNTH_UPDATE_TRANSIENT;
     p->heads = 1;
+    p->scopes = 1;
     p->vocab = 50257;
     p->seq = 512;
     p->image_h = p->image_w = 224;
@@ -304,6 +305,7 @@ static int write_meta(gmt_writer *w, const gmt_synth_params *p, const gmt_synth_
         (rc = meta(w, "synth.iterations", err, "%u", p->iterations)) ||
         (rc = meta(w, "synth.vary_input", err, "%s", vary)) ||
         (rc = meta(w, "synth.seed", err, "%" PRIu64, p->seed)) ||
+        (rc = meta(w, "synth.scopes", err, "%s", p->scopes ? "on" : "off")) ||
         (rc = meta(w, "synth.param_count", err, "%" PRIu64, t->param_count)) ||
         (rc = meta(w, "synth.param_bytes", err, "%" PRIu64, t->param_bytes)) ||
         (rc = meta(w, "synth.state_bytes", err, "%" PRIu64, t->state_bytes)) ||

@@ -12,7 +12,9 @@
  *   ANNOTATE START; CONSTANT (+NAME) for every weight and optimizer-state tensor (pinned);
  *   then per iteration: ANNOTATE "iteration" = input size; copy_h2d CALLs (no inputs) that load
  *   the batch and targets; forward CALLs; ANNOTATE BACKWARD; backward CALLs; optimizer MUTATEs
- *   on weights and state; finally a RELEASE of every weight and state handle.
+ *   on weights and state; finally a RELEASE of every weight and state handle. Unless
+ *   p->scopes is 0, SCOPE begin/end events bracket each layer in forward, and each layer's
+ *   gradient ops in backward (same names; docs/synth.md, "Layer scopes").
  * Every non-persistent handle is RELEASEd right after its last use (activations live from
  * forward to backward exactly as long as autograd keeps them); gradients die after the
  * optimizer step. Output is a pure function of the parameters (byte-identical for a given seed).
@@ -120,6 +122,7 @@ typedef struct gmt_synth_params {
     gmt_synth_update update;
     gmt_synth_dtype dtype;
     const gmt_synth_gpu *gpu;
+    int scopes;           /* 1 (default): SCOPE events around each layer (docs/synth.md) */
 } gmt_synth_params;
 
 /* Fills p with the defaults of model (docs/synth.md lists them). */

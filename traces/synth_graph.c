@@ -4,6 +4,7 @@
  */
 #include "synth_graph.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,16 @@ void sg_init(sg_builder *b, const gmt_synth_params *p, gmt_synth_sink sink, void
     b->tot = tot;
     b->err = err;
     b->next_id = 1;
+    b->scope_cur = -1;
+}
+
+/* Drops the iteration's scope tree (the next iteration names its own). */
+static void scopes_clear(sg_builder *b)
+{
+    for (uint32_t i = 0; i < b->n_scopes; i++)
+        free(b->scope_name[i]);
+    b->n_scopes = 0;
+    b->scope_cur = -1;
 }
 
 void sg_free(sg_builder *b)
@@ -52,6 +63,9 @@ void sg_free(sg_builder *b)
     free(b->scratch_ids);
     free(b->scratch_out);
     free(b->scratch_mut);
+    scopes_clear(b);
+    free(b->scope_name);
+    free(b->scope_parent);
     memset(b, 0, sizeof *b);
 }
 
@@ -257,6 +271,85 @@ void sg_annotate(sg_builder *b, const char *kind, int has_value, int64_t value)
     it->value = value;
 }
 
+/* A SCOPE item for node (begin) or closing it (end). */
+static void scope_item(sg_builder *b, int32_t node, int end)
+{
+    if (!b->p->scopes)
+        return;
+    sg_item *it = item_new(b, GMT_SCOPE);
+    if (!it)
+        return;
+    it->text = b->scope_name[node];
+    it->scope_end = end;
+}
+
+void sg_scope_begin(sg_builder *b, const char *fmt, ...)
+{
+    if (b->failed)
+        return;
+    char name[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    char *copy = malloc(strlen(name) + 1);
+    if (!copy ||
+        grow((void **)&b->scope_name, &b->cap_scopes, b->n_scopes + 1, sizeof *b->scope_name) ||
+        grow((void **)&b->scope_parent, &b->cap_scope_parent, b->n_scopes + 1,
+             sizeof *b->scope_parent)) {
+        free(copy);
+        sg_fail(b, GMS_ENOMEM, "out of memory");
+        return;
+    }
+    strcpy(copy, name);
+    int32_t node = (int32_t)b->n_scopes++;
+    b->scope_name[node] = copy;
+    b->scope_parent[node] = b->scope_cur;
+    b->scope_cur = node;
+    scope_item(b, node, 0);
+}
+
+void sg_scope_end(sg_builder *b)
+{
+    if (b->failed)
+        return;
+    if (b->scope_cur < 0) {
+        sg_fail(b, GMS_ESTATE, "internal: scope end without a scope");
+        return;
+    }
+    scope_item(b, b->scope_cur, 1);
+    b->scope_cur = b->scope_parent[b->scope_cur];
+}
+
+/* 1 when node a is b or one of b's ancestors (a = -1: the root, an ancestor of all). */
+static int scope_encloses(const sg_builder *b, int32_t a, int32_t n)
+{
+    for (; n >= 0; n = b->scope_parent[n])
+        if (n == a)
+            return 1;
+    return a < 0;
+}
+
+void sg_scope_move(sg_builder *b, int32_t to)
+{
+    if (b->failed || to == b->scope_cur)
+        return;
+    /* close up to the deepest open node that encloses `to`, then open the path down to it */
+    while (b->scope_cur >= 0 && !scope_encloses(b, b->scope_cur, to)) {
+        scope_item(b, b->scope_cur, 1);
+        b->scope_cur = b->scope_parent[b->scope_cur];
+    }
+    int32_t path[64];
+    uint32_t n = 0;
+    for (int32_t k = to; k != b->scope_cur && k >= 0 && n < 64; k = b->scope_parent[k])
+        path[n++] = k;
+    while (n > 0) {
+        int32_t node = path[--n];
+        scope_item(b, node, 0);
+        b->scope_cur = node;
+    }
+}
+
 /* Fails the build when an op input is missing (-1: an earlier step failed to make it). */
 static void check_inputs(sg_builder *b, const int32_t *ins, uint32_t n_in)
 {
@@ -340,7 +433,8 @@ void sg_tape_push(sg_builder *b, const sg_tape *e)
         sg_fail(b, GMS_ENOMEM, "out of memory building the op graph");
         return;
     }
-    b->tape[b->n_tape++] = *e;
+    b->tape[b->n_tape] = *e;
+    b->tape[b->n_tape++].scope = b->scope_cur;
 }
 
 void sg_grad_accumulate(sg_builder *b, int32_t t, int32_t g)
@@ -462,6 +556,9 @@ static int emit_item(sg_builder *b, const sg_item *it)
         ev.has_value = it->has_value;
         ev.value = it->value;
         break;
+    case GMT_SCOPE:
+        gmt_event_scope(&ev, it->text, it->scope_end);
+        break;
     case GMT_CALL:
     case GMT_MUTATE: {
         uint32_t extra = it->kind == GMT_CALL ? it->n_out : it->n_mut;
@@ -568,6 +665,7 @@ int sg_flush(sg_builder *b)
     b->n_items = 0;
     b->n_pool = 0;
     b->n_tape = 0;
+    scopes_clear(b);
     for (uint32_t i = 0; i < b->n_persistent; i++)
         b->t[i].grad = -1;
     return b->failed;

@@ -44,6 +44,7 @@ typedef enum sg_tape_op {
 
 typedef struct sg_tape {
     sg_tape_op op;
+    int32_t scope; /* the layer scope open when the forward op ran (set by sg_tape_push) */
     int32_t in[SG_MAX_IN];
     int32_t out[SG_MAX_OUT];
     uint32_t n_in, n_out;
@@ -59,6 +60,7 @@ typedef struct sg_item {
     uint32_t mut_off, n_mut;
     int has_value;
     int64_t value;
+    int scope_end; /* SCOPE: 1 = end (text: the scope's name) */
     double flops, bytes;
     int host_copy; /* costed as a host-to-device copy */
 } sg_item;
@@ -88,6 +90,14 @@ typedef struct sg_builder {
 
     char **names; /* arena of NAME texts */
     uint32_t n_names, cap_names;
+
+    /* layer scopes of the current iteration (docs/synth.md, "Layer scopes"): a tree of
+     * named nodes; forward ops record the open node in their tape entry, so the backward
+     * pass can reopen a scope of the same name around their gradients */
+    char **scope_name;     /* per node, owned */
+    int32_t *scope_parent; /* per node, -1 = top level */
+    uint32_t n_scopes, cap_scopes, cap_scope_parent;
+    int32_t scope_cur;     /* the open node, -1 = none */
 
     uint64_t *scratch_ids;
     gmt_output *scratch_out;
@@ -119,6 +129,14 @@ void sg_optimizer_init(sg_builder *b);
 int32_t sg_input(sg_builder *b, uint32_t ndim, const uint64_t *dims, uint32_t esize);
 
 void sg_annotate(sg_builder *b, const char *kind, int has_value, int64_t value);
+
+/* Opens a layer scope named by printf-style fmt inside the open one (a SCOPE begin item,
+ * unless p->scopes is 0); sg_scope_end closes the innermost. Forward recipes bracket each
+ * module with them. */
+void sg_scope_begin(sg_builder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sg_scope_end(sg_builder *b);
+/* Backward: closes and opens scopes so that node `to` (-1 = none) is the open one. */
+void sg_scope_move(sg_builder *b, int32_t to);
 
 /* Appends a CALL. outs[i] are fresh tensors; alias[i] = -1 or an index into ins. bytes < 0
  * means "every input read once + every non-alias output written once". */

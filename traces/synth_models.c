@@ -68,6 +68,16 @@ static int32_t input4(sg_builder *b, uint64_t d0, uint64_t d1, uint64_t d2, uint
     return sg_input(b, ndim, dims, esize);
 }
 
+/* The loss in a top-level scope "loss" (what PyTorch computes outside the model). */
+static int32_t loss_scoped(sg_builder *b, int32_t (*loss)(sg_builder *, int32_t, int32_t),
+                           int32_t x, int32_t target)
+{
+    sg_scope_begin(b, "loss");
+    int32_t l = loss(b, x, target);
+    sg_scope_end(b);
+    return l;
+}
+
 /* ---- mlp: (layers-1) x [Linear(H,H) + ReLU], Linear(H, classes), cross entropy ------------- */
 
 static int mlp_declare(sg_builder *b)
@@ -91,11 +101,13 @@ static int32_t mlp_forward(sg_builder *b, const sm_input *in)
         uint64_t out = i + 1 == p->layers ? p->classes : p->hidden;
         int32_t w = take(&c, 2, out, p->hidden, 0, 0);
         int32_t bias = take(&c, 1, out, 0, 0, 0);
+        sg_scope_begin(b, "layers.%u", i);
         x = so_linear(b, x, w, bias);
         if (i + 1 < p->layers)
             x = so_relu(b, x);
+        sg_scope_end(b);
     }
-    return so_cross_entropy(b, x, target);
+    return loss_scoped(b, so_cross_entropy, x, target);
 }
 
 /* ---- resnet: torchvision basic-block ResNet (10/18/34) ------------------------------------- */
@@ -165,13 +177,17 @@ static int32_t resnet_forward(sg_builder *b, const sm_input *in)
     uint64_t w = p->hidden;
     int32_t x = input4(b, in->batch, 3, in->h, in->w, 4, b->dsize);
     int32_t target = input4(b, in->batch, 0, 0, 0, 1, 8);
+    sg_scope_begin(b, "stem");
     int32_t y = so_relu_(b, conv_bn(&c, x, w, 3, 7, 2, 3));
     y = so_maxpool(b, y, 3, 2, 1);
+    sg_scope_end(b);
     uint64_t in_ch = w;
     for (uint32_t s = 0; s < 4; s++) {
         uint64_t ch = w << s;
+        sg_scope_begin(b, "layer%u", s + 1);
         for (uint32_t k = 0; k < blocks[s]; k++) {
             uint32_t stride = s > 0 && k == 0 ? 2 : 1;
+            sg_scope_begin(b, "layer%u.%u", s + 1, k);
             int32_t o = so_relu_(b, conv_bn(&c, y, ch, in_ch, 3, stride, 1));
             o = conv_bn(&c, o, ch, ch, 3, 1, 1);
             int32_t idn = y;
@@ -179,14 +195,19 @@ static int32_t resnet_forward(sg_builder *b, const sm_input *in)
                 idn = conv_bn(&c, y, ch, in_ch, 1, stride, 0);
             y = so_relu_(b, so_add(b, o, idn));
             in_ch = ch;
+            sg_scope_end(b);
         }
+        sg_scope_end(b);
     }
+    sg_scope_begin(b, "head");
     y = so_global_avgpool(b, y);
     uint64_t flat[2] = {in->batch, w * 8};
     y = so_view(b, y, 2, flat);
     int32_t fw = take(&c, 2, p->classes, w * 8, 0, 0);
     int32_t fb = take(&c, 1, p->classes, 0, 0, 0);
-    return so_cross_entropy(b, so_linear(b, y, fw, fb), target);
+    y = so_linear(b, y, fw, fb);
+    sg_scope_end(b);
+    return loss_scoped(b, so_cross_entropy, y, target);
 }
 
 /* ---- transformer: GPT-2 style decoder, tied embeddings --------------------------------------- */
@@ -232,13 +253,16 @@ static int32_t heads_split(sg_builder *b, int32_t x, uint64_t bsz, uint64_t l, u
     return so_transpose(b, so_view(b, x, 4, d), 1, 2);
 }
 
-static int32_t transformer_block(cursor *c, int32_t x, int32_t mask, uint64_t bsz, uint64_t l)
+static int32_t transformer_block(cursor *c, int32_t x, int32_t mask, uint64_t bsz, uint64_t l,
+                                 uint32_t index)
 {
     sg_builder *b = c->b;
     const gmt_synth_params *p = b->p;
     uint64_t h = p->hidden, nh = p->heads, hd = h / nh;
+    sg_scope_begin(b, "h.%u", index);
     int32_t g = take(c, 1, h, 0, 0, 0), beta = take(c, 1, h, 0, 0, 0);
     int32_t a = so_layer_norm(b, x, g, beta);
+    sg_scope_begin(b, "h.%u.attn", index);
     int32_t wq = take(c, 2, 3 * h, h, 0, 0), bq = take(c, 1, 3 * h, 0, 0, 0);
     int32_t qkv[3];
     if (so_split3(b, so_linear(b, a, wq, bq), qkv))
@@ -254,14 +278,21 @@ static int32_t transformer_block(cursor *c, int32_t x, int32_t mask, uint64_t bs
     uint64_t cd[3] = {bsz, l, h};
     ctx = so_view(b, ctx, 3, cd);
     int32_t wo = take(c, 2, h, h, 0, 0), bo = take(c, 1, h, 0, 0, 0);
-    x = so_add(b, x, so_linear(b, ctx, wo, bo));
+    int32_t att_out = so_linear(b, ctx, wo, bo);
+    sg_scope_end(b);
+    x = so_add(b, x, att_out);
     g = take(c, 1, h, 0, 0, 0);
     beta = take(c, 1, h, 0, 0, 0);
     a = so_layer_norm(b, x, g, beta);
+    sg_scope_begin(b, "h.%u.mlp", index);
     int32_t w1 = take(c, 2, 4 * h, h, 0, 0), b1 = take(c, 1, 4 * h, 0, 0, 0);
     a = so_gelu(b, so_linear(b, a, w1, b1));
     int32_t w2 = take(c, 2, h, 4 * h, 0, 0), b2 = take(c, 1, h, 0, 0, 0);
-    return so_add(b, x, so_linear(b, a, w2, b2));
+    a = so_linear(b, a, w2, b2);
+    sg_scope_end(b);
+    x = so_add(b, x, a);
+    sg_scope_end(b);
+    return x;
 }
 
 static int32_t transformer_forward(sg_builder *b, const sm_input *in)
@@ -274,15 +305,20 @@ static int32_t transformer_forward(sg_builder *b, const sm_input *in)
     int32_t wte = take(&c, 2, p->vocab, h, 0, 0);
     int32_t wpe = take(&c, 2, lmax, h, 0, 0);
     uint64_t pd[2] = {l, h};
+    sg_scope_begin(b, "embeddings");
     int32_t x = so_add_bcast(b, so_embedding(b, wte, tokens), so_slice_persistent(b, wpe, 2, pd));
+    sg_scope_end(b);
     int32_t mask = first_buffer(b);
     for (uint32_t i = 0; i < p->layers && !b->failed; i++)
-        x = transformer_block(&c, x, mask, in->batch, l);
+        x = transformer_block(&c, x, mask, in->batch, l, i);
+    sg_scope_begin(b, "head");
     int32_t g = take(&c, 1, h, 0, 0, 0), beta = take(&c, 1, h, 0, 0, 0);
     x = so_layer_norm(b, x, g, beta);
     int32_t logits = so_linear(b, x, wte, -1); /* lm_head tied to wte */
     uint64_t ld[2] = {in->batch * l, p->vocab};
-    return so_cross_entropy(b, so_view(b, logits, 2, ld), target);
+    logits = so_view(b, logits, 2, ld);
+    sg_scope_end(b);
+    return loss_scoped(b, so_cross_entropy, logits, target);
 }
 
 /* ---- unet: encoder-decoder with skip connections -------------------------------------------- */
@@ -335,19 +371,26 @@ static int32_t unet_forward(sg_builder *b, const sm_input *in)
     int32_t target = input4(b, in->batch, p->classes, in->h, in->w, 4, b->dsize);
     int32_t y = x;
     for (uint32_t i = 0; i <= p->layers && !b->failed; i++) {
+        sg_scope_begin(b, "down%u", i);
         if (i > 0)
             y = so_maxpool(b, y, 2, 2, 0);
         y = dconv(&c, y, i == 0 ? 3 : w << (i - 1), w << i);
+        sg_scope_end(b);
         skip[i] = y;
     }
     for (uint32_t j = p->layers; j-- > 0 && !b->failed;) {
         uint64_t ch = w << j;
+        sg_scope_begin(b, "up%u", j);
         int32_t wt = take(&c, 4, 2 * ch, ch, 2, 2), bt = take(&c, 1, ch, 0, 0, 0);
         int32_t u = so_convt(b, y, wt, bt);
         y = dconv(&c, so_cat_channels(b, skip[j], u), 2 * ch, ch);
+        sg_scope_end(b);
     }
+    sg_scope_begin(b, "outc");
     int32_t ow = take(&c, 4, p->classes, w, 1, 1), ob = take(&c, 1, p->classes, 0, 0, 0);
-    return so_bce_logits(b, so_conv(b, y, ow, ob, 1, 0), target);
+    y = so_conv(b, y, ow, ob, 1, 0);
+    sg_scope_end(b);
+    return loss_scoped(b, so_bce_logits, y, target);
 }
 
 /* ---- dispatch ---------------------------------------------------------------------------------- */

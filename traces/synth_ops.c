@@ -557,12 +557,10 @@ void sg_backward(sg_builder *b, int32_t loss)
     for (uint32_t i = b->n_tape; i-- > 0 && !b->failed;) {
         const sg_tape *e = &b->tape[i];
         int32_t gy = b->t[e->out[0]].grad;
-        if (e->op == SG_SPLIT3) {
-            backward_entry(b, e, gy);
-            continue;
-        }
-        if (gy < 0)
+        if (e->op != SG_SPLIT3 && gy < 0)
             continue; /* output did not reach the loss */
+        sg_scope_move(b, e->scope); /* its gradient ops in a scope named as its layer */
         backward_entry(b, e, gy);
     }
+    sg_scope_move(b, -1);
 }

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "gmt.h"
@@ -20,6 +21,41 @@ static inline void fuzz_check_event(const gmt_event *ev)
         (void)*(volatile const uint64_t *)&ev->outputs[i].size;
     for (uint32_t i = 0; i < ev->n_mutated; i++)
         (void)*(volatile const uint32_t *)&ev->mutated[i];
+}
+
+/* Scopes a reader returns must balance: an end names the innermost open scope, and a trace
+ * that ends cleanly (no error, not truncated) leaves none open. Names are copied (the
+ * reader's pointers live until the next call). */
+typedef struct fuzz_scopes {
+    char *open[300];
+    unsigned depth;
+} fuzz_scopes;
+
+static inline void fuzz_scopes_check(fuzz_scopes *s, const gmt_event *ev)
+{
+    if (ev->kind != GMT_SCOPE)
+        return;
+    if (!ev->text)
+        abort();
+    if (!ev->scope_end) {
+        if (s->depth >= sizeof s->open / sizeof s->open[0])
+            abort();
+        s->open[s->depth] = strdup(ev->text);
+        if (!s->open[s->depth++])
+            abort();
+        return;
+    }
+    if (s->depth == 0 || strcmp(s->open[s->depth - 1], ev->text) != 0)
+        abort();
+    free(s->open[--s->depth]);
+}
+
+static inline void fuzz_scopes_finish(fuzz_scopes *s, int clean_end)
+{
+    if (clean_end && s->depth != 0)
+        abort();
+    while (s->depth)
+        free(s->open[--s->depth]);
 }
 
 /* The fuzz input as a file, for readers that take a path: one file per process (removed at

@@ -2,7 +2,8 @@
  * bytes), each compressed into a valid, checksummed zstd frame, and the result read as a .gmt
  * file. Checksums stop random bytes at the frame layer; this target gets past them to the
  * header parser, the frame dispatcher and the event decoder. Start the corpus with a chunk
- * "GMTRACE\n\x01\x00\x00" (a header) for quick progress. */
+ * "GMTRACE\n\x01\x00\x00" (a header) for quick progress, and "GMTRACE\n\x01\x01\x00" (a 1.1
+ * header: extension records are then decoded as layer scopes, checked for balance). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,8 +46,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gms_error err;
         if (gmt_reader_open_stream(f, "fuzz.gmt", &r, &err) == 0) {
             gmt_event ev;
-            while (gmt_reader_next(r, &ev, &err) > 0)
+            fuzz_scopes sc = {.depth = 0};
+            int rc;
+            while ((rc = gmt_reader_next(r, &ev, &err)) > 0) {
                 fuzz_check_event(&ev);
+                fuzz_scopes_check(&sc, &ev);
+            }
+            fuzz_scopes_finish(&sc, rc == 0 && !gmt_reader_warning(r));
             gmt_reader_close(r);
         }
     }

@@ -25,8 +25,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
     }
     gmt_event ev;
-    while (gmt_reader_next(r, &ev, &err) > 0)
+    fuzz_scopes sc = {.depth = 0};
+    int rc;
+    while ((rc = gmt_reader_next(r, &ev, &err)) > 0) {
         fuzz_check_event(&ev);
+        fuzz_scopes_check(&sc, &ev);
+    }
+    fuzz_scopes_finish(&sc, rc == 0 && !gmt_reader_warning(r));
     gmt_reader_close(r);
     return 0;
 }

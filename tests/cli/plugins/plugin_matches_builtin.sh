@@ -39,6 +39,14 @@ fi
 jq -e '.results[0].found and ([.results[] | del(.policy)] | .[0] == .[1])' "$T/fit.json" \
   >/dev/null || fail "fit: plugin and dtr-local differ: $(cat "$T/fit.json")"
 
+# sim --perfetto takes a plugin too (run in process: the trace must see the run), same events
+"$G" sim "$S/unet-small.gmt" --policy dtr-local --budget 0.5 --perfetto "$T/b.json" >/dev/null
+"$G" sim "$S/unet-small.gmt" --policy "$P" --budget 0.5 --perfetto "$T/p.json" >/dev/null ||
+  fail "sim --perfetto with a plugin failed"
+[ "$(jq -c '[.traceEvents[] | select(.ph != "M")]' "$T/b.json")" = \
+  "$(jq -c '[.traceEvents[] | select(.ph != "M")]' "$T/p.json")" ] ||
+  fail "sim --perfetto: the plugin's trace differs from dtr-local's"
+
 # sweep the plugin beside dtr and dtr-local
 cp "$P" "$T/mine.so"
 "$G" sweep "$S/unet-small.gmt" --policies "dtr,dtr-local,$T/mine.so" --budgets 0.4,0.6 \

@@ -130,6 +130,8 @@ void tg_generate(tg_list *l, size_t n, uint64_t seed)
         uint64_t new_id = fresh ? next : wild(&s);
         uint64_t ref = tg_rand(&s) % 8 ? next - 1 - tg_rand(&s) % 40 : wild(&s);
         switch (kind) {
+        case GMT_SCOPE:
+            break; /* not drawn here: tg_generate_scoped adds balanced scopes */
         case GMT_CONSTANT:
             ev.id = new_id;
             ev.size = wild(&s);
@@ -202,6 +204,47 @@ void tg_generate(tg_list *l, size_t n, uint64_t seed)
     }
 }
 
+void tg_generate_scoped(tg_list *l, size_t n, uint64_t seed)
+{
+    static const char *names[] = {"h.0", "h.0.attn", "h.0.mlp", "embeddings", "layer1.0", "head"};
+    tg_list core = {0};
+    tg_generate(&core, n, seed);
+    uint64_t s = seed * 0x9E3779B97F4A7C15ull + 7;
+    char open[64][GMT_MAX_STRING + 1];
+    uint32_t depth = 0;
+    for (size_t i = 0; i <= core.n; i++) {
+        /* a few scope records before each event: runs of begins and ends, empty scopes,
+         * nesting up to 64, repeated and fresh names (some 4095 bytes long) */
+        while (tg_rand(&s) % 3 == 0) {
+            gmt_event ev;
+            if (depth > 0 && (depth == 64 || tg_rand(&s) % 2)) {
+                gmt_event_scope(&ev, open[depth - 1], 1);
+                tg_push(l, &ev);
+                depth--;
+            } else {
+                if (tg_rand(&s) % 5) {
+                    strcpy(open[depth], names[tg_rand(&s) % 6]);
+                } else {
+                    rand_text(&s, open[depth], tg_rand(&s) % 20 ? 30 : GMT_MAX_STRING);
+                    if (!open[depth][0])
+                        strcpy(open[depth], "x");
+                }
+                gmt_event_scope(&ev, open[depth], 0);
+                tg_push(l, &ev);
+                depth++;
+            }
+        }
+        if (i < core.n)
+            tg_push(l, &core.ev[i]);
+    }
+    while (depth > 0) {
+        gmt_event ev;
+        gmt_event_scope(&ev, open[--depth], 1);
+        tg_push(l, &ev);
+    }
+    tg_free(&core);
+}
+
 int tg_equal(const gmt_event *a, const gmt_event *b, char *why, size_t len)
 {
 #define DIFF(...)                          \
@@ -212,6 +255,12 @@ int tg_equal(const gmt_event *a, const gmt_event *b, char *why, size_t len)
     if (a->kind != b->kind)
         DIFF("kind %d vs %d", (int)a->kind, (int)b->kind);
     switch (a->kind) {
+    case GMT_SCOPE:
+        if (a->scope_end != b->scope_end || !a->text || !b->text || strcmp(a->text, b->text) != 0)
+            DIFF("SCOPE %s '%s' vs %s '%s'", a->scope_end ? "end" : "begin",
+                 a->text ? a->text : "(null)", b->scope_end ? "end" : "begin",
+                 b->text ? b->text : "(null)");
+        return 1;
     case GMT_CONSTANT:
         if (a->id != b->id || a->size != b->size)
             DIFF("CONSTANT id/size differ");

@@ -21,6 +21,9 @@ uint64_t tg_rand(uint64_t *state);
  * ids, zero and huge sizes and durations, aliases, long and fresh op names, NAME texts,
  * ANNOTATE with and without values. */
 void tg_generate(tg_list *l, size_t n, uint64_t seed);
+/* As tg_generate, with balanced SCOPE begins and ends (text set on ends too) interleaved:
+ * nested, empty, long-named and repeated scopes, runs of them at frame boundaries. */
+void tg_generate_scoped(tg_list *l, size_t n, uint64_t seed);
 /* Appends a copy of ev (deep). */
 void tg_push(tg_list *l, const gmt_event *ev);
 void tg_free(tg_list *l);

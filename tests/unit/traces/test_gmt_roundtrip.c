@@ -244,7 +244,7 @@ END_TEST
 START_TEST(test_kind_names)
 {
     const char *names[] = {"?", "CONSTANT", "CALL", "MUTATE", "COPY", "COPY_FROM", "RELEASE",
-                           "ANNOTATE", "NAME", "?"};
+                           "ANNOTATE", "NAME", "SCOPE", "?"};
     for (int k = 0; k <= GMT_KIND_COUNT; k++)
         ck_assert_str_eq(gmt_kind_name((gmt_kind)k), names[k]);
 }

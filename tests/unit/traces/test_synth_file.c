@@ -122,6 +122,10 @@ START_TEST(test_written_trace_reads_back_event_for_event)
             case GMT_RELEASE:
                 ck_assert_uint_eq(ev.id, s->ev.id);
                 break;
+            case GMT_SCOPE:
+                ck_assert_int_eq(ev.scope_end, s->ev.scope_end);
+                ck_assert_str_eq(ev.text, s->text);
+                break;
             case GMT_NAME:
             case GMT_ANNOTATE:
                 ck_assert_str_eq(ev.text, s->text);

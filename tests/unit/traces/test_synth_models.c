@@ -1,6 +1,7 @@
 /* synth models: analytic parameter counts, FLOP and cost totals, and well-formed replays. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,6 +271,93 @@ START_TEST(test_baseline_peak_grows_with_batch)
 }
 END_TEST
 
+/* A small instance of model m (every model at a size that generates in milliseconds). */
+static gmt_synth_params small(gmt_synth_model m, uint32_t layers)
+{
+    gmt_synth_params p = defaults(m);
+    p.layers = layers;
+    p.hidden = 16;
+    p.batch = 2;
+    p.seq = 8;
+    p.vocab = 32;
+    p.heads = 2;
+    p.classes = 3;
+    p.image_h = p.image_w = 32;
+    return p;
+}
+
+/* The scope events of one iteration of small(m, layers): forward, then backward, where each
+ * layer's gradient ops sit in a scope of its name (docs/synth.md, "Layer scopes"). */
+static const struct {
+    gmt_synth_model m;
+    uint32_t layers;
+    const char *scopes;
+} expected_scopes[] = {
+    {GMT_SYNTH_TRANSFORMER, 2,
+     "+embeddings -embeddings +h.0 +h.0.attn -h.0.attn +h.0.mlp -h.0.mlp -h.0 "
+     "+h.1 +h.1.attn -h.1.attn +h.1.mlp -h.1.mlp -h.1 +head -head +loss -loss "
+     "+loss -loss +head -head +h.1 +h.1.mlp -h.1.mlp +h.1.attn -h.1.attn -h.1 "
+     "+h.0 +h.0.mlp -h.0.mlp +h.0.attn -h.0.attn -h.0 +embeddings -embeddings"},
+    {GMT_SYNTH_MLP, 3,
+     "+layers.0 -layers.0 +layers.1 -layers.1 +layers.2 -layers.2 +loss -loss "
+     "+loss -loss +layers.2 -layers.2 +layers.1 -layers.1 +layers.0 -layers.0"},
+    {GMT_SYNTH_RESNET, 10,
+     "+stem -stem +layer1 +layer1.0 -layer1.0 -layer1 +layer2 +layer2.0 -layer2.0 -layer2 "
+     "+layer3 +layer3.0 -layer3.0 -layer3 +layer4 +layer4.0 -layer4.0 -layer4 +head -head "
+     "+loss -loss +loss -loss +head -head +layer4 +layer4.0 -layer4.0 -layer4 +layer3 "
+     "+layer3.0 -layer3.0 -layer3 +layer2 +layer2.0 -layer2.0 -layer2 +layer1 +layer1.0 "
+     "-layer1.0 -layer1 +stem -stem"},
+    {GMT_SYNTH_UNET, 2,
+     "+down0 -down0 +down1 -down1 +down2 -down2 +up1 -up1 +up0 -up0 +outc -outc +loss -loss "
+     "+loss -loss +outc -outc +up0 -up0 +up1 -up1 +down2 -down2 +down1 -down1 +down0 -down0"},
+};
+
+START_TEST(test_every_model_scopes_its_layers_in_forward_and_backward)
+{
+    for (size_t k = 0; k < sizeof expected_scopes / sizeof expected_scopes[0]; k++) {
+        for (uint32_t iters = 1; iters <= 2; iters++) {
+            gmt_synth_params p = small(expected_scopes[k].m, expected_scopes[k].layers);
+            p.iterations = iters;
+            ts_replay *r = malloc(sizeof *r);
+            ck_assert_ptr_nonnull(r);
+            ts_generate(&p, r, NULL); /* checks balance and names of every end */
+            char want[4096];
+            snprintf(want, sizeof want, "%s%s%s", expected_scopes[k].scopes,
+                     iters == 2 ? " " : "", iters == 2 ? expected_scopes[k].scopes : "");
+            ck_assert_msg(strcmp(r->scope_log, want) == 0, "%s x%u:\n got  %s\n want %s",
+                          gmt_synth_model_name(p.model), iters, r->scope_log, want);
+            ts_replay_free(r);
+            free(r);
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_no_scopes_leaves_every_other_event_unchanged)
+{
+    for (size_t k = 0; k < sizeof expected_scopes / sizeof expected_scopes[0]; k++) {
+        gmt_synth_params p = small(expected_scopes[k].m, expected_scopes[k].layers);
+        ts_replay *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+        ck_assert(a && b);
+        gmt_synth_totals ta, tb;
+        ts_generate(&p, a, &ta);
+        p.scopes = 0;
+        ts_generate(&p, b, &tb);
+        ck_assert_uint_gt(a->scopes, 0);
+        ck_assert_uint_eq(b->scopes, 0);
+        ck_assert_str_eq(b->scope_log, "");
+        ck_assert_uint_eq(ta.events, tb.events + 2 * a->scopes);
+        ck_assert_uint_eq(a->ops, b->ops);
+        ck_assert_uint_eq(a->peak, b->peak);
+        ck_assert_uint_eq(ta.dur_ns, tb.dur_ns);
+        ts_replay_free(a);
+        ts_replay_free(b);
+        free(a);
+        free(b);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("synth_models");
@@ -283,6 +371,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_every_model_replays_cleanly_in_every_mode);
     tcase_add_test(tc, test_iteration_annotation_is_the_input_size);
     tcase_add_test(tc, test_baseline_peak_grows_with_batch);
+    tcase_add_test(tc, test_every_model_scopes_its_layers_in_forward_and_backward);
+    tcase_add_test(tc, test_no_scopes_leaves_every_other_event_unchanged);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -194,6 +194,23 @@ int ts_sink(void *ctx, const gmt_event *ev, const gmt_synth_opcost *cost, gms_er
         /* names a tensor that the next CONSTANT creates: nothing live is read */
         r->names++;
         break;
+    case GMT_SCOPE: {
+        size_t at = strlen(r->scope_log);
+        snprintf(r->scope_log + at, sizeof r->scope_log - at, "%s%c%s", at ? " " : "",
+                 ev->scope_end ? '-' : '+', ev->text);
+        if (!ev->scope_end) {
+            r->scopes++;
+            if (r->scope_depth >= 32)
+                problem(r, "scopes nested deeper than %llu", 32, ev->text);
+            else
+                snprintf(r->scope_open[r->scope_depth++], 128, "%s", ev->text);
+        } else if (r->scope_depth == 0) {
+            problem(r, "SCOPE end without an open scope%.0llu", 0, ev->text);
+        } else if (strcmp(r->scope_open[--r->scope_depth], ev->text) != 0) {
+            problem(r, "SCOPE end does not match the open scope%.0llu", 0, ev->text);
+        }
+        break;
+    }
     default:
         problem(r, "unexpected event kind %llu", ev->kind, NULL);
     }
@@ -211,6 +228,8 @@ void ts_replay_finish(ts_replay *r)
         }
     if (r->mem != 0)
         problem(r, "%llu bytes resident at the end", (unsigned long long)r->mem, "end");
+    if (r->scope_depth != 0)
+        problem(r, "%llu scopes still open at the end", r->scope_depth, r->scope_open[0]);
 }
 
 void ts_generate(const gmt_synth_params *p, ts_replay *r, gmt_synth_totals *tot)

@@ -36,6 +36,12 @@ typedef struct ts_replay {
     uint64_t watch_dur;
     uint64_t fused_mutates, fused_calls; /* optimizer ops (_fused_sgd_/_fused_adam_) */
     double mm_flops;        /* FLOPs of every addmm/mm/bmm/convolution(+backward) op */
+    /* layer scopes: open names (innermost last), the begins seen, and every event in order
+     * as "+name" / "-name" separated by spaces (the first 64 KiB) */
+    char scope_open[32][128];
+    uint32_t scope_depth;
+    uint64_t scopes;
+    char scope_log[1 << 16];
     char bad[512];          /* first problem found, "" if none */
 } ts_replay;
 
