@@ -23,16 +23,19 @@ static const char *const CMD = "convert";
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: gpumemsim convert INPUT [-o OUTPUT] [--to gmt|dtr-log] [--quiet]\n"
+            "usage: gpumemsim convert INPUT [-o OUTPUT] [--to gmt|dtr-log] [--gpu NAME] [--quiet]\n"
             "\n"
             "Converts a trace between the DTR JSON log format (one JSON object per line, as\n"
             "written by the DTR paper's instrumented PyTorch) and gpumemsim's .gmt format.\n"
-            "The input format is detected from the file's content.\n"
+            "The input format is detected from the file's content; a PyTorch Execution Trace\n"
+            "or a Kineto memory trace is imported too (docs/import-pytorch.md, docs/memory.md).\n"
             "\n"
             "options:\n"
             "  -o, --output FILE   where to write (default: INPUT with its extension replaced\n"
             "                      by .gmt or .log); must differ from INPUT\n"
             "  -t, --to FORMAT     gmt (default) or dtr-log\n"
+            "  -g, --gpu NAME      a PyTorch Execution Trace's op costs are a roofline\n"
+            "                      estimate on this GPU: h100, a100, v100 (default), titanv\n"
             "  -q, --quiet         no summary line or notes (warnings still go to stderr)\n"
             "  -h, --help          show this help\n"
             "\n"
@@ -147,7 +150,8 @@ static void sink_abort(sink *k)
 }
 
 /* Copies every event of input into output. Returns 0 or 1 (message printed). */
-static int convert(const char *input, const char *output, int to_log, int quiet)
+static int convert(const char *input, const char *output, int to_log, const char *gpu,
+                   int quiet)
 {
     gms_error err;
     gms_error_clear(&err);
@@ -155,9 +159,16 @@ static int convert(const char *input, const char *output, int to_log, int quiet)
     sink k;
     memset(&k, 0, sizeof k);
     double t0 = now_s();
-    if (gmt_source_open(input, &src, &err) != 0) {
+    gmt_source_options opt = {gpu};
+    if (gmt_source_open_with(input, &opt, &src, &err) != 0) {
         cli_error(CMD, "%s", err.msg);
         return 1;
+    }
+    if (gpu && gmt_source_format(src) != GMT_FORMAT_PYTORCH_ET) {
+        gmt_source_close(src);
+        cli_error(CMD, "%s: --gpu applies to a PyTorch Execution Trace only (this trace has "
+                       "its own costs)", input);
+        return 2;
     }
     if (sink_open(&k, output, to_log, src, input, &err) != 0)
         goto fail;
@@ -216,15 +227,16 @@ int cmd_convert(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"to", required_argument, NULL, 't'},
         {"quiet", no_argument, NULL, 'q'},
+        {"gpu", required_argument, NULL, 'g'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *output = NULL, *to = "gmt";
+    const char *output = NULL, *to = "gmt", *gpu = NULL;
     int quiet = 0, c;
     optind = 1;
     opterr = 0;
     /* the leading ':' makes a missing value ':' rather than '?', so the two read apart */
-    while ((c = getopt_long(argc, argv, ":o:t:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:t:g:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             output = optarg;
@@ -234,6 +246,9 @@ int cmd_convert(int argc, char **argv)
             break;
         case 'q':
             quiet = 1;
+            break;
+        case 'g':
+            gpu = optarg;
             break;
         case 'h':
             usage(stdout);
@@ -284,7 +299,7 @@ int cmd_convert(int argc, char **argv)
         cli_error(CMD, "output %s is the input file; choose another name with -o", output);
         rc = 2;
     } else {
-        rc = convert(input, output, to_log, quiet);
+        rc = convert(input, output, to_log, gpu, quiet);
     }
     free(def);
     return rc;

@@ -23,7 +23,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gpumemsim info FILE [--json] [--ops]\n"
             "\n"
-            "Summarizes a trace (.gmt or DTR JSON log, detected from the content): events by\n"
+            "Summarizes a trace (.gmt, DTR JSON log, Kineto memory trace or PyTorch Execution\n"
+            "Trace, detected from the content; docs/import-pytorch.md): events by\n"
             "kind, ops (CALL + MUTATE), distinct op names, constant bytes, baseline peak memory\n"
             "and total compute time (no memory budget; see the DTR semantics spec, section 4),\n"
             "annotations and the header metadata, the layer scopes (count, nesting depth) and\n"
@@ -185,7 +186,13 @@ static int scan(info *in, gms_error *err, gms_error *sim_err)
 
 static const char *format_name(gmt_format f)
 {
-    return f == GMT_FORMAT_GMT ? "gmt" : f == GMT_FORMAT_KINETO_MEMORY ? "kineto-memory" : "dtr-log";
+    switch (f) {
+    case GMT_FORMAT_GMT: return "gmt";
+    case GMT_FORMAT_KINETO_MEMORY: return "kineto-memory";
+    case GMT_FORMAT_PYTORCH_ET: return "pytorch-et";
+    case GMT_FORMAT_DTR_LOG: break;
+    }
+    return "dtr-log";
 }
 
 /* qsort order for --ops: most frequent first, then by first appearance. */

@@ -25,7 +25,7 @@ static void usage(FILE *f)
             "Simulates every trace with every policy at every budget (and every seed of the\n"
             "randomized policies) and records each run in a SQLite result store. Runs already\n"
             "in the store are skipped, so an interrupted sweep simply continues when run again.\n\n"
-            "  TRACE            .gmt traces or DTR JSON logs\n"
+            "  TRACE            .gmt traces, DTR JSON logs or PyTorch Execution Traces\n"
             "  --policies LIST  comma-separated policy names (default: all of them; --policy\n"
             "                   is the same option, as in db and plot); a name\n"
             "                   with a '/' is a policy plugin .so (docs/plugins.md), recorded\n"

@@ -35,6 +35,7 @@ for t in "${targets[@]}"; do
   case "$t" in
     fuzz_gmt_reader) cp -n "$seeds"/*.gmt "$corpus"/ ;;
     fuzz_gmt_frames) cp -n "$seeds"/*.frames "$corpus"/ ;;
+    fuzz_import_et) cp -n tests/unit/traces/data/*.json "$corpus"/ ;;
     *) cp -n "$seeds"/*.gmt "$seeds"/*.log "$corpus"/ 2>/dev/null || true ;;
   esac
   echo "== $t: ${secs}s"

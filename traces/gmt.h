@@ -139,9 +139,17 @@ typedef enum gmt_format {
     GMT_FORMAT_GMT = 1,
     GMT_FORMAT_DTR_LOG = 2,
     GMT_FORMAT_KINETO_MEMORY = 3, /* a Kineto trace's [memory] events (kineto_mem.h) */
+    GMT_FORMAT_PYTORCH_ET = 4,    /* a PyTorch Execution Trace (import_et.h) */
 } gmt_format;
 
 int gmt_source_open(const char *path, gmt_source **out, gms_error *err);
+
+/* Settings of the importers that need them; NULL or zeroed fields take each default. */
+typedef struct gmt_source_options {
+    const char *gpu; /* importers that estimate op costs (PyTorch ET): one of synth's GPUs */
+} gmt_source_options;
+int gmt_source_open_with(const char *path, const gmt_source_options *opt, gmt_source **out,
+                         gms_error *err);
 int gmt_source_next(gmt_source *s, gmt_event *ev, gms_error *err); /* as gmt_reader_next */
 gmt_format gmt_source_format(const gmt_source *s);
 const char *gmt_source_meta(const gmt_source *s, const char *key);

@@ -1,7 +1,7 @@
 /*
  * gmt_source: one reader over every trace format gpumemsim understands. The format is sniffed
  * from the first byte (a zstd frame -> .gmt; '{' or whitespace -> DTR JSON log), never from
- * the file name; reading is delegated to gmt_reader or dtrlog_reader. The file is opened once
+ * the file name; a JSON object naming a "schema" is a PyTorch Execution Trace (import_et.h); reading is delegated to gmt_reader or dtrlog_reader. The file is opened once
  * (the sniffed byte is pushed back), so pipes work as inputs too.
  */
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include "dtrlog.h"
 #include "gmt.h"
 #include "gmt_format.h"
+#include "import_et.h"
 #include "kineto_mem.h"
 
 #define SOURCE_META_MAX 12
@@ -22,6 +23,7 @@ struct gmt_source {
     gmt_reader *gmt;
     dtrlog_reader *log;
     kmem_iter *kmem;
+    et_source *et;
     char *gunzipped; /* a gzip-compressed file's contents, which the reader's FILE reads */
     /* metadata of a DTR log (a .gmt has its own header) */
     const char *keys[SOURCE_META_MAX];
@@ -164,9 +166,28 @@ static int open_kineto_memory(const char *path, gmt_source *s, gms_error *err)
 
 int gmt_source_open(const char *path, gmt_source **out, gms_error *err)
 {
+    return gmt_source_open_with(path, NULL, out, err);
+}
+
+int gmt_source_open_with(const char *path, const gmt_source_options *opt, gmt_source **out,
+                         gms_error *err)
+{
     *out = NULL;
     if (strcmp(path, "-") == 0) /* standard input: read once, like any pipe */
         path = "/dev/stdin";
+    if (et_sniff(path)) { /* a PyTorch Execution Trace (import_et.h) */
+        gmt_source *s = calloc(1, sizeof *s);
+        if (!s)
+            return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
+        s->format = GMT_FORMAT_PYTORCH_ET;
+        int rc = et_source_open(path, opt ? opt->gpu : NULL, &s->et, err);
+        if (rc) {
+            gmt_source_close(s);
+            return rc;
+        }
+        *out = s;
+        return 0;
+    }
     if (kmem_sniff(path)) {
         gmt_source *s = calloc(1, sizeof *s);
         if (!s)
@@ -218,6 +239,8 @@ int gmt_source_next(gmt_source *s, gmt_event *ev, gms_error *err)
 {
     if (s->kmem)
         return kmem_iter_next(s->kmem, ev, err);
+    if (s->et)
+        return et_source_next(s->et, ev);
     return s->gmt ? gmt_reader_next(s->gmt, ev, err) : dtrlog_reader_next(s->log, ev, err);
 }
 
@@ -230,6 +253,12 @@ const char *gmt_source_meta(const gmt_source *s, const char *key)
 {
     if (s->gmt)
         return gmt_reader_meta(s->gmt, key);
+    for (size_t i = 0; s->et && i < et_source_meta_count(s->et); i++) {
+        const char *k, *v;
+        et_source_meta_at(s->et, i, &k, &v);
+        if (strcmp(k, key) == 0)
+            return v;
+    }
     for (size_t i = 0; i < s->n_meta; i++)
         if (strcmp(s->keys[i], key) == 0)
             return s->values[i];
@@ -238,6 +267,8 @@ const char *gmt_source_meta(const gmt_source *s, const char *key)
 
 size_t gmt_source_meta_count(const gmt_source *s)
 {
+    if (s->et)
+        return et_source_meta_count(s->et);
     return s->gmt ? gmt_reader_meta_count(s->gmt) : s->n_meta;
 }
 
@@ -245,6 +276,10 @@ void gmt_source_meta_at(const gmt_source *s, size_t i, const char **key, const c
 {
     if (s->gmt) {
         gmt_reader_meta_at(s->gmt, i, key, value);
+        return;
+    }
+    if (s->et) {
+        et_source_meta_at(s->et, i, key, value);
         return;
     }
     *key = s->keys[i];
@@ -264,6 +299,7 @@ void gmt_source_close(gmt_source *s)
         gmt_reader_close(s->gmt);
     dtrlog_reader_close(s->log);
     kmem_iter_free(s->kmem);
+    et_source_close(s->et);
     free(s->gunzipped);
     for (size_t i = 0; i < s->n_meta; i++)
         free(s->values[i]);

@@ -40,8 +40,16 @@ int kmem_read_file(const char *path, char **buf, size_t *len, gms_error *err)
                                path, msg);
             break;
         }
-        if (got == 0)
+        if (got == 0) { /* zlib reports a member cut short only through gzerror */
+            int zerr;
+            const char *msg = gzerror(g, &zerr);
+            if (zerr != Z_OK)
+                rc = gms_error_set(err, GMS_EFORMAT,
+                                   "%s: cannot decompress (%s): a truncated or damaged gzip "
+                                   "file; copy or download it again",
+                                   path, msg);
             break;
+        }
         n += (size_t)got;
     }
     if (!b && !rc)

@@ -1,0 +1,70 @@
+/*
+ * et_import_bench: time and memory of importing a PyTorch Execution Trace.
+ *
+ *   et_import_bench FILE [RUNS]   opens FILE through gmt_source and reads every event, RUNS
+ *                                 times (default 5); prints the best and median wall time, the
+ *                                 CPU time per run, the events, and the process's peak
+ *                                 resident memory (ru_maxrss: the whole process, so it includes
+ *                                 the program itself, about 2 MiB)
+ *
+ * Used by scripts/bench/et-import.sh (numbers in docs/benchmarks.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "gmt.h"
+
+static double now(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: et_import_bench FILE [RUNS]\n");
+        return 2;
+    }
+    int runs = argc > 2 ? atoi(argv[2]) : 5;
+    if (runs < 1 || runs > 1000)
+        runs = 5;
+    double wall[1000], cpu = 0;
+    unsigned long long events = 0;
+    for (int r = 0; r < runs; r++) {
+        double t0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
+        gmt_source *s;
+        gms_error err;
+        if (gmt_source_open(argv[1], &s, &err) != 0) {
+            fprintf(stderr, "et_import_bench: %s\n", err.msg);
+            return 1;
+        }
+        gmt_event ev;
+        int rc;
+        events = 0;
+        while ((rc = gmt_source_next(s, &ev, &err)) == 1)
+            events++;
+        gmt_source_close(s);
+        if (rc < 0) {
+            fprintf(stderr, "et_import_bench: %s\n", err.msg);
+            return 1;
+        }
+        wall[r] = now(CLOCK_MONOTONIC) - t0;
+        cpu += now(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    }
+    qsort(wall, (size_t)runs, sizeof *wall, by_value);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("events %llu runs %d best %.3f s median %.3f s cpu/run %.3f s peak_rss %.1f MiB\n",
+           events, runs, wall[0], wall[runs / 2], cpu / runs, (double)ru.ru_maxrss / 1024.0);
+    return 0;
+}

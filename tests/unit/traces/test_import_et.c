@@ -1,0 +1,298 @@
+/* The PyTorch Execution Trace importer's rules (import_et.h, docs/import-pytorch.md) on a tiny
+ * hand-made ET (tests/unit/traces/data/tiny_et.json, and the same calls written in the
+ * 1.1.x-chakra family in tiny_et_chakra.json): two steps of linear -> view -> relu_ with a
+ * backward op on the autograd thread, a _foreach_add_ optimizer step, a CPU-only op, nested
+ * calls (one makes a tensor the backward op reads), a batch that existed before the trace and
+ * a batch copied in by aten::to. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gmt.h"
+#include "import_et.h"
+#include "synth.h"
+#include "test_dtrlog_util.h"
+
+#define MAX_EV 64
+
+typedef struct seen {
+    gmt_event ev[MAX_EV];
+    char *text[MAX_EV]; /* tu_event_text of each */
+    gmt_output out[MAX_EV][4];
+    uint64_t in[MAX_EV][8];
+    size_t n;
+    gmt_source *src;
+} seen;
+
+static char *data_path(const char *name)
+{
+    const char *dir = getenv("GMS_SOURCE_DIR");
+    ck_assert_msg(dir != NULL, "GMS_SOURCE_DIR is not set (run the test through ctest)");
+    char *p = malloc(strlen(dir) + strlen(name) + 40);
+    sprintf(p, "%s/tests/unit/traces/data/%s", dir, name);
+    return p;
+}
+
+/* Reads every event of an ET through gmt_source, copying what the tests look at. */
+static void read_all(const char *name, seen *s)
+{
+    memset(s, 0, sizeof *s);
+    char *path = data_path(name);
+    gms_error err;
+    ck_assert_msg(gmt_source_open(path, &s->src, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(gmt_source_format(s->src), GMT_FORMAT_PYTORCH_ET);
+    gmt_event ev;
+    int rc;
+    while ((rc = gmt_source_next(s->src, &ev, &err)) == 1) {
+        ck_assert_uint_lt(s->n, MAX_EV);
+        ck_assert_int_eq(gmt_event_validate(&ev, &err), 0);
+        ck_assert_uint_le(ev.n_outputs, 4);
+        ck_assert_uint_le(ev.n_inputs, 8);
+        char buf[256];
+        tu_event_text(&ev, buf, sizeof buf);
+        s->text[s->n] = strdup(buf);
+        if (ev.n_outputs) /* empty lists are NULL */
+            memcpy(s->out[s->n], ev.outputs, ev.n_outputs * sizeof *ev.outputs);
+        if (ev.n_inputs)
+            memcpy(s->in[s->n], ev.inputs, ev.n_inputs * sizeof *ev.inputs);
+        s->ev[s->n] = ev;
+        s->n++;
+    }
+    ck_assert_int_eq(rc, 0);
+    free(path);
+}
+
+static void seen_free(seen *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->text[i]);
+    gmt_source_close(s->src);
+}
+
+/* Index of the n-th (0-based) event of kind whose op (or annotation text) is name, or -1. */
+static int find(const seen *s, gmt_kind kind, const char *name, int nth)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const gmt_event *e = &s->ev[i];
+        const char *n = kind == GMT_ANNOTATE ? e->text : e->op;
+        if (e->kind == kind && (!name || (n && strcmp(n, name) == 0)) && nth-- == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+START_TEST(test_both_schema_families_give_the_same_events)
+{
+    seen a, b;
+    read_all("tiny_et.json", &a);
+    read_all("tiny_et_chakra.json", &b);
+    ck_assert_uint_eq(a.n, b.n);
+    for (size_t i = 0; i < a.n; i++)
+        ck_assert_msg(strcmp(a.text[i], b.text[i]) == 0, "event %zu: %s vs %s", i, a.text[i],
+                      b.text[i]);
+    ck_assert_str_eq(gmt_source_meta(a.src, "et_schema"), "1.0.1");
+    ck_assert_str_eq(gmt_source_meta(b.src, "et_schema"), "1.1.0-chakra.0.0.4");
+    seen_free(&a);
+    seen_free(&b);
+}
+END_TEST
+
+START_TEST(test_outermost_ops_in_start_order_without_wrappers_nested_or_cpu_only_calls)
+{
+    seen s;
+    read_all("tiny_et.json", &s);
+    const char *expect[] = {"et::step_input", "aten::linear", "aten::view",
+                            "aten::relu_",    "aten::threshold_backward",
+                            "aten::_foreach_add_", "aten::to", "aten::linear"};
+    size_t k = 0;
+    for (size_t i = 0; i < s.n; i++) {
+        if (s.ev[i].kind != GMT_CALL && s.ev[i].kind != GMT_MUTATE)
+            continue;
+        ck_assert_uint_lt(k, sizeof expect / sizeof *expect);
+        ck_assert_str_eq(s.ev[i].op, expect[k]);
+        k++;
+    }
+    ck_assert_uint_eq(k, sizeof expect / sizeof *expect);
+    ck_assert_int_lt(find(&s, GMT_CALL, "aten::addmm", 0), 0);    /* nested in linear */
+    ck_assert_int_lt(find(&s, GMT_CALL, "aten::_to_copy", 0), 0); /* nested in to */
+    ck_assert_str_eq(gmt_source_meta(s.src, "et_cpu_only_ops_skipped"), "1"); /* aten::item */
+    ck_assert_str_eq(gmt_source_meta(s.src, "et_nested_ops_skipped"), "3");
+    seen_free(&s);
+}
+END_TEST
+
+START_TEST(test_storages_views_and_in_place_writes)
+{
+    seen s;
+    read_all("tiny_et.json", &s);
+    int lin = find(&s, GMT_CALL, "aten::linear", 0), view = find(&s, GMT_CALL, "aten::view", 0);
+    int relu = find(&s, GMT_MUTATE, "aten::relu_", 0);
+    ck_assert_int_ge(lin, 0);
+    ck_assert_int_ge(view, 0);
+    ck_assert_int_ge(relu, 0);
+    /* linear: a new storage of numel * itemsize = 8 * 4 bytes, and the 4 floats its nested
+     * aten::empty made (its nested addmm's output is linear's own: not a second one) */
+    ck_assert_uint_eq(s.ev[lin].n_outputs, 2);
+    ck_assert_int_eq(s.out[lin][0].alias_of, -1);
+    ck_assert_uint_eq(s.out[lin][0].size, 32);
+    ck_assert_int_eq(s.out[lin][1].alias_of, -1);
+    ck_assert_uint_eq(s.out[lin][1].size, 16);
+    ck_assert_str_eq(gmt_source_meta(s.src, "et_nested_outputs"), "1");
+    /* the view shares linear's storage: an alias of its only input, linear's output */
+    ck_assert_uint_eq(s.ev[view].n_inputs, 1);
+    ck_assert_uint_eq(s.in[view][0], s.out[lin][0].id);
+    ck_assert_int_eq(s.out[view][0].alias_of, 0);
+    /* relu_ (Tensor(a!) self) writes the view in place and returns it: no new tensor */
+    ck_assert_uint_eq(s.ev[relu].n_mutated, 1);
+    ck_assert_uint_eq(s.in[relu][0], s.out[view][0].id);
+    /* threshold_backward reads the view twice (one input) and what linear's nested call saved
+     * for it, which is therefore no step input or constant */
+    int tb = find(&s, GMT_CALL, "aten::threshold_backward", 0);
+    ck_assert_uint_eq(s.ev[tb].n_inputs, 2);
+    ck_assert_uint_eq(s.in[tb][0], s.out[view][0].id);
+    ck_assert_uint_eq(s.in[tb][1], s.out[lin][1].id);
+    seen_free(&s);
+}
+END_TEST
+
+START_TEST(test_constants_step_inputs_and_writes_to_constants)
+{
+    seen s;
+    read_all("tiny_et.json", &s);
+    /* weight (16 floats) and bias (4) existed before the trace: pinned constants */
+    int c0 = find(&s, GMT_CONSTANT, NULL, 0), c1 = find(&s, GMT_CONSTANT, NULL, 1);
+    ck_assert_int_ge(c0, 0);
+    ck_assert_int_ge(c1, 0);
+    ck_assert_int_lt(find(&s, GMT_CONSTANT, NULL, 2), 0);
+    ck_assert_uint_eq(s.ev[c0].size + s.ev[c1].size, 80);
+    ck_assert_str_eq(gmt_source_meta(s.src, "et_constant_bytes"), "80");
+    /* the first batch existed too, but its storage id came back as step 2's aten::to output:
+     * it was freed, so it is a zero-input copy op, never a constant */
+    int in = find(&s, GMT_CALL, "et::step_input", 0);
+    ck_assert_int_ge(in, 0);
+    ck_assert_uint_eq(s.ev[in].n_inputs, 0);
+    ck_assert_uint_eq(s.out[in][0].size, 32);
+    ck_assert_int_lt(in, find(&s, GMT_CALL, "aten::linear", 0));
+    int to = find(&s, GMT_CALL, "aten::to", 0);
+    ck_assert_uint_eq(s.ev[to].n_inputs, 0); /* its CPU source is left out */
+    /* the optimizer writes the weight in place: a CALL whose output dies at once */
+    int opt = find(&s, GMT_CALL, "aten::_foreach_add_", 0);
+    ck_assert_uint_eq(s.ev[opt].n_outputs, 1);
+    ck_assert_uint_eq(s.out[opt][0].size, 64);
+    ck_assert_int_eq(s.ev[opt + 1].kind, GMT_RELEASE);
+    ck_assert_uint_eq(s.ev[opt + 1].id, s.out[opt][0].id);
+    seen_free(&s);
+}
+END_TEST
+
+START_TEST(test_every_non_constant_is_released_once_after_its_last_use)
+{
+    seen s;
+    read_all("tiny_et.json", &s);
+    for (size_t i = 0; i < s.n; i++) {
+        const gmt_event *e = &s.ev[i];
+        for (uint32_t o = 0; o < e->n_outputs; o++) {
+            uint64_t id = s.out[i][o].id;
+            size_t rel = 0, last_use = i;
+            for (size_t j = i + 1; j < s.n; j++) {
+                if (s.ev[j].kind == GMT_RELEASE && s.ev[j].id == id) {
+                    rel++;
+                    ck_assert_msg(j > last_use, "x%llu released before its last use",
+                                  (unsigned long long)id);
+                }
+                for (uint32_t k = 0; k < s.ev[j].n_inputs; k++)
+                    if (s.in[j][k] == id) {
+                        ck_assert_msg(rel == 0, "x%llu used after its release",
+                                      (unsigned long long)id);
+                        last_use = j;
+                    }
+            }
+            ck_assert_msg(rel == 1, "x%llu released %zu times", (unsigned long long)id, rel);
+        }
+        if (e->kind == GMT_CONSTANT)
+            for (size_t j = 0; j < s.n; j++)
+                ck_assert(!(s.ev[j].kind == GMT_RELEASE && s.ev[j].id == e->id));
+    }
+    seen_free(&s);
+}
+END_TEST
+
+START_TEST(test_iterations_backward_and_estimated_costs)
+{
+    seen s;
+    read_all("tiny_et.json", &s);
+    ck_assert_int_eq(s.ev[0].kind, GMT_ANNOTATE);
+    ck_assert_str_eq(s.ev[0].text, "START");
+    int it0 = find(&s, GMT_ANNOTATE, "iteration", 0), it1 = find(&s, GMT_ANNOTATE, "iteration", 1);
+    ck_assert_int_ge(it1, 0);
+    ck_assert_int_lt(find(&s, GMT_ANNOTATE, "iteration", 2), 0);
+    ck_assert_int_lt(it0, find(&s, GMT_CALL, "aten::linear", 0));
+    ck_assert_int_lt(it1, find(&s, GMT_CALL, "aten::to", 0));
+    ck_assert_int_gt(it1, find(&s, GMT_CALL, "aten::_foreach_add_", 0));
+    /* BACKWARD once, right before the first op under the autograd engine */
+    int bwd = find(&s, GMT_ANNOTATE, "BACKWARD", 0);
+    ck_assert_int_eq(bwd + 1, find(&s, GMT_CALL, "aten::threshold_backward", 0));
+    ck_assert_int_lt(find(&s, GMT_ANNOTATE, "BACKWARD", 1), 0);
+    ck_assert_str_eq(gmt_source_meta(s.src, "iterations"), "2");
+    /* linear [2,4] x [4,4]: 2 * 8 * 4 FLOPs, 36 floats moved, on the default GPU */
+    const gmt_synth_gpu *gpu = gmt_synth_gpu_find(ET_DEFAULT_GPU);
+    int lin = find(&s, GMT_CALL, "aten::linear", 0);
+    ck_assert_uint_eq(s.ev[lin].dur_ns, gmt_synth_cost_ns(gpu, GMT_SYNTH_FP32, 64, 36 * 4));
+    ck_assert_uint_eq(s.ev[find(&s, GMT_CALL, "aten::view", 0)].dur_ns, 0); /* no kernel */
+    ck_assert_ptr_nonnull(strstr(gmt_source_meta(s.src, "cost_source"), "estimated"));
+    ck_assert_str_eq(gmt_source_meta(s.src, "et_ops_without_cost"), "0");
+    seen_free(&s);
+}
+END_TEST
+
+/* et_load_buffer on text; returns the error code and copies the message. */
+static int load_text(const char *text, char *msg)
+{
+    et_trace *t;
+    gms_error err = {0};
+    int rc = et_load_buffer(text, strlen(text), "bad.json", &t, &err);
+    if (rc == 0)
+        et_trace_free(t);
+    strcpy(msg, err.msg);
+    return rc;
+}
+
+START_TEST(test_bad_input_is_refused_with_the_file_and_what_to_do)
+{
+    char msg[GMS_ERROR_MSG_MAX];
+    ck_assert_int_eq(load_text("{\"schema\": \"2.0.0\", \"nodes\": []}", msg), GMS_EVERSION);
+    ck_assert_ptr_nonnull(strstr(msg, "bad.json"));
+    ck_assert_ptr_nonnull(strstr(msg, "2.0.0"));
+    ck_assert_int_eq(load_text("{\"pid\": 1, \"nodes\": []}", msg), GMS_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(msg, "not a PyTorch Execution Trace"));
+    ck_assert_int_eq(load_text("[1, 2]", msg), GMS_EFORMAT);
+    ck_assert_int_eq(load_text("{\"schema\": \"1.0.1\", \"nodes\": [{\"id\": 1", msg),
+                     GMS_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(msg, "not valid JSON"));
+    ck_assert_int_eq(load_text("{\"schema\": \"1.0.1\", \"nodes\": {}}", msg), GMS_EFORMAT);
+    ck_assert_int_eq(load_text("{\"schema\": \"1.0.1\", \"nodes\": [{\"name\": \"x\"}]}", msg),
+                     GMS_EFORMAT);
+    ck_assert_int_eq(load_text("{\"schema\": \"1.0.1\", \"nodes\": []}", msg), GMS_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(msg, "no operator calls"));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("import_et");
+    TCase *tc = tcase_create("rules");
+    tcase_add_test(tc, test_both_schema_families_give_the_same_events);
+    tcase_add_test(tc, test_outermost_ops_in_start_order_without_wrappers_nested_or_cpu_only_calls);
+    tcase_add_test(tc, test_storages_views_and_in_place_writes);
+    tcase_add_test(tc, test_constants_step_inputs_and_writes_to_constants);
+    tcase_add_test(tc, test_every_non_constant_is_released_once_after_its_last_use);
+    tcase_add_test(tc, test_iterations_backward_and_estimated_costs);
+    tcase_add_test(tc, test_bad_input_is_refused_with_the_file_and_what_to_do);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,130 @@
+/*
+ * import_et: a PyTorch Execution Trace (torch.profiler.ExecutionTraceObserver, plain or gzip)
+ * as a .gmt event stream. docs/import-pytorch.md states every rule and its limits.
+ *
+ * Three steps, one file each (and import_et_scan.c, the top-level JSON walk; import_et_source.c,
+ * the gmt_source glue and header):
+ *   import_et.c        reads the JSON node by node, checks the schema, normalizes both families
+ *                      (1.0.x: tensors as [tensor_id, storage_id, offset, numel, itemsize,
+ *                      device]; 1.1.x-chakra: inputs/outputs objects of values, shapes, types)
+ *                      into et_node records, and picks the outermost operator of each thread;
+ *   import_et_ops.c    turns those ops into events: storages, views (aliases), in-place
+ *                      (MUTATE), constants, per-step inputs, releases after the last use,
+ *                      iteration and backward annotations;
+ *   import_et_cost.c   the roofline estimate of each op's cost from its shapes.
+ * A later Kineto join (measured costs) replaces import_et_cost's numbers in its own file: it
+ * gets the et_trace (ops with their node id, rf_id, thread and name) before events are built.
+ */
+#ifndef IMPORT_ET_H
+#define IMPORT_ET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gms_error.h"
+
+struct gmt_event;
+
+/* One tensor value of an op's inputs or outputs. */
+typedef struct et_tensor {
+    uint64_t tensor_id, storage_id;
+    uint64_t offset, numel, itemsize; /* offset and numel in elements */
+    int cuda;                          /* device is "cuda" or "cuda:N" */
+} et_tensor;
+
+/* One argument: a non-tensor value (n = 0), a tensor (n = 1) or a tensor list (n >= 0). */
+typedef struct et_arg {
+    uint32_t first; /* index into et_trace.tensors */
+    uint32_t n;
+    int is_tensor;  /* 1 for Tensor and GenericList[Tensor...] arguments */
+    int64_t dim0, dim_last; /* a tensor's first and last dimension (0: unknown), for costs */
+} et_arg;
+
+/* An operator call the importer keeps: an outermost operator of its thread. */
+typedef struct et_op {
+    int64_t id;      /* node id: ids are taken when a call starts, so they order execution */
+    int64_t rf_id;   /* record-function id (the Kineto join's key) */
+    int64_t tid;
+    const char *name;   /* ATen name ("aten::conv2d"), owned by the et_trace */
+    const char *schema; /* "" when the node has none */
+    uint32_t in_first, n_in, out_first, n_out; /* into et_trace.args */
+    uint32_t hid_first, n_hid; /* into et_trace.hidden: outputs of its nested calls */
+    int backward;    /* runs under an autograd engine function */
+    int iter_start;  /* an iteration marker started before this op (and after the previous) */
+    uint64_t dur_ns; /* filled by the cost estimate (or a later Kineto join) */
+    int has_cost;
+} et_op;
+
+typedef struct et_trace {
+    char **strs;        /* names and schemas, each distinct text once */
+    size_t n_strs;
+    char schema[64];
+    int chakra;          /* the 1.1.x-chakra family */
+    et_op *ops;
+    size_t n_ops;
+    et_arg *args;
+    size_t n_args;
+    et_tensor *tensors;
+    size_t n_tensors;
+    uint32_t *hidden;   /* indices into args, grouped by op (et_op.hid_first) */
+    size_t n_hidden;
+    /* what the walk saw and left out, for the header */
+    size_t nodes, nested_ops, wrappers, iterations;
+    const char *iteration_marker; /* "ProfilerStep#", "## forward ##", "Optimizer.step" or "" */
+} et_trace;
+
+/* 1 when the start of the file (plain or gzip) is a PyTorch Execution Trace object. */
+int et_sniff(const char *path);
+
+/* Reads path into *out. Errors name the file and say what to do: not JSON, a truncated gzip,
+ * not an Execution Trace, a schema major this build does not know. */
+int et_load(const char *path, et_trace **out, gms_error *err);
+/* As et_load, from a buffer (the fuzz target's entry); name is used in messages. */
+int et_load_buffer(const char *buf, size_t len, const char *name, et_trace **out,
+                   gms_error *err);
+void et_trace_free(et_trace *t);
+
+/* ---- costs (import_et_cost.c) ------------------------------------------------------------ */
+typedef struct et_cost_totals {
+    size_t estimated, views, uncosted; /* ops with a roofline cost, views (free), none */
+} et_cost_totals;
+
+/* Fills every op's dur_ns with a roofline estimate on the named GPU (synth's table). Returns
+ * GMS_EINVAL for an unknown GPU name. */
+int et_estimate_costs(et_trace *t, const char *gpu, et_cost_totals *tot, gms_error *err);
+
+/* ---- events (import_et_ops.c) ------------------------------------------------------------ */
+typedef struct et_events et_events;
+
+typedef struct et_event_totals {
+    size_t ops, calls, mutates, aliases, constants, step_inputs, releases, backward_marks;
+    size_t cpu_tensors;         /* tensor values not on a CUDA device, left out */
+    size_t ops_without_cuda;    /* ops that touch no CUDA tensor, left out */
+    size_t mutations_in_calls;  /* in-place writes of ops that also make outputs */
+    size_t constant_writes;     /* in-place writes to a constant, as transient outputs */
+    size_t storage_reuses;      /* a storage id that came back as a new allocation */
+    size_t nested_outputs;      /* new storages made by nested calls, kept as outputs */
+    uint64_t constant_bytes;
+} et_event_totals;
+
+/* Builds the event list of t (costs must be filled). t must outlive the events. gpu (synth's
+ * table, NULL for none) prices the host-to-device copy of a per-step input. */
+struct gmt_synth_gpu;
+int et_events_build(const et_trace *t, const struct gmt_synth_gpu *gpu, et_events **out,
+                    et_event_totals *tot, gms_error *err);
+/* As gmt_reader_next: 1 and *ev, 0 at the end. */
+int et_events_next(et_events *e, struct gmt_event *ev);
+void et_events_free(et_events *e);
+
+/* ---- the ET as one gmt_source input (import_et_source.c) --------------------------------- */
+typedef struct et_source et_source;
+
+/* Loads, estimates costs on gpu (NULL: the default, ET_DEFAULT_GPU) and builds events. */
+#define ET_DEFAULT_GPU "v100"
+int et_source_open(const char *path, const char *gpu, et_source **out, gms_error *err);
+int et_source_next(et_source *s, struct gmt_event *ev);
+size_t et_source_meta_count(const et_source *s);
+void et_source_meta_at(const et_source *s, size_t i, const char **key, const char **value);
+void et_source_close(et_source *s);
+
+#endif

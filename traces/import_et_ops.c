@@ -1,0 +1,572 @@
+/*
+ * import_et_ops: the Execution Trace's outermost operator calls as .gmt events (import_et.h).
+ * The rules, with their limits, are in docs/import-pytorch.md:
+ *
+ *  - a storage is an ET storage id on a CUDA device; CPU tensors are counted and left out;
+ *    its size is the largest (offset + numel) * itemsize seen for it;
+ *  - a storage first seen as an op's input existed before the trace: a CONSTANT (parameters,
+ *    optimizer state, buffers), unless its id later comes back as a new allocation (the
+ *    allocator reused the address, so it was freed): then it was a per-step input, emitted
+ *    as a zero-input copy op "et::step_input" just before its first use;
+ *  - new storages output by an op's nested calls (saved for backward) are outputs of the op;
+ *  - an output on a storage none of the op's inputs has is a new storage (alias_of -1); an
+ *    output on an input's storage with another tensor id is a view (alias of that input); an
+ *    output that is an input tensor itself (in-place ops return self) adds nothing;
+ *  - inputs annotated `Tensor(a!)` in the op schema are written in place: an op with no new
+ *    outputs is a MUTATE of them; one with outputs stays a CALL (counted);
+ *  - an ET records no frees: every handle but a constant is released right after its last
+ *    use, a lower bound of its real lifetime (PyTorch frees at refcount zero);
+ *  - ANNOTATE "iteration" where the walk found an iteration start, ANNOTATE "BACKWARD" before
+ *    the first op of an iteration that runs under the autograd engine.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gmt.h"
+#include "import_et.h"
+#include "import_et_map.h"
+#include "synth.h"
+
+typedef struct gen { /* one life of a storage id */
+    uint64_t size;
+    uint32_t base;      /* its first handle */
+    uint32_t first_use; /* op index */
+    uint8_t preexisting, reused;
+} gen;
+
+typedef struct handle {
+    uint32_t gen, last_use;
+} handle;
+
+typedef struct rec { /* one op's event */
+    gmt_kind kind;
+    uint32_t op;        /* index into t->ops */
+    uint32_t in_first, n_in, out_first, n_out, mut_first, n_mut;
+    int iter_start; /* an iteration starts here (or at an op left out just before) */
+    uint32_t tout_first, n_tout; /* transient outputs: the new value of a constant it writes */
+} rec;
+
+enum { IT_START, IT_CONST, IT_STEPIN, IT_ITER, IT_BWD, IT_OP, IT_RELEASE, IT_RELEASE_ID };
+typedef struct item {
+    uint32_t kind, ref; /* a handle (CONST, STEPIN, RELEASE), a rec (OP), an id (RELEASE_ID) */
+} item;
+
+#define VEC(T)          \
+    struct {            \
+        T *v;           \
+        size_t n, cap;  \
+    }
+
+struct et_events {
+    const et_trace *t;
+    VEC(gen) gens;
+    VEC(handle) handles;
+    VEC(rec) recs;
+    VEC(uint64_t) ins;
+    VEC(gmt_output) outs;
+    VEC(uint32_t) muts;
+    VEC(gmt_output) touts;
+    VEC(item) items;
+    size_t pos;
+    et_map storages, tensors;
+    uint64_t *step_cost; /* per gen: the host-to-device copy of a step input */
+    gmt_output one_out;
+};
+
+static int vgrow(void **v, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 256;
+    while (c < need)
+        c *= 2;
+    void *p = realloc(*v, c * size);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = c;
+    return 0;
+}
+
+/* Appends x to a VEC; -1 when out of memory. */
+#define PUSH(vec, x)                                                           \
+    (vgrow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v)       \
+         ? -1                                                                  \
+         : ((vec).v[(vec).n++] = (x), 0))
+
+/* Bytes a tensor spans in its storage, saturating instead of wrapping on absurd input. */
+static uint64_t extent(const et_tensor *x)
+{
+    uint64_t e, b;
+    if (__builtin_add_overflow(x->offset, x->numel, &e) ||
+        __builtin_mul_overflow(e, x->itemsize, &b))
+        return UINT64_MAX / 4;
+    return b > UINT64_MAX / 4 ? UINT64_MAX / 4 : b;
+}
+
+static int new_gen(et_events *e, uint64_t storage_id, uint64_t size, uint32_t op, int pre,
+                   uint32_t *h)
+{
+    gen g = {size, (uint32_t)e->handles.n, op, (uint8_t)pre, 0};
+    handle hd = {(uint32_t)e->gens.n, op};
+    if (e->handles.n >= UINT32_MAX - 1 || PUSH(e->gens, g) || PUSH(e->handles, hd) ||
+        et_map_put(&e->storages, storage_id, (uint32_t)(e->gens.n - 1)))
+        return -1;
+    *h = g.base;
+    return 0;
+}
+
+/* The handle an input tensor reads: its own (a view an earlier op made), else its storage's
+ * first handle; a storage never seen is created as pre-existing. */
+static int resolve(et_events *e, const et_tensor *x, uint32_t op, uint32_t *h)
+{
+    uint32_t g, th;
+    if (!et_map_get(&e->storages, x->storage_id, &g)) {
+        if (new_gen(e, x->storage_id, extent(x), op, 1, h))
+            return -1;
+        return et_map_put(&e->tensors, x->tensor_id, *h);
+    }
+    gen *gp = &e->gens.v[g];
+    uint64_t ext = extent(x);
+    if (ext > gp->size)
+        gp->size = ext;
+    *h = et_map_get(&e->tensors, x->tensor_id, &th) && e->handles.v[th].gen == g ? th : gp->base;
+    return 0;
+}
+
+/* Marks the schema's `(x!)` arguments: mut[i] = 1 for each written argument i. The ET lists
+ * every argument in schema order (keyword-only ones too), so positions line up. */
+static void mutated_args(const char *schema, uint8_t *mut, uint32_t n)
+{
+    const char *p = strchr(schema, '(');
+    if (!p)
+        return;
+    p++;
+    int depth = 0;
+    uint32_t arg = 0;
+    int bang = 0, star = 1;
+    for (; *p && arg < n; p++) {
+        char c = *p;
+        if (c == '(' || c == '[') {
+            depth++;
+            star = 0;
+        } else if ((c == ')' || c == ']') && depth > 0) {
+            depth--;
+        } else if (depth == 0 && (c == ',' || c == ')')) {
+            if (!star) { /* a lone "*" marks keyword-only arguments, it is not one */
+                mut[arg] = (uint8_t)bang;
+                arg++;
+            }
+            bang = 0;
+            star = 1;
+            if (c == ')')
+                break;
+        } else if (c == '!') {
+            bang = 1;
+        } else if (c != '*' && c != ' ') {
+            star = 0;
+        }
+    }
+}
+
+static int add_input(et_events *e, rec *r, uint32_t h)
+{
+    for (uint32_t i = 0; i < r->n_in; i++)
+        if (e->ins.v[r->in_first + i] == h)
+            return 0;
+    r->n_in++;
+    return PUSH(e->ins, (uint64_t)h);
+}
+
+static int index_of(const et_events *e, const rec *r, uint32_t h)
+{
+    for (uint32_t i = 0; i < r->n_in; i++)
+        if (e->ins.v[r->in_first + i] == h)
+            return (int)i;
+    return -1;
+}
+
+static void touch(et_events *e, uint32_t h, uint32_t k)
+{
+    e->handles.v[h].last_use = k;
+}
+
+/* The new storages that the op's nested calls made (a saved mean, pooling indices, a
+ * log-softmax kept for backward): outputs of the op, since later ops may read them. A storage
+ * the op already reads or made is not new; one whose id is known but that the op does not
+ * touch came back as a new allocation. */
+static int hidden_outputs(et_events *e, const et_op *op, rec *r, et_event_totals *tot)
+{
+    const et_trace *t = e->t;
+    uint32_t here = (uint32_t)e->recs.n;
+    for (uint32_t k = 0; k < op->n_hid; k++) {
+        const et_arg *arg = &t->args[t->hidden[op->hid_first + k]];
+        for (uint32_t i = 0; i < arg->n; i++) {
+            const et_tensor *x = &t->tensors[arg->first + i];
+            uint32_t g, h;
+            if (!x->cuda)
+                continue;
+            int have = et_map_get(&e->storages, x->storage_id, &g);
+            if (have && e->gens.v[g].first_use == here)
+                continue; /* made (or first read) by this op */
+            int read = 0;
+            for (uint32_t j = 0; have && j < r->n_in && !read; j++)
+                read = e->handles.v[e->ins.v[r->in_first + j]].gen == g;
+            if (read)
+                continue;
+            if (have) {
+                tot->storage_reuses++;
+                if (e->gens.v[g].preexisting)
+                    e->gens.v[g].reused = 1;
+            }
+            if (new_gen(e, x->storage_id, extent(x), here, 0, &h) ||
+                et_map_put(&e->tensors, x->tensor_id, h))
+                return -1;
+            gmt_output o = {(uint64_t)h, extent(x), -1};
+            if (PUSH(e->outs, o))
+                return -1;
+            r->n_out++;
+            tot->nested_outputs++;
+        }
+    }
+    return 0;
+}
+
+/* One op: its inputs, in-place writes and outputs as a rec (handles as ids for now). */
+static int build_op(et_events *e, uint32_t k, et_event_totals *tot, int *kept)
+{
+    const et_trace *t = e->t;
+    const et_op *op = &t->ops[k];
+    rec r = {GMT_CALL, k, (uint32_t)e->ins.n, 0, (uint32_t)e->outs.n, 0, (uint32_t)e->muts.n, 0,
+             0, 0, 0};
+    uint8_t mut_arg[256] = {0};
+    mutated_args(op->schema, mut_arg, op->n_in < 256 ? op->n_in : 256);
+    int any_cuda = 0;
+    for (uint32_t a = 0; a < op->n_in; a++) {
+        const et_arg *arg = &t->args[op->in_first + a];
+        for (uint32_t i = 0; i < arg->n; i++) {
+            const et_tensor *x = &t->tensors[arg->first + i];
+            if (!x->cuda) {
+                tot->cpu_tensors++;
+                continue;
+            }
+            any_cuda = 1;
+            uint32_t h;
+            if (resolve(e, x, (uint32_t)e->recs.n, &h) || add_input(e, &r, h))
+                return -1;
+            touch(e, h, (uint32_t)e->recs.n);
+            if (a < 256 && mut_arg[a]) {
+                uint32_t idx = (uint32_t)index_of(e, &r, h);
+                int dup = 0;
+                for (uint32_t m = 0; m < r.n_mut; m++)
+                    dup |= e->muts.v[r.mut_first + m] == idx;
+                if (!dup) {
+                    if (PUSH(e->muts, idx))
+                        return -1;
+                    r.n_mut++;
+                }
+            }
+        }
+    }
+    for (uint32_t a = 0; a < op->n_out; a++) {
+        const et_arg *arg = &t->args[op->out_first + a];
+        for (uint32_t i = 0; i < arg->n; i++) {
+            const et_tensor *x = &t->tensors[arg->first + i];
+            if (!x->cuda) {
+                tot->cpu_tensors++;
+                continue;
+            }
+            any_cuda = 1;
+            uint32_t g, th;
+            int have_gen = et_map_get(&e->storages, x->storage_id, &g);
+            if (have_gen && et_map_get(&e->tensors, x->tensor_id, &th) &&
+                e->handles.v[th].gen == g && index_of(e, &r, th) >= 0)
+                continue; /* an input tensor returned (in-place ops return self) */
+            int alias = -1;
+            for (uint32_t j = 0; have_gen && j < r.n_in && alias < 0; j++)
+                if (e->handles.v[e->ins.v[r.in_first + j]].gen == g)
+                    alias = (int)j;
+            uint32_t h;
+            if (alias >= 0) { /* a view of input `alias` */
+                handle hd = {g, (uint32_t)e->recs.n};
+                h = (uint32_t)e->handles.n;
+                if (PUSH(e->handles, hd))
+                    return -1;
+                tot->aliases++;
+            } else {
+                if (have_gen) { /* the id came back: the old storage was freed */
+                    tot->storage_reuses++;
+                    if (e->gens.v[g].preexisting)
+                        e->gens.v[g].reused = 1;
+                }
+                if (new_gen(e, x->storage_id, extent(x), (uint32_t)e->recs.n, 0, &h))
+                    return -1;
+            }
+            if (et_map_put(&e->tensors, x->tensor_id, h))
+                return -1;
+            gmt_output o = {(uint64_t)h, extent(x), alias};
+            if (PUSH(e->outs, o))
+                return -1;
+            r.n_out++;
+        }
+    }
+    if (any_cuda && hidden_outputs(e, op, &r, tot))
+        return -1;
+    *kept = any_cuda;
+    if (!any_cuda) { /* a CPU-only op: nothing to simulate */
+        tot->ops_without_cuda++;
+        e->ins.n = r.in_first;
+        e->muts.n = r.mut_first;
+        return 0;
+    }
+    if (r.n_out == 0 && r.n_mut > 0)
+        r.kind = GMT_MUTATE;
+    else if (r.n_mut > 0) {
+        tot->mutations_in_calls++;
+        e->muts.n = r.mut_first;
+        r.n_mut = 0;
+    }
+    if (r.kind == GMT_MUTATE)
+        tot->mutates++;
+    else
+        tot->calls++;
+    return PUSH(e->recs, r);
+}
+
+static int is_constant(const et_events *e, uint64_t id)
+{
+    const gen *gp = &e->gens.v[e->handles.v[id - 1].gen];
+    return gp->preexisting && !gp->reused;
+}
+
+/* An in-place write to a constant (an optimizer step on a parameter) cannot be a MUTATE: the
+ * spec's MUTATE copies the storage and releases the old one, but a CONSTANT is pinned, so the
+ * parameters would stay resident twice. As synth's "transient" update does, such a write is a
+ * CALL whose outputs (the new values) die at once; the constant stays the pinned tensor. */
+static int constant_writes(et_events *e, rec *r, et_event_totals *tot)
+{
+    if (r->kind != GMT_MUTATE)
+        return 0;
+    uint32_t kept = 0;
+    r->tout_first = (uint32_t)e->touts.n;
+    for (uint32_t m = 0; m < r->n_mut; m++) {
+        uint32_t idx = e->muts.v[r->mut_first + m];
+        uint64_t id = e->ins.v[r->in_first + idx];
+        if (!is_constant(e, id)) {
+            e->muts.v[r->mut_first + kept++] = idx;
+            continue;
+        }
+        uint64_t tid = e->handles.n + e->touts.n + 1; /* ids past every handle's */
+        gmt_output o = {tid, e->gens.v[e->handles.v[id - 1].gen].size, -1};
+        if (PUSH(e->touts, o))
+            return -1;
+        r->n_tout++;
+        tot->constant_writes++;
+    }
+    r->n_mut = kept;
+    if (kept == 0) {
+        r->kind = GMT_CALL;
+        tot->mutates--;
+        tot->calls++;
+    } else {
+        e->touts.n = r->tout_first; /* a MUTATE of the rest; the constant's write is dropped */
+        r->n_tout = 0;
+    }
+    return 0;
+}
+
+/* Orders the events: START, constants, then per op its annotations, the step inputs it is the
+ * first to read, the op, and the releases of handles it used last. */
+static int order(et_events *e, const struct gmt_synth_gpu *gpu, et_event_totals *tot)
+{
+    size_t nh = e->handles.n, nr = e->recs.n;
+    uint32_t *rel_count = calloc(nr + 1, sizeof *rel_count);
+    uint32_t *rel = malloc((nh ? nh : 1) * sizeof *rel);
+    e->step_cost = calloc(e->gens.n + 1, sizeof *e->step_cost);
+    if (!rel_count || !rel || !e->step_cost) {
+        free(rel_count);
+        free(rel);
+        return -1;
+    }
+    int rc = PUSH(e->items, ((item){IT_START, 0}));
+    for (size_t g = 0; g < e->gens.n && !rc; g++) {
+        gen *gp = &e->gens.v[g];
+        if (gp->preexisting && !gp->reused) {
+            rc = PUSH(e->items, ((item){IT_CONST, gp->base}));
+            tot->constants++;
+            tot->constant_bytes += gp->size;
+        } else if (gp->preexisting) {
+            tot->step_inputs++;
+            e->step_cost[g] = gpu ? gmt_synth_h2d_cost_ns(gpu, (double)gp->size) : 0;
+        }
+    }
+    /* releases bucketed by the rec that used them last (counting sort) */
+    for (size_t h = 0; h < nh; h++) {
+        const gen *gp = &e->gens.v[e->handles.v[h].gen];
+        if (gp->preexisting && !gp->reused && gp->base == h)
+            continue; /* a constant lives throughout */
+        rel_count[e->handles.v[h].last_use + 1]++;
+    }
+    for (size_t k = 0; k < nr; k++)
+        rel_count[k + 1] += rel_count[k];
+    uint32_t *fill = calloc(nr + 1, sizeof *fill);
+    if (!fill)
+        rc = -1;
+    for (size_t h = 0; h < nh && !rc; h++) {
+        const gen *gp = &e->gens.v[e->handles.v[h].gen];
+        if (gp->preexisting && !gp->reused && gp->base == h)
+            continue;
+        uint32_t k = e->handles.v[h].last_use;
+        rel[rel_count[k] + fill[k]++] = (uint32_t)h;
+    }
+    /* step inputs bucketed by first use: at most one gen per handle, so scan gens per rec */
+    size_t gi = 0;
+    int in_backward = 0;
+    for (size_t k = 0; k < nr && !rc; k++) {
+        const et_op *op = &e->t->ops[e->recs.v[k].op];
+        if (e->recs.v[k].iter_start) {
+            rc |= PUSH(e->items, ((item){IT_ITER, 0}));
+            in_backward = 0;
+        }
+        if (op->backward && !in_backward) {
+            rc |= PUSH(e->items, ((item){IT_BWD, 0}));
+            in_backward = 1;
+            tot->backward_marks++;
+        }
+        for (; gi < e->gens.n && e->gens.v[gi].first_use <= k; gi++)
+            if (e->gens.v[gi].preexisting && e->gens.v[gi].reused)
+                rc |= PUSH(e->items, ((item){IT_STEPIN, (uint32_t)gi}));
+        rc |= constant_writes(e, &e->recs.v[k], tot);
+        rc |= PUSH(e->items, ((item){IT_OP, (uint32_t)k}));
+        for (uint32_t i = 0; i < e->recs.v[k].n_tout && !rc; i++)
+            rc |= PUSH(e->items, ((item){IT_RELEASE_ID, e->recs.v[k].tout_first + i}));
+        for (uint32_t i = rel_count[k]; i < rel_count[k + 1] && !rc; i++) {
+            rc |= PUSH(e->items, ((item){IT_RELEASE, rel[i]}));
+            tot->releases++;
+        }
+    }
+    free(fill);
+    free(rel_count);
+    free(rel);
+    return rc;
+}
+
+int et_events_build(const et_trace *t, const struct gmt_synth_gpu *gpu, et_events **out,
+                    et_event_totals *tot, gms_error *err)
+{
+    *out = NULL;
+    memset(tot, 0, sizeof *tot);
+    et_events *e = calloc(1, sizeof *e);
+    if (!e)
+        return gms_error_set(err, GMS_ENOMEM, "out of memory importing the Execution Trace");
+    e->t = t;
+    int rc = 0;
+    /* pending marks of ops left out move to the next op kept */
+    int iter = 0;
+    for (size_t k = 0; k < t->n_ops && !rc; k++) {
+        int kept = 0;
+        iter |= t->ops[k].iter_start;
+        rc = build_op(e, (uint32_t)k, tot, &kept);
+        if (!rc && kept && iter) {
+            e->recs.v[e->recs.n - 1].iter_start = 1;
+            iter = 0;
+        }
+    }
+    /* fresh outputs carry their storage's final size; handles become 1-based ids */
+    for (size_t i = 0; i < e->outs.n && !rc; i++) {
+        if (e->outs.v[i].alias_of < 0)
+            e->outs.v[i].size = e->gens.v[e->handles.v[e->outs.v[i].id].gen].size;
+        e->outs.v[i].id++;
+    }
+    for (size_t i = 0; i < e->ins.n; i++)
+        e->ins.v[i]++;
+    if (!rc)
+        rc = order(e, gpu, tot);
+    if (rc) {
+        et_events_free(e);
+        return gms_error_set(err, GMS_ENOMEM, "out of memory importing the Execution Trace");
+    }
+    tot->ops = e->recs.n;
+    *out = e;
+    return 0;
+}
+
+int et_events_next(et_events *e, gmt_event *ev)
+{
+    if (e->pos >= e->items.n)
+        return 0;
+    item it = e->items.v[e->pos++];
+    switch (it.kind) {
+    case IT_START:
+        gmt_event_init(ev, GMT_ANNOTATE);
+        ev->text = "START";
+        break;
+    case IT_ITER:
+        gmt_event_init(ev, GMT_ANNOTATE);
+        ev->text = "iteration";
+        break;
+    case IT_BWD:
+        gmt_event_init(ev, GMT_ANNOTATE);
+        ev->text = "BACKWARD";
+        break;
+    case IT_CONST:
+        gmt_event_init(ev, GMT_CONSTANT);
+        ev->id = (uint64_t)it.ref + 1;
+        ev->size = e->gens.v[e->handles.v[it.ref].gen].size;
+        break;
+    case IT_STEPIN: {
+        const gen *gp = &e->gens.v[it.ref];
+        gmt_event_init(ev, GMT_CALL);
+        ev->op = "et::step_input";
+        ev->dur_ns = e->step_cost[it.ref];
+        e->one_out = (gmt_output){(uint64_t)gp->base + 1, gp->size, -1};
+        ev->n_outputs = 1;
+        ev->outputs = &e->one_out;
+        break;
+    }
+    case IT_RELEASE:
+        gmt_event_init(ev, GMT_RELEASE);
+        ev->id = (uint64_t)it.ref + 1;
+        break;
+    case IT_RELEASE_ID:
+        gmt_event_init(ev, GMT_RELEASE);
+        ev->id = e->touts.v[it.ref].id;
+        break;
+    default: { /* IT_OP: handles are 0-based inside, ids 1-based outside */
+        const rec *r = &e->recs.v[it.ref];
+        const et_op *op = &e->t->ops[r->op];
+        gmt_event_init(ev, r->kind);
+        ev->op = op->name;
+        ev->dur_ns = op->dur_ns;
+        /* a pool nothing was pushed to is NULL: point into pools only for non-empty lists */
+        ev->n_inputs = r->n_in;
+        ev->inputs = r->n_in ? e->ins.v + r->in_first : NULL;
+        ev->n_outputs = r->n_tout ? r->n_tout : r->n_out;
+        ev->outputs = r->n_tout  ? e->touts.v + r->tout_first
+                      : r->n_out ? e->outs.v + r->out_first
+                                 : NULL;
+        ev->n_mutated = r->n_mut;
+        ev->mutated = r->n_mut ? e->muts.v + r->mut_first : NULL;
+        break;
+    }
+    }
+    return 1;
+}
+
+void et_events_free(et_events *e)
+{
+    if (!e)
+        return;
+    free(e->gens.v);
+    free(e->handles.v);
+    free(e->recs.v);
+    free(e->ins.v);
+    free(e->outs.v);
+    free(e->muts.v);
+    free(e->touts.v);
+    free(e->items.v);
+    free(e->step_cost);
+    et_map_free(&e->storages);
+    et_map_free(&e->tensors);
+    free(e);
+}

@@ -1,0 +1,138 @@
+/*
+ * import_et_source: an Execution Trace as one input of gmt_source (import_et.h): load, cost
+ * estimate, events, and the header metadata that says where it came from and what was left
+ * out.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gmt.h"
+#include "import_et.h"
+#include "synth.h"
+
+#define ET_META_MAX 32
+
+struct et_source {
+    et_trace *t;
+    et_events *ev;
+    const char *keys[ET_META_MAX];
+    char *values[ET_META_MAX];
+    size_t n_meta;
+};
+
+static int meta(et_source *s, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int meta(et_source *s, const char *key, const char *fmt, ...)
+{
+    if (s->n_meta == ET_META_MAX)
+        return -1;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char *v = n < 0 ? NULL : strdup(buf);
+    if (!v)
+        return -1;
+    s->keys[s->n_meta] = key;
+    s->values[s->n_meta++] = v;
+    return 0;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static int describe(et_source *s, const char *path, const gmt_synth_gpu *gpu,
+                    const et_cost_totals *c, const et_event_totals *e)
+{
+    const et_trace *t = s->t;
+    return meta(s, "source", "%s", base_name(path)) ||
+           meta(s, "producer", "pytorch-execution-trace") ||
+           meta(s, "source_format", "PyTorch Execution Trace") ||
+           meta(s, "et_schema", "%s", t->schema) || meta(s, "device", "cuda") ||
+           meta(s, "time_unit", "ns") ||
+           meta(s, "cost_source", "estimated: roofline from shapes on %s (no Kineto trace)",
+                gpu->key) ||
+           meta(s, "cost_gpu", "%s", gpu->name) ||
+           meta(s, "iterations", "%zu", t->iterations) ||
+           meta(s, "iteration_marker", "%s", t->iteration_marker[0] ? t->iteration_marker
+                                                                   : "none (one iteration)") ||
+           meta(s, "et_nodes", "%zu", t->nodes) || meta(s, "et_ops", "%zu", e->ops) ||
+           meta(s, "et_nested_ops_skipped", "%zu", t->nested_ops) ||
+           meta(s, "et_wrappers_skipped", "%zu", t->wrappers) ||
+           meta(s, "et_cpu_only_ops_skipped", "%zu", e->ops_without_cuda) ||
+           meta(s, "et_cpu_tensors_skipped", "%zu", e->cpu_tensors) ||
+           meta(s, "et_ops_estimated", "%zu", c->estimated) ||
+           meta(s, "et_ops_views", "%zu", c->views) ||
+           meta(s, "et_ops_without_cost", "%zu", c->uncosted) ||
+           meta(s, "et_constants", "%zu", e->constants) ||
+           meta(s, "et_constant_bytes", "%llu", (unsigned long long)e->constant_bytes) ||
+           meta(s, "et_step_inputs", "%zu", e->step_inputs) ||
+           meta(s, "et_mutations_in_calls", "%zu", e->mutations_in_calls) ||
+           meta(s, "et_constant_writes", "%zu", e->constant_writes) ||
+           meta(s, "et_storage_reuses", "%zu", e->storage_reuses) ||
+           meta(s, "et_nested_outputs", "%zu", e->nested_outputs) ||
+           meta(s, "releases", "after last use: a lower bound of the real lifetimes");
+}
+
+int et_source_open(const char *path, const char *gpu_key, et_source **out, gms_error *err)
+{
+    *out = NULL;
+    const gmt_synth_gpu *gpu = gmt_synth_gpu_find(gpu_key ? gpu_key : ET_DEFAULT_GPU);
+    if (!gpu)
+        return gms_error_set(err, GMS_EINVAL,
+                             "%s: unknown GPU \"%s\" for the cost estimate (known: h100, a100, "
+                             "v100, titanv)",
+                             path, gpu_key);
+    et_source *s = calloc(1, sizeof *s);
+    if (!s)
+        return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
+    et_cost_totals c;
+    et_event_totals e;
+    int rc = et_load(path, &s->t, err);
+    if (!rc)
+        rc = et_estimate_costs(s->t, gpu->key, &c, err);
+    if (!rc)
+        rc = et_events_build(s->t, gpu, &s->ev, &e, err);
+    if (!rc && describe(s, path, gpu, &c, &e))
+        rc = gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
+    if (rc) {
+        et_source_close(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+int et_source_next(et_source *s, gmt_event *ev)
+{
+    return et_events_next(s->ev, ev);
+}
+
+size_t et_source_meta_count(const et_source *s)
+{
+    return s->n_meta;
+}
+
+void et_source_meta_at(const et_source *s, size_t i, const char **key, const char **value)
+{
+    *key = s->keys[i];
+    *value = s->values[i];
+}
+
+void et_source_close(et_source *s)
+{
+    if (!s)
+        return;
+    et_events_free(s->ev);
+    et_trace_free(s->t);
+    for (size_t i = 0; i < s->n_meta; i++)
+        free(s->values[i]);
+    free(s);
+}
