@@ -139,8 +139,14 @@ static int probe_run(void *vctx, uint64_t budget, fit_probe *out, gms_error *err
     sim_result res;
     c->cfg.budget = budget;
     /* a plugin runs in a child process, as in sim and sweep: its crash is an error, not ours */
-    int rc = pol_plugin_path(c->cfg.policy) ? pol_run_isolated(c->r, &c->cfg, &res, err)
-                                            : sim_runner_run(c->r, &c->cfg, &res, err);
+    int rc;
+    if (pol_plugin_path(c->cfg.policy)) {
+        rc = pol_run_isolated(c->r, &c->cfg, &res, err);
+    } else {
+        pol_fork_gate_enter(); /* other threads may fork plugin runs (plugin_isolate.h) */
+        rc = sim_runner_run(c->r, &c->cfg, &res, err);
+        pol_fork_gate_leave();
+    }
     if (rc)
         return rc;
     out->status = (int)res.status;

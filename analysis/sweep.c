@@ -162,12 +162,14 @@ static void *worker_main(void *arg)
         gms_error_clear(&err);
         int rc = 0;
         size_t slot = it->trace % n_cache;
+        pol_fork_gate_enter(); /* allocating: no plugin fork meanwhile (sanitizer builds) */
         if (cached[slot] != it->trace) {
             sim_runner_free(cache[slot]);
             cache[slot] = NULL;
             cached[slot] = it->trace;
             rc = sim_runner_new(c->traces[it->trace].t, &cache[slot], &err);
         }
+        pol_fork_gate_leave();
         sim_runner *runner = cache[slot];
         sim_config cfg;
         sim_config_init(&cfg);
@@ -185,9 +187,13 @@ static void *worker_main(void *arg)
         /* a plugin policy (run key NAME@HASH) runs in a child process, so that a crash in
          * it fails this run only; built-in policies run here */
         int plugin = strchr(c->spec->policies[it->policy], '@') != NULL;
-        if (!rc)
-            rc = plugin ? pol_run_isolated(runner, &cfg, &it->res, &err)
-                        : sim_runner_run(runner, &cfg, &it->res, &err);
+        if (!rc && plugin) {
+            rc = pol_run_isolated(runner, &cfg, &it->res, &err);
+        } else if (!rc) {
+            pol_fork_gate_enter();
+            rc = sim_runner_run(runner, &cfg, &it->res, &err);
+            pol_fork_gate_leave();
+        }
         if (rc)
             cached[slot] = UINT32_MAX; /* rebuild the runner after a failure */
 
@@ -474,6 +480,7 @@ static int write_loop(sweep_ctx *c, store *s, sweep_progress *pg, double t0, gms
         pthread_mutex_unlock(&c->mu);
 
         if (head >= 0) {
+            pol_fork_gate_enter(); /* SQLite allocates (see plugin_isolate.h) */
             rc = store_begin(s, err);
             size_t ok = 0, failed = 0, oom = 0, n = 0;
             for (int i = head; !rc && i >= 0; i = c->items[i].next_done) {
@@ -499,6 +506,7 @@ static int write_loop(sweep_ctx *c, store *s, sweep_progress *pg, double t0, gms
                 if (sp->progress)
                     sp->progress(sp->progress_ctx, pg);
             }
+            pol_fork_gate_leave();
         }
         pthread_mutex_lock(&c->mu);
         if (rc) {

@@ -17,6 +17,7 @@
 #include "fit.h"
 #include "memory.h"
 #include "plugin.h"
+#include "plugin_isolate.h"
 #include "policy.h"
 #include "progress.h"
 #include "registry.h"
@@ -120,7 +121,9 @@ static void *worker(void *vctx)
     fit_ctx *c = vctx;
     sim_runner *r = NULL;
     gms_error err = {0};
+    pol_fork_gate_enter(); /* allocating while other threads may fork (plugin_isolate.h) */
     int rc = sim_runner_new(c->trace, &r, &err);
+    pol_fork_gate_leave();
     for (;;) {
         pthread_mutex_lock(&c->lock);
         size_t i = c->next < c->n_jobs && !c->failed && !rc ? c->next++ : SIZE_MAX;
@@ -139,7 +142,9 @@ static void *worker(void *vctx)
         }
         pthread_mutex_unlock(&c->lock);
     }
+    pol_fork_gate_enter();
     sim_runner_free(r);
+    pol_fork_gate_leave();
     return NULL;
 }
 

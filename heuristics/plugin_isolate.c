@@ -3,6 +3,7 @@
 #define _GNU_SOURCE /* pipe2, strsignal */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <limits.h> /* PIPE_BUF */
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +16,38 @@
 #include "plugin_isolate.h"
 #include "policy.h"
 #include "sim.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define GMS_FORK_GATE 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define GMS_FORK_GATE 1
+#endif
+#endif
+
+#ifdef GMS_FORK_GATE
+/* writers (forks) first, so that a fork is not starved by workers starting new runs */
+static pthread_rwlock_t fork_gate = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+void pol_fork_gate_enter(void)
+{
+    pthread_rwlock_rdlock(&fork_gate);
+}
+void pol_fork_gate_leave(void)
+{
+    pthread_rwlock_unlock(&fork_gate);
+}
+#define FORK_GATE_CLOSE() pthread_rwlock_wrlock(&fork_gate)
+#define FORK_GATE_OPEN() pthread_rwlock_unlock(&fork_gate)
+#else
+void pol_fork_gate_enter(void)
+{
+}
+void pol_fork_gate_leave(void)
+{
+}
+#define FORK_GATE_CLOSE() ((void)0)
+#define FORK_GATE_OPEN() ((void)0)
+#endif
 
 /* What the child sends back: one write, smaller than PIPE_BUF, so it arrives whole. */
 typedef struct {
@@ -59,7 +92,10 @@ int pol_run_isolated(sim_runner *r, const sim_config *cfg, sim_result *res, gms_
     if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0)
         return gms_error_set(err, GMS_EIO, "plugin '%s': cannot create a pipe: %s", name,
                              strerror(errno));
+    FORK_GATE_CLOSE();
     pid_t pid = fork();
+    if (pid != 0)
+        FORK_GATE_OPEN(); /* the child never touches the gate: it runs and _exits */
     if (pid < 0) {
         int e = errno;
         close(fds[0]);

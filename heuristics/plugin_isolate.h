@@ -24,4 +24,14 @@ struct sim_result;
 int pol_run_isolated(struct sim_runner *r, const struct sim_config *cfg, struct sim_result *res,
                      gms_error *err);
 
+/* The fork gate. glibc's malloc is safe across a fork from a multithreaded process (its
+ * fork handlers lock every arena first), but the sanitizers' allocator in the GCC 12 runtime
+ * is not: a child forked while another thread held its lock deadlocks in its first malloc.
+ * In sanitizer builds, threads that allocate while plugin runs may fork (sweep workers and
+ * its writer, fit's workers) bracket that work with enter/leave, and pol_run_isolated forks
+ * only when no thread is inside; in other builds these do nothing. Never call
+ * pol_run_isolated between enter and leave. */
+void pol_fork_gate_enter(void);
+void pol_fork_gate_leave(void);
+
 #endif

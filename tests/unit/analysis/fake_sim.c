@@ -118,6 +118,14 @@ int pol_run_isolated(sim_runner *r, const sim_config *cfg, sim_result *res, gms_
     return sim_runner_run(r, cfg, res, err);
 }
 
+void pol_fork_gate_enter(void)
+{
+}
+
+void pol_fork_gate_leave(void)
+{
+}
+
 void sim_runner_free(sim_runner *r)
 {
     free(r);
