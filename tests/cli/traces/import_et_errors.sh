@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Bad Execution Traces: a truncated gzip, JSON that is not an ET, an unknown schema major.
 # Each fails with a message naming the file and what to do, a non-zero exit, and no output.
-# Uses only the hand-made ET in the source tree.
+# Uses only the hand-made ET in the source tree, so it runs on a clone without ../shared.
+GMS_NO_SHARED=1
 . "$(dirname "$0")/common.sh"
 TINY=$GMS_SOURCE_DIR/tests/unit/traces/data/tiny_et.json
 mkdir -p "$T/in" "$T/out"
