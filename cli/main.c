@@ -10,8 +10,8 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"info", cmd_info, "summarize a trace (.gmt or DTR log): events, ops, baseline memory"},
-    {"convert", cmd_convert, "convert between DTR JSON logs and .gmt traces"},
+    {"info", cmd_info, "summarize a trace (.gmt, DTR log, PyTorch ET): events, ops, baseline memory"},
+    {"convert", cmd_convert, "convert DTR logs and PyTorch ETs to .gmt, and .gmt to DTR logs"},
     {"synth", cmd_synth, "generate a synthetic training trace (resnet, transformer, unet, mlp)"},
     {"sim", cmd_sim, "replay a trace under a memory budget with an eviction policy"},
     {"calibrate", cmd_calibrate, "find the per-op overhead that reproduces a measured slowdown"},
