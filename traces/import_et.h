@@ -119,9 +119,12 @@ void et_events_free(et_events *e);
 /* ---- the ET as one gmt_source input (import_et_source.c) --------------------------------- */
 typedef struct et_source et_source;
 
-/* Loads, estimates costs on gpu (NULL: the default, ET_DEFAULT_GPU) and builds events. */
+/* Loads, estimates costs on gpu (NULL: the default, ET_DEFAULT_GPU), replaces them with the
+ * measured ones of the Kineto trace at kineto (NULL: none, import_et_kineto.h) and builds
+ * events. */
 #define ET_DEFAULT_GPU "v100"
-int et_source_open(const char *path, const char *gpu, et_source **out, gms_error *err);
+int et_source_open(const char *path, const char *gpu, const char *kineto, et_source **out,
+                   gms_error *err);
 int et_source_next(et_source *s, struct gmt_event *ev);
 size_t et_source_meta_count(const et_source *s);
 void et_source_meta_at(const et_source *s, size_t i, const char **key, const char **value);
