@@ -170,8 +170,8 @@ static int convert(const char *input, const char *output, int to_log, const char
     }
     if ((gpu || kineto) && gmt_source_format(src) != GMT_FORMAT_PYTORCH_ET) {
         gmt_source_close(src);
-        cli_error(CMD, "%s: --gpu and --kineto apply to a PyTorch Execution Trace only (this trace has "
-                       "its own costs)", input);
+        cli_error(CMD, "%s: %s applies to a PyTorch Execution Trace only (this trace has "
+                       "its own costs)", input, gpu ? "--gpu" : "--kineto");
         return 2;
     }
     if (sink_open(&k, output, to_log, src, input, &err) != 0)

@@ -77,6 +77,11 @@ refuse() {
   expect_fail "$et + $k info" "$GMS_BIN" info "$ET/$et" --kineto "$ET/$k"
 }
 refuse resnet50_ddp_et.json.gz resnet18_30steps_kineto.json.gz
+expect_fail "resnet sim" "$GMS_BIN" sim "$ET/resnet50_ddp_et.json.gz" --kineto "$ET/resnet18_30steps_kineto.json.gz" --budget 0.5
+expect_err_matches "resnet sim" "resnet18_30steps_kineto.json.gz: this Kineto trace is not of the Execution Trace's run"
+# sim replays with the measured costs: its baseline is info's
+"$GMS_BIN" sim "$ET/linear_et.json.gz" --kineto "$ET/linear_kineto.json.gz" --budget 1.0 --json >"$T/sim.json" || fail "sim --kineto"
+python3 -c 'import json, sys; s, i = (json.load(open(f)) for f in sys.argv[1:]); assert s["baseline_compute"] == i["baseline_compute"] > 0' "$T/sim.json" "$T/linear.json" || fail "sim --kineto baseline differs from info --kineto"
 refuse linear_et.json.gz dlrm_rank0_kineto.json.gz
 
 # not a Kineto trace, and one without GPU events
