@@ -51,9 +51,18 @@ static long name_index(const kt_trace *k, const char *name)
     return hit ? hit - k->names : -1;
 }
 
+/* Microseconds as ns; values beyond 4e18 ns (126 years) read as 0, so ts + dur cannot wrap. */
 static int64_t ns(json_t *v)
 {
-    return json_is_number(v) ? (int64_t)llround(json_number_value(v) * 1000.0) : 0;
+    double x = json_is_number(v) ? json_number_value(v) * 1000.0 : 0;
+    return x > -4e18 && x < 4e18 ? (int64_t)llround(x) : 0;
+}
+
+/* qsort that accepts an empty, NULL array */
+static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(base, n, size, cmp);
 }
 
 static int64_t int_of(json_t *v)
@@ -200,7 +209,7 @@ static int collect(kt_trace *k, json_t *events, raw *r)
 /* Keeps the outermost op of each thread (an op inside another's interval is nested). */
 static void keep_outermost(raw *r)
 {
-    qsort(r->ops, r->n_ops, sizeof *r->ops, cmp_tid_ts);
+    sort(r->ops, r->n_ops, sizeof *r->ops, cmp_tid_ts);
     size_t kept = 0;
     for (size_t i = 0; i < r->n_ops; i++) {
         if (kept && r->ops[kept - 1].tid == r->ops[i].tid && r->ops[i].ts < r->ops[kept - 1].end)
@@ -246,17 +255,17 @@ static size_t step_of(const raw *r, int64_t ts)
 static int link(kt_trace *k, raw *r)
 {
     keep_outermost(r);
-    qsort(r->bounds, r->n_bounds, sizeof *r->bounds, cmp_i64);
+    sort(r->bounds, r->n_bounds, sizeof *r->bounds, cmp_i64);
     for (size_t i = 0; i < r->n_launches; i++)
         r->launches[i].op = holder(r, r->launches[i].tid, r->launches[i].ts);
-    qsort(r->launches, r->n_launches, sizeof *r->launches, cmp_corr);
+    sort(r->launches, r->n_launches, sizeof *r->launches, cmp_corr);
     size_t n_steps = r->n_bounds + 1;
     k->step_gpu = calloc(n_steps, sizeof *k->step_gpu);
     if (!k->step_gpu)
         return -1;
     for (size_t i = 0; i < r->n_gpu; i++) {
         kt_launch key = {.corr = r->gpu[i].corr};
-        const kt_launch *l = r->gpu[i].corr < 0 ? NULL
+        const kt_launch *l = r->gpu[i].corr < 0 || !r->n_launches ? NULL
                                                 : bsearch(&key, r->launches, r->n_launches,
                                                           sizeof *r->launches, cmp_corr);
         if (!l)
@@ -270,19 +279,17 @@ static int link(kt_trace *k, raw *r)
     }
     for (size_t i = 0; i < r->n_ops; i++)
         r->ops[i].step = (uint32_t)step_of(r, r->ops[i].ts);
-    qsort(r->ops, r->n_ops, sizeof *r->ops, cmp_ts);
-    /* steps that hold no joined op (a tail after the last boundary) are not steps */
+    sort(r->ops, r->n_ops, sizeof *r->ops, cmp_ts);
+    /* steps that hold no joined op (a tail after the last boundary) are not steps; by start
+     * time the ops' steps never decrease, and a kept step's index is at most its old one */
     size_t used = 0;
-    for (size_t s = 0; s < n_steps; s++) {
-        int any = 0;
-        for (size_t i = 0; i < r->n_ops && !any; i++)
-            any = r->ops[i].step == s;
-        if (!any)
-            continue;
-        for (size_t i = 0; i < r->n_ops; i++)
-            if (r->ops[i].step == s)
-                r->ops[i].step = (uint32_t)used;
-        k->step_gpu[used++] = k->step_gpu[s];
+    uint32_t prev = UINT32_MAX;
+    for (size_t i = 0; i < r->n_ops; i++) {
+        if (r->ops[i].step != prev) {
+            prev = r->ops[i].step;
+            k->step_gpu[used++] = k->step_gpu[prev];
+        }
+        r->ops[i].step = (uint32_t)(used - 1);
     }
     k->n_steps = used;
     k->ops = r->ops;
@@ -464,7 +471,7 @@ int et_kineto_join(et_trace *t, const kt_trace *k, const char *path, et_kineto_t
     tot->kineto_steps = one ? 1 : k->n_steps;
     number(ec, t->n_ops, k->n_names, count, one);
     number(kc, k->n_ops, k->n_names, count, one);
-    qsort(kc, k->n_ops, sizeof *kc, cmp_call);
+    sort(kc, k->n_ops, sizeof *kc, cmp_call);
     for (size_t i = 0; i < t->n_ops; i++) {
         et_op *op = &t->ops[i];
         if (!on_cuda(t, op))
@@ -492,8 +499,9 @@ int et_kineto_join(et_trace *t, const kt_trace *k, const char *path, et_kineto_t
         tot->matched++;
     }
     size_t n_steps = one ? 0 : k->n_steps;
-    memcpy(steps, k->step_gpu, n_steps * sizeof *steps);
-    qsort(steps, n_steps, sizeof *steps, cmp_u64);
+    if (n_steps)
+        memcpy(steps, k->step_gpu, n_steps * sizeof *steps);
+    sort(steps, n_steps, sizeof *steps, cmp_u64);
     tot->step_gpu_ns_median =
         one ? k->gpu_ns
             : (n_steps % 2 ? steps[n_steps / 2]
