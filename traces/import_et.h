@@ -12,8 +12,8 @@
  *                      (MUTATE), constants, per-step inputs, releases after the last use,
  *                      iteration and backward annotations;
  *   import_et_cost.c   the roofline estimate of each op's cost from its shapes.
- * A later Kineto join (measured costs) replaces import_et_cost's numbers in its own file: it
- * gets the et_trace (ops with their node id, rf_id, thread and name) before events are built.
+ * The Kineto join (import_et_kineto.h, `--kineto`) replaces import_et_cost's numbers with
+ * measured ones: it gets the et_trace (ops with their name and step) before events are built.
  */
 #ifndef IMPORT_ET_H
 #define IMPORT_ET_H
