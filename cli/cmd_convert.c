@@ -23,7 +23,8 @@ static const char *const CMD = "convert";
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: gpumemsim convert INPUT [-o OUTPUT] [--to gmt|dtr-log] [--gpu NAME] [--quiet]\n"
+            "usage: gpumemsim convert INPUT [-o OUTPUT] [--to gmt|dtr-log] [--gpu NAME]\n"
+            "                         [--kineto FILE] [--quiet]\n"
             "\n"
             "Converts a trace between the DTR JSON log format (one JSON object per line, as\n"
             "written by the DTR paper's instrumented PyTorch) and gpumemsim's .gmt format.\n"
@@ -36,6 +37,9 @@ static void usage(FILE *f)
             "  -t, --to FORMAT     gmt (default) or dtr-log\n"
             "  -g, --gpu NAME      a PyTorch Execution Trace's op costs are a roofline\n"
             "                      estimate on this GPU: h100, a100, v100 (default), titanv\n"
+            "  -k, --kineto FILE   a PyTorch Execution Trace's op costs measured instead: the\n"
+            "                      GPU time each op launched in the run's Kineto trace FILE\n"
+            "                      (docs/import-pytorch.md; refused when FILE is of another run)\n"
             "  -q, --quiet         no summary line or notes (warnings still go to stderr)\n"
             "  -h, --help          show this help\n"
             "\n"
@@ -151,7 +155,7 @@ static void sink_abort(sink *k)
 
 /* Copies every event of input into output. Returns 0 or 1 (message printed). */
 static int convert(const char *input, const char *output, int to_log, const char *gpu,
-                   int quiet)
+                   const char *kineto, int quiet)
 {
     gms_error err;
     gms_error_clear(&err);
@@ -159,15 +163,15 @@ static int convert(const char *input, const char *output, int to_log, const char
     sink k;
     memset(&k, 0, sizeof k);
     double t0 = now_s();
-    gmt_source_options opt = {gpu};
+    gmt_source_options opt = {gpu, kineto};
     if (gmt_source_open_with(input, &opt, &src, &err) != 0) {
         cli_error(CMD, "%s", err.msg);
         return 1;
     }
-    if (gpu && gmt_source_format(src) != GMT_FORMAT_PYTORCH_ET) {
+    if ((gpu || kineto) && gmt_source_format(src) != GMT_FORMAT_PYTORCH_ET) {
         gmt_source_close(src);
-        cli_error(CMD, "%s: --gpu applies to a PyTorch Execution Trace only (this trace has "
-                       "its own costs)", input);
+        cli_error(CMD, "%s: %s applies to a PyTorch Execution Trace only (this trace has "
+                       "its own costs)", input, gpu ? "--gpu" : "--kineto");
         return 2;
     }
     if (sink_open(&k, output, to_log, src, input, &err) != 0)
@@ -228,15 +232,16 @@ int cmd_convert(int argc, char **argv)
         {"to", required_argument, NULL, 't'},
         {"quiet", no_argument, NULL, 'q'},
         {"gpu", required_argument, NULL, 'g'},
+        {"kineto", required_argument, NULL, 'k'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *output = NULL, *to = "gmt", *gpu = NULL;
+    const char *output = NULL, *to = "gmt", *gpu = NULL, *kineto = NULL;
     int quiet = 0, c;
     optind = 1;
     opterr = 0;
     /* the leading ':' makes a missing value ':' rather than '?', so the two read apart */
-    while ((c = getopt_long(argc, argv, ":o:t:g:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:t:g:k:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             output = optarg;
@@ -249,6 +254,9 @@ int cmd_convert(int argc, char **argv)
             break;
         case 'g':
             gpu = optarg;
+            break;
+        case 'k':
+            kineto = optarg;
             break;
         case 'h':
             usage(stdout);
@@ -299,7 +307,7 @@ int cmd_convert(int argc, char **argv)
         cli_error(CMD, "output %s is the input file; choose another name with -o", output);
         rc = 2;
     } else {
-        rc = convert(input, output, to_log, gpu, quiet);
+        rc = convert(input, output, to_log, gpu, kineto, quiet);
     }
     free(def);
     return rc;

@@ -21,7 +21,7 @@ static const char *const CMD = "info";
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: gpumemsim info FILE [--json] [--ops]\n"
+            "usage: gpumemsim info FILE [--json] [--ops] [--kineto KINETO]\n"
             "\n"
             "Summarizes a trace (.gmt, DTR JSON log, Kineto memory trace or PyTorch Execution\n"
             "Trace, detected from the content; docs/import-pytorch.md): events by\n"
@@ -40,6 +40,8 @@ static void usage(FILE *f)
             "              ({count, max_depth}), layers ({source, iterations,\n"
             "              per_iteration} or null), annotations, meta, warning\n"
             "  --ops       also list every op name with its count, most frequent first\n"
+            "  --kineto KINETO  a PyTorch Execution Trace's op costs measured from the run's\n"
+            "              Kineto trace KINETO instead of estimated (docs/import-pytorch.md)\n"
             "  -h, --help  show this help\n"
             "\n"
             "example:\n"
@@ -48,6 +50,7 @@ static void usage(FILE *f)
 
 typedef struct info {
     const char *path;
+    const char *kineto; /* --kineto, or NULL */
     gmt_format format;
     gmt_stats *stats;
     /* header metadata, copied (the source is closed before printing) */
@@ -142,10 +145,18 @@ static void build(info *in, sim_trace_builder **b, const gmt_event *ev, gms_erro
 static int scan(info *in, gms_error *err, gms_error *sim_err)
 {
     gmt_source *src;
-    int rc = gmt_source_open(in->path, &src, err);
+    gmt_source_options opt = {NULL, in->kineto};
+    int rc = gmt_source_open_with(in->path, &opt, &src, err);
     if (rc != 0)
         return rc;
     in->format = gmt_source_format(src);
+    if (in->kineto && in->format != GMT_FORMAT_PYTORCH_ET) {
+        gmt_source_close(src);
+        return gms_error_set(err, GMS_EINVAL,
+                             "%s: --kineto applies to a PyTorch Execution Trace only (this "
+                             "trace has its own costs)",
+                             in->path);
+    }
     in->stats = gmt_stats_new();
     sim_trace_builder *b = NULL;
     if (!in->stats || (rc = sim_trace_builder_new(&b, err)) != 0) {
@@ -367,13 +378,15 @@ int cmd_info(int argc, char **argv)
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},
         {"ops", no_argument, NULL, 'p'},
+        {"kineto", required_argument, NULL, 'k'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int as_json = 0, list_ops = 0, c;
+    const char *kineto = NULL;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'j':
             as_json = 1;
@@ -381,9 +394,15 @@ int cmd_info(int argc, char **argv)
         case 'p':
             list_ops = 1;
             break;
+        case 'k':
+            kineto = optarg;
+            break;
         case 'h':
             usage(stdout);
             return 0;
+        case ':':
+            cli_error(CMD, "option '%s' needs a value (see --help)", argv[optind - 1]);
+            return 2;
         default:
             cli_error(CMD, "unknown option '%s' (see --help)", argv[optind - 1]);
             return 2;
@@ -404,6 +423,7 @@ int cmd_info(int argc, char **argv)
     info in;
     memset(&in, 0, sizeof in);
     in.path = argv[optind];
+    in.kineto = kineto;
     gms_error err;
     gms_error_clear(&err);
     /* A trace that parses but cannot be replayed still gets its summary, then the error. */

@@ -91,6 +91,8 @@ static void usage(FILE *f)
             "                      frag_ratio, cost_model, ops_executed, candidates,\n"
             "                      op_overhead_ns, search_ns, evict_ns; with --seeds: seeds;\n"
             "                      with --budget-band: budget_band)\n"
+            "  --kineto FILE       a PyTorch Execution Trace's op costs measured from the\n"
+            "                      run's Kineto trace FILE (docs/import-pytorch.md)\n"
             "  --perfetto FILE     also write the run as Chrome trace-event JSON, for\n"
             "                      ui.perfetto.dev or chrome://tracing: op and\n"
             "                      rematerialization slices, evictions, resident memory and\n"
@@ -128,6 +130,7 @@ enum {
     OPT_SEEDS,
     OPT_BAND,
     OPT_PERFETTO,
+    OPT_KINETO,
 };
 
 
@@ -321,11 +324,12 @@ int cmd_sim(int argc, char **argv)
         {"seeds", required_argument, NULL, OPT_SEEDS},
         {"budget-band", required_argument, NULL, OPT_BAND},
         {"perfetto", required_argument, NULL, OPT_PERFETTO},
+        {"kineto", required_argument, NULL, OPT_KINETO},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *policy = "dtr", *budget_s = NULL, *allocator = "ideal", *alloc_conf = NULL;
-    const char *perfetto = NULL;
+    const char *perfetto = NULL, *kineto = NULL;
     const char *run_opt = NULL; /* the last single-run option given, for --reference-table */
     sim_config cfg;
     sim_config_init(&cfg);
@@ -447,6 +451,9 @@ int cmd_sim(int argc, char **argv)
             }
             run_opt = "--budget-band";
             break;
+        case OPT_KINETO:
+            kineto = optarg;
+            break;
         case OPT_PERFETTO:
             if (!*optarg || strcmp(optarg, "-") == 0) {
                 cli_error(CMD, "--perfetto '%s': give a file name for the trace-event JSON "
@@ -540,7 +547,13 @@ int cmd_sim(int argc, char **argv)
     const char *trace = chain ? "(synthetic chain)" : argv[optind];
     sim_trace *t;
     gms_error err = {0};
-    int rc = chain ? sim_trace_chain(chain, &t, &err) : sim_trace_load(trace, &t, &err);
+    if (chain && kineto) {
+        cli_error(CMD, "--kineto measures the costs of a PyTorch Execution Trace; a --chain has "
+                       "no trace to join with");
+        return 2;
+    }
+    int rc = chain ? sim_trace_chain(chain, &t, &err)
+                   : sim_trace_load_kineto(trace, kineto, &t, &err);
     if (rc) {
         cli_error(CMD, "%s", err.msg);
         return 1;

@@ -36,6 +36,7 @@ for t in "${targets[@]}"; do
     fuzz_gmt_reader) cp -n "$seeds"/*.gmt "$corpus"/ ;;
     fuzz_gmt_frames) cp -n "$seeds"/*.frames "$corpus"/ ;;
     fuzz_import_et) cp -n tests/unit/traces/data/*.json "$corpus"/ ;;
+    fuzz_import_et_kineto) cp -n tests/unit/traces/data/tiny_kineto.json "$corpus"/ ;;
     *) cp -n "$seeds"/*.gmt "$seeds"/*.log "$corpus"/ 2>/dev/null || true ;;
   esac
   echo "== $t: ${secs}s"

@@ -9,13 +9,26 @@
 
 int sim_trace_load(const char *path, sim_trace **out, gms_error *err)
 {
+    return sim_trace_load_kineto(path, NULL, out, err);
+}
+
+int sim_trace_load_kineto(const char *path, const char *kineto, sim_trace **out, gms_error *err)
+{
     *out = NULL;
     if (!path)
         return gms_error_set(err, GMS_EINVAL, "sim_trace_load: NULL path");
     gmt_source *src;
-    int rc = gmt_source_open(path, &src, err);
+    gmt_source_options opt = {NULL, kineto};
+    int rc = gmt_source_open_with(path, &opt, &src, err);
     if (rc)
         return rc;
+    if (kineto && gmt_source_format(src) != GMT_FORMAT_PYTORCH_ET) {
+        gmt_source_close(src);
+        return gms_error_set(err, GMS_EINVAL,
+                             "%s: --kineto applies to a PyTorch Execution Trace only (this "
+                             "trace has its own costs)",
+                             path);
+    }
     sim_trace_builder *b;
     rc = sim_trace_builder_new(&b, err);
     if (rc) {

@@ -147,6 +147,7 @@ int gmt_source_open(const char *path, gmt_source **out, gms_error *err);
 /* Settings of the importers that need them; NULL or zeroed fields take each default. */
 typedef struct gmt_source_options {
     const char *gpu; /* importers that estimate op costs (PyTorch ET): one of synth's GPUs */
+    const char *kineto; /* PyTorch ET: the run's Kineto trace, for measured op costs */
 } gmt_source_options;
 int gmt_source_open_with(const char *path, const gmt_source_options *opt, gmt_source **out,
                          gms_error *err);

@@ -12,8 +12,8 @@
  *                      (MUTATE), constants, per-step inputs, releases after the last use,
  *                      iteration and backward annotations;
  *   import_et_cost.c   the roofline estimate of each op's cost from its shapes.
- * A later Kineto join (measured costs) replaces import_et_cost's numbers in its own file: it
- * gets the et_trace (ops with their node id, rf_id, thread and name) before events are built.
+ * The Kineto join (import_et_kineto.h, `--kineto`) replaces import_et_cost's numbers with
+ * measured ones: it gets the et_trace (ops with their name and step) before events are built.
  */
 #ifndef IMPORT_ET_H
 #define IMPORT_ET_H
@@ -119,9 +119,12 @@ void et_events_free(et_events *e);
 /* ---- the ET as one gmt_source input (import_et_source.c) --------------------------------- */
 typedef struct et_source et_source;
 
-/* Loads, estimates costs on gpu (NULL: the default, ET_DEFAULT_GPU) and builds events. */
+/* Loads, estimates costs on gpu (NULL: the default, ET_DEFAULT_GPU), replaces them with the
+ * measured ones of the Kineto trace at kineto (NULL: none, import_et_kineto.h) and builds
+ * events. */
 #define ET_DEFAULT_GPU "v100"
-int et_source_open(const char *path, const char *gpu, et_source **out, gms_error *err);
+int et_source_open(const char *path, const char *gpu, const char *kineto, et_source **out,
+                   gms_error *err);
 int et_source_next(et_source *s, struct gmt_event *ev);
 size_t et_source_meta_count(const et_source *s);
 void et_source_meta_at(const et_source *s, size_t i, const char **key, const char **value);

@@ -10,9 +10,10 @@
 
 #include "gmt.h"
 #include "import_et.h"
+#include "import_et_kineto.h"
 #include "synth.h"
 
-#define ET_META_MAX 32
+#define ET_META_MAX 48
 
 struct et_source {
     et_trace *t;
@@ -48,18 +49,45 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* The cost lines: estimated (no Kineto trace) or measured (the join's totals). */
+static int describe_costs(et_source *s, const gmt_synth_gpu *gpu, const char *kineto,
+                          const et_kineto_totals *k, const et_cost_totals *c)
+{
+    if (!kineto)
+        return meta(s, "cost_source", "estimated: roofline from shapes on %s (no Kineto trace)",
+                    gpu->key) ||
+               meta(s, "cost_gpu", "%s", gpu->name) ||
+               meta(s, "et_ops_estimated", "%zu", c->estimated) ||
+               meta(s, "et_ops_views", "%zu", c->views) ||
+               meta(s, "et_ops_without_cost", "%zu", c->uncosted);
+    return meta(s, "cost_source",
+                "measured: GPU time of the kernels, memcpys and memsets each op launched, "
+                "Kineto trace %s, %s join",
+                base_name(kineto), k->join) ||
+           meta(s, "cost_gpu", "%s", k->device) || meta(s, "kineto_join", "%s", k->join) ||
+           meta(s, "kineto_steps", "%zu", k->kineto_steps) ||
+           meta(s, "kineto_gpu_events", "%zu", k->gpu_events) ||
+           meta(s, "kineto_gpu_ns", "%llu", (unsigned long long)k->gpu_ns) ||
+           meta(s, "kineto_gpu_events_joined", "%zu", k->gpu_events_linked) ||
+           meta(s, "kineto_gpu_ns_joined", "%llu", (unsigned long long)k->gpu_ns_linked) ||
+           meta(s, "kineto_step_gpu_ns_median", "%llu",
+                (unsigned long long)k->step_gpu_ns_median) ||
+           meta(s, "et_ops_measured", "%zu", k->matched) ||
+           meta(s, "et_ops_without_cost", "%zu", k->unmatched) ||
+           meta(s, "step_input_costs", "estimated on %s (copies made before the trace)",
+                gpu->key);
+}
+
 static int describe(et_source *s, const char *path, const gmt_synth_gpu *gpu,
-                    const et_cost_totals *c, const et_event_totals *e)
+                    const char *kineto, const et_kineto_totals *k, const et_cost_totals *c,
+                    const et_event_totals *e)
 {
     const et_trace *t = s->t;
     return meta(s, "source", "%s", base_name(path)) ||
            meta(s, "producer", "pytorch-execution-trace") ||
            meta(s, "source_format", "PyTorch Execution Trace") ||
            meta(s, "et_schema", "%s", t->schema) || meta(s, "device", "cuda") ||
-           meta(s, "time_unit", "ns") ||
-           meta(s, "cost_source", "estimated: roofline from shapes on %s (no Kineto trace)",
-                gpu->key) ||
-           meta(s, "cost_gpu", "%s", gpu->name) ||
+           meta(s, "time_unit", "ns") || describe_costs(s, gpu, kineto, k, c) ||
            meta(s, "iterations", "%zu", t->iterations) ||
            meta(s, "iteration_marker", "%s", t->iteration_marker[0] ? t->iteration_marker
                                                                    : "none (one iteration)") ||
@@ -68,9 +96,6 @@ static int describe(et_source *s, const char *path, const gmt_synth_gpu *gpu,
            meta(s, "et_wrappers_skipped", "%zu", t->wrappers) ||
            meta(s, "et_cpu_only_ops_skipped", "%zu", e->ops_without_cuda) ||
            meta(s, "et_cpu_tensors_skipped", "%zu", e->cpu_tensors) ||
-           meta(s, "et_ops_estimated", "%zu", c->estimated) ||
-           meta(s, "et_ops_views", "%zu", c->views) ||
-           meta(s, "et_ops_without_cost", "%zu", c->uncosted) ||
            meta(s, "et_constants", "%zu", e->constants) ||
            meta(s, "et_constant_bytes", "%llu", (unsigned long long)e->constant_bytes) ||
            meta(s, "et_step_inputs", "%zu", e->step_inputs) ||
@@ -81,7 +106,8 @@ static int describe(et_source *s, const char *path, const gmt_synth_gpu *gpu,
            meta(s, "releases", "after last use: a lower bound of the real lifetimes");
 }
 
-int et_source_open(const char *path, const char *gpu_key, et_source **out, gms_error *err)
+int et_source_open(const char *path, const char *gpu_key, const char *kineto, et_source **out,
+                   gms_error *err)
 {
     *out = NULL;
     const gmt_synth_gpu *gpu = gmt_synth_gpu_find(gpu_key ? gpu_key : ET_DEFAULT_GPU);
@@ -98,9 +124,18 @@ int et_source_open(const char *path, const char *gpu_key, et_source **out, gms_e
     int rc = et_load(path, &s->t, err);
     if (!rc)
         rc = et_estimate_costs(s->t, gpu->key, &c, err);
+    et_kineto_totals k;
+    memset(&k, 0, sizeof k);
+    if (!rc && kineto) {
+        kt_trace *kt = NULL;
+        rc = kt_load(kineto, s->t, &kt, err);
+        if (!rc)
+            rc = et_kineto_join(s->t, kt, kineto, &k, err);
+        kt_free(kt);
+    }
     if (!rc)
         rc = et_events_build(s->t, gpu, &s->ev, &e, err);
-    if (!rc && describe(s, path, gpu, &c, &e))
+    if (!rc && describe(s, path, gpu, kineto, &k, &c, &e))
         rc = gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
     if (rc) {
         et_source_close(s);

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The Kineto join (traces/import_et_kineto.c, docs/import-pytorch.md): measured op costs.
+#  - DLRM (the same step in both files): one to one; the summed op costs are within 2% of the
+#    GPU time (kernels, memcpys, memsets) launched inside the ET's operators, computed here
+#    from the Kineto file alone, and within 2.5% of all the trace's GPU time (the rest is
+#    FBGEMM backward kernels launched by autograd nodes outside any operator);
+#  - linear (1 ET step, 40 Kineto steps): step by step; the step's cost is within 5% of the
+#    median Kineto step's GPU time (steps end with Optimizer.step, launches counted by time);
+#  - the ResNet-50 ET with the ResNet-18 Kineto trace, and the linear ET with DLRM's Kineto
+#    trace (another run), are refused: the Kineto file named, a non-zero exit, no output.
+. "$(dirname "$0")/common.sh"
+ET=$GMS_SHARED_DIR/traces/pytorch-et
+[ -d "$ET" ] || fail "missing test data $ET"
+mkdir -p "$T/out"
+
+"$GMS_BIN" info --json "$ET/dlrm_rank0_et.json.gz" --kineto "$ET/dlrm_rank0_kineto.json.gz" \
+  >"$T/dlrm.json" || fail "info dlrm --kineto"
+"$GMS_BIN" info --json "$ET/linear_et.json.gz" --kineto "$ET/linear_kineto.json.gz" \
+  >"$T/linear.json" || fail "info linear --kineto"
+python3 - "$ET" "$T/dlrm.json" "$T/linear.json" <<'PY' || fail "kineto join numbers"
+import gzip, json, statistics, sys
+et_dir, dlrm_info, linear_info = sys.argv[1:]
+
+def kineto(name):
+    return json.load(gzip.open(f"{et_dir}/{name}_kineto.json.gz"))["traceEvents"]
+
+def gpu_with_launch(ev):
+    rt = {e["args"]["correlation"]: e for e in ev if e.get("cat") == "cuda_runtime"}
+    return [(g, rt.get(g["args"].get("correlation"))) for g in ev
+            if g.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+
+# DLRM: one step in both
+d = json.load(open(dlrm_info))
+assert d["meta"]["kineto_join"] == "one to one", d["meta"]
+ev = kineto("dlrm_rank0")
+et = json.load(gzip.open(f"{et_dir}/dlrm_rank0_et.json.gz"))
+op_names = {n["name"] for n in et["nodes"] if n.get("op_schema")}
+cpu = [e for e in ev if e.get("cat") == "cpu_op" and e["name"] in op_names]
+all_ns = in_ops_ns = 0
+for g, r in gpu_with_launch(ev):
+    all_ns += g["dur"] * 1000
+    if r and any(c["tid"] == r["tid"] and c["ts"] <= r["ts"] <= c["ts"] + c["dur"] for c in cpu):
+        in_ops_ns += g["dur"] * 1000
+cost = d["baseline_compute"]
+print(f"dlrm: ops {cost} ns, GPU time in ET operators {in_ops_ns} ns ({cost / in_ops_ns - 1:+.2%}),"
+      f" all GPU time {all_ns} ns ({cost / all_ns - 1:+.2%})")
+assert abs(cost / in_ops_ns - 1) <= 0.02
+assert abs(cost / all_ns - 1) <= 0.025
+assert int(d["meta"]["kineto_gpu_ns"]) == all_ns
+uncosted = int(d["meta"]["et_ops_without_cost"])
+assert uncosted <= 0.02 * int(d["meta"]["et_ops"]), uncosted
+
+# linear: 1 ET step against 40 Kineto steps
+d = json.load(open(linear_info))
+assert d["meta"]["kineto_join"] == "step by step" and d["meta"]["kineto_steps"] == "40", d["meta"]
+ev = kineto("linear")
+ends = sorted(e["ts"] + e["dur"] for e in ev
+              if e.get("cat") == "user_annotation" and e["name"].startswith("Optimizer.step"))
+steps = [0] * (len(ends) + 1)
+for g, r in gpu_with_launch(ev):
+    steps[sum(1 for t in ends if t <= r["ts"])] += g["dur"] * 1000
+steps = [s for s in steps if s]
+assert len(steps) == 40, len(steps)
+med = statistics.median(steps)
+cost = d["baseline_compute"]
+print(f"linear: step {cost} ns, median Kineto step {med:.0f} ns ({cost / med - 1:+.2%})")
+assert abs(cost / med - 1) <= 0.05
+assert d["meta"]["et_ops_without_cost"] == "0"
+PY
+
+# refused: another model, and another run; convert leaves no file, info fails too
+refuse() {
+  local et=$1 k=$2
+  expect_fail "$et + $k convert" "$GMS_BIN" convert "$ET/$et" --kineto "$ET/$k" -o "$T/out/x.gmt"
+  expect_err_matches "$et + $k" "$ET/$k: this Kineto trace is not of the Execution Trace's run: only [0-9]+ of [0-9]+ ET ops .*pass the Kineto trace torch.profiler recorded with this ET"
+  [ -z "$(ls -A "$T/out")" ] || fail "$et + $k: left files behind: $(ls -A "$T/out")"
+  expect_fail "$et + $k info" "$GMS_BIN" info "$ET/$et" --kineto "$ET/$k"
+}
+refuse resnet50_ddp_et.json.gz resnet18_30steps_kineto.json.gz
+expect_fail "resnet sim" "$GMS_BIN" sim "$ET/resnet50_ddp_et.json.gz" --kineto "$ET/resnet18_30steps_kineto.json.gz" --budget 0.5
+expect_err_matches "resnet sim" "resnet18_30steps_kineto.json.gz: this Kineto trace is not of the Execution Trace's run"
+# sim replays with the measured costs: its baseline is info's
+"$GMS_BIN" sim "$ET/linear_et.json.gz" --kineto "$ET/linear_kineto.json.gz" --budget 1.0 --json >"$T/sim.json" || fail "sim --kineto"
+python3 -c 'import json, sys; s, i = (json.load(open(f)) for f in sys.argv[1:]); assert s["baseline_compute"] == i["baseline_compute"] > 0' "$T/sim.json" "$T/linear.json" || fail "sim --kineto baseline differs from info --kineto"
+refuse linear_et.json.gz dlrm_rank0_kineto.json.gz
+
+# not a Kineto trace, and one without GPU events
+printf '{"schema": 1}\n' >"$T/notk.json"
+expect_fail "not kineto" "$GMS_BIN" convert "$ET/linear_et.json.gz" --kineto "$T/notk.json" -o "$T/out/x.gmt"
+expect_err_matches "not kineto" "$T/notk.json: not a Kineto trace"
+printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "ts": 1, "dur": 2, "tid": 1}]}\n' >"$T/nogpu.json"
+expect_fail "no gpu" "$GMS_BIN" convert "$ET/linear_et.json.gz" --kineto "$T/nogpu.json" -o "$T/out/x.gmt"
+expect_err_matches "no gpu" "$T/nogpu.json: the Kineto trace holds no GPU kernel"
+[ -z "$(ls -A "$T/out")" ] || fail "left files behind: $(ls -A "$T/out")"
+# a trace with its own costs takes no --kineto
+expect_fail "gmt --kineto" "$GMS_BIN" convert "$T/dlrm.json" --kineto "$T/nogpu.json" -o "$T/out/y.gmt"
+echo ok
