@@ -180,6 +180,14 @@ int cmd_sweep(int argc, char **argv)
                            "draw a run's memory over time with 'gpumemsim plot timeline TRACE "
                            "--policy P --budget B -o CHART', which replays it exactly");
             goto out;
+        } else if (strcmp(a, "--kineto") == 0) {
+            /* a store keys runs by the trace file's content: an ET swept with and without its
+             * Kineto timings would share one key; a converted .gmt has its own */
+            cli_error(cmd, "--kineto is not a sweep option: convert the Execution Trace with its "
+                           "timings first ('gpumemsim convert ET.json.gz --kineto K.json.gz -o "
+                           "ET.gmt') and sweep the .gmt, whose run keys then say which costs "
+                           "were used");
+            goto out;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             quiet = 1;
         } else if (a[0] == '-' && a[1]) {

@@ -94,4 +94,9 @@ expect_err_matches "no gpu" "$T/nogpu.json: the Kineto trace holds no GPU kernel
 [ -z "$(ls -A "$T/out")" ] || fail "left files behind: $(ls -A "$T/out")"
 # a trace with its own costs takes no --kineto
 expect_fail "gmt --kineto" "$GMS_BIN" convert "$T/dlrm.json" --kineto "$T/nogpu.json" -o "$T/out/y.gmt"
+# sweep takes no --kineto, and says what to do instead; it creates no store
+expect_fail "sweep --kineto" "$GMS_BIN" sweep "$ET/linear_et.json.gz" --kineto "$T/nogpu.json" \
+  --db "$T/out/s.db"
+expect_err_matches "sweep --kineto" "convert the Execution Trace with its timings first"
+[ -z "$(ls -A "$T/out")" ] || fail "sweep --kineto left files behind: $(ls -A "$T/out")"
 echo ok
