@@ -16,8 +16,6 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <zlib.h>
 
 #include "import_et_map.h"
 #include "import_et_scan.h"
@@ -44,22 +42,9 @@ typedef struct walk {
 
 int et_sniff(const char *path)
 {
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-        return 0;
-    gzFile g = gzopen(path, "rb");
-    if (!g)
-        return 0;
     char head[4097];
-    int n = gzread(g, head, sizeof head - 1);
-    gzclose(g);
-    if (n <= 0)
-        return 0;
-    head[n] = '\0';
-    const char *p = head;
-    while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
-        p++;
-    if (*p != '{' || strstr(p, "\"traceEvents\""))
+    const char *p = kmem_read_head(path, head, sizeof head);
+    if (!p || *p != '{' || strstr(p, "\"traceEvents\""))
         return 0;
     /* the observer writes "schema" first; a DTR log line or a Kineto trace never has it */
     return strstr(p, "\"schema\"") != NULL ||

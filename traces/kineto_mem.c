@@ -2,6 +2,7 @@
 #include "kineto_mem.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,25 +66,30 @@ int kmem_read_file(const char *path, char **buf, size_t *len, gms_error *err)
     return 0;
 }
 
-int kmem_sniff(const char *path)
+const char *kmem_read_head(const char *path, char *buf, size_t len)
 {
-    /* only regular files: reading ahead would eat a pipe's bytes that another reader needs */
     struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-        return 0;
+    if (len < 2 || len - 1 > INT_MAX || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return NULL;
     gzFile g = gzopen(path, "rb");
     if (!g)
-        return 0;
-    char head[4097];
-    int n = gzread(g, head, sizeof head - 1);
+        return NULL;
+    int n = gzread(g, buf, (unsigned)(len - 1));
     gzclose(g);
     if (n <= 0)
-        return 0;
-    head[n] = '\0';
-    const char *p = head;
+        return NULL;
+    buf[n] = '\0';
+    const char *p = buf;
     while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
         p++;
-    if (*p != '{')
+    return p;
+}
+
+int kmem_sniff(const char *path)
+{
+    char head[4097];
+    const char *p = kmem_read_head(path, head, sizeof head);
+    if (!p || *p != '{')
         return 0;
     /* a Chrome trace object names its keys early; a DTR log line never has these */
     return strstr(p, "\"traceEvents\"") || strstr(p, "\"schemaVersion\"") ||

@@ -58,6 +58,12 @@ void kmem_free(kmem_trace *k);
 /* Reads a whole file, gunzipping it when it is gzip-compressed. */
 int kmem_read_file(const char *path, char **buf, size_t *len, gms_error *err);
 
+/* For sniffers: reads up to len - 1 bytes of the start of a regular file (plain or gzip)
+ * into buf, NUL-terminated, and returns where its text starts after white space; NULL when
+ * the file is no regular file or cannot be read (reading ahead would eat a pipe's bytes that
+ * another reader needs). */
+const char *kmem_read_head(const char *path, char *buf, size_t len);
+
 #endif
 
 /* ---- the trace as .gmt events (kineto_mem_events.c) ------------------------------------- */
