@@ -252,16 +252,9 @@ int cmd_calibrate(int argc, char **argv)
                   !budget_s ? "--budget" : "--measured");
         return 2;
     }
-    cfg.policy = pol_find(policy);
-    if (!cfg.policy && pol_is_path(policy)) {
-        gms_error perr = {0};
-        if (pol_resolve(policy, &cfg.policy, &perr) != 0) {
-            cli_error(CMD, "%s", perr.msg);
-            return 2;
-        }
-    }
-    if (!cfg.policy) {
-        cli_error(CMD, "unknown policy '%s' (see gpumemsim sim --list-policies)", policy);
+    gms_error perr = {0};
+    if (pol_resolve(policy, &cfg.policy, &perr) != 0) { /* a built-in name or a plugin .so */
+        cli_error(CMD, "%s", perr.msg);
         return 2;
     }
     if (cfg.policy->needs & SIM_NEEDS_ADDRESSES) {

@@ -108,6 +108,9 @@ out=$("$GMS_BIN" calibrate "$LOG" --budget 10GB 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q -- "--measured is required" || fail "calibrate no measured: $rc $out"
 out=$("$GMS_BIN" calibrate "$LOG" --budget 10GB --measured 0.9 2>&1); rc=$?
 [ $rc -eq 2 ] || fail "calibrate measured < 1: $rc $out"
+out=$("$GMS_BIN" calibrate "$LOG" --budget 10GB --measured 1.2 --policy nope 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "unknown policy 'nope'; valid policies: dtr" \
+  || fail "calibrate unknown policy: $rc $out"
 out=$("$GMS_BIN" calibrate "$LOG" --budget 1MB --measured 1.5 2>&1); rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "status oom" || fail "calibrate at an impossible budget: $rc $out"
 "$GMS_BIN" calibrate --help | grep -q "usage: gpumemsim calibrate" || fail "calibrate --help"
