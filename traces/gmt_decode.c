@@ -93,6 +93,27 @@ static int get_text(const uint8_t **pp, const uint8_t *end, char *dst, const cha
     return 0;
 }
 
+/* Appends a copy of text to a table of strings (op names, scope names); the copy, or NULL when
+ * out of memory (the table is then unchanged). */
+static char *table_append(char ***tab, uint64_t *n, uint64_t *cap, const char *text)
+{
+    if (*n == *cap) {
+        uint64_t ncap = *cap ? *cap * 2 : 64;
+        char **nt = realloc(*tab, (size_t)ncap * sizeof *nt);
+        if (!nt)
+            return NULL;
+        *tab = nt;
+        *cap = ncap;
+    }
+    size_t len = strlen(text);
+    char *s = malloc(len + 1);
+    if (!s)
+        return NULL;
+    memcpy(s, text, len + 1);
+    (*tab)[(*n)++] = s;
+    return s;
+}
+
 /* Reads a string-table reference; a reference to the next free index defines the entry. */
 static int get_str(gmt_decoder *d, const uint8_t **pp, const uint8_t *end, const char **out,
                    char *what, size_t what_len, gmt_kind kind)
@@ -113,26 +134,14 @@ static int get_str(gmt_decoder *d, const uint8_t **pp, const uint8_t *end, const
     const char *why;
     if (get_text(pp, end, d->text, &why))
         FAIL("%s: new string %llu %s", gmt_kind_name(kind), (unsigned long long)k, why);
-    if (d->n_strings == d->cap_strings) {
-        uint64_t ncap = d->cap_strings ? d->cap_strings * 2 : 64;
-        char **ns = realloc(d->strings, (size_t)ncap * sizeof *ns);
-        if (!ns)
-            goto nomem;
-        d->strings = ns;
-        d->cap_strings = ncap;
+    char *s = table_append(&d->strings, &d->n_strings, &d->cap_strings, d->text);
+    if (!s) {
+        snprintf(what, what_len, "out of memory growing the string table");
+        return GMS_ENOMEM;
     }
-    size_t len = strlen(d->text);
-    char *s = malloc(len + 1);
-    if (!s)
-        goto nomem;
-    memcpy(s, d->text, len + 1);
-    d->strings[d->n_strings++] = s;
-    d->string_bytes += len + 1;
+    d->string_bytes += strlen(s) + 1;
     *out = s;
     return 0;
-nomem:
-    snprintf(what, what_len, "out of memory growing the string table");
-    return GMS_ENOMEM;
 }
 
 /* Decodes the input count (tag bits or a varint) and the op name, duration and inputs shared
@@ -193,25 +202,13 @@ static int get_scope_name(gmt_decoder *d, const uint8_t **pp, const uint8_t *end
         FAIL("SCOPE begin: new name %llu %s", (unsigned long long)k, why);
     if (!d->text[0])
         FAIL("SCOPE begin: empty name (a scope needs its module path)");
-    if (d->n_scope_names == d->cap_scope_names) {
-        uint64_t ncap = d->cap_scope_names ? d->cap_scope_names * 2 : 64;
-        char **ns = realloc(d->scope_names, (size_t)ncap * sizeof *ns);
-        if (!ns)
-            goto nomem;
-        d->scope_names = ns;
-        d->cap_scope_names = ncap;
+    char *s = table_append(&d->scope_names, &d->n_scope_names, &d->cap_scope_names, d->text);
+    if (!s) {
+        snprintf(what, what_len, "out of memory growing the scope-name table");
+        return GMS_ENOMEM;
     }
-    size_t len = strlen(d->text);
-    char *s = malloc(len + 1);
-    if (!s)
-        goto nomem;
-    memcpy(s, d->text, len + 1);
-    d->scope_names[d->n_scope_names++] = s;
     *out = s;
     return 0;
-nomem:
-    snprintf(what, what_len, "out of memory growing the scope-name table");
-    return GMS_ENOMEM;
 }
 
 /* Decodes the extension record payload [p, end) when it is a SCOPE record: returns
