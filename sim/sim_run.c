@@ -221,8 +221,6 @@ static uint32_t choose_sampled(sim_view *v, uint32_t k, uint64_t *scored)
         }                                                                                 \
     } while (0)
 
-/* The scans' score (policy.h: the exact score, or any value above best when it certainly is). */
-#define ratio_scan sim_score_ratio_above
 
 /* Heuristic.choose (spec section 5): the LAST minimum in pool order wins, the first zero
  * cost ends the scan, all +inf -> the last storage. *scored: the candidates scored (for the
@@ -259,7 +257,7 @@ static uint32_t choose(sim_view *v, uint64_t *scored)
         SCAN_POOL(c = sim_ratio_inline(1, size[s], 1));
         break;
     case SIM_SCORE_DTR_LOCAL:
-        SCAN_POOL(c = ratio_scan((int64_t)scomp[s], size[s], STALE(s), best_cost));
+        SCAN_POOL(c = sim_score_ratio_above((int64_t)scomp[s], size[s], STALE(s), best_cost));
         break;
     case SIM_SCORE_DTR:
         if (v->dtr_eq_approx) {
@@ -268,8 +266,9 @@ static uint32_t choose(sim_view *v, uint64_t *scored)
         }
         if (!v->regions_on)
             goto generic;
-        SCAN_POOL(c = ratio_scan((int64_t)(scomp[s] + v->fwd[s].compute + v->rev[s].compute),
-                                 size[s], STALE(s), best_cost));
+        SCAN_POOL(c = sim_score_ratio_above(
+                      (int64_t)(scomp[s] + v->fwd[s].compute + v->rev[s].compute), size[s],
+                      STALE(s), best_cost));
         break;
     case SIM_SCORE_MSPS:
         if (!v->regions_on)
@@ -279,8 +278,8 @@ static uint32_t choose(sim_view *v, uint64_t *scored)
     case SIM_SCORE_DTR_EQ:
         if (!v->eq_on)
             goto generic;
-        SCAN_POOL(c = ratio_scan((int64_t)scomp[s] + sim_view_eqclass_cost(v, s), size[s],
-                                 STALE(s), best_cost));
+        SCAN_POOL(c = sim_score_ratio_above((int64_t)scomp[s] + sim_view_eqclass_cost(v, s),
+                                            size[s], STALE(s), best_cost));
         break;
     default:
     generic:
