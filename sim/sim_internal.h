@@ -198,9 +198,13 @@ struct sim_view {
      * it joins (bit i = i-th base of a chunk of 64); a bitset of storages to visit. All kept
      * zero between uses. */
     uint64_t *mb_in, *mb_fr, *mb_todo;
-    /* with hash sets: each base's interior (0..63) and frontier (64..127) as a list */
-    uint32_t *mb_list[128];
+    /* with windowed sets: each base's interior (0..63) and frontier (64..127) words as a
+     * list of (word index, bits) pairs */
+    uint64_t *mb_list[128];
     uint32_t mb_list_cap[128];
+    /* windowed sets: a rebuild's interior / frontier over the whole universe, zero between
+     * uses (sim_regions.c) */
+    uint64_t *win_in, *win_fr;
     uint64_t *memo_sum;   /* per slot: compute over the closure */
     /* reverse-region rebuilds requested but not yet done (sim_regions.c: deferred until
      * something could read them or change their result) */
@@ -222,8 +226,6 @@ struct sim_view {
     uint32_t n_scratch, cap_scratch;
     uint32_t *scratch2;
     uint32_t n_scratch2, cap_scratch2;
-    uint32_t *scratch3; /* a region's frontier while it is rebuilt (sim_regions.c) */
-    uint32_t cap_scratch3;
     uint32_t *stamp; /* per storage / per eq node, for de-duplication */
     uint32_t cap_stamp;
     uint32_t stamp_gen;
@@ -250,10 +252,10 @@ int sim_trace_link(sim_trace *tr);
 int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz);
 
 /* regions (sim_regions.c). Traces with at most this many storages keep region sets as
- * bitsets (allocated on first use; 4 x n^2 bits per runner at most: 128 MiB at the limit),
- * larger ones as hash sets. Regions tend to be dense (they run through the dead part of the
- * graph), so bitsets win on memory too: a 16k-storage chain needs 135 MB with bitsets and
- * 1.4 GB with hash sets, and runs 3x faster. */
+ * bitsets over the whole universe (allocated on first use; 4 x n^2 bits per runner at most:
+ * 128 MiB at the limit) and rebuild the reverse batches from memoised closures; larger ones
+ * keep windowed bitsets (only the words a set spans: regions are local in storage index).
+ * Both are bitsets: the same word loops, the same results. */
 #define SIM_REGION_BITSET_MAX 16384
 /* The limit in force (SIM_REGION_BITSET_MAX); tests lower it to exercise the hash sets. Read
  * when a runner first needs regions; set it only while no simulation runs. */
