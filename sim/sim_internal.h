@@ -126,6 +126,16 @@ typedef struct sim_sstate {
     uint32_t ecn;      /* equivalence-class node or SIM_NONE */
 } sim_sstate;
 
+/* A storage's cached DTR-eq class cost (sim_eqcache.c): the sum over the distinct class roots
+ * of its evicted neighbours, and those roots with their change counts when it subscribed. */
+#define SIM_EQC_ROOTS 4
+typedef struct sim_eqc_entry {
+    int64_t sum;
+    uint32_t root[SIM_EQC_ROOTS];
+    uint32_t chg[SIM_EQC_ROOTS];
+    uint32_t n;
+} sim_eqc_entry;
+
 typedef struct sim_frame {
     uint32_t t;     /* tensor being materialized */
     uint32_t u_off; /* its undefined parents on the u-stack */
@@ -216,6 +226,14 @@ struct sim_view {
     uint32_t *eq_parent;
     int64_t *eq_value;
     uint32_t eq_n, eq_cap;
+    /* DTR-eq's class costs cached per storage (sim_eqcache.c) */
+    sim_eqc_entry *eqc;     /* per storage */
+    uint8_t *eqc_dirty;     /* per storage: 1 = eqc[s] is not to be trusted */
+    uint32_t *eqc_head;     /* per eq node: its first subscription, SIM_NONE if none */
+    uint32_t *eqc_chg;      /* per eq node: how often it changed */
+    uint32_t eqc_nodes, eqc_node_cap; /* nodes with head/chg set up, allocated */
+    uint32_t *eqc_sub;      /* subscriptions: (storage, next) pairs */
+    uint32_t eqc_sub_n, eqc_sub_cap, eqc_sub_free;
 
     /* scratch */
     sim_frame *frames;
@@ -278,9 +296,40 @@ void sim_regions_on_new_op(sim_view *v, uint32_t o);
 void sim_regions_free(sim_view *v);
 
 /* equivalence classes (sim_eqclass.c) */
+/* Root of node x, halving the path on the way (roots and values are unaffected). */
+static inline uint32_t sim_eq_find(sim_view *v, uint32_t x)
+{
+    uint32_t *p = v->eq_parent;
+    while (p[x] != x) {
+        p[x] = p[p[x]];
+        x = p[x];
+    }
+    return x;
+}
 uint32_t sim_eq_new_node(sim_view *v, int64_t value);
 void sim_eq_on_evict(sim_view *v, uint32_t s);
 void sim_eq_on_material(sim_view *v, uint32_t s);
+
+/* DTR-eq's class costs, cached (sim_eqcache.c). The scan asks sim_eqc_cost for every pool
+ * member at every choice; most of them sit far from where classes change, so their cost is
+ * kept and recomputed only after something it depends on changed. The engine reports those
+ * changes: sim_eqc_dirty when storage s gains live edges, sim_eqc_dirty_around when s is
+ * evicted or becomes material (its neighbours' evicted neighbourhood changes), and
+ * sim_eqc_node_changed when a class root's value changes or it stops being a root. */
+int sim_eqc_reset(sim_view *v);
+void sim_eqc_free(sim_view *v);
+void sim_eqc_dirty_around(sim_view *v, uint32_t s);
+void sim_eqc_node_changed(sim_view *v, uint32_t node);
+int64_t sim_eqc_refresh(sim_view *v, uint32_t s);
+static inline void sim_eqc_dirty(sim_view *v, uint32_t s)
+{
+    v->eqc_dirty[s] = 1;
+}
+/* = sim_view_eqclass_cost(v, s) */
+static inline int64_t sim_eqc_cost(sim_view *v, uint32_t s)
+{
+    return v->eqc_dirty[s] ? sim_eqc_refresh(v, s) : v->eqc[s].sum;
+}
 
 /* sim_score_ratio with its common cases inline: the exact product fits 53 bits and so does
  * the numerator, so one double division is the correctly rounded quotient. */

@@ -276,10 +276,10 @@ static uint32_t choose(sim_view *v, uint64_t *scored)
         SCAN_POOL(c = sim_ratio_inline((int64_t)(scomp[s] + v->rev[s].compute), size[s], 1));
         break;
     case SIM_SCORE_DTR_EQ:
-        if (!v->eq_on)
+        if (!v->eq_on || !v->eqc)
             goto generic;
-        SCAN_POOL(c = sim_score_ratio_above((int64_t)scomp[s] + sim_view_eqclass_cost(v, s),
-                                            size[s], STALE(s), best_cost));
+        SCAN_POOL(c = sim_score_ratio_above((int64_t)scomp[s] + sim_eqc_cost(v, s), size[s],
+                                            STALE(s), best_cost));
         break;
     default:
     generic:
@@ -356,6 +356,8 @@ static int compute(sim_view *v, uint32_t o, uint32_t t, int remat)
         } else {
             v->defined[u] = 1;
             v->fl[tr->tensors[u].storage] |= SIM_FL_MAT;
+            if (v->eqc) /* a choice may come before sim_eq_on_material (evict_after) */
+                sim_eqc_dirty_around(v, tr->tensors[u].storage);
         }
     }
     if (remat) {
@@ -500,6 +502,12 @@ static int run_compute(sim_view *v, uint32_t o)
             while (ro[x] + *n < ro[x + 1] && ra[ro[x] + *n].time <= o)
                 ++*n;
         }
+        if (v->eqc) { /* new edges, and the outputs' new class nodes next to the arguments */
+            for (uint32_t i = 0; i < op->n_args; i++)
+                sim_eqc_dirty(v, ast[i]);
+            for (uint32_t k = 0; k < op->n_out; k++)
+                sim_eqc_dirty(v, tr->tensors[op->out_first + k].storage);
+        }
     }
     v->created_ops = o + 1;
     if (materialize(v, o, op->n_out ? op->out_first : SIM_NONE, 0))
@@ -586,6 +594,7 @@ void sim_runner_free(sim_runner *r)
     free(v->defined);
     free(v->eq_parent);
     free(v->eq_value);
+    sim_eqc_free(v);
     free(v->frames);
     free(v->ustack);
     free(v->scratch);
@@ -654,6 +663,13 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
                              v->pol->name ? v->pol->name : "?");
     v->regions_on = (v->pol->needs & SIM_NEEDS_REGIONS) != 0 && !v->dtr_eq_approx;
     v->eq_on = (v->pol->needs & SIM_NEEDS_EQCLASS) != 0 || v->dtr_eq_approx;
+    /* the cached class costs serve DTR-eq's exact scan (choose) only */
+    if (v->eq_on && v->pol->score_kind == SIM_SCORE_DTR_EQ && !v->pol->choose) {
+        if (sim_eqc_reset(v) != 0)
+            return gms_error_set(err, GMS_ENOMEM, "out of memory for DTR-eq's class costs");
+    } else {
+        sim_eqc_free(v);
+    }
     if (v->regions_on) {
         if (!v->fwd) {
             v->fwd = calloc((size_t)tr->n_storages + 1, sizeof *v->fwd);

@@ -567,8 +567,8 @@ START_TEST(test_concurrent_runs_on_one_trace_match_sequential_ones)
 }
 END_TEST
 
-/* Region sets as bitsets (small traces) and as hash sets (large ones) give the same runs. */
-START_TEST(test_bitset_and_hash_regions_give_identical_runs)
+/* Region sets as full bitsets (small traces) and as windowed ones (large ones) give the same runs. */
+START_TEST(test_full_and_windowed_bitset_regions_give_identical_runs)
 {
     sim_trace *t;
     gms_error err = {0};
@@ -867,7 +867,7 @@ int main(void)
     tcase_add_test(tc, test_sampled_choice_is_exact_when_sample_covers_pool_and_reproducible);
     tcase_add_test(tc, test_op_without_outputs_rematerializes_inputs_and_costs_time);
     tcase_add_test(tc, test_concurrent_runs_on_one_trace_match_sequential_ones);
-    tcase_add_test(tc, test_bitset_and_hash_regions_give_identical_runs);
+    tcase_add_test(tc, test_full_and_windowed_bitset_regions_give_identical_runs);
     tcase_add_test(tc, test_inline_score_scans_choose_like_score_calls);
     tcase_add_test(tc, test_deferred_region_rebuilds_give_eager_runs);
     tcase_add_test(tc, test_deferred_rebuilds_flush_before_a_view_on_an_evicted_storage);
