@@ -48,15 +48,16 @@ int sim_eqc_reset(sim_view *v)
     uint32_t n = v->tr->n_storages;
     if (!v->eqc) {
         v->eqc = calloc((size_t)n + 1, sizeof *v->eqc);
-        v->eqc_dirty = malloc((size_t)n + 1);
-        if (!v->eqc || !v->eqc_dirty) {
+        v->eqc_sum = malloc(((size_t)n + 1) * sizeof *v->eqc_sum);
+        if (!v->eqc || !v->eqc_sum) {
             sim_eqc_free(v);
             return -1;
         }
     }
-    memset(v->eqc_dirty, 1, (size_t)n + 1);
-    for (uint32_t s = 0; s < n; s++)
+    for (uint32_t s = 0; s <= n; s++) {
+        v->eqc_sum[s] = SIM_EQC_DIRTY;
         v->eqc[s].n = 0;
+    }
     v->eqc_nodes = 0;
     v->eqc_sub_n = 0;
     v->eqc_sub_free = SIM_NONE;
@@ -66,24 +67,28 @@ int sim_eqc_reset(sim_view *v)
 void sim_eqc_free(sim_view *v)
 {
     free(v->eqc);
-    free(v->eqc_dirty);
+    free(v->eqc_sum);
     free(v->eqc_head);
     free(v->eqc_chg);
     free(v->eqc_sub);
     v->eqc = NULL;
-    v->eqc_dirty = NULL;
+    v->eqc_sum = NULL;
     v->eqc_head = v->eqc_chg = v->eqc_sub = NULL;
     v->eqc_node_cap = v->eqc_sub_cap = v->eqc_nodes = v->eqc_sub_n = 0;
 }
 
+/* Only live edges: an edge that comes to exist later dirties both its ends then. */
 void sim_eqc_dirty_around(sim_view *v, uint32_t s)
 {
     const sim_trace *tr = v->tr;
-    v->eqc_dirty[s] = 1;
-    for (uint32_t j = tr->fwd_off[s]; j < tr->fwd_off[s + 1]; j++)
-        v->eqc_dirty[tr->fwd_adj[j].s] = 1;
-    for (uint32_t j = tr->rev_off[s]; j < tr->rev_off[s + 1]; j++)
-        v->eqc_dirty[tr->rev_adj[j].s] = 1;
+    int64_t *sum = v->eqc_sum;
+    sum[s] = SIM_EQC_DIRTY;
+    const sim_edge *adj = tr->fwd_adj + tr->fwd_off[s];
+    for (uint32_t j = 0, n = v->live_fwd[s]; j < n; j++)
+        sum[adj[j].s] = SIM_EQC_DIRTY;
+    adj = tr->rev_adj + tr->rev_off[s];
+    for (uint32_t j = 0, n = v->live_rev[s]; j < n; j++)
+        sum[adj[j].s] = SIM_EQC_DIRTY;
 }
 
 void sim_eqc_node_changed(sim_view *v, uint32_t node)
@@ -94,7 +99,7 @@ void sim_eqc_node_changed(sim_view *v, uint32_t node)
     uint32_t i = v->eqc_head[node];
     while (i != SIM_NONE) {
         uint32_t next = sub[2 * i + 1];
-        v->eqc_dirty[sub[2 * i]] = 1;
+        v->eqc_sum[sub[2 * i]] = SIM_EQC_DIRTY;
         sub[2 * i + 1] = v->eqc_sub_free;
         v->eqc_sub_free = i;
         i = next;
@@ -172,7 +177,6 @@ int64_t sim_eqc_refresh(sim_view *v, uint32_t s)
         en->chg[i] = v->eqc_chg[roots[i]];
     }
     en->n = nr;
-    en->sum = sum;
-    v->eqc_dirty[s] = 0;
+    v->eqc_sum[s] = sum; /* stays dirty in the (theoretical) case sum == SIM_EQC_DIRTY */
     return sum;
 }

@@ -126,11 +126,10 @@ typedef struct sim_sstate {
     uint32_t ecn;      /* equivalence-class node or SIM_NONE */
 } sim_sstate;
 
-/* A storage's cached DTR-eq class cost (sim_eqcache.c): the sum over the distinct class roots
- * of its evicted neighbours, and those roots with their change counts when it subscribed. */
+/* The class roots a storage's cached DTR-eq cost summed (sim_eqcache.c), with their change
+ * counts when it subscribed to them. */
 #define SIM_EQC_ROOTS 4
 typedef struct sim_eqc_entry {
-    int64_t sum;
     uint32_t root[SIM_EQC_ROOTS];
     uint32_t chg[SIM_EQC_ROOTS];
     uint32_t n;
@@ -227,8 +226,8 @@ struct sim_view {
     int64_t *eq_value;
     uint32_t eq_n, eq_cap;
     /* DTR-eq's class costs cached per storage (sim_eqcache.c) */
-    sim_eqc_entry *eqc;     /* per storage */
-    uint8_t *eqc_dirty;     /* per storage: 1 = eqc[s] is not to be trusted */
+    int64_t *eqc_sum;       /* per storage: its cost, or SIM_EQC_DIRTY */
+    sim_eqc_entry *eqc;     /* per storage: the roots of that cost */
     uint32_t *eqc_head;     /* per eq node: its first subscription, SIM_NONE if none */
     uint32_t *eqc_chg;      /* per eq node: how often it changed */
     uint32_t eqc_nodes, eqc_node_cap; /* nodes with head/chg set up, allocated */
@@ -321,14 +320,16 @@ void sim_eqc_free(sim_view *v);
 void sim_eqc_dirty_around(sim_view *v, uint32_t s);
 void sim_eqc_node_changed(sim_view *v, uint32_t node);
 int64_t sim_eqc_refresh(sim_view *v, uint32_t s);
+#define SIM_EQC_DIRTY INT64_MIN /* a cost to recompute (a cost that equals it is not kept) */
 static inline void sim_eqc_dirty(sim_view *v, uint32_t s)
 {
-    v->eqc_dirty[s] = 1;
+    v->eqc_sum[s] = SIM_EQC_DIRTY;
 }
 /* = sim_view_eqclass_cost(v, s) */
 static inline int64_t sim_eqc_cost(sim_view *v, uint32_t s)
 {
-    return v->eqc_dirty[s] ? sim_eqc_refresh(v, s) : v->eqc[s].sum;
+    int64_t c = v->eqc_sum[s];
+    return c != SIM_EQC_DIRTY ? c : sim_eqc_refresh(v, s);
 }
 
 /* sim_score_ratio with its common cases inline: the exact product fits 53 bits and so does
