@@ -563,7 +563,8 @@ static inline void mb_visit(sim_view *v, mb_ctx *c, uint32_t x, const uint32_t *
 static void mb_append(mb_ctx *c, uint32_t k, uint32_t *n, uint32_t w, uint64_t bits)
 {
     sim_view *v = c->v;
-    if (sim_grow((void **)&v->mb_list[k], &v->mb_list_cap[k], 2 * (*n + 1), sizeof(uint64_t))) {
+    if (2 * (*n + 1) > v->mb_list_cap[k] &&
+        sim_grow((void **)&v->mb_list[k], &v->mb_list_cap[k], 2 * (*n + 1), sizeof(uint64_t))) {
         fail(v);
         return;
     }

@@ -20,7 +20,7 @@ static int rewindow(sim_set *s, uint32_t lo, uint32_t cap)
     return 0;
 }
 
-int sim_set_cover(sim_set *s, uint32_t lo, uint32_t hi)
+int sim_set_cover_slow(sim_set *s, uint32_t lo, uint32_t hi)
 {
     if (!s->window) {
         if (!s->bits) {
@@ -56,21 +56,6 @@ int sim_set_cover(sim_set *s, uint32_t lo, uint32_t hi)
     return rewindow(s, start, (uint32_t)cap);
 }
 
-int sim_set_add(sim_set *s, uint32_t x)
-{
-    uint32_t w = x >> 6;
-    if (sim_set_cover(s, w, w + 1) != 0)
-        return -1;
-    uint64_t m = UINT64_C(1) << (x & 63);
-    uint64_t *p = sim_set_word(s, w);
-    if (*p & m)
-        return 0;
-    *p |= m;
-    s->count++;
-    sim_set_touch(s, w, w + 1);
-    return 1;
-}
-
 void sim_set_remove(sim_set *s, uint32_t x)
 {
     uint32_t w = x >> 6;
@@ -86,8 +71,15 @@ void sim_set_remove(sim_set *s, uint32_t x)
 
 void sim_set_clear(sim_set *s)
 {
-    if (s->bits && s->wlo < s->whi)
-        memset(sim_set_word(s, s->wlo), 0, (size_t)(s->whi - s->wlo) * sizeof *s->bits);
+    if (s->bits && s->wlo < s->whi) {
+        uint64_t *p = sim_set_word(s, s->wlo);
+        uint32_t n = s->whi - s->wlo;
+        if (n <= 8)
+            for (uint32_t i = 0; i < n; i++)
+                p[i] = 0;
+        else
+            memset(p, 0, (size_t)n * sizeof *p);
+    }
     s->count = 0;
     s->wlo = s->whi = 0;
 }
@@ -118,8 +110,11 @@ int sim_set_take_words(sim_set *s, uint64_t *src, uint32_t lo, uint32_t hi, uint
         memset(src + lo, 0, (size_t)(hi - lo) * sizeof *src);
         return -1;
     }
-    memcpy(sim_set_word(s, lo), src + lo, (size_t)(hi - lo) * sizeof *src);
-    memset(src + lo, 0, (size_t)(hi - lo) * sizeof *src);
+    uint64_t *dst = sim_set_word(s, lo);
+    for (uint32_t w = lo; w < hi; w++) { /* usually a few words: no library calls */
+        dst[w - lo] = src[w];
+        src[w] = 0;
+    }
     s->count = count;
     s->wlo = lo;
     s->whi = hi;

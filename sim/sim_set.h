@@ -63,9 +63,16 @@ static inline uint64_t *sim_set_word(const sim_set *s, uint32_t w)
     return s->bits + (w - s->base);
 }
 
+int sim_set_cover_slow(sim_set *s, uint32_t lo, uint32_t hi);
+
 /* Makes the words [lo, hi) addressable (allocating or growing the window; new words are
  * zero). 0, or -1 when out of memory (s unchanged). */
-int sim_set_cover(sim_set *s, uint32_t lo, uint32_t hi);
+static inline int sim_set_cover(sim_set *s, uint32_t lo, uint32_t hi)
+{
+    if (s->bits && lo >= s->base && hi <= s->base + s->wcap)
+        return 0;
+    return sim_set_cover_slow(s, lo, hi);
+}
 
 /* 1 when x is in s. */
 static inline int sim_set_has(const sim_set *s, uint32_t x)
@@ -77,7 +84,20 @@ static inline int sim_set_has(const sim_set *s, uint32_t x)
 }
 
 /* Adds x. Returns 1 when added, 0 when already present, -1 when out of memory. */
-int sim_set_add(sim_set *s, uint32_t x);
+static inline int sim_set_add(sim_set *s, uint32_t x)
+{
+    uint32_t w = x >> 6;
+    if (sim_set_cover(s, w, w + 1) != 0)
+        return -1;
+    uint64_t m = UINT64_C(1) << (x & 63);
+    uint64_t *p = sim_set_word(s, w);
+    if (*p & m)
+        return 0;
+    *p |= m;
+    s->count++;
+    sim_set_touch(s, w, w + 1);
+    return 1;
+}
 /* Removes x if present. */
 void sim_set_remove(sim_set *s, uint32_t x);
 /* Empties s, keeping its memory. */
