@@ -112,7 +112,6 @@ struct sim_trace {
 typedef struct sim_region {
     sim_set interior; /* evicted storages reachable through evicted storages */
     sim_set frontier; /* material storages adjacent to the base or the interior */
-    uint64_t compute; /* cached sum (see spec section 6) */
 } sim_region;
 
 /* Per-storage flags (v->fl), kept apart from sim_sstate so the region walks read one byte
@@ -196,6 +195,9 @@ struct sim_view {
     int regions_on, eq_on;
     int dtr_eq_approx; /* DTR in sampled mode: equivalence classes instead of regions */
     sim_region *fwd, *rev; /* per storage, when regions_on */
+    /* per storage: the cached compute sums (spec section 6) of its forward and reverse
+     * regions, side by side (sim_rcomp): the pool scans read them and nothing else */
+    uint64_t *rcomp;
     /* closures memoised within one batch of region rebuilds (sim_regions.c) */
     uint64_t *memo;       /* per slot: closure bits then neighbour bits, 2 x words each */
     size_t memo_cap;      /* slots allocated */
@@ -280,7 +282,12 @@ extern uint32_t sim_region_bitset_max;
 /* 1 (default): reverse-region rebuilds wait for the next flush (sim_regions_flush); 0: they
  * run at once, one region at a time, as simrd does them. Same results; tests compare. */
 extern int sim_region_defer;
-void sim_regions_init(sim_view *v); /* once, right after allocating fwd/rev */
+void sim_regions_init(sim_view *v); /* once, right after allocating fwd/rev/rcomp */
+/* The cached compute sum of base's forward (forward = 1) or reverse region. */
+static inline uint64_t *sim_rcomp(sim_view *v, uint32_t base, int forward)
+{
+    return &v->rcomp[2 * (size_t)base + (forward ? 0 : 1)];
+}
 void sim_regions_on_evict(sim_view *v, uint32_t s);
 void sim_regions_on_compute(sim_view *v, const uint32_t *st, uint32_t n);
 void sim_regions_reset(sim_view *v);

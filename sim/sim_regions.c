@@ -28,7 +28,6 @@ static void region_clear(sim_region *r)
 {
     sim_set_clear(&r->interior);
     sim_set_clear(&r->frontier);
-    r->compute = 0;
 }
 
 /* An evicted storage's regions stay empty until it is material again (then rebuilt):
@@ -38,7 +37,6 @@ static void region_release(sim_region *r)
 {
     sim_set_release(&r->interior);
     sim_set_release(&r->frontier);
-    r->compute = 0;
 }
 
 uint32_t sim_region_bitset_max = SIM_REGION_BITSET_MAX;
@@ -96,6 +94,7 @@ void sim_regions_reset(sim_view *v)
         region_clear(&v->fwd[s]);
         region_clear(&v->rev[s]);
     }
+    memset(v->rcomp, 0, 2 * (size_t)v->tr->n_storages * sizeof *v->rcomp);
 }
 
 void sim_regions_free(sim_view *v)
@@ -127,7 +126,9 @@ void sim_regions_free(sim_view *v)
     }
     free(v->fwd);
     free(v->rev);
+    free(v->rcomp);
     v->fwd = v->rev = NULL;
+    v->rcomp = NULL;
 }
 
 static uint64_t popcount64(uint64_t x)
@@ -158,6 +159,7 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
     const sim_edge *all = forward ? tr->fwd_adj : tr->rev_adj;
     const uint32_t *live = forward ? v->live_fwd : v->live_rev;
     region_clear(R);
+    *sim_rcomp(v, base, forward) = 0;
     int win = R->interior.window;
     if (sim_grow((void **)&v->scratch, &v->cap_scratch, tr->n_storages + 1, sizeof(uint32_t)) ||
         (win ? win_scratch(v)
@@ -205,7 +207,7 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
         if (fb[w])
             fcount += (uint32_t)popcount64(fb[w]);
     }
-    R->compute = compute;
+    *sim_rcomp(v, base, forward) = compute;
     if (win) {
         if (sim_set_take_words(&R->interior, ib, lo >> 6, (hi >> 6) + 1, icount) ||
             sim_set_take_words(&R->frontier, fb, lo >> 6, (hi >> 6) + 1, fcount))
@@ -224,7 +226,8 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
  * region S) joins R's interior and S's frontier joins R's frontier, as word-wide unions.
  * Members that became pinned since they joined S's frontier may come along, which is
  * harmless (every use skips pinned storages). */
-static void absorb(sim_view *v, sim_region *R, uint32_t s, const sim_region *S)
+static void absorb(sim_view *v, sim_region *R, uint64_t *compute, uint32_t s,
+                   const sim_region *S)
 {
     sim_set_remove(&R->frontier, s);
     uint64_t sum = 0;
@@ -269,7 +272,7 @@ static void absorb(sim_view *v, sim_region *R, uint32_t s, const sim_region *S)
     }
     add(v, RI, s);
     sum += v->scomp[s]; /* D = (S.interior - R.interior) | {s} */
-    R->compute += sum;
+    *compute += sum;
 }
 
 void sim_regions_on_evict(sim_view *v, uint32_t s)
@@ -278,12 +281,13 @@ void sim_regions_on_evict(sim_view *v, uint32_t s)
     uint32_t x;
     for (sim_set_iter_init(&it, &v->rev[s].frontier); sim_set_iter_next(&it, &x);)
         if (!(v->fl[x] & SIM_FL_PINNED))
-            absorb(v, &v->fwd[x], s, &v->fwd[s]);
+            absorb(v, &v->fwd[x], sim_rcomp(v, x, 1), s, &v->fwd[s]);
     for (sim_set_iter_init(&it, &v->fwd[s].frontier); sim_set_iter_next(&it, &x);)
         if (!(v->fl[x] & SIM_FL_PINNED))
-            absorb(v, &v->rev[x], s, &v->rev[s]);
+            absorb(v, &v->rev[x], sim_rcomp(v, x, 0), s, &v->rev[s]);
     region_release(&v->fwd[s]);
     region_release(&v->rev[s]);
+    *sim_rcomp(v, s, 1) = *sim_rcomp(v, s, 0) = 0;
 }
 
 /* Appends the members of set to scratch2, once each (stamp generation gen). */
@@ -471,7 +475,7 @@ static void rebuild_memo(sim_view *v, uint32_t base, int forward)
     sim_set_touch(&R->frontier, rlo, rhi);
     R->interior.count = icount;
     R->frontier.count = fcount;
-    R->compute = sum;
+    *sim_rcomp(v, base, forward) = sum;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -653,6 +657,7 @@ static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int fo
     for (uint32_t i = 0; i < k && !c.lists; i++) {
         sim_region *R = forward ? &v->fwd[bases[i]] : &v->rev[bases[i]];
         region_clear(R);
+        *sim_rcomp(v, bases[i], forward) = 0;
         if (sim_set_cover(&R->interior, 0, W) || sim_set_cover(&R->frontier, 0, W)) {
             fail(v);
             return;
@@ -705,7 +710,7 @@ static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int fo
             fail(v);
             return;
         }
-        R->compute = c.comp[i];
+        *sim_rcomp(v, bases[i], forward) = c.comp[i];
     }
     for (uint32_t i = 0; i < k && !c.lists; i++) {
         sim_region *R = forward ? &v->fwd[bases[i]] : &v->rev[bases[i]];
@@ -713,7 +718,7 @@ static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int fo
         sim_set_touch(&R->frontier, c.flo[i], c.fhi[i]);
         R->interior.count = c.icnt[i];
         R->frontier.count = c.fcnt[i];
-        R->compute = c.comp[i];
+        *sim_rcomp(v, bases[i], forward) = c.comp[i];
     }
 }
 

@@ -246,6 +246,7 @@ static uint32_t choose(sim_view *v, uint64_t *scored)
     uint64_t nscored = 0; /* a local, so the scans keep it in a register */
     const uint64_t *size = v->tr->st_size, *scomp = v->scomp;
     const int64_t *last = v->last;
+    const uint64_t *rcomp = v->rcomp;
     uint64_t clock = v->clock;
 /* staleness: clock - last access, "infinite" before the first access (as sim_view_staleness) */
 #define STALE(s) (last[s] == INT64_MIN ? UINT64_MAX : clock - (uint64_t)last[s])
@@ -267,13 +268,13 @@ static uint32_t choose(sim_view *v, uint64_t *scored)
         if (!v->regions_on)
             goto generic;
         SCAN_POOL(c = sim_score_ratio_above(
-                      (int64_t)(scomp[s] + v->fwd[s].compute + v->rev[s].compute), size[s],
+                      (int64_t)(scomp[s] + rcomp[2 * s] + rcomp[2 * s + 1]), size[s],
                       STALE(s), best_cost));
         break;
     case SIM_SCORE_MSPS:
         if (!v->regions_on)
             goto generic;
-        SCAN_POOL(c = sim_ratio_inline((int64_t)(scomp[s] + v->rev[s].compute), size[s], 1));
+        SCAN_POOL(c = sim_ratio_inline((int64_t)(scomp[s] + rcomp[2 * s + 1]), size[s], 1));
         break;
     case SIM_SCORE_DTR_EQ:
         if (!v->eq_on || !v->eqc)
@@ -674,8 +675,11 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
         if (!v->fwd) {
             v->fwd = calloc((size_t)tr->n_storages + 1, sizeof *v->fwd);
             v->rev = calloc((size_t)tr->n_storages + 1, sizeof *v->rev);
-            if (!v->fwd || !v->rev)
+            v->rcomp = calloc(2 * ((size_t)tr->n_storages + 1), sizeof *v->rcomp);
+            if (!v->fwd || !v->rev || !v->rcomp) {
+                sim_regions_free(v);
                 return gms_error_set(err, GMS_ENOMEM, "out of memory for DTR regions");
+            }
             sim_regions_init(v);
         }
         sim_regions_reset(v);
