@@ -193,6 +193,10 @@ struct sim_view {
 
     int evict_after; /* SIM_NEEDS_EVICT_AFTER: evict after each op, not before */
     int regions_on, eq_on;
+    /* MSPS's exact scan reads reverse sums only, and forward regions serve it through their
+     * frontiers only (who absorbs an eviction, whose reverse region to rebuild): with
+     * windowed sets the forward interiors and sums are then not kept (sim_regions.c) */
+    int fwd_frontier_only;
     int dtr_eq_approx; /* DTR in sampled mode: equivalence classes instead of regions */
     sim_region *fwd, *rev; /* per storage, when regions_on */
     /* per storage: the cached compute sums (spec section 6) of its forward and reverse

@@ -207,6 +207,12 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
         if (fb[w])
             fcount += (uint32_t)popcount64(fb[w]);
     }
+    if (win && forward && v->fwd_frontier_only) {
+        for (uint32_t w = lo >> 6; w <= hi >> 6; w++)
+            ib[w] = 0; /* the walk's visited marks only */
+        icount = 0;
+        compute = 0;
+    }
     *sim_rcomp(v, base, forward) = compute;
     if (win) {
         if (sim_set_take_words(&R->interior, ib, lo >> 6, (hi >> 6) + 1, icount) ||
@@ -227,7 +233,7 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
  * Members that became pinned since they joined S's frontier may come along, which is
  * harmless (every use skips pinned storages). */
 static void absorb(sim_view *v, sim_region *R, uint64_t *compute, uint32_t s,
-                   const sim_region *S)
+                   const sim_region *S, int frontier_only)
 {
     sim_set_remove(&R->frontier, s);
     uint64_t sum = 0;
@@ -250,6 +256,8 @@ static void absorb(sim_view *v, sim_region *R, uint64_t *compute, uint32_t s,
         RF->count += added;
         sim_set_touch(RF, SF->wlo, SF->whi);
     }
+    if (frontier_only)
+        return; /* S's interior is not kept either (sim_view.fwd_frontier_only) */
     if (SI->count) {
         if (sim_set_cover(RI, SI->wlo, SI->whi)) {
             fail(v);
@@ -281,10 +289,10 @@ void sim_regions_on_evict(sim_view *v, uint32_t s)
     uint32_t x;
     for (sim_set_iter_init(&it, &v->rev[s].frontier); sim_set_iter_next(&it, &x);)
         if (!(v->fl[x] & SIM_FL_PINNED))
-            absorb(v, &v->fwd[x], sim_rcomp(v, x, 1), s, &v->fwd[s]);
+            absorb(v, &v->fwd[x], sim_rcomp(v, x, 1), s, &v->fwd[s], v->fwd_frontier_only);
     for (sim_set_iter_init(&it, &v->fwd[s].frontier); sim_set_iter_next(&it, &x);)
         if (!(v->fl[x] & SIM_FL_PINNED))
-            absorb(v, &v->rev[x], sim_rcomp(v, x, 0), s, &v->rev[s]);
+            absorb(v, &v->rev[x], sim_rcomp(v, x, 0), s, &v->rev[s], 0);
     region_release(&v->fwd[s]);
     region_release(&v->rev[s]);
     *sim_rcomp(v, s, 1) = *sim_rcomp(v, s, 0) = 0;

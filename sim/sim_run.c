@@ -684,6 +684,11 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
         }
         sim_regions_reset(v);
     }
+    /* nothing reads forward interiors or sums: MSPS's own scan, no hook that could ask
+     * sim_view_region_fwd_cost, windowed sets (the full ones keep the memoised paths) */
+    v->fwd_frontier_only = v->regions_on && !v->memo_gen && v->pol->score_kind == SIM_SCORE_MSPS &&
+                           !v->pol->choose && cfg->sample == 0 && !v->pol->on_evict &&
+                           !v->pol->on_remat && !v->pol->on_access && !v->pol->on_iteration;
     return sim_mem_reset(v, err);
 }
 
