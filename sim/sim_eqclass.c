@@ -91,8 +91,10 @@ void sim_eq_on_material(sim_view *v, uint32_t s)
     uint32_t r = find(v, e);
     v->eq_value[r] -= (int64_t)v->scomp[s];
     v->ss[s].ecn = SIM_NONE;
-    if (v->eqc) /* s's neighbours were told when s became material (sim_run.c compute) */
+    if (v->eqc) { /* compute() told s's neighbours already; other paths (swap-ins) did not */
         sim_eqc_node_changed(v, r);
+        sim_eqc_dirty_around(v, s);
+    }
 }
 
 /* The score term: the values of the distinct classes of s's evicted neighbours. Called for
