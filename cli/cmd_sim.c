@@ -276,8 +276,9 @@ static void print_text(const char *trace, const char *pname, const sim_config *c
         printf("overhead         - (run stopped: %s)\n",
                r->status == SIM_OOM ? "nothing left to evict"
                                     : "recomputation passed the remat limit");
-    printf("evictions        %llu by the policy, %llu eager (last reference released)\n",
-           (unsigned long long)r->evictions, (unsigned long long)r->eager_evictions);
+    printf("evictions        %llu by the policy, %llu eager (last reference released%s)\n",
+           (unsigned long long)r->evictions, (unsigned long long)r->eager_evictions,
+           cfg->planner ? ", or freed at a checkpointed layer's end" : "");
     printf("rematerialized   %llu ops, %llu ns of compute\n", (unsigned long long)r->remats,
            (unsigned long long)r->remat_compute);
     printf("peak memory      %llu B (%s)\n", (unsigned long long)r->peak_memory,

@@ -404,7 +404,6 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
         return -1;
     while (v->n_frames > base) {
         sim_frame *f = &v->frames[v->n_frames - 1];
-        /* only the bottom frame can lack a tensor (an op without outputs) */
         if (v->ckpt && f->remat && !f->entered && f->t != SIM_NONE) {
             int h = sim_ckpt_on_missing(v, f->t); /* a checkpoint freed it: re-run its unit */
             if (h < 0)
@@ -414,6 +413,7 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
                 continue;
             }
         }
+        /* only the bottom frame can lack a tensor (an op without outputs) */
         uint32_t fo = f->t != SIM_NONE ? tr->tensors[f->t].op : o;
         const sim_op *op = &tr->ops[fo];
         const uint32_t *args = tr->args + op->args_off;
