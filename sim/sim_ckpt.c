@@ -47,6 +47,7 @@ struct sim_ckpt {
     int failed;
     uint32_t it, next_it;          /* current iteration (NONE32 = none), next to begin */
     uint32_t cur_layer, end_layer; /* next layer to end in it; one past its last */
+    int layer_started;             /* cur_layer's first op has run */
     uint32_t recomputing;          /* unit being re-run (first layer + 1), 0 = none */
     uint64_t it_clock0, it_remat0, it_saved_peak, it_start_mem, it_plan_ns, it_compute;
     uint64_t layer_clock0;
@@ -176,6 +177,8 @@ static int build(sim_view *v, gms_error *err)
     return 0;
 }
 
+static void refresh_marks(sim_view *v);
+
 int sim_ckpt_start(sim_view *v, const sim_config *cfg, gms_error *err)
 {
     if (!cfg->planner->plan)
@@ -198,6 +201,7 @@ int sim_ckpt_start(sim_view *v, const sim_config *cfg, gms_error *err)
     c->it = NONE32;
     c->next_it = 0;
     c->cur_layer = c->end_layer = 0;
+    c->layer_started = 0;
     c->recomputing = 0;
     c->planned = c->predicted = c->hits = c->misses = 0;
     c->err_sum = c->err_max = 0;
@@ -206,6 +210,7 @@ int sim_ckpt_start(sim_view *v, const sim_config *cfg, gms_error *err)
     if (c->pl->init && c->pl->init(cfg, c->layers, params, &c->pl_state, err) != 0)
         return err && err->code ? err->code : GMS_EINVAL;
     v->ckpt = c;
+    refresh_marks(v);
     return 0;
 }
 
@@ -271,6 +276,7 @@ static int begin_iteration(sim_view *v, uint32_t it)
     memset(c->samples + l0, 0, (size_t)n * sizeof *c->samples);
     c->cur_layer = l0;
     c->end_layer = l0 + n;
+    c->layer_started = 0;
 
     sim_plan_request req = {
         .iteration = it,
@@ -382,6 +388,24 @@ static void end_iteration(sim_view *v, sim_status status)
     c->it = NONE32;
 }
 
+/* Where the hooks must run next (v->ckpt_begin_op, v->ckpt_end_op): the next iteration's
+ * first op or the current layer's first op, whichever comes first, and the layer's last op. */
+static void refresh_marks(sim_view *v)
+{
+    sim_ckpt *c = v->ckpt;
+    uint32_t b = UINT32_MAX, e = UINT32_MAX;
+    if (c->next_it < c->n_iters)
+        b = sim_layers_iteration(c->layers, c->next_it)->first_op;
+    if (c->cur_layer < c->end_layer) {
+        const sim_layer *L = sim_layers_at(c->layers, c->cur_layer);
+        if (!c->layer_started && L->first_op < b)
+            b = L->first_op;
+        e = L->last_op;
+    }
+    v->ckpt_begin_op = b;
+    v->ckpt_end_op = e;
+}
+
 int sim_ckpt_before_op(sim_view *v, uint32_t o)
 {
     sim_ckpt *c = v->ckpt;
@@ -392,12 +416,15 @@ int sim_ckpt_before_op(sim_view *v, uint32_t o)
         if (begin_iteration(v, c->next_it++))
             return -1;
     }
-    if (c->cur_layer < c->end_layer && sim_layers_at(c->layers, c->cur_layer)->first_op == o) {
+    if (c->cur_layer < c->end_layer && !c->layer_started &&
+        sim_layers_at(c->layers, c->cur_layer)->first_op == o) {
         c->layer_clock0 = v->clock;
+        c->layer_started = 1;
         uint32_t l = c->cur_layer;
         if (c->flags[l] && c->unit_first[l] == l)
             hold_inputs(v, l, +1);
     }
+    refresh_marks(v);
     return 0;
 }
 
@@ -451,10 +478,12 @@ int sim_ckpt_after_op(sim_view *v, uint32_t o)
     sim_ckpt *c = v->ckpt;
     if (c->cur_layer < c->end_layer && sim_layers_at(c->layers, c->cur_layer)->last_op == o) {
         uint32_t l = c->cur_layer++;
+        c->layer_started = 0;
         sample_layer(v, l);
         if (c->flags[l] && c->unit_last[c->unit_first[l]] == l)
             free_unit(v, c->unit_first[l]);
     }
+    refresh_marks(v);
     return v->failed_alloc ? -1 : 0;
 }
 

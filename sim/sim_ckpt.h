@@ -23,7 +23,8 @@ extern const sim_policy sim_ckpt_policy;
 
 /* A planner run starts (after the engine's reset): sets v->ckpt, calls the planner's init. */
 int sim_ckpt_start(sim_view *v, const sim_config *cfg, gms_error *err);
-/* Before / after schedule op o runs (run_compute). -1 stops the run. */
+/* Before / after schedule op o runs (run_compute), called only when o reaches
+ * v->ckpt_begin_op / equals v->ckpt_end_op (kept up to date here). -1 stops the run. */
 int sim_ckpt_before_op(sim_view *v, uint32_t o);
 int sim_ckpt_after_op(sim_view *v, uint32_t o);
 /* The last reference to storage s died: 1 = keep it for now (a checkpoint's held input). */

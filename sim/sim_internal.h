@@ -246,6 +246,8 @@ struct sim_view {
      * (every hook is behind a test of it); ckpt_mem keeps it between the runner's runs */
     struct sim_ckpt *ckpt;
     struct sim_ckpt *ckpt_mem;
+    uint32_t ckpt_begin_op; /* the next op at which an iteration or a layer begins */
+    uint32_t ckpt_end_op;   /* the op at which the current layer ends (UINT32_MAX: none) */
 };
 
 /* Builds the trace's derived links (children, storage tensors, storage graph) once the

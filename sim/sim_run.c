@@ -476,7 +476,7 @@ static int run_compute(sim_view *v, uint32_t o)
 {
     const sim_trace *tr = v->tr;
     const sim_op *op = &tr->ops[o];
-    if (v->ckpt && sim_ckpt_before_op(v, o))
+    if (v->ckpt && o >= v->ckpt_begin_op && sim_ckpt_before_op(v, o))
         return -1;
     if (SIM_REGIONS_PENDING(v))
         sim_regions_on_new_op(v, o);
@@ -520,7 +520,7 @@ static int run_compute(sim_view *v, uint32_t o)
         v->last[tr->tensors[op->out_first + k].storage] = (int64_t)v->clock;
     if (v->pol->on_access)
         v->pol->on_access(v, o, v->pol_state);
-    return v->ckpt ? sim_ckpt_after_op(v, o) : 0;
+    return v->ckpt && o == v->ckpt_end_op ? sim_ckpt_after_op(v, o) : 0;
 }
 
 void sim_free_storage(sim_view *v, uint32_t s)
