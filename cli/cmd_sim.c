@@ -16,8 +16,10 @@
 #include <time.h>
 
 #include "cli.h"
+#include "iter_log.h"
 #include "memory.h"
 #include "perfetto.h"
+#include "planners.h"
 #include "plugin.h"
 #include "policy.h"
 #include "registry.h"
@@ -46,7 +48,13 @@ static void usage(FILE *f)
             "\n"
             "options:\n"
             "  --policy NAME       eviction policy (default dtr; see --list-policies), or the\n"
-            "                      path of a policy plugin .so (docs/plugins.md)\n"
+            "                      path of a policy plugin .so (docs/plugins.md), or a\n"
+            "                      checkpoint planner (ckpt-all, ckpt-sqrt, ...): it picks\n"
+            "                      layers to checkpoint before each iteration and never\n"
+            "                      evicts (docs/planners.md); text and JSON then report\n"
+            "                      each iteration\n"
+            "  --policy-args K=V[,K=V...]\n"
+            "                      a planner's parameters (stored canonically with the run)\n"
             "  --budget B          a plain number is a ratio of the baseline peak memory (0.4,\n"
             "                      1.5, 40%%); bytes need a unit (3.2GiB, 800MB, 123456789B);\n"
             "                      default: no budget\n"
@@ -131,6 +139,7 @@ enum {
     OPT_BAND,
     OPT_PERFETTO,
     OPT_KINETO,
+    OPT_POLICY_ARGS,
 };
 
 
@@ -138,6 +147,8 @@ static void list_policies(FILE *f)
 {
     for (size_t i = 0; i < pol_count(); i++)
         fprintf(f, "%-10s %s\n", pol_name(pol_at(i)), pol_description(pol_at(i)));
+    for (size_t i = 0; i < planner_count(); i++)
+        fprintf(f, "%-10s %s\n", planner_at(i)->name, planner_at(i)->description);
 }
 
 static void policy_names(char *buf, size_t len)
@@ -146,6 +157,10 @@ static void policy_names(char *buf, size_t len)
     for (size_t i = 0; i < pol_count(); i++) {
         size_t u = strlen(buf);
         snprintf(buf + u, len - u, "%s%s", i ? ", " : "", pol_name(pol_at(i)));
+    }
+    for (size_t i = 0; i < planner_count(); i++) {
+        size_t u = strlen(buf);
+        snprintf(buf + u, len - u, ", %s", planner_at(i)->name);
     }
 }
 
@@ -164,7 +179,7 @@ static int parse_u64(const char *s, uint64_t *out)
 
 /* One JSON object; numbers are written by hand so that doubles are shortest round-trip and
  * integers are exact, the trace path is escaped by jansson. */
-static int print_json(const char *trace, const sim_policy *p, const sim_config *cfg,
+static int print_json(const char *trace, const char *pname, const sim_config *cfg,
                       double ratio, const sim_baseline *bl, const sim_result *r,
                       const char *allocator, const sim_extra *x)
 {
@@ -197,7 +212,7 @@ static int print_json(const char *trace, const sim_policy *p, const sim_config *
            "\"cost_model\": {\"op_overhead\": %llu, \"search_cost\": %llu, \"evict_cost\": %llu}, "
            "\"ops_executed\": %llu, \"candidates\": %llu, \"op_overhead_ns\": %llu, "
            "\"search_ns\": %llu, \"evict_ns\": %llu",
-           tq, pol_name(p), budget, rt, (unsigned long long)cfg->seed, sample,
+           tq, pname, budget, rt, (unsigned long long)cfg->seed, sample,
            cli_shortest_double(cfg->remat_limit, d1, sizeof d1), sim_status_name(r->status),
            r->status == SIM_OK ? cli_shortest_double(r->overhead, d2, sizeof d2) : "null",
            (unsigned long long)r->evictions, (unsigned long long)r->eager_evictions,
@@ -213,18 +228,29 @@ static int print_json(const char *trace, const sim_policy *p, const sim_config *
            (unsigned long long)r->candidates, (unsigned long long)r->op_overhead_ns,
            (unsigned long long)r->search_ns, (unsigned long long)r->evict_ns);
     sim_extra_print_json(x);
+    if (cfg->planner) {
+        json_t *pa = json_string(cfg->planner_params ? cfg->planner_params : "");
+        char *paq = pa ? json_dumps(pa, JSON_ENCODE_ANY) : NULL;
+        json_decref(pa);
+        printf(", \"policy_args\": %s", paq ? paq : "\"\"");
+        free(paq);
+        iter_log_print_json(cfg->iteration_ctx, r);
+    }
     printf("}\n");
     free(tq);
     return 0;
 }
 
-static void print_text(const char *trace, const sim_policy *p, const sim_config *cfg,
+static void print_text(const char *trace, const char *pname, const sim_config *cfg,
                        double ratio, const sim_baseline *bl, const sim_result *r,
                        const char *allocator, const sim_extra *x)
 {
     char b1[64], b2[64];
     printf("trace            %s\n", trace);
-    printf("policy           %s\n", pol_name(p));
+    if (cfg->planner && cfg->planner_params && *cfg->planner_params)
+        printf("policy           %s (%s)\n", pname, cfg->planner_params);
+    else
+        printf("policy           %s\n", pname);
     if (cfg->budget == UINT64_MAX)
         printf("budget           none\n");
     else if (ratio > 0)
@@ -280,6 +306,8 @@ static void print_text(const char *trace, const sim_policy *p, const sim_config 
     printf("simulated time   %llu ns\n", (unsigned long long)r->clock);
     printf("wall time        %.6f s\n", r->wall_s);
     sim_extra_print_text(x);
+    if (cfg->planner)
+        iter_log_print_text(cfg->iteration_ctx, r);
 }
 
 /* Opens the trace-event writer of --perfetto, its process named after the run. */
@@ -293,7 +321,7 @@ static int open_perfetto(const char *path, const char *trace, const sim_config *
     else
         snprintf(b, sizeof b, "budget %llu B", (unsigned long long)cfg->budget);
     snprintf(title, sizeof title, "gpumemsim sim %s: %s, %s, %s", base ? base + 1 : trace,
-             pol_name(cfg->policy), b, allocator);
+             cfg->planner ? cfg->planner->name : pol_name(cfg->policy), b, allocator);
     perfetto_info info = {.title = title, .budget = cfg->budget,
                           .memory_model = cfg->allocator != NULL};
     return perfetto_open(path, &info, out, err);
@@ -325,11 +353,12 @@ int cmd_sim(int argc, char **argv)
         {"budget-band", required_argument, NULL, OPT_BAND},
         {"perfetto", required_argument, NULL, OPT_PERFETTO},
         {"kineto", required_argument, NULL, OPT_KINETO},
+        {"policy-args", required_argument, NULL, OPT_POLICY_ARGS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *policy = "dtr", *budget_s = NULL, *allocator = "ideal", *alloc_conf = NULL;
-    const char *perfetto = NULL, *kineto = NULL;
+    const char *perfetto = NULL, *kineto = NULL, *policy_args = NULL;
     const char *run_opt = NULL; /* the last single-run option given, for --reference-table */
     sim_config cfg;
     sim_config_init(&cfg);
@@ -454,6 +483,10 @@ int cmd_sim(int argc, char **argv)
         case OPT_KINETO:
             kineto = optarg;
             break;
+        case OPT_POLICY_ARGS:
+            policy_args = optarg;
+            run_opt = "--policy-args";
+            break;
         case OPT_PERFETTO:
             if (!*optarg || strcmp(optarg, "-") == 0) {
                 cli_error(CMD, "--perfetto '%s': give a file name for the trace-event JSON "
@@ -502,15 +535,37 @@ int cmd_sim(int argc, char **argv)
                              : "expected exactly one TRACE (a .gmt or DTR log); see --help");
         return 2;
     }
-    cfg.policy = pol_find(policy);
-    if (!cfg.policy && pol_is_path(policy)) {
+    cfg.planner = planner_find(policy);
+    char params[1024];
+    if (cfg.planner) {
+        gms_error perr = {0};
+        char *canon;
+        if (planner_params_canon(policy_args, &canon, &perr)) {
+            cli_error(CMD, "%s", perr.msg);
+            return 2;
+        }
+        int fits = strlen(canon) < sizeof params;
+        snprintf(params, sizeof params, "%s", canon);
+        free(canon);
+        if (!fits) {
+            cli_error(CMD, "--policy-args is longer than %zu bytes", sizeof params - 1);
+            return 2;
+        }
+        cfg.planner_params = params;
+    } else if (policy_args) {
+        cli_error(CMD, "--policy-args sets a checkpoint planner's parameters; policy '%s' "
+                       "takes none (planners: see --list-policies)", policy);
+        return 2;
+    }
+    cfg.policy = cfg.planner ? NULL : pol_find(policy);
+    if (!cfg.planner && !cfg.policy && pol_is_path(policy)) {
         gms_error perr = {0};
         if (pol_resolve(policy, &cfg.policy, &perr) != 0) {
             cli_error(CMD, "%s", perr.msg);
             return 2;
         }
     }
-    if (!cfg.policy) {
+    if (!cfg.policy && !cfg.planner) {
         policy_names(names, sizeof names);
         cli_error(CMD, "unknown policy '%s'; valid policies: %s", policy, names);
         return 2;
@@ -529,7 +584,7 @@ int cmd_sim(int argc, char **argv)
         return 2;
     }
     cfg.allocator_options = &mopt;
-    if (cfg.policy->needs & SIM_NEEDS_ADDRESSES && !cfg.allocator) {
+    if (cfg.policy && cfg.policy->needs & SIM_NEEDS_ADDRESSES && !cfg.allocator) {
         cli_error(CMD, "policy %s chooses victims by their addresses, which the ideal memory "
                        "model does not have; add --allocator caching (or lifetime)",
                   pol_name(cfg.policy));
@@ -585,27 +640,44 @@ int cmd_sim(int argc, char **argv)
         cfg.observer = perfetto_observe;
         cfg.observer_ctx = pw;
     }
+    iter_log ilog = {0};
+    if (cfg.planner) {
+        cfg.iteration_observer = iter_log_observe;
+        cfg.iteration_ctx = &ilog;
+    }
     if (sim_extra_run(t, &cfg, &extra, &err) != 0) {
         cli_error(CMD, "%s: %s", trace, err.msg);
+        iter_log_free(&ilog);
         perfetto_abort(pw);
         sim_trace_free(t);
         return 1;
     }
     sim_result res = extra.center.first;
+    const char *pname = cfg.planner ? cfg.planner->name : pol_name(cfg.policy);
+    if (ilog.failed) {
+        cli_error(CMD, "out of memory keeping the per-iteration reports");
+        perfetto_abort(pw);
+        iter_log_free(&ilog);
+        sim_trace_free(t);
+        return 1;
+    }
     if (pw && perfetto_close(pw, &res, &err) != 0) {
         cli_error(CMD, "--perfetto: %s", err.msg);
+        iter_log_free(&ilog);
         sim_trace_free(t);
         return 1;
     }
     if (json) {
-        if (print_json(trace, cfg.policy, &cfg, ratio, bl, &res, alloc_key, &extra) != 0) {
+        if (print_json(trace, pname, &cfg, ratio, bl, &res, alloc_key, &extra) != 0) {
             cli_error(CMD, "out of memory writing JSON");
+            iter_log_free(&ilog);
             sim_trace_free(t);
             return 1;
         }
     } else {
-        print_text(trace, cfg.policy, &cfg, ratio, bl, &res, alloc_key, &extra);
+        print_text(trace, pname, &cfg, ratio, bl, &res, alloc_key, &extra);
     }
+    iter_log_free(&ilog);
     sim_trace_free(t);
     return 0;
 }

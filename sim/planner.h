@@ -44,6 +44,12 @@ typedef struct sim_plan {
     double predicted_peak;    /* bytes the planner expects the iteration to peak at with this
                                * plan (resident, start_memory included); < 0 = no prediction */
     int cache_hit;            /* -1 = the planner has no cache, 0 = miss, 1 = hit */
+    /* Optional (added for ckpt-sqrt; planners that leave it zeroed checkpoint layer by
+     * layer): n_layers flags (engine-owned): 1 = checkpoint layer i and layer i-1 (both
+     * flagged in checkpoint) as ONE unit, as torch.utils.checkpoint_sequential does with a
+     * segment: the ops from the unit's first layer to its last are re-run together, and
+     * only what the unit passes to later forward ops is kept at its end. */
+    uint8_t *with_previous;
 } sim_plan;
 
 /* What the engine measured for one layer in the iteration that just ended. */

@@ -17,6 +17,8 @@
 struct sim_policy;          /* sim/policy.h */
 struct sim_memory_model;    /* sim/memory.h */
 struct sim_memory_options;  /* sim/memory.h */
+struct sim_planner;         /* sim/planner.h */
+struct sim_iteration_report; /* sim/sim_plan_report.h */
 
 typedef struct sim_trace sim_trace;
 
@@ -125,6 +127,15 @@ typedef struct sim_config {
     uint64_t op_overhead_ns;
     uint64_t search_cost_ns;
     uint64_t evict_cost_ns;
+    /* A checkpoint planner (sim/planner.h; docs/planners.md) instead of an eviction policy:
+     * when set, `policy` is ignored, the run never evicts (over the budget = SIM_OOM) and the
+     * planner picks the layers to checkpoint before each iteration. planner_params: its
+     * canonical parameter string (NULL = ""). iteration_observer (optional) gets one report
+     * per iteration (sim/sim_plan_report.h). NULL planner: the replay is unchanged. */
+    const struct sim_planner *planner;
+    const char *planner_params;
+    void (*iteration_observer)(void *ctx, const struct sim_iteration_report *r);
+    void *iteration_ctx;
 } sim_config;
 
 #define SIM_SAMPLE_SQRT UINT32_MAX
@@ -157,6 +168,14 @@ typedef struct sim_result {
     uint64_t op_overhead_ns;  /* ops_executed x cfg.op_overhead_ns */
     uint64_t search_ns;       /* candidates x cfg.search_cost_ns */
     uint64_t evict_ns;        /* evictions x cfg.evict_cost_ns */
+    /* Planner runs (cfg.planner; all 0 otherwise): */
+    uint32_t plan_iterations; /* iterations planned */
+    uint32_t plan_predicted;  /* of those that ended, how many had a predicted peak */
+    double pred_err_mean;     /* |predicted - simulated peak| / simulated peak over those */
+    double pred_err_max;
+    uint32_t cache_hits, cache_misses; /* plans the planner said it took from / put in its cache */
+    double plan_s;            /* wall time spent in the planner (plan and observe) */
+    uint64_t checkpoints;     /* layer checkpoints carried out, over all iterations */
 } sim_result;
 
 /* Runs one simulation. Returns 0 and fills *res (whatever the status); non-zero only for

@@ -100,6 +100,7 @@ struct sim_trace {
     uint32_t n_scopes;
     uint32_t max_scope_depth; /* deepest nesting seen (1 = top-level scopes only) */
     uint32_t *iter_op;        /* per ANNOTATE iteration: index of the op after it */
+    int64_t *iter_val;        /* per ANNOTATE iteration: its value (input size), -1 = none */
     uint32_t n_iter;
     uint32_t *bwd_op;         /* per ANNOTATE BACKWARD: index of the op after it */
     uint32_t n_bwd;
@@ -240,6 +241,11 @@ struct sim_view {
     double mem_frag_sum;
 
     sim_cost_state cost; /* sim_cost.h */
+
+    /* checkpoint planners (sim_ckpt.c): the run's state when cfg->planner is set, else NULL
+     * (every hook is behind a test of it); ckpt_mem keeps it between the runner's runs */
+    struct sim_ckpt *ckpt;
+    struct sim_ckpt *ckpt_mem;
 };
 
 /* Builds the trace's derived links (children, storage tensors, storage graph) once the

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sim_ckpt.h"
 #include "sim_cost.h"
 #include "sim_internal.h"
 
@@ -404,6 +405,15 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
     while (v->n_frames > base) {
         sim_frame *f = &v->frames[v->n_frames - 1];
         /* only the bottom frame can lack a tensor (an op without outputs) */
+        if (v->ckpt && f->remat && !f->entered && f->t != SIM_NONE) {
+            int h = sim_ckpt_on_missing(v, f->t); /* a checkpoint freed it: re-run its unit */
+            if (h < 0)
+                return -1;
+            if (h > 0 && v->defined[f->t]) {
+                v->n_frames--;
+                continue;
+            }
+        }
         uint32_t fo = f->t != SIM_NONE ? tr->tensors[f->t].op : o;
         const sim_op *op = &tr->ops[fo];
         const uint32_t *args = tr->args + op->args_off;
@@ -466,6 +476,8 @@ static int run_compute(sim_view *v, uint32_t o)
 {
     const sim_trace *tr = v->tr;
     const sim_op *op = &tr->ops[o];
+    if (v->ckpt && sim_ckpt_before_op(v, o))
+        return -1;
     if (SIM_REGIONS_PENDING(v))
         sim_regions_on_new_op(v, o);
     for (uint32_t k = 0; k < op->n_out; k++) {
@@ -508,7 +520,17 @@ static int run_compute(sim_view *v, uint32_t o)
         v->last[tr->tensors[op->out_first + k].storage] = (int64_t)v->clock;
     if (v->pol->on_access)
         v->pol->on_access(v, o, v->pol_state);
-    return 0;
+    return v->ckpt ? sim_ckpt_after_op(v, o) : 0;
+}
+
+void sim_free_storage(sim_view *v, uint32_t s)
+{
+    evict(v, s, 1);
+}
+
+int sim_rerun_op(sim_view *v, uint32_t o)
+{
+    return materialize(v, o, SIM_NONE, 1);
 }
 
 static int run_pin(sim_view *v, uint32_t t)
@@ -569,6 +591,7 @@ void sim_runner_free(sim_runner *r)
     sim_view *v = &r->v;
     sim_regions_free(v);
     sim_mem_free(v);
+    sim_ckpt_free(v->ckpt_mem);
     free(v->memo);
     free(v->memo_gen);
     free(v->memo_slot);
@@ -600,7 +623,8 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
 {
     const sim_trace *tr = v->tr;
     v->cfg = cfg;
-    v->pol = cfg->policy;
+    v->pol = cfg->planner ? &sim_ckpt_policy : cfg->policy;
+    v->ckpt = NULL;
     v->pol_state = NULL;
     v->clock = 1;
     v->memory = v->peak = 0;
@@ -679,7 +703,7 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
     if (!r || !cfg || !res)
         return gms_error_set(err, GMS_EINVAL, "sim_run: NULL argument");
     memset(res, 0, sizeof *res);
-    const sim_policy *p = cfg->policy;
+    const sim_policy *p = cfg->planner ? &sim_ckpt_policy : cfg->policy;
     if (!p)
         return gms_error_set(err, GMS_EINVAL, "sim_run: no policy given");
     if (!p->score == !p->choose)
@@ -700,6 +724,8 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
         return err ? err->code : GMS_EINVAL;
     if (p->init && p->init(cfg, &v->pol_state, err) != 0)
         return err && err->code ? err->code : GMS_EINVAL;
+    if (cfg->planner && sim_ckpt_start(v, cfg, err))
+        return err && err->code ? err->code : GMS_EINVAL;
 
     const sim_trace *tr = v->tr;
     for (uint32_t i = 0; i < tr->n_schedule; i++) {
@@ -711,6 +737,8 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
             break;
         case SCH_RELEASE_LAST: {
             uint32_t s = SCH_INDEX(e);
+            if (v->ckpt && sim_ckpt_on_release(v, s))
+                break; /* a checkpointed layer's input, held until the layer re-runs */
             if ((v->fl[s] & (SIM_FL_MAT | SIM_FL_PINNED)) == SIM_FL_MAT)
                 evict(v, s, 1);
             break;
@@ -726,6 +754,7 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
         if (rc || v->failed_alloc)
             break;
     }
+    int ckpt_rc = v->ckpt ? sim_ckpt_finish(v, res, err) : 0;
     if (p->free)
         p->free(v->pol_state);
     v->pol_state = NULL;
@@ -737,6 +766,8 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
                              (unsigned long long)v->clock);
     if (v->failed_alloc)
         return gms_error_set(err, GMS_ENOMEM, "sim_run: out of memory during the simulation");
+    if (ckpt_rc)
+        return ckpt_rc;
 
     res->status = v->status;
     res->clock = v->clock;
