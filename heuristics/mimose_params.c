@@ -33,11 +33,13 @@ int pol_mimose_params_parse(const char *who, const char *s, pol_mimose_params *o
                             gms_error *err)
 {
     int is_static = strcmp(who, "mimose-static") == 0;
-    const char *known = is_static ? "warmup, bucket, reserve, max_input" : "warmup, bucket, reserve";
+    const char *known = is_static ? "warmup, bucket, reserve, predict, max_input"
+                                  : "warmup, bucket, reserve, predict";
     out->warmup = 10;
     out->bucket = POL_MIMOSE_BUCKET_AUTO;
     out->reserve = 0;
     out->max_input = -1;
+    out->predict_authors = 0;
     unsigned seen = 0;
     while (s && *s) {
         const char *end = strchr(s, ',');
@@ -67,6 +69,14 @@ int pol_mimose_params_parse(const char *who, const char *s, pol_mimose_params *o
             bit = 4;
             if (!(bad = parse_u64(v, vn, &u)))
                 out->reserve = u;
+        } else if (key_is(s, kn, "predict")) {
+            bit = 16;
+            if (vn == 7 && memcmp(v, "authors", 7) == 0)
+                out->predict_authors = 1;
+            else if (vn == 10 && memcmp(v, "sequential", 10) == 0)
+                out->predict_authors = 0;
+            else
+                bad = 1;
         } else if (is_static && key_is(s, kn, "max_input")) {
             bit = 8;
             if (!(bad = parse_u64(v, vn, &u) || u > INT64_MAX))
@@ -77,9 +87,10 @@ int pol_mimose_params_parse(const char *who, const char *s, pol_mimose_params *o
         }
         if (bad) {
             const char *want = bit == 1   ? "an integer >= 2 (iterations)"
-                               : bit == 2 ? "'auto' or an integer >= 1 (input-size units)"
-                               : bit == 4 ? "an integer (bytes)"
-                                          : "an integer (input-size units)";
+                               : bit == 2  ? "'auto' or an integer >= 1 (input-size units)"
+                               : bit == 4  ? "an integer (bytes)"
+                               : bit == 16 ? "'sequential' or 'authors'"
+                                           : "an integer (input-size units)";
             return gms_error_set(err, GMS_EINVAL, "%s: parameter %.*s='%.*s': expected %s", who,
                                  (int)kn, s, (int)vn, v, want);
         }

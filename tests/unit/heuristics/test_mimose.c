@@ -124,6 +124,24 @@ START_TEST(test_predictions_never_go_negative)
 }
 END_TEST
 
+START_TEST(test_sequential_peak_is_the_most_backward_holds_at_one_layer)
+{
+    double b[4] = {10, 40, 5, 20};
+    uint8_t none[4] = {0, 0, 0, 0}, all[4] = {1, 1, 1, 1}, mid[4] = {0, 1, 1, 0};
+    uint8_t last[4] = {0, 0, 0, 1};
+    /* nothing checkpointed: everything before the last layer, and the last layer */
+    ck_assert(pol_mimose_sequential_peak(b, none, 4) == 75);
+    ck_assert(pol_mimose_sequential_peak(b, NULL, 4) == 75);
+    /* all: the largest layer alone, recomputed */
+    ck_assert(pol_mimose_sequential_peak(b, all, 4) == 40);
+    /* layers 1 and 2: at layer 1, 10 + 40; at layer 3, 10 + 20 */
+    ck_assert(pol_mimose_sequential_peak(b, mid, 4) == 50);
+    /* checkpointing the last layer saves nothing: backward recomputes it at once */
+    ck_assert(pol_mimose_sequential_peak(b, last, 4) == 75);
+    ck_assert(pol_mimose_sequential_peak(b, none, 0) == 0);
+}
+END_TEST
+
 /* ---- greedy ----------------------------------------------------------------------------- */
 
 /* Each expected set below is what the authors' GreedyStrategy.get_checkpoint_module returns,
@@ -267,6 +285,11 @@ START_TEST(test_params_default_and_parse)
     ck_assert_int_eq(p.bucket, POL_MIMOSE_BUCKET_AUTO);
     ck_assert_int_eq(pol_mimose_params_parse("mimose-static", "max_input=4096", &p, NULL), 0);
     ck_assert_int_eq(p.max_input, 4096);
+    ck_assert_int_eq(p.predict_authors, 0);
+    ck_assert_int_eq(pol_mimose_params_parse("mimose", "predict=authors", &p, NULL), 0);
+    ck_assert_int_eq(p.predict_authors, 1);
+    ck_assert_int_eq(pol_mimose_params_parse("mimose", "predict=sequential", &p, NULL), 0);
+    ck_assert_int_eq(p.predict_authors, 0);
 }
 END_TEST
 
@@ -275,7 +298,8 @@ typedef struct bad_params {
 } bad_params;
 
 static const bad_params bad[] = {
-    {"mimose", "buckets=5", "unknown parameter 'buckets' (known: warmup, bucket, reserve)"},
+    {"mimose", "buckets=5", "unknown parameter 'buckets' (known: warmup, bucket, reserve, predict)"},
+    {"mimose", "predict=exact", "predict='exact': expected 'sequential' or 'authors'"},
     {"mimose", "max_input=5", "unknown parameter 'max_input'"},
     {"mimose", "warmup=1", "warmup='1': expected an integer >= 2"},
     {"mimose", "warmup=", "warmup='': expected"},
@@ -311,6 +335,7 @@ int main(void)
     tcase_add_test(tc, test_fit_drops_the_degree_with_fewer_than_three_distinct_inputs);
     tcase_add_test(tc, test_fits_are_made_per_layer_and_for_the_whole_model);
     tcase_add_test(tc, test_predictions_never_go_negative);
+    tcase_add_test(tc, test_sequential_peak_is_the_most_backward_holds_at_one_layer);
     tcase_add_loop_test(tc, test_greedy_picks_what_the_authors_code_picks, 0,
                         (int)(sizeof greedy_cases / sizeof greedy_cases[0]));
     tcase_add_test(tc, test_repeated_buckets_hit_the_cache);
