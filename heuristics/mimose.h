@@ -102,13 +102,13 @@ double pol_mimose_sequential_bytes(const pol_mimose_fits *f, double x, double se
  * in backward twice in its whole-model samples (checkpoint-all peaks while one layer is
  * recomputed) and credits checkpointing the last layer, which backward recomputes at once.
  * Layer by layer, backward holds, while it works on layer L, L's activations (kept or
- * recomputed) and those of the layers before L that were not checkpointed; so the activation
- * part of the peak is
- *     max over L of ( bytes[L] + sum of bytes[j] for j < L not checkpointed )
+ * recomputed) and their gradients, which we take to be as many bytes, and the activations of
+ * the layers before L that were not checkpointed; so the activation part of the peak is
+ *     max over L of ( 2 bytes[L] + sum of bytes[j] for j < L not checkpointed )
  * (for L = the last layer this also bounds the end of the forward pass), on top of a base
- * fitted to what the samples add to it (outputs, gradients: fits.base), and never below the
- * lowest sampled peak (fits.floor). Returns the max; 0 for n = 0. ckpt NULL = no layer
- * checkpointed. */
+ * fitted to what the samples add to it (outputs, parameter gradients: fits.base), and never
+ * below a floor the samples show (fits.floor). Returns the max; 0 for n = 0. ckpt NULL = no
+ * layer checkpointed. */
 double pol_mimose_sequential_peak(const double *bytes, const uint8_t *ckpt, uint32_t n);
 
 /* ------------------------------------------------------------------------------------------

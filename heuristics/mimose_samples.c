@@ -247,7 +247,7 @@ double pol_mimose_sequential_peak(const double *bytes, const uint8_t *ckpt, uint
 {
     double kept = 0.0, peak = 0.0; /* kept: bytes of the earlier layers not checkpointed */
     for (uint32_t l = 0; l < n; l++) {
-        double here = kept + bytes[l];
+        double here = kept + 2.0 * bytes[l]; /* L's activations and their gradients */
         peak = here > peak ? here : peak;
         if (!ckpt || !ckpt[l])
             kept += bytes[l];

@@ -126,18 +126,20 @@ END_TEST
 
 START_TEST(test_sequential_peak_is_the_most_backward_holds_at_one_layer)
 {
+    /* at layer L backward holds 2 b[L] (activations and their gradients) and the earlier
+     * layers that were not checkpointed */
     double b[4] = {10, 40, 5, 20};
     uint8_t none[4] = {0, 0, 0, 0}, all[4] = {1, 1, 1, 1}, mid[4] = {0, 1, 1, 0};
     uint8_t last[4] = {0, 0, 0, 1};
-    /* nothing checkpointed: everything before the last layer, and the last layer */
-    ck_assert(pol_mimose_sequential_peak(b, none, 4) == 75);
-    ck_assert(pol_mimose_sequential_peak(b, NULL, 4) == 75);
+    /* nothing checkpointed: at layer 3, 2 x 20 + 55 (at layer 1 only 80 + 10) */
+    ck_assert(pol_mimose_sequential_peak(b, none, 4) == 95);
+    ck_assert(pol_mimose_sequential_peak(b, NULL, 4) == 95);
     /* all: the largest layer alone, recomputed */
-    ck_assert(pol_mimose_sequential_peak(b, all, 4) == 40);
-    /* layers 1 and 2: at layer 1, 10 + 40; at layer 3, 10 + 20 */
-    ck_assert(pol_mimose_sequential_peak(b, mid, 4) == 50);
+    ck_assert(pol_mimose_sequential_peak(b, all, 4) == 80);
+    /* layers 1 and 2: at layer 1, 10 + 80; at layer 3 only 10 + 40 */
+    ck_assert(pol_mimose_sequential_peak(b, mid, 4) == 90);
     /* checkpointing the last layer saves nothing: backward recomputes it at once */
-    ck_assert(pol_mimose_sequential_peak(b, last, 4) == 75);
+    ck_assert(pol_mimose_sequential_peak(b, last, 4) == 95);
     ck_assert(pol_mimose_sequential_peak(b, none, 0) == 0);
 }
 END_TEST
