@@ -7,6 +7,7 @@
 #include "plot.h"
 #include "plot_internal.h"
 #include "memory.h"
+#include "planners.h"
 #include "plugin.h"
 #include "registry.h"
 #include "sim.h"
@@ -135,7 +136,8 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
     if (rc)
         return rc;
     const struct sim_policy *pol = NULL;
-    if ((rc = pol_resolve(o->policy, &pol, err))) /* a built-in name or a plugin .so */
+    const sim_planner *planner = planner_find(o->policy); /* its timeline shows its re-runs */
+    if (!planner && (rc = pol_resolve(o->policy, &pol, err))) /* built-in name or plugin .so */
         return rc;
     sim_trace *t;
     if ((rc = sim_trace_load(o->trace_path, &t, err)))
@@ -144,6 +146,7 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
     sim_config cfg;
     sim_config_init(&cfg);
     cfg.policy = pol;
+    cfg.planner = planner;
     cfg.budget = o->ratio > 0 ? sim_budget_for_ratio(t, o->ratio) : o->budget;
     cfg.seed = o->seed;
     if (o->remat_limit >= 0)
