@@ -98,7 +98,9 @@ static void usage(FILE *f)
             "                      peak_reserved, peak_allocated, largest_free, frag_allocs,\n"
             "                      frag_ratio, cost_model, ops_executed, candidates,\n"
             "                      op_overhead_ns, search_ns, evict_ns; with --seeds: seeds;\n"
-            "                      with --budget-band: budget_band)\n"
+            "                      with --budget-band: budget_band; with a planner:\n"
+            "                      policy_args, planner (summary) and iterations, one\n"
+            "                      object per training iteration, docs/planners.md)\n"
             "  --kineto FILE       a PyTorch Execution Trace's op costs measured from the\n"
             "                      run's Kineto trace FILE (docs/import-pytorch.md)\n"
             "  --perfetto FILE     also write the run as Chrome trace-event JSON, for\n"
@@ -112,7 +114,8 @@ static void usage(FILE *f)
             "examples:\n"
             "  gpumemsim sim unet.gmt --policy dtr --budget 0.4\n"
             "  gpumemsim sim resnet32.log --policy random --seed 3 --budget 2.5GiB --json\n"
-            "  gpumemsim sim unet.gmt --budget 0.4 --perfetto unet-run.json\n");
+            "  gpumemsim sim unet.gmt --budget 0.4 --perfetto unet-run.json\n"
+            "  gpumemsim sim gpt.gmt --policy ckpt-sqrt --budget 0.8 --json\n");
 }
 
 enum {

@@ -38,7 +38,9 @@ typedef struct sim_plan_request {
     uint64_t start_memory;    /* resident bytes when the iteration starts (before its forward) */
 } sim_plan_request;
 
-/* The planner's answer. The engine zeroes it before the call. */
+/* The planner's answer. The engine zeroes it before the call, then sets the two pointers and
+ * predicted_peak = -1 and cache_hit = -1, so that a planner that leaves those alone says
+ * "no prediction, no cache" rather than "0 bytes, a miss". */
 typedef struct sim_plan {
     uint8_t *checkpoint;      /* n_layers flags (engine-owned): 1 = checkpoint that layer */
     double predicted_peak;    /* bytes the planner expects the iteration to peak at with this
