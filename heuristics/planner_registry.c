@@ -6,6 +6,8 @@
 static const sim_planner *const planners[] = {
     &planner_ckpt_all,
     &planner_ckpt_sqrt,
+    &planner_mimose,
+    &planner_mimose_static,
 };
 #define N_PLANNERS (sizeof planners / sizeof planners[0])
 

@@ -13,6 +13,8 @@
 
 extern const sim_planner planner_ckpt_all;
 extern const sim_planner planner_ckpt_sqrt;
+extern const sim_planner planner_mimose;        /* mimose.c */
+extern const sim_planner planner_mimose_static;
 
 /* The planner named `name`, or NULL. */
 const sim_planner *planner_find(const char *name);
