@@ -18,5 +18,6 @@ extern const sim_policy pol_coop;
 extern const sim_policy pol_dtr_frag;
 extern const sim_policy pol_dtr_proto;
 extern const sim_policy pol_dtr_proto_all;
+extern const sim_policy pol_swap_lru;
 
 #endif

@@ -25,6 +25,7 @@ void sim_config_init(sim_config *cfg)
     cfg->budget = UINT64_MAX;
     cfg->remat_limit = 2.0;
     cfg->semantics = SIM_SEMANTICS_SIMRD;
+    cfg->host_memory = UINT64_MAX;
 }
 
 const char *sim_status_name(sim_status s)
@@ -103,6 +104,11 @@ static void lock(sim_view *v, uint32_t s)
         pool_remove(v, s);
 }
 
+void sim_pool_add(sim_view *v, uint32_t s)
+{
+    pool_append(v, s);
+}
+
 static void unlock(sim_view *v, uint32_t s)
 {
     if (--v->ss[s].ref_int == 0)
@@ -136,10 +142,14 @@ static void evict(sim_view *v, uint32_t s, int eager)
     const sim_trace *tr = v->tr;
     if (SIM_REGIONS_PENDING(v))
         sim_regions_flush(v);
+    /* a swapped victim keeps its device bytes until its copy ends (streams.h) */
+    int swapped = v->sw.on && sim_swap_on_evict(v, s, eager);
     v->fl[s] &= (uint8_t)~SIM_FL_MAT;
-    v->memory -= tr->storages[s].size;
-    if (v->mem)
-        sim_mem_on_evict(v, s);
+    if (!swapped) {
+        v->memory -= tr->storages[s].size;
+        if (v->mem)
+            sim_mem_on_evict(v, s);
+    }
     pool_remove(v, s);
     const uint32_t *ts;
     uint32_t n = sim_storage_live_tensors(v, s, &ts);
@@ -151,9 +161,9 @@ static void evict(sim_view *v, uint32_t s, int eager)
         sim_eq_on_evict(v, s);
     if (eager)
         v->eager_evictions++;
-    else
+    else if (!swapped)
         v->evictions++;
-    if (v->cfg->observer)
+    if (v->cfg->observer && !swapped)
         notify(v, eager ? SIM_EV_EVICT_EAGER : SIM_EV_EVICT, tr->storages[s].size,
                tr->tensors[tr->storages[s].root].op, s);
     if (v->pol->on_evict)
@@ -318,7 +328,7 @@ int sim_evict_one(sim_view *v)
 static int free_memory(sim_view *v, uint64_t need)
 {
     while (v->memory + need > v->budget)
-        if (sim_evict_one(v))
+        if (v->sw.on ? sim_swap_make_room(v, need) : sim_evict_one(v))
             return -1;
     return 0;
 }
@@ -369,6 +379,9 @@ static int compute(sim_view *v, uint32_t o, uint32_t t, int remat)
         return -1;
     for (uint32_t i = 0; i < n; i++)
         pool_append(v, v->remat_st[i]);
+    if (v->sw.on) /* recomputed: a host copy of it is stale */
+        for (uint32_t i = 0; i < n; i++)
+            sim_swap_forget(v, v->remat_st[i]);
     if (v->regions_on)
         sim_regions_on_compute(v, v->remat_st, n);
     if (v->eq_on)
@@ -431,6 +444,8 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
         int descended = 0;
         while (f->u_pos < f->u_n) {
             uint32_t a = v->ustack[f->u_off + f->u_pos];
+            if (!v->defined[a] && v->sw.on && sim_swap_in(v, a, 0)) /* on the host? */
+                return -1;
             if (!v->defined[a]) {
                 if (push_frame(v, a, 1))
                     return -1;
@@ -446,6 +461,8 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
                    : !v->evict_after && v->memory + op->total_size > v->budget &&
                          free_memory(v, op->total_size))
             return -1;
+        if (v->sw.on)
+            sim_swap_wait_args(v, fo);
         if (compute(v, fo, f->t, f->remat))
             return -1;
         for (uint32_t i = 0; i < op->n_args; i++)
@@ -514,6 +531,8 @@ static int run_compute(sim_view *v, uint32_t o)
 static int run_pin(sim_view *v, uint32_t t)
 {
     const sim_trace *tr = v->tr;
+    if (!v->defined[t] && v->sw.on && sim_swap_in(v, t, 1))
+        return -1;
     if (!v->defined[t] && materialize(v, tr->tensors[t].op, t, 1))
         return -1;
     uint32_t s = tr->tensors[t].storage;
@@ -569,6 +588,7 @@ void sim_runner_free(sim_runner *r)
     sim_view *v = &r->v;
     sim_regions_free(v);
     sim_mem_free(v);
+    sim_streams_free(&v->sw);
     free(v->memo);
     free(v->memo_gen);
     free(v->memo_slot);
@@ -664,6 +684,8 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
         }
         sim_regions_reset(v);
     }
+    if (sim_streams_reset(v, err))
+        return -1;
     return sim_mem_reset(v, err);
 }
 
@@ -713,6 +735,8 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
             uint32_t s = SCH_INDEX(e);
             if ((v->fl[s] & (SIM_FL_MAT | SIM_FL_PINNED)) == SIM_FL_MAT)
                 evict(v, s, 1);
+            else if (v->sw.on) /* dead: its host copy goes */
+                sim_swap_forget(v, s);
             break;
         }
         case SCH_PIN:
@@ -749,6 +773,7 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
     res->peak_memory = v->peak;
     sim_mem_finish(v, res);
     sim_cost_finish(v, res);
+    sim_streams_finish(v, res);
     res->wall_s = now_s() - t0;
     return 0;
 }
