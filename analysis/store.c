@@ -147,6 +147,14 @@ static const char schema_v5[] =
     "ALTER TABLE runs ADD COLUMN search_ns INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE runs ADD COLUMN evict_ns INTEGER NOT NULL DEFAULT 0;";
 
+/* v6: swapping to host memory (docs/swap.md). Runs stored before it never swapped: 0. */
+static const char schema_v6[] =
+    "ALTER TABLE runs ADD COLUMN swap_out_bytes INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN swap_in_bytes INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN stall_ns INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN d2h_busy_ns INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN h2d_busy_ns INTEGER NOT NULL DEFAULT 0;";
+
 /* One function per version step: migrations[v] takes a store from version v to v + 1 inside
  * the caller's transaction. A step that must rewrite data (not only add tables or columns)
  * does it here too. */
@@ -179,8 +187,14 @@ static int migrate_4_to_5(sqlite3 *db, gms_error *err)
     return store_exec(db, schema_v5, "migrating the schema from version 4 to 5", err);
 }
 
+static int migrate_5_to_6(sqlite3 *db, gms_error *err)
+{
+    return store_exec(db, schema_v6, "migrating the schema from version 5 to 6", err);
+}
+
 static const store_migration migrations[STORE_SCHEMA_VERSION] = {
-    migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5};
+    migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5,
+    migrate_5_to_6};
 
 static int read_user_version(sqlite3 *db, int *version, gms_error *err)
 {
@@ -450,9 +464,11 @@ int store_put_run(store *s, const store_run *r, int64_t *run_id, gms_error *err)
                       " remat_limit, semantics, allocator, ratio, status, overhead, evictions,"
                       " eager_evictions, remats, remat_compute, peak_memory, wall_s,"
                       " tool_version, peak_reserved, peak_allocated, largest_free,"
-                      " frag_allocs, frag_ratio, op_overhead_ns, search_ns, evict_ns)"
+                      " frag_allocs, frag_ratio, op_overhead_ns, search_ns, evict_ns,"
+                      " swap_out_bytes, swap_in_bytes, stall_ns, d2h_busy_ns, h2d_busy_ns)"
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-                      " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+                      " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28,"
+                      " ?29, ?30)",
                       err);
     if (rc)
         return rc;
@@ -481,6 +497,11 @@ int store_put_run(store *s, const store_run *r, int64_t *run_id, gms_error *err)
     sqlite3_bind_int64(st, 23, (sqlite3_int64)r->op_overhead_ns);
     sqlite3_bind_int64(st, 24, (sqlite3_int64)r->search_ns);
     sqlite3_bind_int64(st, 25, (sqlite3_int64)r->evict_ns);
+    sqlite3_bind_int64(st, 26, (sqlite3_int64)r->swap_out_bytes);
+    sqlite3_bind_int64(st, 27, (sqlite3_int64)r->swap_in_bytes);
+    sqlite3_bind_int64(st, 28, (sqlite3_int64)r->stall_ns);
+    sqlite3_bind_int64(st, 29, (sqlite3_int64)r->d2h_busy_ns);
+    sqlite3_bind_int64(st, 30, (sqlite3_int64)r->h2d_busy_ns);
     rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)

@@ -27,7 +27,7 @@
 
 #include "gms_error.h"
 
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 
 typedef struct store store;
 
@@ -101,6 +101,13 @@ typedef struct store_run {
     uint64_t op_overhead_ns;
     uint64_t search_ns;
     uint64_t evict_ns;
+    /* swapping figures (sim_result; 0 for runs that do not swap, and in stores before
+     * version 6). The link and host memory are in the key's params ("link=...,host=..."). */
+    uint64_t swap_out_bytes;
+    uint64_t swap_in_bytes;
+    uint64_t stall_ns;
+    uint64_t d2h_busy_ns;
+    uint64_t h2d_busy_ns;
 } store_run;
 
 /* Sets *found to 1 when a run with this key is stored. */
@@ -157,6 +164,11 @@ typedef struct store_row {
     uint64_t op_overhead_ns; /* the runtime-cost totals (0 in stores before version 5) */
     uint64_t search_ns;
     uint64_t evict_ns;
+    uint64_t swap_out_bytes; /* the swapping figures (0 in stores before version 6) */
+    uint64_t swap_in_bytes;
+    uint64_t stall_ns;
+    uint64_t d2h_busy_ns;
+    uint64_t h2d_busy_ns;
 } store_row;
 
 /* Which rows a query returns: NULL/0 fields mean "any". policies is a NULL-free array.

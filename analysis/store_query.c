@@ -27,6 +27,10 @@ static const char mem_cols_v3[] = "'ideal', r.peak_memory, r.peak_memory, 0, 0, 
 /* The runtime-cost totals (schema version 5); runs from before it paid none. */
 static const char cost_cols_v5[] = ", r.op_overhead_ns, r.search_ns, r.evict_ns";
 static const char cost_cols_v4[] = ", 0, 0, 0";
+/* The swapping figures (schema version 6); runs from before it never swapped. */
+static const char swap_cols_v6[] =
+    ", r.swap_out_bytes, r.swap_in_bytes, r.stall_ns, r.d2h_busy_ns, r.h2d_busy_ns";
+static const char swap_cols_v5[] = ", 0, 0, 0, 0, 0";
 static const char query_tail[] = " ORDER BY t.name, r.trace_hash, r.policy, r.budget, r.params";
 
 static const char *text_or_empty(sqlite3_stmt *st, int col)
@@ -40,14 +44,15 @@ int store_query_runs(store *s, const store_filter *f, store_row_fn fn, void *ctx
 {
     size_t np = f ? f->n_policies : 0;
     size_t len = sizeof query_cols + sizeof query_head + sizeof mem_cols_v4 +
-                 sizeof cost_cols_v5 + sizeof query_tail + 64 + np * 8;
+                 sizeof cost_cols_v5 + sizeof swap_cols_v6 + sizeof query_tail + 64 + np * 8;
     char *sql = malloc(len);
     if (!sql)
         return gms_error_set(err, GMS_ENOMEM, "out of memory");
-    size_t off = (size_t)snprintf(sql, len, "%s%s, %s%s%s", query_cols,
+    size_t off = (size_t)snprintf(sql, len, "%s%s, %s%s%s%s", query_cols,
                                   s->version >= 3 ? "t.constants, t.bottleneck" : "NULL, NULL",
                                   s->version >= 4 ? mem_cols_v4 : mem_cols_v3,
-                                  s->version >= 5 ? cost_cols_v5 : cost_cols_v4, query_head);
+                                  s->version >= 5 ? cost_cols_v5 : cost_cols_v4,
+                                  s->version >= 6 ? swap_cols_v6 : swap_cols_v5, query_head);
     if (f && f->allocator) /* stores before version 4 hold ideal runs only */
         off += (size_t)snprintf(sql + off, len - off, " AND %s = ?6",
                                 s->version >= 4 ? "r.allocator" : "'ideal'");
@@ -113,6 +118,11 @@ int store_query_runs(store *s, const store_filter *f, store_row_fn fn, void *ctx
         r.op_overhead_ns = (uint64_t)sqlite3_column_int64(st, 29);
         r.search_ns = (uint64_t)sqlite3_column_int64(st, 30);
         r.evict_ns = (uint64_t)sqlite3_column_int64(st, 31);
+        r.swap_out_bytes = (uint64_t)sqlite3_column_int64(st, 32);
+        r.swap_in_bytes = (uint64_t)sqlite3_column_int64(st, 33);
+        r.stall_ns = (uint64_t)sqlite3_column_int64(st, 34);
+        r.d2h_busy_ns = (uint64_t)sqlite3_column_int64(st, 35);
+        r.h2d_busy_ns = (uint64_t)sqlite3_column_int64(st, 36);
         if ((result = fn(ctx, &r)) != 0)
             break;
     }
@@ -157,7 +167,8 @@ static const char csv_header[] =
     "trace,trace_hash,policy,params,ratio,budget,remat_limit,semantics,status,overhead,"
     "evictions,eager_evictions,remats,remat_compute,peak_memory,baseline_memory,"
     "baseline_compute,allocator,peak_reserved,peak_allocated,largest_free,frag_allocs,"
-    "frag_ratio,op_overhead_ns,search_ns,evict_ns,tool_version,wall_s,created_at\n";
+    "frag_ratio,op_overhead_ns,search_ns,evict_ns,swap_out_bytes,swap_in_bytes,stall_ns,"
+    "d2h_busy_ns,h2d_busy_ns,tool_version,wall_s,created_at\n";
 
 static int csv_row(void *ctx, const store_row *r)
 {
@@ -182,6 +193,9 @@ static int csv_row(void *ctx, const store_row *r)
             (unsigned long long)r->frag_allocs, fmt_double(r->frag_ratio, b1, sizeof b1),
             (unsigned long long)r->op_overhead_ns, (unsigned long long)r->search_ns,
             (unsigned long long)r->evict_ns);
+    fprintf(out, "%llu,%llu,%llu,%llu,%llu,", (unsigned long long)r->swap_out_bytes,
+            (unsigned long long)r->swap_in_bytes, (unsigned long long)r->stall_ns,
+            (unsigned long long)r->d2h_busy_ns, (unsigned long long)r->h2d_busy_ns);
     csv_field(out, r->tool_version);
     fprintf(out, ",%s,%s\n", fmt_double(r->wall_s, b4, sizeof b4), r->created_at);
     return 0;
@@ -246,11 +260,16 @@ static int json_row(void *ctx, const store_row *r)
     fprintf(out,
             ", \"peak_reserved\": %llu, \"peak_allocated\": %llu, \"largest_free\": %llu,"
             " \"frag_allocs\": %llu, \"frag_ratio\": %s, \"op_overhead_ns\": %llu,"
-            " \"search_ns\": %llu, \"evict_ns\": %llu}",
+            " \"search_ns\": %llu, \"evict_ns\": %llu, \"swap_out_bytes\": %llu,"
+            " \"swap_in_bytes\": %llu, \"stall_ns\": %llu, \"d2h_busy_ns\": %llu,"
+            " \"h2d_busy_ns\": %llu}",
             (unsigned long long)r->peak_reserved, (unsigned long long)r->peak_allocated,
             (unsigned long long)r->largest_free, (unsigned long long)r->frag_allocs,
             fmt_double(r->frag_ratio, b, sizeof b), (unsigned long long)r->op_overhead_ns,
-            (unsigned long long)r->search_ns, (unsigned long long)r->evict_ns);
+            (unsigned long long)r->search_ns, (unsigned long long)r->evict_ns,
+            (unsigned long long)r->swap_out_bytes, (unsigned long long)r->swap_in_bytes,
+            (unsigned long long)r->stall_ns, (unsigned long long)r->d2h_busy_ns,
+            (unsigned long long)r->h2d_busy_ns);
     return 0;
 }
 

@@ -308,7 +308,8 @@ static int open_perfetto(const char *path, const char *trace, const sim_config *
     snprintf(title, sizeof title, "gpumemsim sim %s: %s, %s, %s", base ? base + 1 : trace,
              pol_name(cfg->policy), b, allocator);
     perfetto_info info = {.title = title, .budget = cfg->budget,
-                          .memory_model = cfg->allocator != NULL};
+                          .memory_model = cfg->allocator != NULL,
+                          .swap = (cfg->policy->needs & SIM_NEEDS_SWAP) != 0};
     return perfetto_open(path, &info, out, err);
 }
 

@@ -46,3 +46,8 @@ int pol_needs_addresses(const sim_policy *p)
 {
     return (p->needs & SIM_NEEDS_ADDRESSES) != 0;
 }
+
+int pol_swaps(const sim_policy *p)
+{
+    return (p->needs & SIM_NEEDS_SWAP) != 0;
+}

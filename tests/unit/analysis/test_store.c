@@ -154,6 +154,8 @@ START_TEST(test_v1_store_is_migrated_keeping_its_runs)
     ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM timelines"), 1);
     /* v5: old runs had no runtime costs */
     ck_assert_int_eq(scalar_int(p, "SELECT op_overhead_ns + search_ns + evict_ns + 1 FROM runs"), 1);
+    ck_assert_int_eq(scalar_int(p, "SELECT swap_out_bytes + swap_in_bytes + stall_ns + d2h_busy_ns"
+                                   " + h2d_busy_ns + 1 FROM runs"), 1);
 }
 END_TEST
 
