@@ -19,5 +19,6 @@ extern const sim_policy pol_dtr_frag;
 extern const sim_policy pol_dtr_proto;
 extern const sim_policy pol_dtr_proto_all;
 extern const sim_policy pol_swap_lru;
+extern const sim_policy pol_hybrid;
 
 #endif

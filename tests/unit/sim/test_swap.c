@@ -20,11 +20,11 @@
 
 /* c (1 B, constant); A = f(c); B = g(c); D = k(B) needs room: the LRU victim A goes to the
  * host; B released; [F = m(D); G = n(F): only with `window`]; E = h(A, D) needs A back. */
-static sim_trace *one_swap_trace(int window, uint64_t tg)
+static sim_trace *one_swap_trace_f(int window, uint64_t tg, uint64_t tf)
 {
     sim_trace_builder *b = g_new();
     g_constant(b, 1, 1);
-    g_call(b, "f", 10, 2, S, 1, (uint64_t)1);
+    g_call(b, "f", tf, 2, S, 1, (uint64_t)1);
     g_call(b, "g", 20, 3, S, 1, (uint64_t)1);
     g_call(b, "k", 30, 4, S, 1, (uint64_t)3);
     g_release(b, 3);
@@ -34,6 +34,11 @@ static sim_trace *one_swap_trace(int window, uint64_t tg)
     }
     g_call(b, "h", 50, 7, 1, 2, (uint64_t)2, (uint64_t)4);
     return g_finish(b);
+}
+
+static sim_trace *one_swap_trace(int window, uint64_t tg)
+{
+    return one_swap_trace_f(window, tg, 10);
 }
 
 /* A test policy: swap-lru that prefetches storage 1 (A) after op m (index 4: the constant is op 0) ran. */
@@ -161,6 +166,33 @@ START_TEST(test_full_host_memory_falls_back_to_recomputation)
     r = run_cfg(t, SWAP_LRU, S + 10, S - 1, NULL);
     ck_assert_int_eq(r.status, SIM_OOM);
     sim_trace_free(t);
+}
+END_TEST
+
+/* hybrid swaps A when twice its round trip costs less than recomputing it, else drops it. */
+START_TEST(test_hybrid_swaps_only_what_is_dearer_to_recompute)
+{
+    const sim_policy *h = pol_find("hybrid");
+    ck_assert_ptr_nonnull(h);
+    sim_trace *cheap = one_swap_trace_f(0, 0, 10), *dear = one_swap_trace_f(0, 0, 5 * X);
+    sim_result r = run_cfg(cheap, h, 2 * S + 10, UINT64_MAX, NULL);
+    ck_assert_int_eq(r.status, SIM_OK);
+    ck_assert_uint_eq(r.swaps_out, 0);
+    ck_assert_uint_eq(r.evictions, 1);
+    ck_assert_uint_eq(r.remat_compute, 10);
+    r = run_cfg(dear, h, 2 * S + 10, UINT64_MAX, NULL);
+    ck_assert_int_eq(r.status, SIM_OK);
+    ck_assert_uint_eq(r.swaps_out, 1);
+    ck_assert_uint_eq(r.evictions, 0);
+    ck_assert_uint_eq(r.stall_ns, 2 * X);
+    /* 2 x (2X) = 4X < 5X; at 3X recomputing is cheaper */
+    sim_trace_free(dear);
+    dear = one_swap_trace_f(0, 0, 3 * X);
+    r = run_cfg(dear, h, 2 * S + 10, UINT64_MAX, NULL);
+    ck_assert_uint_eq(r.swaps_out, 0);
+    ck_assert_uint_eq(r.remat_compute, 3 * X);
+    sim_trace_free(cheap);
+    sim_trace_free(dear);
 }
 END_TEST
 
@@ -307,6 +339,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_on_demand_swap_stalls_for_both_copies);
     tcase_add_test(tc, test_prefetch_overlap_hides_the_copy_back);
     tcase_add_test(tc, test_full_host_memory_falls_back_to_recomputation);
+    tcase_add_test(tc, test_hybrid_swaps_only_what_is_dearer_to_recompute);
     tcase_add_test(tc, test_engines_serve_in_order_and_the_books_balance);
     tcase_add_test(tc, test_no_swapping_policy_no_copies);
     tcase_add_test(tc, test_swapping_refuses_bad_configs);
