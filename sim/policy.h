@@ -180,6 +180,16 @@ uint64_t sim_view_h2d_free_at(const sim_view *v);
  * host memory and fits under the budget without evicting; returns 1 when a copy was queued. */
 int sim_view_prefetch(const sim_view *v, uint32_t s);
 
+/* The trace's future, for planning policies (Capuchin-style profiles; ABI 2). Ops are
+ * numbered in schedule order (constants included). */
+uint32_t sim_view_op_count(const sim_view *v);
+uint64_t sim_view_op_cost(const sim_view *v, uint32_t op); /* ns of its first run */
+/* The model op being run now (SIM_NONE before the first). */
+uint32_t sim_view_current_op(const sim_view *v);
+/* The first op after the current one that reads a tensor of storage s (found through the ops'
+ * outputs: an op without outputs is not seen), SIM_NONE when none does. */
+uint32_t sim_view_next_use(const sim_view *v, uint32_t s);
+
 /* ------------------------------------------------------------------------------------------
  * Score arithmetic with Python's semantics: num / (a * b) where num, a, b are integers and the
  * product is exact, rounded correctly to a double like Python's int / int. Returns +inf when

@@ -336,3 +336,43 @@ int sim_view_prefetch(const sim_view *cv, uint32_t s)
     sim_pool_add(v, s); /* resident and unlocked: a candidate again */
     return 1;
 }
+
+uint32_t sim_view_op_count(const sim_view *v)
+{
+    return v->tr->n_ops;
+}
+
+uint64_t sim_view_op_cost(const sim_view *v, uint32_t op)
+{
+    return op < v->tr->n_ops ? v->tr->ops[op].cost : 0;
+}
+
+uint32_t sim_view_current_op(const sim_view *v)
+{
+    return v->created_ops ? v->created_ops - 1 : SIM_NONE;
+}
+
+uint32_t sim_view_next_use(const sim_view *v, uint32_t s)
+{
+    const sim_trace *tr = v->tr;
+    if (s >= tr->n_storages)
+        return SIM_NONE;
+    uint32_t now = v->created_ops ? v->created_ops - 1 : 0, best = SIM_NONE;
+    const uint32_t *ts;
+    uint32_t n = sim_storage_live_tensors(v, s, &ts);
+    for (uint32_t i = 0; i < n; i++) {
+        const sim_tensor *te = &tr->tensors[ts[i]];
+        const uint32_t *ch = tr->children + te->children_off;
+        uint32_t lo = 0, hi = te->n_children; /* first child whose op is after now */
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (tr->tensors[ch[mid]].op <= now)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < te->n_children && tr->tensors[ch[lo]].op < best)
+            best = tr->tensors[ch[lo]].op;
+    }
+    return best;
+}

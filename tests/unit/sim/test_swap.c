@@ -196,6 +196,37 @@ START_TEST(test_hybrid_swaps_only_what_is_dearer_to_recompute)
 }
 END_TEST
 
+/* capuchin swaps A out when that costs less than recomputing it and prefetches it when the
+ * compute left before its use no longer covers the copy back (here: after op m, since after
+ * k it does not fit under the budget yet). */
+START_TEST(test_capuchin_prefetches_in_time)
+{
+    const sim_policy *cap = pol_find("capuchin");
+    ck_assert_ptr_nonnull(cap);
+    sim_trace *t = one_swap_trace_f(1, 3 * X, 5 * X);
+    sim_result r = run_cfg(t, cap, 2 * S + 10, UINT64_MAX, NULL);
+    ck_assert_int_eq(r.status, SIM_OK);
+    ck_assert_uint_eq(r.swaps_out, 1);
+    ck_assert_uint_eq(r.prefetches, 1);
+    ck_assert_uint_eq(r.remats, 0);
+    ck_assert_uint_eq(r.stall_ns, X); /* the copy out only: n's 3X hide the copy back */
+    sim_trace_free(t);
+    t = one_swap_trace_f(1, X / 4, 5 * X);
+    r = run_cfg(t, cap, 2 * S + 10, UINT64_MAX, NULL);
+    ck_assert_uint_eq(r.swaps_out, 1);
+    ck_assert_uint_eq(r.prefetches, 1);
+    ck_assert_uint_eq(r.stall_ns, X + (X - X / 4));
+    sim_trace_free(t);
+    /* recomputing A (10 ns) is cheaper than any copy: dropped */
+    t = one_swap_trace_f(1, 3 * X, 10);
+    r = run_cfg(t, cap, 2 * S + 10, UINT64_MAX, NULL);
+    ck_assert_uint_eq(r.swaps_out, 0);
+    ck_assert_uint_eq(r.remat_compute, 10);
+    ck_assert_uint_eq(r.stall_ns, 0);
+    sim_trace_free(t);
+}
+END_TEST
+
 /* Records every copy: per engine, in queue order. */
 typedef struct copies {
     uint64_t start[2][4096], end[2][4096], size[2][4096];
@@ -218,14 +249,17 @@ static void record_copy(void *ctx, const sim_event *ev)
     }
 }
 
-static sim_result run_chain(const sim_trace *t, double ratio, uint64_t host, copies *c)
+static sim_link chain_link = {0.5, 3000};
+
+static sim_result run_chain_with(const sim_policy *p, const sim_trace *t, double ratio,
+                                 uint64_t host, copies *c)
 {
     sim_config cfg;
     sim_config_init(&cfg);
-    cfg.policy = SWAP_LRU;
+    cfg.policy = p;
     cfg.budget = sim_budget_for_ratio(t, ratio);
-    cfg.link_gbps = 0.5;
-    cfg.link_latency_ns = 3000;
+    cfg.link_gbps = chain_link.gbps;
+    cfg.link_latency_ns = chain_link.latency_ns;
     cfg.host_memory = host;
     cfg.remat_limit = 0;
     if (c) {
@@ -239,6 +273,54 @@ static sim_result run_chain(const sim_trace *t, double ratio, uint64_t host, cop
     ck_assert_msg(sim_run(t, &cfg, &r, &err) == 0, "%s", err.msg);
     return r;
 }
+
+static sim_result run_chain(const sim_trace *t, double ratio, uint64_t host, copies *c)
+{
+    return run_chain_with(SWAP_LRU, t, ratio, host, c);
+}
+
+/* The same books for the planning policies, which also drop, recompute and prefetch. */
+START_TEST(test_every_swapping_policy_keeps_the_books)
+{
+    sim_trace *t;
+    gms_error err = {0};
+    ck_assert_int_eq(sim_trace_chain(300, &t, &err), 0);
+    const sim_baseline *bl = sim_trace_baseline(t);
+    static copies c;
+    /* a link fast enough against the chain's op costs that swapping is worth it sometimes */
+    sim_link l = {500, 100};
+    chain_link = l;
+    const char *pols[] = {"hybrid", "capuchin"};
+    for (int p = 0; p < 2; p++) {
+        uint64_t swapped = 0, dropped = 0;
+        for (int k = 0; k < 3; k++) {
+            const double ratios[3] = {0.2, 0.35, 0.6};
+            sim_result r = run_chain_with(pol_find(pols[p]), t, ratios[k], UINT64_MAX, &c);
+            ck_assert_msg(r.status == SIM_OK, "%s at %g", pols[p], ratios[k]);
+            ck_assert_uint_le(c.max_memory, c.budget);
+            ck_assert_uint_le(r.swap_in_bytes, r.swap_out_bytes);
+            ck_assert_uint_eq(r.clock, 1 + bl->compute + r.remat_compute + r.stall_ns);
+            ck_assert_uint_eq(c.n[0], r.swaps_out);
+            ck_assert_uint_eq(c.n[1], r.swaps_in);
+            for (int e = 0; e < 2; e++)
+                for (uint32_t i = 1; i < c.n[e]; i++) {
+                    ck_assert_uint_ge(c.start[e][i], c.end[e][i - 1]);
+                    ck_assert_uint_eq(c.end[e][i] - c.start[e][i],
+                                      sim_link_copy_ns(&l, c.size[e][i]));
+                }
+            sim_result again = run_chain_with(pol_find(pols[p]), t, ratios[k], UINT64_MAX, NULL);
+            again.wall_s = r.wall_s;
+            ck_assert_int_eq(memcmp(&again, &r, sizeof r), 0);
+            swapped += r.swaps_out;
+            dropped += r.evictions;
+        }
+        ck_assert_msg(swapped > 0 && dropped > 0, "%s: %llu swapped, %llu dropped", pols[p],
+                      (unsigned long long)swapped, (unsigned long long)dropped);
+    }
+    chain_link = (sim_link){0.5, 3000};
+    sim_trace_free(t);
+}
+END_TEST
 
 START_TEST(test_engines_serve_in_order_and_the_books_balance)
 {
@@ -340,7 +422,9 @@ static Suite *suite(void)
     tcase_add_test(tc, test_prefetch_overlap_hides_the_copy_back);
     tcase_add_test(tc, test_full_host_memory_falls_back_to_recomputation);
     tcase_add_test(tc, test_hybrid_swaps_only_what_is_dearer_to_recompute);
+    tcase_add_test(tc, test_capuchin_prefetches_in_time);
     tcase_add_test(tc, test_engines_serve_in_order_and_the_books_balance);
+    tcase_add_test(tc, test_every_swapping_policy_keeps_the_books);
     tcase_add_test(tc, test_no_swapping_policy_no_copies);
     tcase_add_test(tc, test_swapping_refuses_bad_configs);
     suite_add_tcase(s, tc);
