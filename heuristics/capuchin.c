@@ -18,14 +18,18 @@
  *     the next op; a late one shows up as stall.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "policies.h"
 
 typedef struct cap_state {
     uint64_t *start;   /* per op: compute of the ops before it (baseline time) */
     uint32_t n_ops;
-    uint32_t *host;    /* storages it swapped out that may still be on the host */
+    /* storages it swapped out that may still be on the host, by their next use (which does
+     * not change while they are away), so the in-trigger looks at the first few only */
+    uint32_t *host, *host_next;
     uint32_t n_host, cap_host;
+    uint64_t max_copy; /* the longest copy of a storage it swapped (bounds the trigger scan) */
     unsigned action;   /* what the last choice decided */
 } cap_state;
 
@@ -45,6 +49,7 @@ static void cap_free(void *state)
     if (c) {
         free(c->start);
         free(c->host);
+        free(c->host_next);
         free(c);
     }
 }
@@ -133,40 +138,67 @@ static unsigned cap_action(const sim_view *v, uint32_t s, void *state)
     if (c->n_host == c->cap_host) {
         uint32_t cap = c->cap_host ? 2 * c->cap_host : 64;
         uint32_t *h = realloc(c->host, (size_t)cap * sizeof *h);
-        if (!h)
+        if (h)
+            c->host = h;
+        uint32_t *n = h ? realloc(c->host_next, (size_t)cap * sizeof *n) : NULL;
+        if (!n)
             return SIM_ACTION_DROP; /* cannot track it for prefetching: recompute instead */
-        c->host = h;
+        c->host_next = n;
         c->cap_host = cap;
     }
-    (void)v;
-    c->host[c->n_host++] = s;
+    uint32_t next = sim_view_next_use(v, s); /* < n_ops: chosen to swap */
+    uint32_t lo = 0, hi = c->n_host; /* insert after every entry with next <= this one */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c->host_next[mid] <= next)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(c->host + lo + 1, c->host + lo, (size_t)(c->n_host - lo) * sizeof *c->host);
+    memmove(c->host_next + lo + 1, c->host_next + lo,
+            (size_t)(c->n_host - lo) * sizeof *c->host_next);
+    c->host[lo] = s;
+    c->host_next[lo] = next;
+    c->n_host++;
+    uint64_t copy = sim_view_copy_ns(v, sim_view_size(v, s));
+    if (copy > c->max_copy)
+        c->max_copy = copy;
     return SIM_ACTION_SWAP;
 }
 
-/* The in-trigger: after op o, copy back what would otherwise arrive late. */
+/* The in-trigger: after op o, copy back what would otherwise arrive late. Entries are in
+ * next-use order and the compute left before a use grows with it, so the scan stops at the
+ * first entry that even the longest copy could not need yet. */
 static void cap_on_access(const sim_view *v, uint32_t o, void *state)
 {
     cap_state *c = state;
     if (c->n_host == 0 || profile(v, c))
         return;
-    uint64_t clock = sim_view_clock(v);
+    uint64_t clock = sim_view_clock(v), h2d_wait = queue(sim_view_h2d_free_at(v), clock);
     uint64_t next_cost = o + 1 < c->n_ops ? sim_view_op_cost(v, o + 1) : 0;
-    uint32_t keep = 0;
-    for (uint32_t i = 0; i < c->n_host; i++) {
-        uint32_t s = c->host[i];
-        if (!sim_view_on_host(v, s))
-            continue; /* back already (on demand or recomputed), or released */
-        uint32_t next = sim_view_next_use(v, s);
-        if (next == SIM_NONE || next >= c->n_ops)
-            continue; /* never read again: leave it on the host */
+    uint32_t keep = 0, i = 0;
+    for (; i < c->n_host; i++) {
+        uint32_t s = c->host[i], next = c->host_next[i];
         uint64_t left = idle(c, o, next);
-        uint64_t need = queue(sim_view_h2d_free_at(v), clock) +
-                        sim_view_copy_ns(v, sim_view_size(v, s));
-        if (left <= need + next_cost && sim_view_prefetch(v, s))
+        if (left > h2d_wait + c->max_copy + next_cost)
+            break; /* neither this one nor any later one is due */
+        if (!sim_view_on_host(v, s) || next <= o)
+            continue; /* back already (on demand or recomputed), or released */
+        uint64_t need = h2d_wait + sim_view_copy_ns(v, sim_view_size(v, s));
+        if (left <= need + next_cost && sim_view_prefetch(v, s)) {
+            h2d_wait = queue(sim_view_h2d_free_at(v), clock);
             continue;
-        c->host[keep++] = s;
+        }
+        c->host[keep] = s;
+        c->host_next[keep++] = next;
     }
-    c->n_host = keep;
+    if (keep != i) { /* close the gap left by the entries dropped */
+        memmove(c->host + keep, c->host + i, (size_t)(c->n_host - i) * sizeof *c->host);
+        memmove(c->host_next + keep, c->host_next + i,
+                (size_t)(c->n_host - i) * sizeof *c->host_next);
+    }
+    c->n_host -= i - keep;
 }
 
 const sim_policy pol_capuchin = {

@@ -50,6 +50,7 @@ int sim_streams_reset(sim_view *v, gms_error *err)
 {
     sim_streams *sw = &v->sw;
     const sim_config *cfg = v->cfg;
+    sw->use_reset = 1; /* sim_view_next_use's cursors restart with the run */
     sw->on = (v->pol->needs & SIM_NEEDS_SWAP) != 0;
     if (!sw->on)
         return 0;
@@ -100,6 +101,9 @@ void sim_streams_free(sim_streams *sw)
     free(sw->ready);
     free(sw->was_defined);
     free(sw->pend);
+    free(sw->use_off);
+    free(sw->use_ops);
+    free(sw->use_cur);
     memset(sw, 0, sizeof *sw);
 }
 
@@ -352,27 +356,67 @@ uint32_t sim_view_current_op(const sim_view *v)
     return v->created_ops ? v->created_ops - 1 : SIM_NONE;
 }
 
-uint32_t sim_view_next_use(const sim_view *v, uint32_t s)
+/* Lists every storage's reading ops (from its tensors' children), sorted, once per runner. */
+static int build_uses(sim_view *v)
 {
+    sim_streams *sw = &v->sw;
+    const sim_trace *tr = v->tr;
+    uint32_t ns = tr->n_storages;
+    sw->use_off = calloc((size_t)ns + 1, sizeof *sw->use_off);
+    sw->use_cur = calloc((size_t)ns + 1, sizeof *sw->use_cur);
+    uint64_t total = 0;
+    for (uint32_t s = 0; s < ns; s++) {
+        const sim_storage_info *si = &tr->storages[s];
+        for (uint32_t i = 0; i < si->n_tensors; i++)
+            total += tr->tensors[tr->storage_tensors[si->tensors_off + i]].n_children;
+    }
+    sw->use_ops = malloc((size_t)(total ? total : 1) * sizeof *sw->use_ops);
+    if (!sw->use_off || !sw->use_cur || !sw->use_ops || total >= UINT32_MAX)
+        return -1;
+    uint32_t k = 0;
+    for (uint32_t s = 0; s < ns; s++) {
+        const sim_storage_info *si = &tr->storages[s];
+        sw->use_off[s] = k;
+        uint32_t first = k;
+        for (uint32_t i = 0; i < si->n_tensors; i++) {
+            const sim_tensor *te = &tr->tensors[tr->storage_tensors[si->tensors_off + i]];
+            for (uint32_t c = 0; c < te->n_children; c++) {
+                uint32_t op = tr->tensors[tr->children[te->children_off + c]].op;
+                uint32_t j = k++; /* insertion: each tensor's list is sorted already */
+                while (j > first && sw->use_ops[j - 1] > op) {
+                    sw->use_ops[j] = sw->use_ops[j - 1];
+                    j--;
+                }
+                sw->use_ops[j] = op;
+            }
+        }
+    }
+    sw->use_off[ns] = k;
+    sw->use_built = 1;
+    return 0;
+}
+
+uint32_t sim_view_next_use(const sim_view *cv, uint32_t s)
+{
+    sim_view *v = (sim_view *)cv; /* the cursors are a cache */
+    sim_streams *sw = &v->sw;
     const sim_trace *tr = v->tr;
     if (s >= tr->n_storages)
         return SIM_NONE;
-    uint32_t now = v->created_ops ? v->created_ops - 1 : 0, best = SIM_NONE;
-    const uint32_t *ts;
-    uint32_t n = sim_storage_live_tensors(v, s, &ts);
-    for (uint32_t i = 0; i < n; i++) {
-        const sim_tensor *te = &tr->tensors[ts[i]];
-        const uint32_t *ch = tr->children + te->children_off;
-        uint32_t lo = 0, hi = te->n_children; /* first child whose op is after now */
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (tr->tensors[ch[mid]].op <= now)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo < te->n_children && tr->tensors[ch[lo]].op < best)
-            best = tr->tensors[ch[lo]].op;
+    if (!sw->use_built && build_uses(v)) {
+        v->failed_alloc = 1;
+        return SIM_NONE;
     }
-    return best;
+    if (sw->use_reset) {
+        memset(sw->use_cur, 0, (size_t)tr->n_storages * sizeof *sw->use_cur);
+        sw->use_reset = 0;
+    }
+    /* the current op only grows within a run, so each cursor only moves forward */
+    uint32_t now = v->created_ops ? v->created_ops - 1 : 0;
+    uint32_t end = sw->use_off[s + 1], *cur = &sw->use_cur[s];
+    uint32_t i = sw->use_off[s] + *cur;
+    while (i < end && sw->use_ops[i] <= now)
+        i++;
+    *cur = i - sw->use_off[s];
+    return i < end ? sw->use_ops[i] : SIM_NONE;
 }

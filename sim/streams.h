@@ -48,6 +48,10 @@ typedef struct sim_streams {
     uint64_t *ready;           /* per storage: when its last swap-in ends */
     uint8_t *was_defined;      /* per tensor: defined when its storage was swapped out */
     uint32_t n_storages, n_tensors;
+    /* the trace's reads per storage (sim_view_next_use), built on first use and kept by
+     * the runner: use_ops[use_off[s] .. use_off[s+1]) in op order; use_cur per run */
+    uint32_t *use_off, *use_ops, *use_cur;
+    int use_built, use_reset;
     /* figures for sim_result */
     uint64_t swaps_out, swaps_in, out_bytes, in_bytes, prefetches, fallbacks;
     uint64_t stall_ns, d2h_busy, h2d_busy, host_peak;
