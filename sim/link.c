@@ -54,6 +54,9 @@ int sim_link_parse(const char *spec, sim_link *out, gms_error *err)
         return gms_error_set(err, GMS_EINVAL,
                              "link '%s': the bandwidth must be a positive number of GB/s (up to "
                              "1e6)", spec);
+    if (g < 1e-6)
+        return gms_error_set(err, GMS_EINVAL,
+                             "link '%s': a bandwidth below 1e-6 GB/s (1 kB/s) is no link", spec);
     double lat_us = 0;
     if (*end == ',') {
         const char *l = end + 1;
@@ -71,8 +74,12 @@ int sim_link_parse(const char *spec, sim_link *out, gms_error *err)
 
 uint64_t sim_link_copy_ns(const sim_link *l, uint64_t bytes)
 {
-    /* bytes / (GB/s) is ns; ceil so that no copy is free */
-    return l->latency_ns + (uint64_t)ceil((double)bytes / l->gbps);
+    /* bytes / (GB/s) is ns; ceil so that no copy is free; saturated (a copy of centuries) so
+     * that an absurdly slow link cannot overflow the clock */
+    const double cap = 1e18;
+    double t = ceil((double)bytes / l->gbps);
+    uint64_t lat = l->latency_ns < (uint64_t)cap ? l->latency_ns : (uint64_t)cap;
+    return lat + (uint64_t)(t < cap ? t : cap);
 }
 
 int sim_link_format(const sim_link *l, char *buf, size_t len)

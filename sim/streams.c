@@ -66,10 +66,10 @@ int sim_streams_reset(sim_view *v, gms_error *err)
     if (cfg->link_gbps == 0) {
         sim_link_default(&sw->link);
     } else {
-        if (!(cfg->link_gbps > 0) || !isfinite(cfg->link_gbps))
+        if (!(cfg->link_gbps >= 1e-6) || !isfinite(cfg->link_gbps))
             return gms_error_set(err, GMS_EINVAL,
-                                 "link bandwidth %g GB/s is invalid: it must be positive",
-                                 cfg->link_gbps);
+                                 "link bandwidth %g GB/s is invalid: it must be positive (at "
+                                 "least 1e-6)", cfg->link_gbps);
         sw->link = (sim_link){cfg->link_gbps, cfg->link_latency_ns};
     }
     const sim_trace *tr = v->tr;

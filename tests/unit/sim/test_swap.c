@@ -96,7 +96,8 @@ START_TEST(test_link_presets_and_formula)
     ck_assert(l.gbps == 12.5 && l.latency_ns == 7500);
     ck_assert_uint_eq(sim_link_copy_ns(&l, 1000), 7500 + 80);
     ck_assert_uint_eq(sim_link_copy_ns(&l, 1001), 7500 + 81); /* rounds up */
-    const char *bad[] = {"pcie9", "", "0", "-3", "16,", "16,-1", "16x", "nan", "inf", "16,10,3"};
+    const char *bad[] = {"pcie9", "", "0", "-3", "16,", "16,-1", "16x", "nan", "inf", "16,10,3",
+                         "1e-300"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         err = (gms_error){0};
         ck_assert_msg(sim_link_parse(bad[i], &l, &err) != 0, "'%s' accepted", bad[i]);
@@ -106,6 +107,9 @@ START_TEST(test_link_presets_and_formula)
     l = (sim_link){31.5, 10000};
     sim_link_format(&l, buf, sizeof buf);
     ck_assert_str_eq(buf, "link=31.5GBps/10000ns");
+    /* a slow link saturates instead of overflowing (fuzz find) */
+    l = (sim_link){1e-6, UINT64_MAX};
+    ck_assert_uint_le(sim_link_copy_ns(&l, UINT64_MAX), (uint64_t)2e18);
 }
 END_TEST
 
