@@ -189,6 +189,17 @@ uint32_t sim_view_current_op(const sim_view *v);
 /* The first op after the current one that reads a tensor of storage s (found through the ops'
  * outputs: an op without outputs is not seen), SIM_NONE when none does. */
 uint32_t sim_view_next_use(const sim_view *v, uint32_t s);
+/* The same from any op: the first op after `op` that reads storage s (SIM_NONE: none). */
+uint32_t sim_view_use_after(const sim_view *v, uint32_t s, uint32_t op);
+/* The op that creates storage s. */
+uint32_t sim_view_storage_op(const sim_view *v, uint32_t s);
+/* Resident bytes right after op `op` in the replay without a budget (the load curve whose
+ * peak is the baseline memory). */
+uint64_t sim_view_baseline_load(const sim_view *v, uint32_t op);
+/* Asks the engine to swap storage s out now (from a hook), as if the policy had chosen it as a
+ * victim and said SIM_ACTION_SWAP. Done only when s is in the pool and host memory has room;
+ * returns 1 when its copy was queued. */
+int sim_view_swap_out(const sim_view *v, uint32_t s);
 
 /* ------------------------------------------------------------------------------------------
  * Score arithmetic with Python's semantics: num / (a * b) where num, a, b are integers and the

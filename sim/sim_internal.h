@@ -308,6 +308,9 @@ void sim_mem_event_figures(const sim_view *v, uint64_t *reserved, uint64_t *allo
 void sim_mem_finish(sim_view *v, sim_result *res);
 void sim_mem_free(sim_view *v);
 
+/* Evicts pool member s now, as a victim of the policy (sim_run.c; for planned swap-outs). */
+void sim_evict_now(sim_view *v, uint32_t s);
+
 /* Adds resident, unlocked storage s to the end of the pool (sim_run.c; for prefetches). */
 void sim_pool_add(sim_view *v, uint32_t s);
 

@@ -170,6 +170,11 @@ static void evict(sim_view *v, uint32_t s, int eager)
         v->pol->on_evict(v, s, eager, v->pol_state);
 }
 
+void sim_evict_now(sim_view *v, uint32_t s)
+{
+    evict(v, s, 0);
+}
+
 static uint64_t splitmix64(uint64_t *x)
 {
     uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));

@@ -104,6 +104,7 @@ void sim_streams_free(sim_streams *sw)
     free(sw->use_off);
     free(sw->use_ops);
     free(sw->use_cur);
+    free(sw->load);
     memset(sw, 0, sizeof *sw);
 }
 
@@ -152,7 +153,7 @@ int sim_swap_on_evict(sim_view *v, uint32_t s, int eager)
     if (eager)
         return 0;
     const sim_policy *p = v->pol;
-    if (p->action && p->action(v, s, v->pol_state) != SIM_ACTION_SWAP)
+    if (!sw->force_swap && p->action && p->action(v, s, v->pol_state) != SIM_ACTION_SWAP)
         return 0;
     uint64_t size = v->tr->storages[s].size;
     if (sw->host_cap - sw->host_used < size) {
@@ -419,4 +420,70 @@ uint32_t sim_view_next_use(const sim_view *cv, uint32_t s)
         i++;
     *cur = i - sw->use_off[s];
     return i < end ? sw->use_ops[i] : SIM_NONE;
+}
+
+uint32_t sim_view_storage_op(const sim_view *v, uint32_t s)
+{
+    const sim_trace *tr = v->tr;
+    return s < tr->n_storages ? tr->tensors[tr->storages[s].root].op : SIM_NONE;
+}
+
+uint32_t sim_view_use_after(const sim_view *cv, uint32_t s, uint32_t op)
+{
+    sim_view *v = (sim_view *)cv;
+    sim_streams *sw = &v->sw;
+    if (s >= v->tr->n_storages)
+        return SIM_NONE;
+    if (!sw->use_built && build_uses(v)) {
+        v->failed_alloc = 1;
+        return SIM_NONE;
+    }
+    uint32_t lo = sw->use_off[s], hi = sw->use_off[s + 1], end = hi;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (sw->use_ops[mid] <= op)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < end ? sw->use_ops[lo] : SIM_NONE;
+}
+
+uint64_t sim_view_baseline_load(const sim_view *cv, uint32_t op)
+{
+    sim_view *v = (sim_view *)cv;
+    sim_streams *sw = &v->sw;
+    const sim_trace *tr = v->tr;
+    if (op >= tr->n_ops)
+        return 0;
+    if (!sw->load) { /* the baseline replay of the builder (spec section 4), op by op */
+        if (!(sw->load = calloc((size_t)tr->n_ops + 1, sizeof *sw->load))) {
+            v->failed_alloc = 1;
+            return 0;
+        }
+        uint64_t mem = 0;
+        for (uint32_t i = 0; i < tr->n_schedule; i++) {
+            uint32_t e = tr->schedule[i];
+            if (SCH_KIND(e) == SCH_COMPUTE) {
+                mem += tr->ops[SCH_INDEX(e)].total_size;
+                sw->load[SCH_INDEX(e)] = mem;
+            } else if (SCH_KIND(e) == SCH_RELEASE_LAST) {
+                mem -= tr->storages[SCH_INDEX(e)].size;
+            }
+        }
+    }
+    return sw->load[op];
+}
+
+int sim_view_swap_out(const sim_view *cv, uint32_t s)
+{
+    sim_view *v = (sim_view *)cv; /* a request the engine carries out (policy.h) */
+    sim_streams *sw = &v->sw;
+    if (!sw->on || s >= v->tr->n_storages || v->ss[s].pool_idx == SIM_NONE ||
+        sw->host_cap - sw->host_used < v->tr->storages[s].size)
+        return 0;
+    sw->force_swap = 1;
+    sim_evict_now(v, s);
+    sw->force_swap = 0;
+    return sw->where[s] == SIM_SW_OUTGOING;
 }

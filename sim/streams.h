@@ -52,6 +52,8 @@ typedef struct sim_streams {
      * the runner: use_ops[use_off[s] .. use_off[s+1]) in op order; use_cur per run */
     uint32_t *use_off, *use_ops, *use_cur;
     int use_built, use_reset;
+    uint64_t *load;      /* per op: resident bytes after it with no budget (built on first use) */
+    int force_swap;      /* sim_view_swap_out in progress: swap whatever the action says */
     /* figures for sim_result */
     uint64_t swaps_out, swaps_in, out_bytes, in_bytes, prefetches, fallbacks;
     uint64_t stall_ns, d2h_busy, h2d_busy, host_peak;

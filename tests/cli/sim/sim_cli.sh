@@ -18,7 +18,7 @@ ours() { sed -E 's/.*"status": "([^"]*)".*"overhead": ([^,]*),.*"evictions": ([0
 
 # help, listing, errors
 "$GMS_BIN" sim --help | grep -q "usage: gpumemsim sim TRACE" || fail "--help"
-[ "$("$GMS_BIN" sim --list-policies | wc -l)" -eq 14 ] || fail "--list-policies is not 14 lines"
+[ "$("$GMS_BIN" sim --list-policies | wc -l)" -eq 15 ] || fail "--list-policies is not 15 lines"
 "$GMS_BIN" sim --list-policies | grep -q "^dtr-eq " || fail "dtr-eq not listed"
 "$GMS_BIN" sim --list-policies | grep -q "^swap-lru " || fail "swap-lru not listed"
 out=$("$GMS_BIN" sim "$LOG" --policy nope 2>&1); rc=$?

@@ -13,7 +13,7 @@
 #include "policy.h"
 
 #define SWAP_LRU (pol_find("swap-lru"))
-#define S 1000000u /* bytes of each big tensor */
+#define S 2000000u /* bytes of each big tensor (AutoSwap skips those under 1 MiB) */
 #define LAT 1000u  /* ns per copy */
 /* copy time on a 1 GB/s link (1 byte per ns) */
 #define X ((uint64_t)LAT + S)
@@ -231,6 +231,59 @@ START_TEST(test_capuchin_prefetches_in_time)
 }
 END_TEST
 
+/* autoswap plans from the no-budget load curve: the peak is op k (index 3); only A idles across
+ * it, so A is swapped out right after f (its copy overlaps g, and k waits for what is left of
+ * it) and its copy back is queued after m, the last op that ends before the copy must start
+ * to end by h: n's 3X hide it. */
+START_TEST(test_autoswap_plans_around_the_peak)
+{
+    const sim_policy *as = pol_find("autoswap");
+    ck_assert_ptr_nonnull(as);
+    sim_trace *t = one_swap_trace_f(1, 3 * X, 10);
+    sim_result r = run_cfg(t, as, 2 * S + 10, UINT64_MAX, NULL);
+    ck_assert_int_eq(r.status, SIM_OK);
+    ck_assert_uint_eq(r.swaps_out, 1);
+    ck_assert_uint_eq(r.prefetches, 1);
+    ck_assert_uint_eq(r.evictions, 0);
+    ck_assert_uint_eq(r.remats, 0);
+    ck_assert_uint_eq(r.stall_ns, X - 20); /* g (20 ns) ran while A was copied out */
+    ck_assert_uint_eq(r.clock, 1 + 10 + 20 + 30 + 40 + 3 * X + 50 + X - 20);
+    sim_trace_free(t);
+}
+END_TEST
+
+/* sim_view_baseline_load is the builder's baseline replay: its peak is the baseline memory. */
+static uint64_t load_peak;
+static void record_load_peak(const sim_view *v, uint32_t op, void *state)
+{
+    (void)state;
+    if (op != 1)
+        return;
+    for (uint32_t o = 0; o < sim_view_op_count(v); o++)
+        if (sim_view_baseline_load(v, o) > load_peak)
+            load_peak = sim_view_baseline_load(v, o);
+}
+
+static const sim_policy load_probe = {
+    .name = "test-load",
+    .description = "reads the load curve",
+    .needs = SIM_NEEDS_SWAP,
+    .score = lru_score,
+    .on_access = record_load_peak,
+};
+
+START_TEST(test_baseline_load_peaks_at_the_baseline_memory)
+{
+    sim_trace *t;
+    gms_error err = {0};
+    ck_assert_int_eq(sim_trace_chain(50, &t, &err), 0);
+    load_peak = 0;
+    run_cfg(t, &load_probe, UINT64_MAX, UINT64_MAX, NULL);
+    ck_assert_uint_eq(load_peak, sim_trace_baseline(t)->memory);
+    sim_trace_free(t);
+}
+END_TEST
+
 /* Records every copy: per engine, in queue order. */
 typedef struct copies {
     uint64_t start[2][4096], end[2][4096], size[2][4096];
@@ -294,8 +347,8 @@ START_TEST(test_every_swapping_policy_keeps_the_books)
     /* a link fast enough against the chain's op costs that swapping is worth it sometimes */
     sim_link l = {500, 100};
     chain_link = l;
-    const char *pols[] = {"hybrid", "capuchin"};
-    for (int p = 0; p < 2; p++) {
+    const char *pols[] = {"hybrid", "capuchin", "autoswap"};
+    for (int p = 0; p < 3; p++) {
         uint64_t swapped = 0, dropped = 0;
         for (int k = 0; k < 3; k++) {
             const double ratios[3] = {0.2, 0.35, 0.6};
@@ -318,7 +371,9 @@ START_TEST(test_every_swapping_policy_keeps_the_books)
             swapped += r.swaps_out;
             dropped += r.evictions;
         }
-        ck_assert_msg(swapped > 0 && dropped > 0, "%s: %llu swapped, %llu dropped", pols[p],
+        /* autoswap never drops: it swaps its fallback victims too */
+        ck_assert_msg(swapped > 0 && (dropped > 0) == (p < 2), "%s: %llu swapped, %llu dropped",
+                      pols[p],
                       (unsigned long long)swapped, (unsigned long long)dropped);
     }
     chain_link = (sim_link){0.5, 3000};
@@ -427,6 +482,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_full_host_memory_falls_back_to_recomputation);
     tcase_add_test(tc, test_hybrid_swaps_only_what_is_dearer_to_recompute);
     tcase_add_test(tc, test_capuchin_prefetches_in_time);
+    tcase_add_test(tc, test_autoswap_plans_around_the_peak);
+    tcase_add_test(tc, test_baseline_load_peaks_at_the_baseline_memory);
     tcase_add_test(tc, test_engines_serve_in_order_and_the_books_balance);
     tcase_add_test(tc, test_every_swapping_policy_keeps_the_books);
     tcase_add_test(tc, test_no_swapping_policy_no_copies);
