@@ -109,6 +109,11 @@ typedef struct plot_timeline_opts {
     void *progress_ctx;
     const char *allocator;  /* memory model (sim/memory.h name); NULL = ideal */
     const char *alloc_conf; /* its settings, PYTORCH_CUDA_ALLOC_CONF syntax */
+    /* swapping policies (docs/swap.md): sim_config's link (0 = default) and host memory
+     * (0 = unlimited); their copies are drawn as swap-out and swap-in markers */
+    double link_gbps;
+    uint64_t link_latency_ns;
+    uint64_t host_memory;
 } plot_timeline_opts;
 
 typedef struct plot_timeline_summary {
@@ -120,7 +125,8 @@ typedef struct plot_timeline_summary {
 } plot_timeline_summary;
 
 /* Simulates one run with an observer and draws memory over simulated time, the budget, and
- * where the policy evicted and the simulator rematerialized. */
+ * where the policy evicted and the simulator rematerialized (and, for swapping policies,
+ * where copies to and from host memory were queued). */
 int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_error *err);
 
 typedef struct plot_iterations_opts {

@@ -175,6 +175,13 @@ static const char schema_v6[] =
     "  checkpointed INTEGER NOT NULL,"
     "  plan TEXT NOT NULL,"
     "  PRIMARY KEY (run_id, iteration)) WITHOUT ROWID;";
+/* v7: swapping to host memory (docs/swap.md). Runs stored before it never swapped: 0. */
+static const char schema_v7[] =
+    "ALTER TABLE runs ADD COLUMN swap_out_bytes INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN swap_in_bytes INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN stall_ns INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN d2h_busy_ns INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN h2d_busy_ns INTEGER NOT NULL DEFAULT 0;";
 
 /* One function per version step: migrations[v] takes a store from version v to v + 1 inside
  * the caller's transaction. A step that must rewrite data (not only add tables or columns)
@@ -213,9 +220,14 @@ static int migrate_5_to_6(sqlite3 *db, gms_error *err)
     return store_exec(db, schema_v6, "migrating the schema from version 5 to 6", err);
 }
 
+static int migrate_6_to_7(sqlite3 *db, gms_error *err)
+{
+    return store_exec(db, schema_v7, "migrating the schema from version 6 to 7", err);
+}
+
 static const store_migration migrations[STORE_SCHEMA_VERSION] = {
     migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5,
-    migrate_5_to_6};
+    migrate_5_to_6, migrate_6_to_7};
 
 static int read_user_version(sqlite3 *db, int *version, gms_error *err)
 {
@@ -488,10 +500,11 @@ int store_put_run(store *s, const store_run *r, int64_t *run_id, gms_error *err)
                       " tool_version, peak_reserved, peak_allocated, largest_free,"
                       " frag_allocs, frag_ratio, op_overhead_ns, search_ns, evict_ns,"
                       " plan_iterations, plan_predicted, pred_err_mean, pred_err_max,"
-                      " cache_hits, cache_misses, plan_s, checkpoints)"
+                      " cache_hits, cache_misses, plan_s, checkpoints,"
+                      " swap_out_bytes, swap_in_bytes, stall_ns, d2h_busy_ns, h2d_busy_ns)"
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
                       " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28,"
-                      " ?29, ?30, ?31, ?32, ?33)",
+                      " ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38)",
                       err);
     if (rc)
         return rc;
@@ -530,6 +543,11 @@ int store_put_run(store *s, const store_run *r, int64_t *run_id, gms_error *err)
     sqlite3_bind_int64(st, 31, (sqlite3_int64)r->cache_misses);
     sqlite3_bind_double(st, 32, r->plan_s);
     sqlite3_bind_int64(st, 33, (sqlite3_int64)r->checkpoints);
+    sqlite3_bind_int64(st, 34, (sqlite3_int64)r->swap_out_bytes);
+    sqlite3_bind_int64(st, 35, (sqlite3_int64)r->swap_in_bytes);
+    sqlite3_bind_int64(st, 36, (sqlite3_int64)r->stall_ns);
+    sqlite3_bind_int64(st, 37, (sqlite3_int64)r->d2h_busy_ns);
+    sqlite3_bind_int64(st, 38, (sqlite3_int64)r->h2d_busy_ns);
     rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)

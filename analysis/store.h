@@ -28,7 +28,7 @@
 
 #include "gms_error.h"
 
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 
 typedef struct store store;
 
@@ -109,6 +109,13 @@ typedef struct store_run {
     uint32_t cache_hits, cache_misses;
     double plan_s;
     uint64_t checkpoints;
+    /* swapping figures (sim_result; 0 for runs that do not swap, and in stores before
+     * version 7). The link and host memory are in the key's params ("link=...,host=..."). */
+    uint64_t swap_out_bytes;
+    uint64_t swap_in_bytes;
+    uint64_t stall_ns;
+    uint64_t d2h_busy_ns;
+    uint64_t h2d_busy_ns;
 } store_run;
 
 /* Sets *found to 1 when a run with this key is stored. */
@@ -194,6 +201,11 @@ typedef struct store_row {
     uint32_t cache_hits, cache_misses;
     double plan_s;
     uint64_t checkpoints;
+    uint64_t swap_out_bytes; /* the swapping figures (0 in stores before version 7) */
+    uint64_t swap_in_bytes;
+    uint64_t stall_ns;
+    uint64_t d2h_busy_ns;
+    uint64_t h2d_busy_ns;
 } store_row;
 
 /* Which rows a query returns: NULL/0 fields mean "any". policies is a NULL-free array.

@@ -10,7 +10,9 @@
 #include "planners.h"
 #include "plugin_isolate.h"
 #include "registry.h"
+#include "link.h"
 #include "memory.h"
+#include "policy.h"
 #include "sim.h"
 #include "store.h"
 
@@ -186,6 +188,10 @@ static void *worker_main(void *arg)
         cfg.op_overhead_ns = c->spec->op_overhead_ns;
         cfg.search_cost_ns = c->spec->search_cost_ns;
         cfg.evict_cost_ns = c->spec->evict_cost_ns;
+        cfg.link_gbps = c->spec->link_gbps;
+        cfg.link_latency_ns = c->spec->link_latency_ns;
+        if (c->spec->host_memory)
+            cfg.host_memory = c->spec->host_memory;
         cfg.allocator = c->allocs[it->alloc].model;
         cfg.allocator_options = &c->allocs[it->alloc].opt;
         if ((cfg.planner = c->planners[it->policy]) != NULL) {
@@ -261,6 +267,11 @@ static int write_item(sweep_ctx *c, store *s, sw_item *it, gms_error *err)
         .cache_misses = it->res.cache_misses,
         .plan_s = it->res.plan_s,
         .checkpoints = it->res.checkpoints,
+        .swap_out_bytes = it->res.swap_out_bytes,
+        .swap_in_bytes = it->res.swap_in_bytes,
+        .stall_ns = it->res.stall_ns,
+        .d2h_busy_ns = it->res.d2h_busy_ns,
+        .h2d_busy_ns = it->res.h2d_busy_ns,
     };
     int64_t id = 0;
     int rc = store_put_run(s, &r, &id, err);
@@ -332,8 +343,8 @@ static int validate_spec(const sweep_spec *sp, gms_error *err)
  * "sample=sqrt") with sampled victim choice, ",op_overhead=Nns", ",search_cost=Nns" and
  * ",evict_cost=Nns" for runtime costs that are not 0, "" otherwise (so runs without costs keep
  * the keys they always had). */
-static void sweep_run_params(const sweep_spec *sp, int random, unsigned seed, char *buf,
-                             size_t len)
+static void sweep_run_params(const sweep_spec *sp, const sim_policy *p, int random,
+                             unsigned seed, char *buf, size_t len)
 {
     buf[0] = '\0';
     if (random)
@@ -356,6 +367,18 @@ static void sweep_run_params(const sweep_spec *sp, int random, unsigned seed, ch
         if (costs[i].ns)
             snprintf(buf + n, len - n, "%s%s=%lluns", n ? "," : "", costs[i].name,
                      (unsigned long long)costs[i].ns);
+    }
+    if (pol_swaps(p)) { /* the engine's swap settings: ",link=...[,host=N]" */
+        sim_link l = {sp->link_gbps, sp->link_latency_ns};
+        if (!(l.gbps > 0))
+            sim_link_default(&l);
+        size_t n = strlen(buf);
+        if (n && n + 1 < len)
+            buf[n++] = ',';
+        int w = sim_link_format(&l, buf + n, len - n);
+        n = w > 0 && (size_t)w < len - n ? n + (size_t)w : strlen(buf);
+        if (sp->host_memory)
+            snprintf(buf + n, len - n, ",host=%llu", (unsigned long long)sp->host_memory);
     }
 }
 
@@ -437,6 +460,8 @@ static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
                     if (c->policies[p] && pol_needs_addresses(c->policies[p]) &&
                         !c->allocs[a].model)
                         continue; /* validate_allocators allowed it: skipped by design */
+                    if (pol_swaps(c->policies[p]) && c->allocs[a].model)
+                        continue; /* swapping runs on the ideal model only */
                     sw_item *it = &c->items[k++];
                     it->trace = t;
                     it->policy = p;
@@ -444,7 +469,8 @@ static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
                     it->seed = seed;
                     it->alloc = a;
                     it->budget = sim_budget_for_ratio(c->traces[t].t, sp->ratios[r]);
-                    sweep_run_params(sp, random, seed, it->params, sizeof it->params);
+                    sweep_run_params(sp, c->policies[p], random, seed, it->params,
+                                     sizeof it->params);
                     if (c->planners[p] && sp->policy_args && *sp->policy_args)
                         planner_run_params(sp->policy_args, it->params, sizeof it->params);
                 }

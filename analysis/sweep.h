@@ -73,6 +73,11 @@ typedef struct sweep_spec {
     uint64_t evict_cost_ns;
     const char *policy_args; /* the planners' canonical parameters (planner_params_canon),
                               * first in their runs' params; NULL or "" = none */
+    /* Swapping policies' link (sim_config.link_*; 0 = the default link) and host memory
+     * (0 = unlimited), stored in their runs' params (link=...,host=...). */
+    double link_gbps;
+    uint64_t link_latency_ns;
+    uint64_t host_memory;
     sweep_progress_fn progress; /* optional */
     void *progress_ctx;
 } sweep_spec;

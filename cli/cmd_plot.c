@@ -6,6 +6,7 @@
 
 #include "analysis_util.h"
 #include "cli.h"
+#include "link.h"
 #include "filter_opts.h"
 #include "planners.h"
 #include "plot.h"
@@ -21,7 +22,7 @@ static void usage(FILE *f)
             "                      [--script FILE] -o CHART\n"
             "       gpumemsim plot timeline TRACE --policy P --budget B [--seed N]\n"
             "                      [--remat-limit L] [--sample K] [--allocator M [--alloc-conf C]]\n"
-            "                      -o CHART\n"
+            "                      [--link L] [--host-memory B] -o CHART\n"
             "            (P: a policy name or a policy plugin .so, see docs/plugins.md)\n"
             "       gpumemsim plot iterations DB|TRACE [--trace NAME] [--policies LIST]\n"
             "                      [--budget B] [--policy-args K=V,...] [--title T] -o CHART\n\n"
@@ -35,7 +36,9 @@ static void usage(FILE *f)
             "  timeline  simulate TRACE once and draw resident memory over simulated time with\n"
             "            the budget, the policy's evictions and the rematerializations; with\n"
             "            --allocator (caching, lifetime: docs/memory.md) the model's allocated\n"
-            "            and reserved bytes\n"
+            "            and reserved bytes; for a swapping policy (swap-lru, ...) where copies\n"
+            "            to and from host memory were queued, over --link and --host-memory\n"
+            "            as in sim (docs/swap.md)\n"
             "  iterations  per training iteration: the input size, the peak memory against the\n"
             "            budget and the overhead, one line per policy. From a store DB, the\n"
             "            iterations of checkpoint-planner runs (sweep stores them); from a\n"
@@ -190,6 +193,20 @@ static int plot_timeline_cmd(int argc, char **argv)
             o.allocator = argv[++i];
         } else if (strcmp(a, "--alloc-conf") == 0 && v) {
             o.alloc_conf = argv[++i];
+        } else if (strcmp(a, "--link") == 0 && v) {
+            sim_link l;
+            gms_error lerr = {0};
+            if (sim_link_parse(argv[++i], &l, &lerr)) {
+                cli_error(cmd, "--link: %s", lerr.msg);
+                return 2;
+            }
+            o.link_gbps = l.gbps;
+            o.link_latency_ns = l.latency_ns;
+        } else if (strcmp(a, "--host-memory") == 0 && v) {
+            if (cli_parse_bytes(argv[++i], &o.host_memory) || o.host_memory == 0) {
+                cli_error(cmd, "--host-memory '%s' must be a positive byte count (64GiB)", v);
+                return 2;
+            }
         } else if (strcmp(a, "--sample") == 0 && v) {
             if (cli_parse_sample(argv[++i], &o.sample)) {
                 cli_error(cmd, "--sample '%s' must be a count of storages (0 = all) or 'sqrt'",

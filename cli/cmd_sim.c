@@ -26,6 +26,7 @@
 #include "sim.h"
 #include "sim_extra.h"
 #include "sim_reftable.h"
+#include "swap_opts.h"
 
 static const char *const CMD = "sim";
 
@@ -82,6 +83,12 @@ static void usage(FILE *f)
             "                      it from one measured slowdown. Default 0: the ideal replay\n"
             "  --search-cost D     cost per candidate scored in an eviction search (default 0)\n"
             "  --evict-cost D      cost per eviction chosen by the policy (default 0)\n"
+            "  --link L            for swapping policies (swap-lru, ...; docs/swap.md): the\n"
+            "                      device<->host link, a preset (pcie3, pcie4, pcie5,\n"
+            "                      nvlink-c2c; default pcie4) or GBPS[,LATENCY_US] (16,10 =\n"
+            "                      16 GB/s per direction and 10 us per copy)\n"
+            "  --host-memory B     host memory that can hold swapped tensors (64GiB; default\n"
+            "                      unlimited); when it is full victims are dropped instead\n"
             "  --seeds N           run seeds SEED .. SEED+N-1 and report the mean overhead and\n"
             "                      its spread (for random policies and sampled victim choice;\n"
             "                      the other figures are the first seed's; default 1)\n"
@@ -98,6 +105,8 @@ static void usage(FILE *f)
             "                      peak_reserved, peak_allocated, largest_free, frag_allocs,\n"
             "                      frag_ratio, cost_model, ops_executed, candidates,\n"
             "                      op_overhead_ns, search_ns, evict_ns; with --seeds: seeds;\n"
+            "                      with a swapping policy: swap (link, bytes swapped out and\n"
+            "                      in, stall_ns, copy-engine busy time and utilization);\n"
             "                      with --budget-band: budget_band; with a planner:\n"
             "                      policy_args, planner (summary) and iterations, one\n"
             "                      object per training iteration, docs/planners.md)\n"
@@ -143,6 +152,8 @@ enum {
     OPT_PERFETTO,
     OPT_KINETO,
     OPT_POLICY_ARGS,
+    OPT_LINK,
+    OPT_HOST_MEMORY,
 };
 
 
@@ -239,6 +250,7 @@ static int print_json(const char *trace, const char *pname, const sim_config *cf
         free(paq);
         iter_log_print_json(cfg->iteration_ctx, r);
     }
+    swap_opts_print_json(cfg, r);
     printf("}\n");
     free(tq);
     return 0;
@@ -307,6 +319,7 @@ static void print_text(const char *trace, const char *pname, const sim_config *c
                (unsigned long long)r->candidates, (unsigned long long)cfg->search_cost_ns,
                (unsigned long long)r->evict_ns, (unsigned long long)r->evictions,
                (unsigned long long)cfg->evict_cost_ns);
+    swap_opts_print_text(cfg, r);
     printf("simulated time   %llu ns\n", (unsigned long long)r->clock);
     printf("wall time        %.6f s\n", r->wall_s);
     sim_extra_print_text(x);
@@ -327,7 +340,8 @@ static int open_perfetto(const char *path, const char *trace, const sim_config *
     snprintf(title, sizeof title, "gpumemsim sim %s: %s, %s, %s", base ? base + 1 : trace,
              cfg->planner ? cfg->planner->name : pol_name(cfg->policy), b, allocator);
     perfetto_info info = {.title = title, .budget = cfg->budget,
-                          .memory_model = cfg->allocator != NULL};
+                          .memory_model = cfg->allocator != NULL,
+                          .swap = pol_swaps(cfg->policy) != 0};
     return perfetto_open(path, &info, out, err);
 }
 
@@ -358,6 +372,8 @@ int cmd_sim(int argc, char **argv)
         {"perfetto", required_argument, NULL, OPT_PERFETTO},
         {"kineto", required_argument, NULL, OPT_KINETO},
         {"policy-args", required_argument, NULL, OPT_POLICY_ARGS},
+        {"link", required_argument, NULL, OPT_LINK},
+        {"host-memory", required_argument, NULL, OPT_HOST_MEMORY},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -369,6 +385,7 @@ int cmd_sim(int argc, char **argv)
     int json = 0;
     sim_reftable_opts ro = {.repeat = 1};
     sim_extra extra = {.seeds = 1};
+    swap_opts swo = {0};
     uint64_t chain = 0, u;
     char names[256];
     optind = 1;
@@ -491,6 +508,14 @@ int cmd_sim(int argc, char **argv)
             policy_args = optarg;
             run_opt = "--policy-args";
             break;
+        case OPT_LINK:
+            swo.link = optarg;
+            run_opt = "--link";
+            break;
+        case OPT_HOST_MEMORY:
+            swo.host = optarg;
+            run_opt = "--host-memory";
+            break;
         case OPT_PERFETTO:
             if (!*optarg || strcmp(optarg, "-") == 0) {
                 cli_error(CMD, "--perfetto '%s': give a file name for the trace-event JSON "
@@ -574,6 +599,13 @@ int cmd_sim(int argc, char **argv)
         cli_error(CMD, "unknown policy '%s'; valid policies: %s", policy, names);
         return 2;
     }
+    if (swap_opts_apply(CMD, &swo, &cfg))
+        return 2;
+    if (pol_swaps(cfg.policy) && strcmp(allocator, "ideal") != 0) {
+        cli_error(CMD, "policy %s swaps to host memory, which only the ideal memory model "
+                       "supports: drop --allocator", pol_name(cfg.policy));
+        return 2;
+    }
     sim_memory_options mopt;
     char alloc_key[128];
     gms_error aerr = {0};
@@ -618,6 +650,10 @@ int cmd_sim(int argc, char **argv)
         return 1;
     }
     const sim_baseline *bl = sim_trace_baseline(t);
+    if (swap_opts_check(CMD, &swo, &cfg, t)) {
+        sim_trace_free(t);
+        return 2;
+    }
     if (budget_s)
         cfg.budget = ratio > 0 ? sim_budget_for_ratio(t, ratio) : bytes;
     if (cfg.budget < bl->bottleneck) {

@@ -9,6 +9,7 @@
 #include "planners.h"
 #include "plugin.h"
 #include "progress.h"
+#include "link.h"
 #include "registry.h"
 #include "sweep.h"
 
@@ -22,7 +23,8 @@ static void usage(FILE *f)
             "                       [--db FILE] [-j N] [--shard K/N] [--remat-limit L]\n"
             "                       [--allocators LIST] [--alloc-conf CONF] [--sample K]\n"
             "                       [--op-overhead D] [--search-cost D] [--evict-cost D]\n"
-            "                       [--policy-args K=V,...] [--quiet]\n\n"
+            "                       [--policy-args K=V,...] [--link L] [--host-memory B]\n"
+            "                       [--quiet]\n\n"
             "Simulates every trace with every policy at every budget (and every seed of the\n"
             "randomized policies) and records each run in a SQLite result store. Runs already\n"
             "in the store are skipped, so an interrupted sweep simply continues when run again.\n\n"
@@ -56,6 +58,10 @@ static void usage(FILE *f)
             "  --op-overhead D, --search-cost D, --evict-cost D  the runtime-cost model of\n"
             "                   'sim' (docs/fidelity.md) for every run, stored in the runs'\n"
             "                   params (op_overhead=20000ns, ...) and cost columns\n"
+            "  --link L, --host-memory B  the link and host memory of the swapping policies\n"
+            "                   (swap-lru, ...) as in 'sim' (docs/swap.md), stored in their\n"
+            "                   runs' params (link=31.5GBps/10000ns,host=N); swapping runs\n"
+            "                   use the ideal memory model only\n"
 
             "  --quiet          no progress output\n\npolicies:\n",
             SWEEP_MAX_RATIO);
@@ -150,6 +156,23 @@ int cmd_sweep(int argc, char **argv)
                             : a[2] == 's' ? &sp.search_cost_ns : &sp.evict_cost_ns;
             if (cli_parse_duration(v, dst)) {
                 cli_error(cmd, "%s '%s' must be a duration with a unit (500ns, 20us, 1.5ms)", a, v);
+                goto out;
+            }
+            i++;
+        } else if (strcmp(a, "--link") == 0 && v) {
+            sim_link l;
+            gms_error lerr = {0};
+            if (sim_link_parse(v, &l, &lerr)) {
+                cli_error(cmd, "--link: %s", lerr.msg);
+                goto out;
+            }
+            sp.link_gbps = l.gbps;
+            sp.link_latency_ns = l.latency_ns;
+            i++;
+        } else if (strcmp(a, "--host-memory") == 0 && v) {
+            if (cli_parse_bytes(v, &sp.host_memory) || sp.host_memory == 0) {
+                cli_error(cmd, "--host-memory '%s' must be a positive byte count (64GiB, 500MB)",
+                          v);
                 goto out;
             }
             i++;

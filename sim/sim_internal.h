@@ -15,6 +15,7 @@
 #include "policy.h"
 #include "sim.h"
 #include "sim_set.h"
+#include "streams.h"
 
 /* Schedule entries: kind in the low 3 bits, index above. */
 enum {
@@ -248,6 +249,7 @@ struct sim_view {
     struct sim_ckpt *ckpt_mem;
     uint32_t ckpt_begin_op; /* the next op at which an iteration or a layer begins */
     uint32_t ckpt_end_op;   /* the op at which the current layer ends (UINT32_MAX: none) */
+    sim_streams sw;      /* streams.h: copy engines, on for swapping policies only */
 };
 
 /* Builds the trace's derived links (children, storage tensors, storage graph) once the
@@ -313,6 +315,12 @@ void sim_mem_on_evict(sim_view *v, uint32_t s);
 void sim_mem_event_figures(const sim_view *v, uint64_t *reserved, uint64_t *allocated);
 void sim_mem_finish(sim_view *v, sim_result *res);
 void sim_mem_free(sim_view *v);
+
+/* Evicts pool member s now, as a victim of the policy (sim_run.c; for planned swap-outs). */
+void sim_evict_now(sim_view *v, uint32_t s);
+
+/* Adds resident, unlocked storage s to the end of the pool (sim_run.c; for prefetches). */
+void sim_pool_add(sim_view *v, uint32_t s);
 
 /* Closes the holes of the pool array, keeping its order (sim_run.c). */
 void sim_pool_compact(sim_view *v);

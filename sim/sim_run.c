@@ -26,6 +26,7 @@ void sim_config_init(sim_config *cfg)
     cfg->budget = UINT64_MAX;
     cfg->remat_limit = 2.0;
     cfg->semantics = SIM_SEMANTICS_SIMRD;
+    cfg->host_memory = UINT64_MAX;
 }
 
 const char *sim_status_name(sim_status s)
@@ -104,6 +105,11 @@ static void lock(sim_view *v, uint32_t s)
         pool_remove(v, s);
 }
 
+void sim_pool_add(sim_view *v, uint32_t s)
+{
+    pool_append(v, s);
+}
+
 static void unlock(sim_view *v, uint32_t s)
 {
     if (--v->ss[s].ref_int == 0)
@@ -137,10 +143,14 @@ static void evict(sim_view *v, uint32_t s, int eager)
     const sim_trace *tr = v->tr;
     if (SIM_REGIONS_PENDING(v))
         sim_regions_flush(v);
+    /* a swapped victim keeps its device bytes until its copy ends (streams.h) */
+    int swapped = v->sw.on && sim_swap_on_evict(v, s, eager);
     v->fl[s] &= (uint8_t)~SIM_FL_MAT;
-    v->memory -= tr->storages[s].size;
-    if (v->mem)
-        sim_mem_on_evict(v, s);
+    if (!swapped) {
+        v->memory -= tr->storages[s].size;
+        if (v->mem)
+            sim_mem_on_evict(v, s);
+    }
     pool_remove(v, s);
     const uint32_t *ts;
     uint32_t n = sim_storage_live_tensors(v, s, &ts);
@@ -152,13 +162,18 @@ static void evict(sim_view *v, uint32_t s, int eager)
         sim_eq_on_evict(v, s);
     if (eager)
         v->eager_evictions++;
-    else
+    else if (!swapped)
         v->evictions++;
-    if (v->cfg->observer)
+    if (v->cfg->observer && !swapped)
         notify(v, eager ? SIM_EV_EVICT_EAGER : SIM_EV_EVICT, tr->storages[s].size,
                tr->tensors[tr->storages[s].root].op, s);
     if (v->pol->on_evict)
         v->pol->on_evict(v, s, eager, v->pol_state);
+}
+
+void sim_evict_now(sim_view *v, uint32_t s)
+{
+    evict(v, s, 0);
 }
 
 static uint64_t splitmix64(uint64_t *x)
@@ -319,7 +334,7 @@ int sim_evict_one(sim_view *v)
 static int free_memory(sim_view *v, uint64_t need)
 {
     while (v->memory + need > v->budget)
-        if (sim_evict_one(v))
+        if (v->sw.on ? sim_swap_make_room(v, need) : sim_evict_one(v))
             return -1;
     return 0;
 }
@@ -370,6 +385,9 @@ static int compute(sim_view *v, uint32_t o, uint32_t t, int remat)
         return -1;
     for (uint32_t i = 0; i < n; i++)
         pool_append(v, v->remat_st[i]);
+    if (v->sw.on) /* recomputed: a host copy of it is stale */
+        for (uint32_t i = 0; i < n; i++)
+            sim_swap_forget(v, v->remat_st[i]);
     if (v->regions_on)
         sim_regions_on_compute(v, v->remat_st, n);
     if (v->eq_on)
@@ -441,6 +459,8 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
         int descended = 0;
         while (f->u_pos < f->u_n) {
             uint32_t a = v->ustack[f->u_off + f->u_pos];
+            if (!v->defined[a] && v->sw.on && sim_swap_in(v, a, 0)) /* on the host? */
+                return -1;
             if (!v->defined[a]) {
                 if (push_frame(v, a, 1))
                     return -1;
@@ -456,6 +476,8 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
                    : !v->evict_after && v->memory + op->total_size > v->budget &&
                          free_memory(v, op->total_size))
             return -1;
+        if (v->sw.on)
+            sim_swap_wait_args(v, fo);
         if (compute(v, fo, f->t, f->remat))
             return -1;
         for (uint32_t i = 0; i < op->n_args; i++)
@@ -536,6 +558,8 @@ int sim_rerun_op(sim_view *v, uint32_t o)
 static int run_pin(sim_view *v, uint32_t t)
 {
     const sim_trace *tr = v->tr;
+    if (!v->defined[t] && v->sw.on && sim_swap_in(v, t, 1))
+        return -1;
     if (!v->defined[t] && materialize(v, tr->tensors[t].op, t, 1))
         return -1;
     uint32_t s = tr->tensors[t].storage;
@@ -592,6 +616,7 @@ void sim_runner_free(sim_runner *r)
     sim_regions_free(v);
     sim_mem_free(v);
     sim_ckpt_free(v->ckpt_mem);
+    sim_streams_free(&v->sw);
     free(v->memo);
     free(v->memo_gen);
     free(v->memo_slot);
@@ -688,6 +713,8 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
         }
         sim_regions_reset(v);
     }
+    if (sim_streams_reset(v, err))
+        return -1;
     return sim_mem_reset(v, err);
 }
 
@@ -741,6 +768,8 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
                 break; /* a checkpointed layer's input, held until the layer re-runs */
             if ((v->fl[s] & (SIM_FL_MAT | SIM_FL_PINNED)) == SIM_FL_MAT)
                 evict(v, s, 1);
+            else if (v->sw.on) /* dead: its host copy goes */
+                sim_swap_forget(v, s);
             break;
         }
         case SCH_PIN:
@@ -780,6 +809,7 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
     res->peak_memory = v->peak;
     sim_mem_finish(v, res);
     sim_cost_finish(v, res);
+    sim_streams_finish(v, res);
     res->wall_s = now_s() - t0;
     return 0;
 }

@@ -166,6 +166,12 @@ const char *pol_description(const struct sim_policy *p)
     return p->name;
 }
 
+int pol_swaps(const struct sim_policy *p)
+{
+    (void)p;
+    return 0;
+}
+
 int pol_needs_addresses(const struct sim_policy *p)
 {
     (void)p;

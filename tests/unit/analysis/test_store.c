@@ -159,6 +159,9 @@ START_TEST(test_v1_store_is_migrated_keeping_its_runs)
                      1);
     ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE pred_err_mean IS NULL"), 1);
     ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM iterations"), 0);
+    /* v7: no swapping */
+    ck_assert_int_eq(scalar_int(p, "SELECT swap_out_bytes + swap_in_bytes + stall_ns + d2h_busy_ns"
+                                   " + h2d_busy_ns + 1 FROM runs"), 1);
 }
 END_TEST
 
