@@ -9,7 +9,7 @@
 #include "gms_tmpfile.h"
 #include "gmt_outfile.h"
 
-enum { TID_COMPUTE = 1, TID_EVICTIONS = 2 };
+enum { TID_COMPUTE = 1, TID_EVICTIONS = 2, TID_D2H = 3, TID_H2D = 4 };
 
 /* The counters, each remembered at its last written value so only changes are written. */
 enum { C_RESIDENT, C_RESERVED, C_ALLOCATED, C_BUDGET, N_COUNTERS };
@@ -148,6 +148,12 @@ int perfetto_open(const char *path, const perfetto_info *info, perfetto_writer *
     metadata(w, "thread_name", TID_COMPUTE, "compute");
     fputs(",\n", f);
     metadata(w, "thread_name", TID_EVICTIONS, "evictions");
+    if (info->swap) {
+        fputs(",\n", f);
+        metadata(w, "thread_name", TID_D2H, "copy device-to-host");
+        fputs(",\n", f);
+        metadata(w, "thread_name", TID_H2D, "copy host-to-device");
+    }
     fputs(",\n{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"thread_sort_index\",\"args\":"
           "{\"sort_index\":1}},\n{\"ph\":\"M\",\"pid\":1,\"tid\":2,\"name\":"
           "\"thread_sort_index\",\"args\":{\"sort_index\":2}}",
@@ -202,6 +208,21 @@ void perfetto_observe(void *vw, const sim_event *ev)
                 (unsigned long long)ev->op_index, (unsigned long long)ev->size);
         counter(w, C_RESIDENT, end, ev->memory, 0);
         w->clock = end;
+    } else if (ev->kind == SIM_EV_SWAP_OUT || ev->kind == SIM_EV_SWAP_IN) {
+        /* a slice on its copy engine's track, from when the copy starts to when it ends */
+        int out = ev->kind == SIM_EV_SWAP_OUT;
+        begin_event(w);
+        fprintf(f, "{\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"cat\":\"copy\",\"name\":\"%s\","
+                   "\"ts\":",
+                out ? TID_D2H : TID_H2D, out ? "swap out" : "swap in");
+        put_ts(f, ev->copy_start);
+        fputs(",\"dur\":", f);
+        put_ts(f, ev->copy_end - ev->copy_start);
+        fprintf(f, ",\"args\":{\"bytes\":%llu,\"storage\":%llu,\"op_index\":%llu}}",
+                (unsigned long long)ev->size, (unsigned long long)ev->storage,
+                (unsigned long long)ev->op_index);
+        uint64_t at = ev->clock > w->clock ? ev->clock : w->clock;
+        counter(w, C_RESIDENT, at, ev->memory, 0);
     } else {
         int eager = ev->kind == SIM_EV_EVICT_EAGER;
         uint64_t at = ev->clock > w->clock ? ev->clock : w->clock;
@@ -250,6 +271,10 @@ int perfetto_close(perfetto_writer *w, const sim_result *res, gms_error *err)
             (unsigned long long)res->remats, (unsigned long long)res->peak_memory);
     if (res->status == SIM_OK)
         fprintf(f, ",\"overhead\":%.17g", res->overhead);
+    if (w->info.swap)
+        fprintf(f, ",\"swaps_out\":%llu,\"swaps_in\":%llu,\"stall_ns\":%llu",
+                (unsigned long long)res->swaps_out, (unsigned long long)res->swaps_in,
+                (unsigned long long)res->stall_ns);
     fputs("}}\n", f);
     int e = w->io_error > 0 ? w->io_error : 0;
     int bad = w->io_error != 0 || ferror(f);

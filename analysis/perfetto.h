@@ -39,6 +39,8 @@ typedef struct perfetto_info {
     uint64_t budget;       /* bytes; UINT64_MAX = none (no budget counter) */
     int memory_model;      /* 1: the run uses a model with addresses: reserved/allocated
                             * counters are written */
+    int swap;              /* 1: the policy swaps: device-to-host and host-to-device
+                            * copy tracks (their copies as slices) */
 } perfetto_info;
 
 /* Creates the temporary file beside path and writes the header and metadata events.

@@ -109,6 +109,11 @@ typedef struct plot_timeline_opts {
     void *progress_ctx;
     const char *allocator;  /* memory model (sim/memory.h name); NULL = ideal */
     const char *alloc_conf; /* its settings, PYTORCH_CUDA_ALLOC_CONF syntax */
+    /* swapping policies (docs/swap.md): sim_config's link (0 = default) and host memory
+     * (0 = unlimited); their copies are drawn as swap-out and swap-in markers */
+    double link_gbps;
+    uint64_t link_latency_ns;
+    uint64_t host_memory;
 } plot_timeline_opts;
 
 typedef struct plot_timeline_summary {
@@ -120,7 +125,31 @@ typedef struct plot_timeline_summary {
 } plot_timeline_summary;
 
 /* Simulates one run with an observer and draws memory over simulated time, the budget, and
- * where the policy evicted and the simulator rematerialized. */
+ * where the policy evicted and the simulator rematerialized (and, for swapping policies,
+ * where copies to and from host memory were queued). */
 int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_error *err);
+
+typedef struct plot_iterations_opts {
+    const char *source;          /* a result store (sniffed) or a trace */
+    const char *trace;           /* store: only this trace (name, glob or hash) */
+    const char *const *policies; /* trace: the policies to run (required); store: only these */
+    size_t n_policies;
+    double ratio;                /* > 0: the budget as a ratio of baseline memory */
+    uint64_t budget;             /* bytes, when ratio is 0 (trace: one of them is required;
+                                  * store: 0 and 0 = every stored budget) */
+    const char *policy_args;     /* the planners' canonical parameters (trace: passed to
+                                  * them; store: only runs with these params); NULL = none */
+    const char *title;           /* NULL = a default */
+    const char *out;
+} plot_iterations_opts;
+
+/* Per-iteration charts (plot_iterations.c): the input size, the peak memory against the
+ * budget (failed iterations marked x) and the overhead (simulated time / the iteration's
+ * compute), one line per policy. From a store: the stored iterations of planner runs. From a
+ * trace: runs each policy at the budget; planners report their iterations, eviction policies
+ * are cut into iterations by their events (peak = the most resident bytes after an event;
+ * overhead = the iteration's time over its time without a budget). *n_lines (may be NULL)
+ * gets the number of policies drawn. */
+int plot_iterations(const plot_iterations_opts *o, size_t *n_lines, gms_error *err);
 
 #endif

@@ -7,7 +7,9 @@
 #include "plot.h"
 #include "plot_internal.h"
 #include "memory.h"
+#include "planners.h"
 #include "plugin.h"
+#include "policy.h"
 #include "registry.h"
 #include "sim.h"
 
@@ -81,7 +83,8 @@ static double time_unit(uint64_t max, const char **name)
 /* The memory line reduced to TL_BUCKETS x-slices, each kept as its minimum and maximum in
  * the order they occurred (so peaks and dips survive), plus thinned event markers: block 0
  * memory (and in a third column reserved bytes, at the same instants), block 1 policy
- * evictions, block 2 rematerializations. */
+ * evictions, block 2 rematerializations, blocks 3 and 4 swap-outs and swap-ins queued (copy
+ * activity; empty for runs that do not swap). */
 static void write_data(const tl_ctx *c, uint64_t end, double tu, double mu, plot_buf *b)
 {
     double width = (double)(end ? end : 1) / TL_BUCKETS;
@@ -104,9 +107,10 @@ static void write_data(const tl_ctx *c, uint64_t end, double tu, double mu, plot
                             (double)c->s[z].memory / mu, (double)c->s[z].reserved / mu);
         i = j;
     }
-    static const unsigned char kinds[2] = {SIM_EV_EVICT, SIM_EV_REMAT};
+    static const unsigned char kinds[4] = {SIM_EV_EVICT, SIM_EV_REMAT, SIM_EV_SWAP_OUT,
+                                           SIM_EV_SWAP_IN};
     double mwidth = (double)(end ? end : 1) / TL_MARK_BUCKETS;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 4; k++) {
         plot_buf_printf(b, "\n\n");
         size_t last = SIZE_MAX, n = 0;
         for (size_t s = 0; s < c->n; s++) {
@@ -135,8 +139,14 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
     if (rc)
         return rc;
     const struct sim_policy *pol = NULL;
-    if ((rc = pol_resolve(o->policy, &pol, err))) /* a built-in name or a plugin .so */
+    const sim_planner *planner = planner_find(o->policy); /* its timeline shows its re-runs */
+    if (!planner && (rc = pol_resolve(o->policy, &pol, err))) /* built-in name or plugin .so */
         return rc;
+    if ((o->link_gbps > 0 || o->host_memory) && !pol_swaps(pol)) /* as sim refuses them */
+        return gms_error_set(err, GMS_EINVAL,
+                             "--link and --host-memory need a swapping policy (swap-lru, "
+                             "hybrid, capuchin, autoswap); %s never swaps to host memory",
+                             o->policy);
     sim_trace *t;
     if ((rc = sim_trace_load(o->trace_path, &t, err)))
         return rc;
@@ -144,6 +154,7 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
     sim_config cfg;
     sim_config_init(&cfg);
     cfg.policy = pol;
+    cfg.planner = planner;
     cfg.budget = o->ratio > 0 ? sim_budget_for_ratio(t, o->ratio) : o->budget;
     cfg.seed = o->seed;
     if (o->remat_limit >= 0)
@@ -161,6 +172,10 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
         return rc;
     }
     cfg.allocator_options = &mopt;
+    cfg.link_gbps = o->link_gbps;
+    cfg.link_latency_ns = o->link_latency_ns;
+    if (o->host_memory)
+        cfg.host_memory = o->host_memory;
     tl_ctx c = {.ops = base->ops, .o = o};
     cfg.sample = o->sample;
     cfg.observer = observe;
@@ -263,10 +278,19 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
                     "     %s index 1 using 1:2 with points pt 11 ps 0.9 lc rgb '#D55E00' "
                     "title 'policy eviction (%llu)', \\\n"
                     "     %s index 2 using 1:2 with points pt 9 ps 0.9 lc rgb '#009E73' "
-                    "title 'rematerialization (%llu)', \\\n"
-                    "     NaN with lines lc rgb '#D55E00' lw 2 dt 2 title 'budget'\n",
+                    "title 'rematerialization (%llu)', \\\n",
                     qd, cfg.allocator ? "allocated" : "resident memory", qd,
                     (unsigned long long)res.evictions, qd, (unsigned long long)res.remats);
+    if (pol_swaps(pol)) /* copy activity */
+        plot_buf_printf(&script,
+                        "     %s index 3 using 1:2 with points pt 10 ps 0.9 lc rgb '#E69F00' "
+                        "title 'swap-out queued (%llu)', \\\n"
+                        "     %s index 4 using 1:2 with points pt 8 ps 0.9 lc rgb '#56B4E9' "
+                        "title 'swap-in queued (%llu)', \\\n",
+                        qd, (unsigned long long)res.swaps_out, qd,
+                        (unsigned long long)res.swaps_in);
+    plot_buf_printf(&script,
+                    "     NaN with lines lc rgb '#D55E00' lw 2 dt 2 title 'budget'\n");
     if (script.oom) {
         rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
         goto out;

@@ -147,6 +147,42 @@ static const char schema_v5[] =
     "ALTER TABLE runs ADD COLUMN search_ns INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE runs ADD COLUMN evict_ns INTEGER NOT NULL DEFAULT 0;";
 
+/* v6: checkpoint planners (docs/planners.md): the run's planning figures (0 / NULL for runs
+ * of eviction policies and runs stored before), and each planner run's iterations. */
+static const char schema_v6[] =
+    "ALTER TABLE runs ADD COLUMN plan_iterations INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN plan_predicted INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN pred_err_mean REAL;"
+    "ALTER TABLE runs ADD COLUMN pred_err_max REAL;"
+    "ALTER TABLE runs ADD COLUMN cache_hits INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN cache_misses INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN plan_s REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN checkpoints INTEGER NOT NULL DEFAULT 0;"
+    "CREATE TABLE iterations ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  iteration INTEGER NOT NULL,"
+    "  input_size INTEGER,"
+    "  status TEXT NOT NULL,"
+    "  start_memory INTEGER NOT NULL,"
+    "  peak_memory INTEGER NOT NULL,"
+    "  predicted_peak REAL,"
+    "  cache_hit INTEGER,"
+    "  plan_ns INTEGER NOT NULL,"
+    "  clock_ns INTEGER NOT NULL,"
+    "  compute_ns INTEGER NOT NULL,"
+    "  recompute_ns INTEGER NOT NULL,"
+    "  layers INTEGER NOT NULL,"
+    "  checkpointed INTEGER NOT NULL,"
+    "  plan TEXT NOT NULL,"
+    "  PRIMARY KEY (run_id, iteration)) WITHOUT ROWID;";
+/* v7: swapping to host memory (docs/swap.md). Runs stored before it never swapped: 0. */
+static const char schema_v7[] =
+    "ALTER TABLE runs ADD COLUMN swap_out_bytes INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN swap_in_bytes INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN stall_ns INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN d2h_busy_ns INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN h2d_busy_ns INTEGER NOT NULL DEFAULT 0;";
+
 /* One function per version step: migrations[v] takes a store from version v to v + 1 inside
  * the caller's transaction. A step that must rewrite data (not only add tables or columns)
  * does it here too. */
@@ -179,8 +215,19 @@ static int migrate_4_to_5(sqlite3 *db, gms_error *err)
     return store_exec(db, schema_v5, "migrating the schema from version 4 to 5", err);
 }
 
+static int migrate_5_to_6(sqlite3 *db, gms_error *err)
+{
+    return store_exec(db, schema_v6, "migrating the schema from version 5 to 6", err);
+}
+
+static int migrate_6_to_7(sqlite3 *db, gms_error *err)
+{
+    return store_exec(db, schema_v7, "migrating the schema from version 6 to 7", err);
+}
+
 static const store_migration migrations[STORE_SCHEMA_VERSION] = {
-    migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5};
+    migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5,
+    migrate_5_to_6, migrate_6_to_7};
 
 static int read_user_version(sqlite3 *db, int *version, gms_error *err)
 {
@@ -335,6 +382,7 @@ void store_close(store *s)
     sqlite3_finalize(s->put_run);
     sqlite3_finalize(s->has_run);
     sqlite3_finalize(s->put_timeline);
+    sqlite3_finalize(s->put_iteration);
     /* A writer leaves the store as one file: back in rollback-journal mode, so that read-only
      * commands later (db runs, plot) neither need nor leave -wal and -shm files beside it.
      * Fails harmlessly (SQLITE_BUSY) while another process still has the store open; the
@@ -450,9 +498,13 @@ int store_put_run(store *s, const store_run *r, int64_t *run_id, gms_error *err)
                       " remat_limit, semantics, allocator, ratio, status, overhead, evictions,"
                       " eager_evictions, remats, remat_compute, peak_memory, wall_s,"
                       " tool_version, peak_reserved, peak_allocated, largest_free,"
-                      " frag_allocs, frag_ratio, op_overhead_ns, search_ns, evict_ns)"
+                      " frag_allocs, frag_ratio, op_overhead_ns, search_ns, evict_ns,"
+                      " plan_iterations, plan_predicted, pred_err_mean, pred_err_max,"
+                      " cache_hits, cache_misses, plan_s, checkpoints,"
+                      " swap_out_bytes, swap_in_bytes, stall_ns, d2h_busy_ns, h2d_busy_ns)"
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-                      " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+                      " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28,"
+                      " ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38)",
                       err);
     if (rc)
         return rc;
@@ -481,6 +533,21 @@ int store_put_run(store *s, const store_run *r, int64_t *run_id, gms_error *err)
     sqlite3_bind_int64(st, 23, (sqlite3_int64)r->op_overhead_ns);
     sqlite3_bind_int64(st, 24, (sqlite3_int64)r->search_ns);
     sqlite3_bind_int64(st, 25, (sqlite3_int64)r->evict_ns);
+    sqlite3_bind_int64(st, 26, (sqlite3_int64)r->plan_iterations);
+    sqlite3_bind_int64(st, 27, (sqlite3_int64)r->plan_predicted);
+    if (r->plan_predicted) {
+        sqlite3_bind_double(st, 28, r->pred_err_mean);
+        sqlite3_bind_double(st, 29, r->pred_err_max);
+    }
+    sqlite3_bind_int64(st, 30, (sqlite3_int64)r->cache_hits);
+    sqlite3_bind_int64(st, 31, (sqlite3_int64)r->cache_misses);
+    sqlite3_bind_double(st, 32, r->plan_s);
+    sqlite3_bind_int64(st, 33, (sqlite3_int64)r->checkpoints);
+    sqlite3_bind_int64(st, 34, (sqlite3_int64)r->swap_out_bytes);
+    sqlite3_bind_int64(st, 35, (sqlite3_int64)r->swap_in_bytes);
+    sqlite3_bind_int64(st, 36, (sqlite3_int64)r->stall_ns);
+    sqlite3_bind_int64(st, 37, (sqlite3_int64)r->d2h_busy_ns);
+    sqlite3_bind_int64(st, 38, (sqlite3_int64)r->h2d_busy_ns);
     rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
@@ -511,5 +578,44 @@ int store_put_timeline(store *s, int64_t run_id, int64_t seq, uint64_t clock, ui
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return store_db_error(s->db, err, "recording a timeline sample");
+    return 0;
+}
+
+int store_put_iteration(store *s, int64_t run_id, const store_iteration *it, gms_error *err)
+{
+    if (s->version < 6)
+        return gms_error_set(err, GMS_ESTATE, "%s: schema too old for iterations", s->path);
+    int rc = prepared(s, &s->put_iteration,
+                      "INSERT OR IGNORE INTO iterations (run_id, iteration, input_size, status,"
+                      " start_memory, peak_memory, predicted_peak, cache_hit, plan_ns,"
+                      " clock_ns, compute_ns, recompute_ns, layers, checkpointed, plan)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+                      " ?15)",
+                      err);
+    if (rc)
+        return rc;
+    sqlite3_stmt *st = s->put_iteration;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, it->iteration);
+    if (it->input_size >= 0)
+        sqlite3_bind_int64(st, 3, it->input_size);
+    sqlite3_bind_text(st, 4, it->status, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 5, (sqlite3_int64)it->start_memory);
+    sqlite3_bind_int64(st, 6, (sqlite3_int64)it->peak_memory);
+    if (it->predicted_peak >= 0)
+        sqlite3_bind_double(st, 7, it->predicted_peak);
+    if (it->cache_hit >= 0)
+        sqlite3_bind_int(st, 8, it->cache_hit);
+    sqlite3_bind_int64(st, 9, (sqlite3_int64)it->plan_ns);
+    sqlite3_bind_int64(st, 10, (sqlite3_int64)it->clock_ns);
+    sqlite3_bind_int64(st, 11, (sqlite3_int64)it->compute_ns);
+    sqlite3_bind_int64(st, 12, (sqlite3_int64)it->recompute_ns);
+    sqlite3_bind_int64(st, 13, it->n_layers);
+    sqlite3_bind_int64(st, 14, it->n_checkpointed);
+    sqlite3_bind_text(st, 15, it->plan ? it->plan : "", -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return store_db_error(s->db, err, "recording an iteration");
     return 0;
 }

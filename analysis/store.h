@@ -7,7 +7,8 @@
  *   runs       one row per simulation: the run key (trace hash, policy, params, budget bytes,
  *              remat limit, semantics; UNIQUE, so a repeated run is never stored twice) and
  *              its outcome (status, overhead (NULL unless ok), counters, wall time, version);
- *   timelines  optional memory-over-time samples of a run (schema version 2 and later).
+ *   timelines  optional memory-over-time samples of a run (schema version 2 and later);
+ *   iterations per-iteration figures of checkpoint-planner runs (schema version 6 and later).
  *
  * The schema is versioned with PRAGMA user_version; opening an older store migrates it one
  * version step at a time, each step in its own transaction. The database runs in WAL mode with
@@ -27,7 +28,7 @@
 
 #include "gms_error.h"
 
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 7
 
 typedef struct store store;
 
@@ -101,6 +102,20 @@ typedef struct store_run {
     uint64_t op_overhead_ns;
     uint64_t search_ns;
     uint64_t evict_ns;
+    /* checkpoint-planner figures (sim_result; 0 for eviction policies). The planner's
+     * parameters are in the key's params. */
+    uint32_t plan_iterations, plan_predicted;
+    double pred_err_mean, pred_err_max; /* stored only when plan_predicted > 0 */
+    uint32_t cache_hits, cache_misses;
+    double plan_s;
+    uint64_t checkpoints;
+    /* swapping figures (sim_result; 0 for runs that do not swap, and in stores before
+     * version 7). The link and host memory are in the key's params ("link=...,host=..."). */
+    uint64_t swap_out_bytes;
+    uint64_t swap_in_bytes;
+    uint64_t stall_ns;
+    uint64_t d2h_busy_ns;
+    uint64_t h2d_busy_ns;
 } store_run;
 
 /* Sets *found to 1 when a run with this key is stored. */
@@ -120,6 +135,28 @@ int store_put_run(store *s, const store_run *r, int64_t *run_id, gms_error *err)
  * "evict-eager". */
 int store_put_timeline(store *s, int64_t run_id, int64_t seq, uint64_t clock, uint64_t memory,
                        const char *kind, gms_error *err);
+
+/* One iteration of a planner run (analysis/iter_log.h's record, as stored). */
+typedef struct store_iteration {
+    uint32_t iteration;
+    int64_t input_size;    /* -1 = unknown (NULL) */
+    const char *status;
+    uint64_t start_memory, peak_memory;
+    double predicted_peak; /* < 0 = none (NULL) */
+    int cache_hit;         /* -1 = no cache (NULL), 0, 1 */
+    uint64_t plan_ns, clock_ns, compute_ns, recompute_ns;
+    uint32_t n_layers, n_checkpointed;
+    const char *plan;      /* checkpointed layer names, comma-separated */
+} store_iteration;
+
+/* Appends one iteration to a run (schema version 6). */
+int store_put_iteration(store *s, int64_t run_id, const store_iteration *it, gms_error *err);
+
+/* Calls fn for each stored iteration of run_id in order (none for a store before version 6);
+ * fn returns non-zero to stop. (store_query.c) */
+typedef int (*store_iteration_fn)(void *ctx, const store_iteration *it);
+int store_query_iterations(store *s, int64_t run_id, store_iteration_fn fn, void *ctx,
+                           gms_error *err);
 
 /* One stored run joined with its trace, as the query functions hand it out. Strings stay
  * valid for the duration of the callback only. has_overhead is 0 for failed runs. */
@@ -157,6 +194,18 @@ typedef struct store_row {
     uint64_t op_overhead_ns; /* the runtime-cost totals (0 in stores before version 5) */
     uint64_t search_ns;
     uint64_t evict_ns;
+    /* planner figures (0 / has_pred_err 0 before version 6 and for eviction policies) */
+    uint32_t plan_iterations, plan_predicted;
+    int has_pred_err;
+    double pred_err_mean, pred_err_max;
+    uint32_t cache_hits, cache_misses;
+    double plan_s;
+    uint64_t checkpoints;
+    uint64_t swap_out_bytes; /* the swapping figures (0 in stores before version 7) */
+    uint64_t swap_in_bytes;
+    uint64_t stall_ns;
+    uint64_t d2h_busy_ns;
+    uint64_t h2d_busy_ns;
 } store_row;
 
 /* Which rows a query returns: NULL/0 fields mean "any". policies is a NULL-free array.

@@ -14,6 +14,7 @@ struct store {
     sqlite3_stmt *put_run;   /* prepared lazily, finalized by store_close */
     sqlite3_stmt *has_run;
     sqlite3_stmt *put_timeline;
+    sqlite3_stmt *put_iteration;
 };
 
 /* Fills err with "what: sqlite message" and returns GMS_EDB. */

@@ -32,6 +32,36 @@ static const char copy_runs_v5[] =
     " largest_free, frag_allocs, frag_ratio, wall_s, tool_version, created_at, op_overhead_ns,"
     " search_ns, evict_ns FROM src.runs ORDER BY id";
 
+/* Inputs at schema v6 or later also carry the checkpoint-planner figures. */
+static const char copy_runs_v6[] =
+    "INSERT OR IGNORE INTO main.runs (trace_hash, policy, params, budget, ratio, remat_limit,"
+    " semantics, allocator, status, overhead, evictions, eager_evictions, remats, remat_compute,"
+    " peak_memory, peak_reserved, peak_allocated, largest_free, frag_allocs, frag_ratio, wall_s,"
+    " tool_version, created_at, op_overhead_ns, search_ns, evict_ns, plan_iterations,"
+    " plan_predicted, pred_err_mean, pred_err_max, cache_hits, cache_misses, plan_s,"
+    " checkpoints) SELECT trace_hash, policy,"
+    " params, budget, ratio, remat_limit, semantics, allocator, status, overhead, evictions,"
+    " eager_evictions, remats, remat_compute, peak_memory, peak_reserved, peak_allocated,"
+    " largest_free, frag_allocs, frag_ratio, wall_s, tool_version, created_at, op_overhead_ns,"
+    " search_ns, evict_ns, plan_iterations, plan_predicted, pred_err_mean, pred_err_max,"
+    " cache_hits, cache_misses, plan_s, checkpoints FROM src.runs ORDER BY id";
+
+/* Inputs at schema v7 or later also carry the swapping figures. */
+static const char copy_runs_v7[] =
+    "INSERT OR IGNORE INTO main.runs (trace_hash, policy, params, budget, ratio, remat_limit,"
+    " semantics, allocator, status, overhead, evictions, eager_evictions, remats, remat_compute,"
+    " peak_memory, peak_reserved, peak_allocated, largest_free, frag_allocs, frag_ratio, wall_s,"
+    " tool_version, created_at, op_overhead_ns, search_ns, evict_ns, plan_iterations,"
+    " plan_predicted, pred_err_mean, pred_err_max, cache_hits, cache_misses, plan_s,"
+    " checkpoints, swap_out_bytes, swap_in_bytes, stall_ns, d2h_busy_ns, h2d_busy_ns)"
+    " SELECT trace_hash, policy,"
+    " params, budget, ratio, remat_limit, semantics, allocator, status, overhead, evictions,"
+    " eager_evictions, remats, remat_compute, peak_memory, peak_reserved, peak_allocated,"
+    " largest_free, frag_allocs, frag_ratio, wall_s, tool_version, created_at, op_overhead_ns,"
+    " search_ns, evict_ns, plan_iterations, plan_predicted, pred_err_mean, pred_err_max,"
+    " cache_hits, cache_misses, plan_s, checkpoints, swap_out_bytes, swap_in_bytes, stall_ns,"
+    " d2h_busy_ns, h2d_busy_ns FROM src.runs ORDER BY id";
+
 static const char copy_runs[] =
     "INSERT OR IGNORE INTO main.runs (trace_hash, policy, params, budget, ratio, remat_limit,"
     " semantics, allocator, status, overhead, evictions, eager_evictions, remats, remat_compute,"
@@ -61,6 +91,19 @@ static const char copy_timelines[] =
     "  AND m.params = r.params AND m.budget = r.budget AND m.remat_limit = r.remat_limit"
     "  AND m.semantics = r.semantics AND m.allocator = %s";
 
+/* Iterations follow their run by key, as timeline samples do (schema v6 inputs). */
+static const char copy_iterations[] =
+    "INSERT OR IGNORE INTO main.iterations (run_id, iteration, input_size, status, start_memory,"
+    " peak_memory, predicted_peak, cache_hit, plan_ns, clock_ns, compute_ns, recompute_ns,"
+    " layers, checkpointed, plan)"
+    " SELECT m.id, i.iteration, i.input_size, i.status, i.start_memory, i.peak_memory,"
+    " i.predicted_peak, i.cache_hit, i.plan_ns, i.clock_ns, i.compute_ns, i.recompute_ns,"
+    " i.layers, i.checkpointed, i.plan FROM src.iterations i"
+    " JOIN src.runs r ON r.id = i.run_id"
+    " JOIN main.runs m ON m.trace_hash = r.trace_hash AND m.policy = r.policy"
+    "  AND m.params = r.params AND m.budget = r.budget AND m.remat_limit = r.remat_limit"
+    "  AND m.semantics = r.semantics AND m.allocator = r.allocator";
+
 /* Copies one validated input store into the open output. */
 static int merge_one(store *outs, const char *path, int version, gms_error *err)
 {
@@ -79,12 +122,19 @@ static int merge_one(store *outs, const char *path, int version, gms_error *err)
     if (!rc)
         rc = store_exec(db, version >= 3 ? copy_traces_v3 : copy_traces, what, err);
     if (!rc)
-        rc = store_exec(db, version >= 5 ? copy_runs_v5 : version >= 4 ? copy_runs : copy_runs_v3, what, err);
+        rc = store_exec(db, version >= 7   ? copy_runs_v7
+                             : version >= 6 ? copy_runs_v6
+                             : version >= 5 ? copy_runs_v5
+                             : version >= 4 ? copy_runs
+                                            : copy_runs_v3,
+                         what, err);
     if (!rc && version >= 2) {
         char sql[sizeof copy_timelines + 16];
         snprintf(sql, sizeof sql, copy_timelines, version >= 4 ? "r.allocator" : "'ideal'");
         rc = store_exec(db, sql, what, err);
     }
+    if (!rc && version >= 6)
+        rc = store_exec(db, copy_iterations, what, err);
     if (!rc)
         rc = store_exec(db, "COMMIT", what, err);
     if (rc)

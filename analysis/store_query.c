@@ -27,6 +27,15 @@ static const char mem_cols_v3[] = "'ideal', r.peak_memory, r.peak_memory, 0, 0, 
 /* The runtime-cost totals (schema version 5); runs from before it paid none. */
 static const char cost_cols_v5[] = ", r.op_overhead_ns, r.search_ns, r.evict_ns";
 static const char cost_cols_v4[] = ", 0, 0, 0";
+/* The checkpoint-planner figures (schema version 6). */
+static const char plan_cols_v6[] = ", r.plan_iterations, r.plan_predicted, r.pred_err_mean,"
+                                   " r.pred_err_max, r.cache_hits, r.cache_misses, r.plan_s,"
+                                   " r.checkpoints";
+static const char plan_cols_v5[] = ", 0, 0, NULL, NULL, 0, 0, 0.0, 0";
+/* The swapping figures (schema version 7); runs from before it never swapped. */
+static const char swap_cols_v7[] =
+    ", r.swap_out_bytes, r.swap_in_bytes, r.stall_ns, r.d2h_busy_ns, r.h2d_busy_ns";
+static const char swap_cols_v6[] = ", 0, 0, 0, 0, 0";
 static const char query_tail[] = " ORDER BY t.name, r.trace_hash, r.policy, r.budget, r.params";
 
 static const char *text_or_empty(sqlite3_stmt *st, int col)
@@ -40,14 +49,17 @@ int store_query_runs(store *s, const store_filter *f, store_row_fn fn, void *ctx
 {
     size_t np = f ? f->n_policies : 0;
     size_t len = sizeof query_cols + sizeof query_head + sizeof mem_cols_v4 +
-                 sizeof cost_cols_v5 + sizeof query_tail + 64 + np * 8;
+                 sizeof cost_cols_v5 + sizeof plan_cols_v6 + sizeof swap_cols_v7 +
+                 sizeof query_tail + 64 + np * 8;
     char *sql = malloc(len);
     if (!sql)
         return gms_error_set(err, GMS_ENOMEM, "out of memory");
-    size_t off = (size_t)snprintf(sql, len, "%s%s, %s%s%s", query_cols,
+    size_t off = (size_t)snprintf(sql, len, "%s%s, %s%s%s%s%s", query_cols,
                                   s->version >= 3 ? "t.constants, t.bottleneck" : "NULL, NULL",
                                   s->version >= 4 ? mem_cols_v4 : mem_cols_v3,
-                                  s->version >= 5 ? cost_cols_v5 : cost_cols_v4, query_head);
+                                  s->version >= 5 ? cost_cols_v5 : cost_cols_v4,
+                                  s->version >= 6 ? plan_cols_v6 : plan_cols_v5,
+                                  s->version >= 7 ? swap_cols_v7 : swap_cols_v6, query_head);
     if (f && f->allocator) /* stores before version 4 hold ideal runs only */
         off += (size_t)snprintf(sql + off, len - off, " AND %s = ?6",
                                 s->version >= 4 ? "r.allocator" : "'ideal'");
@@ -113,6 +125,20 @@ int store_query_runs(store *s, const store_filter *f, store_row_fn fn, void *ctx
         r.op_overhead_ns = (uint64_t)sqlite3_column_int64(st, 29);
         r.search_ns = (uint64_t)sqlite3_column_int64(st, 30);
         r.evict_ns = (uint64_t)sqlite3_column_int64(st, 31);
+        r.plan_iterations = (uint32_t)sqlite3_column_int64(st, 32);
+        r.plan_predicted = (uint32_t)sqlite3_column_int64(st, 33);
+        r.has_pred_err = sqlite3_column_type(st, 34) != SQLITE_NULL;
+        r.pred_err_mean = r.has_pred_err ? sqlite3_column_double(st, 34) : NAN;
+        r.pred_err_max = r.has_pred_err ? sqlite3_column_double(st, 35) : NAN;
+        r.cache_hits = (uint32_t)sqlite3_column_int64(st, 36);
+        r.cache_misses = (uint32_t)sqlite3_column_int64(st, 37);
+        r.plan_s = sqlite3_column_double(st, 38);
+        r.checkpoints = (uint64_t)sqlite3_column_int64(st, 39);
+        r.swap_out_bytes = (uint64_t)sqlite3_column_int64(st, 40);
+        r.swap_in_bytes = (uint64_t)sqlite3_column_int64(st, 41);
+        r.stall_ns = (uint64_t)sqlite3_column_int64(st, 42);
+        r.d2h_busy_ns = (uint64_t)sqlite3_column_int64(st, 43);
+        r.h2d_busy_ns = (uint64_t)sqlite3_column_int64(st, 44);
         if ((result = fn(ctx, &r)) != 0)
             break;
     }
@@ -157,7 +183,9 @@ static const char csv_header[] =
     "trace,trace_hash,policy,params,ratio,budget,remat_limit,semantics,status,overhead,"
     "evictions,eager_evictions,remats,remat_compute,peak_memory,baseline_memory,"
     "baseline_compute,allocator,peak_reserved,peak_allocated,largest_free,frag_allocs,"
-    "frag_ratio,op_overhead_ns,search_ns,evict_ns,tool_version,wall_s,created_at\n";
+    "frag_ratio,op_overhead_ns,search_ns,evict_ns,plan_iterations,plan_predicted,pred_err_mean,"
+    "pred_err_max,cache_hits,cache_misses,plan_s,checkpoints,swap_out_bytes,swap_in_bytes,"
+    "stall_ns,d2h_busy_ns,h2d_busy_ns,tool_version,wall_s,created_at\n";
 
 static int csv_row(void *ctx, const store_row *r)
 {
@@ -182,6 +210,14 @@ static int csv_row(void *ctx, const store_row *r)
             (unsigned long long)r->frag_allocs, fmt_double(r->frag_ratio, b1, sizeof b1),
             (unsigned long long)r->op_overhead_ns, (unsigned long long)r->search_ns,
             (unsigned long long)r->evict_ns);
+    fprintf(out, "%u,%u,%s,%s,%u,%u,%s,%llu,", r->plan_iterations, r->plan_predicted,
+            r->has_pred_err ? fmt_double(r->pred_err_mean, b1, sizeof b1) : "",
+            r->has_pred_err ? fmt_double(r->pred_err_max, b2, sizeof b2) : "", r->cache_hits,
+            r->cache_misses, fmt_double(r->plan_s, b3, sizeof b3),
+            (unsigned long long)r->checkpoints);
+    fprintf(out, "%llu,%llu,%llu,%llu,%llu,", (unsigned long long)r->swap_out_bytes,
+            (unsigned long long)r->swap_in_bytes, (unsigned long long)r->stall_ns,
+            (unsigned long long)r->d2h_busy_ns, (unsigned long long)r->h2d_busy_ns);
     csv_field(out, r->tool_version);
     fprintf(out, ",%s,%s\n", fmt_double(r->wall_s, b4, sizeof b4), r->created_at);
     return 0;
@@ -246,11 +282,27 @@ static int json_row(void *ctx, const store_row *r)
     fprintf(out,
             ", \"peak_reserved\": %llu, \"peak_allocated\": %llu, \"largest_free\": %llu,"
             " \"frag_allocs\": %llu, \"frag_ratio\": %s, \"op_overhead_ns\": %llu,"
-            " \"search_ns\": %llu, \"evict_ns\": %llu}",
+            " \"search_ns\": %llu, \"evict_ns\": %llu",
             (unsigned long long)r->peak_reserved, (unsigned long long)r->peak_allocated,
             (unsigned long long)r->largest_free, (unsigned long long)r->frag_allocs,
             fmt_double(r->frag_ratio, b, sizeof b), (unsigned long long)r->op_overhead_ns,
             (unsigned long long)r->search_ns, (unsigned long long)r->evict_ns);
+    char b2[40], b3[40];
+    fprintf(out,
+            ", \"plan_iterations\": %u, \"plan_predicted\": %u, \"pred_err_mean\": %s,"
+            " \"pred_err_max\": %s, \"cache_hits\": %u, \"cache_misses\": %u, \"plan_s\": %s,"
+            " \"checkpoints\": %llu",
+            r->plan_iterations, r->plan_predicted,
+            r->has_pred_err ? fmt_double(r->pred_err_mean, b, sizeof b) : "null",
+            r->has_pred_err ? fmt_double(r->pred_err_max, b2, sizeof b2) : "null",
+            r->cache_hits, r->cache_misses, fmt_double(r->plan_s, b3, sizeof b3),
+            (unsigned long long)r->checkpoints);
+    fprintf(out,
+            ", \"swap_out_bytes\": %llu, \"swap_in_bytes\": %llu, \"stall_ns\": %llu,"
+            " \"d2h_busy_ns\": %llu, \"h2d_busy_ns\": %llu}",
+            (unsigned long long)r->swap_out_bytes, (unsigned long long)r->swap_in_bytes,
+            (unsigned long long)r->stall_ns, (unsigned long long)r->d2h_busy_ns,
+            (unsigned long long)r->h2d_busy_ns);
     return 0;
 }
 
@@ -261,4 +313,49 @@ int store_export_json(store *s, const store_filter *f, FILE *out, gms_error *err
     int rc = store_query_runs(s, f, json_row, &j, err);
     fputs(j.n ? "\n]\n" : "]\n", out);
     return rc;
+}
+
+int store_query_iterations(store *s, int64_t run_id, store_iteration_fn fn, void *ctx,
+                           gms_error *err)
+{
+    if (s->version < 6)
+        return 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT iteration, input_size, status, start_memory, peak_memory,"
+                           " predicted_peak, cache_hit, plan_ns, clock_ns, compute_ns,"
+                           " recompute_ns, layers, checkpointed, plan FROM iterations"
+                           " WHERE run_id = ?1 ORDER BY iteration",
+                           -1, &st, NULL) != SQLITE_OK)
+        return store_db_error(s->db, err, "querying iterations");
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc, result = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        store_iteration it = {
+            .iteration = (uint32_t)sqlite3_column_int64(st, 0),
+            .input_size = sqlite3_column_type(st, 1) == SQLITE_NULL
+                              ? -1 : sqlite3_column_int64(st, 1),
+            .status = text_or_empty(st, 2),
+            .start_memory = (uint64_t)sqlite3_column_int64(st, 3),
+            .peak_memory = (uint64_t)sqlite3_column_int64(st, 4),
+            .predicted_peak = sqlite3_column_type(st, 5) == SQLITE_NULL
+                                  ? -1 : sqlite3_column_double(st, 5),
+            .cache_hit = sqlite3_column_type(st, 6) == SQLITE_NULL
+                             ? -1 : sqlite3_column_int(st, 6),
+            .plan_ns = (uint64_t)sqlite3_column_int64(st, 7),
+            .clock_ns = (uint64_t)sqlite3_column_int64(st, 8),
+            .compute_ns = (uint64_t)sqlite3_column_int64(st, 9),
+            .recompute_ns = (uint64_t)sqlite3_column_int64(st, 10),
+            .n_layers = (uint32_t)sqlite3_column_int64(st, 11),
+            .n_checkpointed = (uint32_t)sqlite3_column_int64(st, 12),
+            .plan = text_or_empty(st, 13),
+        };
+        if ((result = fn(ctx, &it)) != 0)
+            break;
+    }
+    int bad = result == 0 && rc != SQLITE_DONE;
+    sqlite3_finalize(st);
+    if (bad)
+        return store_db_error(s->db, err, "querying iterations");
+    return result;
 }

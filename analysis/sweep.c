@@ -6,9 +6,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "iter_log.h"
+#include "planners.h"
 #include "plugin_isolate.h"
 #include "registry.h"
+#include "link.h"
 #include "memory.h"
+#include "policy.h"
 #include "sim.h"
 #include "store.h"
 
@@ -34,16 +38,18 @@ typedef struct sw_alloc {
 typedef struct sw_item {
     uint32_t trace, policy, ratio, seed, alloc;
     uint64_t budget;
-    char params[160];
+    char params[256];
     /* filled by the worker */
     sim_result res;
+    iter_log log; /* planner runs: their iterations, until written */
     int next_done; /* index of the next completed item in the done list, -1 at its end */
 } sw_item;
 
 typedef struct sweep_ctx {
     const sweep_spec *spec;
     sw_trace *traces;
-    const struct sim_policy **policies;
+    const struct sim_policy **policies; /* NULL for a planner */
+    const sim_planner **planners;       /* NULL for an eviction policy */
     sw_alloc *allocs;
     size_t n_allocs;
     sw_item *items;
@@ -182,8 +188,17 @@ static void *worker_main(void *arg)
         cfg.op_overhead_ns = c->spec->op_overhead_ns;
         cfg.search_cost_ns = c->spec->search_cost_ns;
         cfg.evict_cost_ns = c->spec->evict_cost_ns;
+        cfg.link_gbps = c->spec->link_gbps;
+        cfg.link_latency_ns = c->spec->link_latency_ns;
+        if (c->spec->host_memory)
+            cfg.host_memory = c->spec->host_memory;
         cfg.allocator = c->allocs[it->alloc].model;
         cfg.allocator_options = &c->allocs[it->alloc].opt;
+        if ((cfg.planner = c->planners[it->policy]) != NULL) {
+            cfg.planner_params = c->spec->policy_args ? c->spec->policy_args : "";
+            cfg.iteration_observer = iter_log_observe;
+            cfg.iteration_ctx = &it->log;
+        }
         /* a plugin policy (run key NAME@HASH) runs in a child process, so that a crash in
          * it fails this run only; built-in policies run here */
         int plugin = strchr(c->spec->policies[it->policy], '@') != NULL;
@@ -244,8 +259,38 @@ static int write_item(sweep_ctx *c, store *s, sw_item *it, gms_error *err)
         .op_overhead_ns = it->res.op_overhead_ns,
         .search_ns = it->res.search_ns,
         .evict_ns = it->res.evict_ns,
+        .plan_iterations = it->res.plan_iterations,
+        .plan_predicted = it->res.plan_predicted,
+        .pred_err_mean = it->res.pred_err_mean,
+        .pred_err_max = it->res.pred_err_max,
+        .cache_hits = it->res.cache_hits,
+        .cache_misses = it->res.cache_misses,
+        .plan_s = it->res.plan_s,
+        .checkpoints = it->res.checkpoints,
+        .swap_out_bytes = it->res.swap_out_bytes,
+        .swap_in_bytes = it->res.swap_in_bytes,
+        .stall_ns = it->res.stall_ns,
+        .d2h_busy_ns = it->res.d2h_busy_ns,
+        .h2d_busy_ns = it->res.h2d_busy_ns,
     };
-    return store_put_run(s, &r, NULL, err);
+    int64_t id = 0;
+    int rc = store_put_run(s, &r, &id, err);
+    for (size_t i = 0; !rc && id && i < it->log.n; i++) {
+        const iter_rec *x = &it->log.recs[i];
+        store_iteration si = {
+            .iteration = x->iteration, .input_size = x->input_size,
+            .status = sim_status_name(x->status), .start_memory = x->start_memory,
+            .peak_memory = x->peak_memory, .predicted_peak = x->predicted_peak,
+            .cache_hit = x->cache_hit, .plan_ns = x->plan_ns, .clock_ns = x->clock_ns,
+            .compute_ns = x->compute_ns, .recompute_ns = x->recompute_ns,
+            .n_layers = x->n_layers, .n_checkpointed = x->n_checkpointed, .plan = x->plan,
+        };
+        rc = store_put_iteration(s, id, &si, err);
+    }
+    if (!rc && it->log.failed)
+        rc = gms_error_set(err, GMS_ENOMEM, "out of memory keeping a run's iterations");
+    iter_log_free(&it->log);
+    return rc;
 }
 
 /* The shard hash of a run key (FNV-1a over its fields, as the store hashes files). The ideal allocator is left out of it, so that shards of
@@ -275,11 +320,18 @@ static int validate_spec(const sweep_spec *sp, gms_error *err)
     if (!(sp->remat_limit == 0 || sp->remat_limit >= 1.0))
         return gms_error_set(err, GMS_EINVAL, "remat limit %g: must be at least 1, or 0 for none",
                              sp->remat_limit);
-    for (size_t i = 0; i < sp->n_policies; i++)
-        if (!pol_find(sp->policies[i]))
+    int planners = 0;
+    for (size_t i = 0; i < sp->n_policies; i++) {
+        planners |= planner_find(sp->policies[i]) != NULL;
+        if (!pol_find(sp->policies[i]) && !planner_find(sp->policies[i]))
             return gms_error_set(err, GMS_EINVAL,
                                  "unknown policy '%s' (see 'gpumemsim sweep --help' for the list)",
                                  sp->policies[i]);
+    }
+    if (sp->policy_args && *sp->policy_args && !planners)
+        return gms_error_set(err, GMS_EINVAL,
+                             "--policy-args sets checkpoint planners' parameters, and no "
+                             "planner is swept");
     for (size_t i = 0; i < sp->n_ratios; i++)
         if (!(sp->ratios[i] > 0 && sp->ratios[i] <= SWEEP_MAX_RATIO))
             return gms_error_set(err, GMS_EINVAL, "budget ratio %g out of range (0, %g]",
@@ -291,8 +343,8 @@ static int validate_spec(const sweep_spec *sp, gms_error *err)
  * "sample=sqrt") with sampled victim choice, ",op_overhead=Nns", ",search_cost=Nns" and
  * ",evict_cost=Nns" for runtime costs that are not 0, "" otherwise (so runs without costs keep
  * the keys they always had). */
-static void sweep_run_params(const sweep_spec *sp, int random, unsigned seed, char *buf,
-                             size_t len)
+static void sweep_run_params(const sweep_spec *sp, const sim_policy *p, int random,
+                             unsigned seed, char *buf, size_t len)
 {
     buf[0] = '\0';
     if (random)
@@ -316,6 +368,31 @@ static void sweep_run_params(const sweep_spec *sp, int random, unsigned seed, ch
             snprintf(buf + n, len - n, "%s%s=%lluns", n ? "," : "", costs[i].name,
                      (unsigned long long)costs[i].ns);
     }
+    if (pol_swaps(p)) { /* the engine's swap settings: ",link=...[,host=N]" */
+        sim_link l = {sp->link_gbps, sp->link_latency_ns};
+        if (!(l.gbps > 0))
+            sim_link_default(&l);
+        size_t n = strlen(buf);
+        if (n && n + 1 < len)
+            buf[n++] = ',';
+        int w = sim_link_format(&l, buf + n, len - n);
+        n = w > 0 && (size_t)w < len - n ? n + (size_t)w : strlen(buf);
+        if (sp->host_memory)
+            snprintf(buf + n, len - n, ",host=%llu", (unsigned long long)sp->host_memory);
+    }
+}
+
+/* A planner run's params: its canonical parameters first, then the rest of the key's
+ * (runtime costs). */
+static void planner_run_params(const char *args, char *buf, size_t len)
+{
+    size_t a = strlen(args), r = strlen(buf);
+    if (a + 1 + r + 1 > len)
+        return; /* cannot happen: cmd_sweep limits --policy-args */
+    memmove(buf + a + (r ? 1 : 0), buf, r + 1);
+    memcpy(buf, args, a);
+    if (r)
+        buf[a] = ',';
 }
 
 /* Resolves the sweep's memory models and their settings. A policy that needs addresses
@@ -346,7 +423,7 @@ static int resolve_allocators(sweep_ctx *c, gms_error *err)
         any_model |= al->model != NULL;
     }
     for (size_t p = 0; p < sp->n_policies; p++)
-        if (pol_needs_addresses(c->policies[p]) && !any_model)
+        if (c->policies[p] && pol_needs_addresses(c->policies[p]) && !any_model)
             return gms_error_set(err, GMS_EINVAL,
                                  "policy %s chooses victims by address and needs a memory "
                                  "model with addresses: add --allocators caching (or lifetime)",
@@ -374,13 +451,17 @@ static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
         uint32_t t = order[ti];
         for (uint32_t p = 0; p < sp->n_policies; p++) {
             /* sampled victim choice draws at random too: every policy runs once per seed */
-            int random = sweep_policy_is_random(sp->policies[p]) || sp->sample;
+            int random = !c->planners[p] && (sweep_policy_is_random(sp->policies[p]) ||
+                                             sp->sample);
             unsigned seeds = random ? sp->seeds : 1;
             for (uint32_t a = 0; a < c->n_allocs; a++)
             for (uint32_t r = 0; r < sp->n_ratios; r++)
                 for (uint32_t seed = 0; seed < seeds; seed++) {
-                    if (pol_needs_addresses(c->policies[p]) && !c->allocs[a].model)
+                    if (c->policies[p] && pol_needs_addresses(c->policies[p]) &&
+                        !c->allocs[a].model)
                         continue; /* validate_allocators allowed it: skipped by design */
+                    if (pol_swaps(c->policies[p]) && c->allocs[a].model)
+                        continue; /* swapping runs on the ideal model only */
                     sw_item *it = &c->items[k++];
                     it->trace = t;
                     it->policy = p;
@@ -388,7 +469,10 @@ static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
                     it->seed = seed;
                     it->alloc = a;
                     it->budget = sim_budget_for_ratio(c->traces[t].t, sp->ratios[r]);
-                    sweep_run_params(sp, random, seed, it->params, sizeof it->params);
+                    sweep_run_params(sp, c->policies[p], random, seed, it->params,
+                                     sizeof it->params);
+                    if (c->planners[p] && sp->policy_args && *sp->policy_args)
+                        planner_run_params(sp->policy_args, it->params, sizeof it->params);
                 }
         }
     }
@@ -535,12 +619,14 @@ int sweep_run(const sweep_spec *sp, const char *db_path, sweep_progress *summary
     pthread_t *th = NULL;
     c.traces = calloc(sp->n_traces, sizeof *c.traces);
     c.policies = calloc(sp->n_policies, sizeof *c.policies);
-    if (!c.traces || !c.policies) {
+    c.planners = calloc(sp->n_policies, sizeof *c.planners);
+    if (!c.traces || !c.policies || !c.planners) {
         rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
         goto out;
     }
     for (size_t i = 0; i < sp->n_policies; i++)
-        c.policies[i] = pol_find(sp->policies[i]);
+        if (!(c.planners[i] = planner_find(sp->policies[i])))
+            c.policies[i] = pol_find(sp->policies[i]);
     if ((rc = resolve_allocators(&c, err)))
         goto out;
 
@@ -583,8 +669,9 @@ int sweep_run(const sweep_spec *sp, const char *db_path, sweep_progress *summary
     size_t n_items = 0;
     sweep_progress pg = {0};
     for (size_t p = 0; p < sp->n_policies; p++)
-        n_items += sp->n_ratios *
-                   (sweep_policy_is_random(sp->policies[p]) || sp->sample ? sp->seeds : 1);
+        n_items += sp->n_ratios * (!planner_find(sp->policies[p]) &&
+                                           (sweep_policy_is_random(sp->policies[p]) ||
+                                            sp->sample) ? sp->seeds : 1);
     n_items *= sp->n_traces * c.n_allocs; /* an upper bound: see resolve_allocators */
     c.items = calloc(n_items, sizeof *c.items);
     c.n_items = n_items;
@@ -646,6 +733,8 @@ sync_out:
     pthread_mutex_destroy(&c.mu);
 out:
     free(th);
+    for (size_t i = 0; c.items && i < c.n_items; i++)
+        iter_log_free(&c.items[i].log); /* runs never written (a failed sweep) */
     free(c.items);
     free(c.todo);
     store_close(s);
@@ -653,6 +742,7 @@ out:
         sim_trace_free(c.traces[i].t);
     free(c.traces);
     free(c.policies);
+    free(c.planners);
     free(c.allocs);
     return rc;
 }

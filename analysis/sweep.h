@@ -53,7 +53,8 @@ typedef void (*sweep_progress_fn)(void *ctx, const sweep_progress *p);
 typedef struct sweep_spec {
     const char *const *traces; /* trace files (.gmt or DTR logs) */
     size_t n_traces;
-    const char *const *policies; /* registry names (heuristics/registry.h) */
+    const char *const *policies; /* registry names (heuristics/registry.h) or checkpoint
+                                  * planners (heuristics/planners.h) */
     size_t n_policies;
     const double *ratios;
     size_t n_ratios;
@@ -70,6 +71,13 @@ typedef struct sweep_spec {
     uint64_t op_overhead_ns; /* sim_config's runtime costs (0 = none), stored in params */
     uint64_t search_cost_ns;
     uint64_t evict_cost_ns;
+    const char *policy_args; /* the planners' canonical parameters (planner_params_canon),
+                              * first in their runs' params; NULL or "" = none */
+    /* Swapping policies' link (sim_config.link_*; 0 = the default link) and host memory
+     * (0 = unlimited), stored in their runs' params (link=...,host=...). */
+    double link_gbps;
+    uint64_t link_latency_ns;
+    uint64_t host_memory;
     sweep_progress_fn progress; /* optional */
     void *progress_ctx;
 } sweep_spec;

@@ -315,12 +315,13 @@ static int resolve_policies(const char *list, const sim_config *base, fit_job **
             free(j);
             return 2;
         }
-        if ((p->needs & SIM_NEEDS_EVICT_AFTER) && base->allocator) {
+        if ((p->needs & (SIM_NEEDS_EVICT_AFTER | SIM_NEEDS_SWAP)) && base->allocator) {
             if (!list)
-                continue; /* evicting after each op is defined on the ideal model only */
-            cli_error(CMD, "policy %s evicts after each op as the DTR prototype does, which "
-                           "only the ideal memory model supports: drop --allocator",
-                      pol_name(p));
+                continue; /* evicting after each op, swapping: the ideal model only */
+            cli_error(CMD, "policy %s %s, which only the ideal memory model supports: drop "
+                           "--allocator", pol_name(p),
+                      p->needs & SIM_NEEDS_SWAP ? "swaps to host memory"
+                                                : "evicts after each op as the DTR prototype does");
             cli_list_free(names);
             free(j);
             return 2;

@@ -6,7 +6,9 @@
 
 #include "analysis_util.h"
 #include "cli.h"
+#include "link.h"
 #include "filter_opts.h"
+#include "planners.h"
 #include "plot.h"
 #include "progress.h"
 #include "sim.h"
@@ -20,8 +22,10 @@ static void usage(FILE *f)
             "                      [--script FILE] -o CHART\n"
             "       gpumemsim plot timeline TRACE --policy P --budget B [--seed N]\n"
             "                      [--remat-limit L] [--sample K] [--allocator M [--alloc-conf C]]\n"
-            "                      -o CHART\n"
-            "            (P: a policy name or a policy plugin .so, see docs/plugins.md)\n\n"
+            "                      [--link L] [--host-memory B] -o CHART\n"
+            "            (P: a policy name or a policy plugin .so, see docs/plugins.md)\n"
+            "       gpumemsim plot iterations DB|TRACE [--trace NAME] [--policies LIST]\n"
+            "                      [--budget B] [--policy-args K=V,...] [--title T] -o CHART\n\n"
             "  overhead  overhead (simulated time / baseline compute) against the budget ratio,\n"
             "            one line per policy and one panel per trace of the store DB; a\n"
             "            policy keeps its colour, dash and marker in every chart; failed runs\n"
@@ -32,7 +36,14 @@ static void usage(FILE *f)
             "  timeline  simulate TRACE once and draw resident memory over simulated time with\n"
             "            the budget, the policy's evictions and the rematerializations; with\n"
             "            --allocator (caching, lifetime: docs/memory.md) the model's allocated\n"
-            "            and reserved bytes\n\n"
+            "            and reserved bytes; for a swapping policy (swap-lru, ...) where copies\n"
+            "            to and from host memory were queued, over --link and --host-memory\n"
+            "            as in sim (docs/swap.md)\n"
+            "  iterations  per training iteration: the input size, the peak memory against the\n"
+            "            budget and the overhead, one line per policy. From a store DB, the\n"
+            "            iterations of checkpoint-planner runs (sweep stores them); from a\n"
+            "            TRACE, runs --policies (planners and eviction policies) at --budget\n"
+            "            (docs/planners.md)\n\n"
             "  -o CHART        output file; the extension picks the format: .png .svg .pdf\n"
             "  --trace NAME    only this trace (its name, a glob like 'unet*', its hash or the\n"
             "                  hash's first 6+ digits, which tells same-named traces apart)\n"
@@ -182,6 +193,20 @@ static int plot_timeline_cmd(int argc, char **argv)
             o.allocator = argv[++i];
         } else if (strcmp(a, "--alloc-conf") == 0 && v) {
             o.alloc_conf = argv[++i];
+        } else if (strcmp(a, "--link") == 0 && v) {
+            sim_link l;
+            gms_error lerr = {0};
+            if (sim_link_parse(argv[++i], &l, &lerr)) {
+                cli_error(cmd, "--link: %s", lerr.msg);
+                return 2;
+            }
+            o.link_gbps = l.gbps;
+            o.link_latency_ns = l.latency_ns;
+        } else if (strcmp(a, "--host-memory") == 0 && v) {
+            if (cli_parse_bytes(argv[++i], &o.host_memory) || o.host_memory == 0) {
+                cli_error(cmd, "--host-memory '%s' must be a positive byte count (64GiB)", v);
+                return 2;
+            }
         } else if (strcmp(a, "--sample") == 0 && v) {
             if (cli_parse_sample(argv[++i], &o.sample)) {
                 cli_error(cmd, "--sample '%s' must be a count of storages (0 = all) or 'sqrt'",
@@ -244,6 +269,78 @@ static int plot_timeline_cmd(int argc, char **argv)
     return 0;
 }
 
+static int plot_iterations_cmd(int argc, char **argv)
+{
+    const char *cmd = "plot iterations", *budget = NULL;
+    plot_iterations_opts o = {0};
+    char **policies = NULL, *args = NULL;
+    size_t n_policies = 0;
+    int rc = 2;
+    gms_error err = {0};
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-o") == 0 && v) {
+            o.out = argv[++i];
+        } else if (strcmp(a, "--trace") == 0 && v) {
+            o.trace = argv[++i];
+        } else if (strcmp(a, "--title") == 0 && v) {
+            o.title = argv[++i];
+        } else if (strcmp(a, "--budget") == 0 && v) {
+            budget = argv[++i];
+        } else if ((strcmp(a, "--policies") == 0 || strcmp(a, "--policy") == 0) && v) {
+            cli_list_free(policies);
+            if (cli_list_split(argv[++i], &policies, &n_policies)) {
+                cli_error(cmd, "--policies '%s': expected names separated by commas", v);
+                goto out;
+            }
+        } else if (strcmp(a, "--policy-args") == 0 && v) {
+            free(args);
+            args = NULL;
+            if (planner_params_canon(argv[++i], &args, &err)) {
+                cli_error(cmd, "%s", err.msg);
+                goto out;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            cli_error(cmd, "unknown option or missing value: '%s' (see gpumemsim plot --help)",
+                      a);
+            goto out;
+        } else if (!o.source) {
+            o.source = a;
+        } else {
+            cli_error(cmd, "one store or trace only (got '%s' and '%s')", o.source, a);
+            goto out;
+        }
+    }
+    if (!o.source || !o.out) {
+        cli_error(cmd, "usage: gpumemsim plot iterations DB|TRACE [--policies LIST] "
+                       "[--budget B] -o CHART");
+        goto out;
+    }
+    if (budget) {
+        int brc = cli_parse_budget(budget, &o.ratio, &o.budget);
+        if (brc != 0) {
+            char msg[300];
+            cli_error(cmd, "%s", cli_budget_error(budget, brc, msg, sizeof msg));
+            goto out;
+        }
+    }
+    o.policies = (const char *const *)policies;
+    o.n_policies = n_policies;
+    o.policy_args = args;
+    size_t lines = 0;
+    if (plot_iterations(&o, &lines, &err)) {
+        cli_error(cmd, "%s", err.msg);
+        rc = 1;
+        goto out;
+    }
+    fprintf(stderr, "wrote %s (%zu policies)\n", o.out, lines);
+    rc = 0;
+out:
+    cli_list_free(policies);
+    free(args);
+    return rc;
+}
+
 int cmd_plot(int argc, char **argv)
 {
     if (argc < 2 || cli_is_help(argv[1])) {
@@ -259,6 +356,8 @@ int cmd_plot(int argc, char **argv)
         return plot_overhead_cmd(argc, argv);
     if (strcmp(argv[1], "timeline") == 0)
         return plot_timeline_cmd(argc, argv);
-    cli_error("plot", "unknown chart '%s' (overhead or timeline)", argv[1]);
+    if (strcmp(argv[1], "iterations") == 0)
+        return plot_iterations_cmd(argc, argv);
+    cli_error("plot", "unknown chart '%s' (overhead, timeline or iterations)", argv[1]);
     return 2;
 }

@@ -16,14 +16,17 @@
 #include <time.h>
 
 #include "cli.h"
+#include "iter_log.h"
 #include "memory.h"
 #include "perfetto.h"
+#include "planners.h"
 #include "plugin.h"
 #include "policy.h"
 #include "registry.h"
 #include "sim.h"
 #include "sim_extra.h"
 #include "sim_reftable.h"
+#include "swap_opts.h"
 
 static const char *const CMD = "sim";
 
@@ -46,7 +49,13 @@ static void usage(FILE *f)
             "\n"
             "options:\n"
             "  --policy NAME       eviction policy (default dtr; see --list-policies), or the\n"
-            "                      path of a policy plugin .so (docs/plugins.md)\n"
+            "                      path of a policy plugin .so (docs/plugins.md), or a\n"
+            "                      checkpoint planner (ckpt-all, ckpt-sqrt, ...): it picks\n"
+            "                      layers to checkpoint before each iteration and never\n"
+            "                      evicts (docs/planners.md); text and JSON then report\n"
+            "                      each iteration\n"
+            "  --policy-args K=V[,K=V...]\n"
+            "                      a planner's parameters (stored canonically with the run)\n"
             "  --budget B          a plain number is a ratio of the baseline peak memory (0.4,\n"
             "                      1.5, 40%%); bytes need a unit (3.2GiB, 800MB, 123456789B);\n"
             "                      default: no budget\n"
@@ -74,6 +83,12 @@ static void usage(FILE *f)
             "                      it from one measured slowdown. Default 0: the ideal replay\n"
             "  --search-cost D     cost per candidate scored in an eviction search (default 0)\n"
             "  --evict-cost D      cost per eviction chosen by the policy (default 0)\n"
+            "  --link L            for swapping policies (swap-lru, ...; docs/swap.md): the\n"
+            "                      device<->host link, a preset (pcie3, pcie4, pcie5,\n"
+            "                      nvlink-c2c; default pcie4) or GBPS[,LATENCY_US] (16,10 =\n"
+            "                      16 GB/s per direction and 10 us per copy)\n"
+            "  --host-memory B     host memory that can hold swapped tensors (64GiB; default\n"
+            "                      unlimited); when it is full victims are dropped instead\n"
             "  --seeds N           run seeds SEED .. SEED+N-1 and report the mean overhead and\n"
             "                      its spread (for random policies and sampled victim choice;\n"
             "                      the other figures are the first seed's; default 1)\n"
@@ -90,7 +105,11 @@ static void usage(FILE *f)
             "                      peak_reserved, peak_allocated, largest_free, frag_allocs,\n"
             "                      frag_ratio, cost_model, ops_executed, candidates,\n"
             "                      op_overhead_ns, search_ns, evict_ns; with --seeds: seeds;\n"
-            "                      with --budget-band: budget_band)\n"
+            "                      with a swapping policy: swap (link, bytes swapped out and\n"
+            "                      in, stall_ns, copy-engine busy time and utilization);\n"
+            "                      with --budget-band: budget_band; with a planner:\n"
+            "                      policy_args, planner (summary) and iterations, one\n"
+            "                      object per training iteration, docs/planners.md)\n"
             "  --kineto FILE       a PyTorch Execution Trace's op costs measured from the\n"
             "                      run's Kineto trace FILE (docs/import-pytorch.md)\n"
             "  --perfetto FILE     also write the run as Chrome trace-event JSON, for\n"
@@ -104,7 +123,8 @@ static void usage(FILE *f)
             "examples:\n"
             "  gpumemsim sim unet.gmt --policy dtr --budget 0.4\n"
             "  gpumemsim sim resnet32.log --policy random --seed 3 --budget 2.5GiB --json\n"
-            "  gpumemsim sim unet.gmt --budget 0.4 --perfetto unet-run.json\n");
+            "  gpumemsim sim unet.gmt --budget 0.4 --perfetto unet-run.json\n"
+            "  gpumemsim sim gpt.gmt --policy ckpt-sqrt --budget 0.8 --json\n");
 }
 
 enum {
@@ -131,6 +151,9 @@ enum {
     OPT_BAND,
     OPT_PERFETTO,
     OPT_KINETO,
+    OPT_POLICY_ARGS,
+    OPT_LINK,
+    OPT_HOST_MEMORY,
 };
 
 
@@ -138,6 +161,8 @@ static void list_policies(FILE *f)
 {
     for (size_t i = 0; i < pol_count(); i++)
         fprintf(f, "%-10s %s\n", pol_name(pol_at(i)), pol_description(pol_at(i)));
+    for (size_t i = 0; i < planner_count(); i++)
+        fprintf(f, "%-10s %s\n", planner_at(i)->name, planner_at(i)->description);
 }
 
 static void policy_names(char *buf, size_t len)
@@ -146,6 +171,10 @@ static void policy_names(char *buf, size_t len)
     for (size_t i = 0; i < pol_count(); i++) {
         size_t u = strlen(buf);
         snprintf(buf + u, len - u, "%s%s", i ? ", " : "", pol_name(pol_at(i)));
+    }
+    for (size_t i = 0; i < planner_count(); i++) {
+        size_t u = strlen(buf);
+        snprintf(buf + u, len - u, ", %s", planner_at(i)->name);
     }
 }
 
@@ -164,7 +193,7 @@ static int parse_u64(const char *s, uint64_t *out)
 
 /* One JSON object; numbers are written by hand so that doubles are shortest round-trip and
  * integers are exact, the trace path is escaped by jansson. */
-static int print_json(const char *trace, const sim_policy *p, const sim_config *cfg,
+static int print_json(const char *trace, const char *pname, const sim_config *cfg,
                       double ratio, const sim_baseline *bl, const sim_result *r,
                       const char *allocator, const sim_extra *x)
 {
@@ -197,7 +226,7 @@ static int print_json(const char *trace, const sim_policy *p, const sim_config *
            "\"cost_model\": {\"op_overhead\": %llu, \"search_cost\": %llu, \"evict_cost\": %llu}, "
            "\"ops_executed\": %llu, \"candidates\": %llu, \"op_overhead_ns\": %llu, "
            "\"search_ns\": %llu, \"evict_ns\": %llu",
-           tq, pol_name(p), budget, rt, (unsigned long long)cfg->seed, sample,
+           tq, pname, budget, rt, (unsigned long long)cfg->seed, sample,
            cli_shortest_double(cfg->remat_limit, d1, sizeof d1), sim_status_name(r->status),
            r->status == SIM_OK ? cli_shortest_double(r->overhead, d2, sizeof d2) : "null",
            (unsigned long long)r->evictions, (unsigned long long)r->eager_evictions,
@@ -213,18 +242,30 @@ static int print_json(const char *trace, const sim_policy *p, const sim_config *
            (unsigned long long)r->candidates, (unsigned long long)r->op_overhead_ns,
            (unsigned long long)r->search_ns, (unsigned long long)r->evict_ns);
     sim_extra_print_json(x);
+    if (cfg->planner) {
+        json_t *pa = json_string(cfg->planner_params ? cfg->planner_params : "");
+        char *paq = pa ? json_dumps(pa, JSON_ENCODE_ANY) : NULL;
+        json_decref(pa);
+        printf(", \"policy_args\": %s", paq ? paq : "\"\"");
+        free(paq);
+        iter_log_print_json(cfg->iteration_ctx, r);
+    }
+    swap_opts_print_json(cfg, r);
     printf("}\n");
     free(tq);
     return 0;
 }
 
-static void print_text(const char *trace, const sim_policy *p, const sim_config *cfg,
+static void print_text(const char *trace, const char *pname, const sim_config *cfg,
                        double ratio, const sim_baseline *bl, const sim_result *r,
                        const char *allocator, const sim_extra *x)
 {
     char b1[64], b2[64];
     printf("trace            %s\n", trace);
-    printf("policy           %s\n", pol_name(p));
+    if (cfg->planner && cfg->planner_params && *cfg->planner_params)
+        printf("policy           %s (%s)\n", pname, cfg->planner_params);
+    else
+        printf("policy           %s\n", pname);
     if (cfg->budget == UINT64_MAX)
         printf("budget           none\n");
     else if (ratio > 0)
@@ -247,8 +288,9 @@ static void print_text(const char *trace, const sim_policy *p, const sim_config 
         printf("overhead         - (run stopped: %s)\n",
                r->status == SIM_OOM ? "nothing left to evict"
                                     : "recomputation passed the remat limit");
-    printf("evictions        %llu by the policy, %llu eager (last reference released)\n",
-           (unsigned long long)r->evictions, (unsigned long long)r->eager_evictions);
+    printf("evictions        %llu by the policy, %llu eager (last reference released%s)\n",
+           (unsigned long long)r->evictions, (unsigned long long)r->eager_evictions,
+           cfg->planner ? ", or freed at a checkpointed layer's end" : "");
     printf("rematerialized   %llu ops, %llu ns of compute\n", (unsigned long long)r->remats,
            (unsigned long long)r->remat_compute);
     printf("peak memory      %llu B (%s)\n", (unsigned long long)r->peak_memory,
@@ -277,9 +319,12 @@ static void print_text(const char *trace, const sim_policy *p, const sim_config 
                (unsigned long long)r->candidates, (unsigned long long)cfg->search_cost_ns,
                (unsigned long long)r->evict_ns, (unsigned long long)r->evictions,
                (unsigned long long)cfg->evict_cost_ns);
+    swap_opts_print_text(cfg, r);
     printf("simulated time   %llu ns\n", (unsigned long long)r->clock);
     printf("wall time        %.6f s\n", r->wall_s);
     sim_extra_print_text(x);
+    if (cfg->planner)
+        iter_log_print_text(cfg->iteration_ctx, r);
 }
 
 /* Opens the trace-event writer of --perfetto, its process named after the run. */
@@ -293,9 +338,10 @@ static int open_perfetto(const char *path, const char *trace, const sim_config *
     else
         snprintf(b, sizeof b, "budget %llu B", (unsigned long long)cfg->budget);
     snprintf(title, sizeof title, "gpumemsim sim %s: %s, %s, %s", base ? base + 1 : trace,
-             pol_name(cfg->policy), b, allocator);
+             cfg->planner ? cfg->planner->name : pol_name(cfg->policy), b, allocator);
     perfetto_info info = {.title = title, .budget = cfg->budget,
-                          .memory_model = cfg->allocator != NULL};
+                          .memory_model = cfg->allocator != NULL,
+                          .swap = pol_swaps(cfg->policy) != 0};
     return perfetto_open(path, &info, out, err);
 }
 
@@ -325,17 +371,21 @@ int cmd_sim(int argc, char **argv)
         {"budget-band", required_argument, NULL, OPT_BAND},
         {"perfetto", required_argument, NULL, OPT_PERFETTO},
         {"kineto", required_argument, NULL, OPT_KINETO},
+        {"policy-args", required_argument, NULL, OPT_POLICY_ARGS},
+        {"link", required_argument, NULL, OPT_LINK},
+        {"host-memory", required_argument, NULL, OPT_HOST_MEMORY},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *policy = "dtr", *budget_s = NULL, *allocator = "ideal", *alloc_conf = NULL;
-    const char *perfetto = NULL, *kineto = NULL;
+    const char *perfetto = NULL, *kineto = NULL, *policy_args = NULL;
     const char *run_opt = NULL; /* the last single-run option given, for --reference-table */
     sim_config cfg;
     sim_config_init(&cfg);
     int json = 0;
     sim_reftable_opts ro = {.repeat = 1};
     sim_extra extra = {.seeds = 1};
+    swap_opts swo = {0};
     uint64_t chain = 0, u;
     char names[256];
     optind = 1;
@@ -454,6 +504,18 @@ int cmd_sim(int argc, char **argv)
         case OPT_KINETO:
             kineto = optarg;
             break;
+        case OPT_POLICY_ARGS:
+            policy_args = optarg;
+            run_opt = "--policy-args";
+            break;
+        case OPT_LINK:
+            swo.link = optarg;
+            run_opt = "--link";
+            break;
+        case OPT_HOST_MEMORY:
+            swo.host = optarg;
+            run_opt = "--host-memory";
+            break;
         case OPT_PERFETTO:
             if (!*optarg || strcmp(optarg, "-") == 0) {
                 cli_error(CMD, "--perfetto '%s': give a file name for the trace-event JSON "
@@ -502,17 +564,46 @@ int cmd_sim(int argc, char **argv)
                              : "expected exactly one TRACE (a .gmt or DTR log); see --help");
         return 2;
     }
-    cfg.policy = pol_find(policy);
-    if (!cfg.policy && pol_is_path(policy)) {
+    cfg.planner = planner_find(policy);
+    char params[1024];
+    if (cfg.planner) {
+        gms_error perr = {0};
+        char *canon;
+        if (planner_params_canon(policy_args, &canon, &perr)) {
+            cli_error(CMD, "%s", perr.msg);
+            return 2;
+        }
+        int fits = strlen(canon) < sizeof params;
+        snprintf(params, sizeof params, "%s", canon);
+        free(canon);
+        if (!fits) {
+            cli_error(CMD, "--policy-args is longer than %zu bytes", sizeof params - 1);
+            return 2;
+        }
+        cfg.planner_params = params;
+    } else if (policy_args) {
+        cli_error(CMD, "--policy-args sets a checkpoint planner's parameters; policy '%s' "
+                       "takes none (planners: see --list-policies)", policy);
+        return 2;
+    }
+    cfg.policy = cfg.planner ? NULL : pol_find(policy);
+    if (!cfg.planner && !cfg.policy && pol_is_path(policy)) {
         gms_error perr = {0};
         if (pol_resolve(policy, &cfg.policy, &perr) != 0) {
             cli_error(CMD, "%s", perr.msg);
             return 2;
         }
     }
-    if (!cfg.policy) {
+    if (!cfg.policy && !cfg.planner) {
         policy_names(names, sizeof names);
         cli_error(CMD, "unknown policy '%s'; valid policies: %s", policy, names);
+        return 2;
+    }
+    if (swap_opts_apply(CMD, &swo, &cfg))
+        return 2;
+    if (pol_swaps(cfg.policy) && strcmp(allocator, "ideal") != 0) {
+        cli_error(CMD, "policy %s swaps to host memory, which only the ideal memory model "
+                       "supports: drop --allocator", pol_name(cfg.policy));
         return 2;
     }
     sim_memory_options mopt;
@@ -529,7 +620,7 @@ int cmd_sim(int argc, char **argv)
         return 2;
     }
     cfg.allocator_options = &mopt;
-    if (cfg.policy->needs & SIM_NEEDS_ADDRESSES && !cfg.allocator) {
+    if (cfg.policy && cfg.policy->needs & SIM_NEEDS_ADDRESSES && !cfg.allocator) {
         cli_error(CMD, "policy %s chooses victims by their addresses, which the ideal memory "
                        "model does not have; add --allocator caching (or lifetime)",
                   pol_name(cfg.policy));
@@ -559,6 +650,10 @@ int cmd_sim(int argc, char **argv)
         return 1;
     }
     const sim_baseline *bl = sim_trace_baseline(t);
+    if (swap_opts_check(CMD, &swo, &cfg, t)) {
+        sim_trace_free(t);
+        return 2;
+    }
     if (budget_s)
         cfg.budget = ratio > 0 ? sim_budget_for_ratio(t, ratio) : bytes;
     if (cfg.budget < bl->bottleneck) {
@@ -585,27 +680,44 @@ int cmd_sim(int argc, char **argv)
         cfg.observer = perfetto_observe;
         cfg.observer_ctx = pw;
     }
+    iter_log ilog = {0};
+    if (cfg.planner) {
+        cfg.iteration_observer = iter_log_observe;
+        cfg.iteration_ctx = &ilog;
+    }
     if (sim_extra_run(t, &cfg, &extra, &err) != 0) {
         cli_error(CMD, "%s: %s", trace, err.msg);
+        iter_log_free(&ilog);
         perfetto_abort(pw);
         sim_trace_free(t);
         return 1;
     }
     sim_result res = extra.center.first;
+    const char *pname = cfg.planner ? cfg.planner->name : pol_name(cfg.policy);
+    if (ilog.failed) {
+        cli_error(CMD, "out of memory keeping the per-iteration reports");
+        perfetto_abort(pw);
+        iter_log_free(&ilog);
+        sim_trace_free(t);
+        return 1;
+    }
     if (pw && perfetto_close(pw, &res, &err) != 0) {
         cli_error(CMD, "--perfetto: %s", err.msg);
+        iter_log_free(&ilog);
         sim_trace_free(t);
         return 1;
     }
     if (json) {
-        if (print_json(trace, cfg.policy, &cfg, ratio, bl, &res, alloc_key, &extra) != 0) {
+        if (print_json(trace, pname, &cfg, ratio, bl, &res, alloc_key, &extra) != 0) {
             cli_error(CMD, "out of memory writing JSON");
+            iter_log_free(&ilog);
             sim_trace_free(t);
             return 1;
         }
     } else {
-        print_text(trace, cfg.policy, &cfg, ratio, bl, &res, alloc_key, &extra);
+        print_text(trace, pname, &cfg, ratio, bl, &res, alloc_key, &extra);
     }
+    iter_log_free(&ilog);
     sim_trace_free(t);
     return 0;
 }

@@ -6,8 +6,10 @@
 
 #include "analysis_util.h"
 #include "cli.h"
+#include "planners.h"
 #include "plugin.h"
 #include "progress.h"
+#include "link.h"
 #include "registry.h"
 #include "sweep.h"
 
@@ -21,6 +23,7 @@ static void usage(FILE *f)
             "                       [--db FILE] [-j N] [--shard K/N] [--remat-limit L]\n"
             "                       [--allocators LIST] [--alloc-conf CONF] [--sample K]\n"
             "                       [--op-overhead D] [--search-cost D] [--evict-cost D]\n"
+            "                       [--policy-args K=V,...] [--link L] [--host-memory B]\n"
             "                       [--quiet]\n\n"
             "Simulates every trace with every policy at every budget (and every seed of the\n"
             "randomized policies) and records each run in a SQLite result store. Runs already\n"
@@ -29,7 +32,10 @@ static void usage(FILE *f)
             "  --policies LIST  comma-separated policy names (default: all of them; --policy\n"
             "                   is the same option, as in db and plot); a name\n"
             "                   with a '/' is a policy plugin .so (docs/plugins.md), recorded\n"
-            "                   as NAME@HASH of the file\n"
+            "                   as NAME@HASH of the file; checkpoint planners (ckpt-all,\n"
+            "                   ckpt-sqrt, ...; docs/planners.md) too, by name\n"
+            "  --policy-args K=V,...  the planners' parameters, stored canonically first in\n"
+            "                   their runs' params; their iterations go to the store too\n"
             "  --budgets SPEC   budget ratios of each trace's baseline memory:\n"
             "                   START:STOP:STEP inclusive, or a list such as 0.2,0.5;\n"
             "                   each in (0, %g] (default " DEFAULT_BUDGETS ")\n"
@@ -52,11 +58,17 @@ static void usage(FILE *f)
             "  --op-overhead D, --search-cost D, --evict-cost D  the runtime-cost model of\n"
             "                   'sim' (docs/fidelity.md) for every run, stored in the runs'\n"
             "                   params (op_overhead=20000ns, ...) and cost columns\n"
+            "  --link L, --host-memory B  the link and host memory of the swapping policies\n"
+            "                   (swap-lru, ...) as in 'sim' (docs/swap.md), stored in their\n"
+            "                   runs' params (link=31.5GBps/10000ns,host=N); swapping runs\n"
+            "                   use the ideal memory model only\n"
 
             "  --quiet          no progress output\n\npolicies:\n",
             SWEEP_MAX_RATIO);
     for (size_t i = 0; i < pol_count(); i++)
         fprintf(f, "  %-10s %s\n", pol_name(pol_at(i)), pol_description(pol_at(i)));
+    for (size_t i = 0; i < planner_count(); i++)
+        fprintf(f, "  %-10s %s\n", planner_at(i)->name, planner_at(i)->description);
 }
 
 static void on_progress(void *bar, const sweep_progress *p)
@@ -85,7 +97,7 @@ int cmd_sweep(int argc, char **argv)
 {
     const char *cmd = "sweep";
     const char *budgets = DEFAULT_BUDGETS, *db = DEFAULT_DB;
-    char **policies = NULL, **allocators = NULL;
+    char **policies = NULL, **allocators = NULL, *policy_args = NULL;
     size_t n_policies = 0, n_allocators = 0;
     const char **traces = calloc((size_t)argc, sizeof *traces);
     double *ratios = NULL;
@@ -120,6 +132,18 @@ int cmd_sweep(int argc, char **argv)
                 goto out;
             }
             i++;
+        } else if (strcmp(a, "--policy-args") == 0 && v) {
+            free(policy_args);
+            policy_args = NULL;
+            if (planner_params_canon(v, &policy_args, &err)) {
+                cli_error(cmd, "%s", err.msg);
+                goto out;
+            }
+            if (strlen(policy_args) > 120) {
+                cli_error(cmd, "--policy-args: at most 120 characters in canonical form");
+                goto out;
+            }
+            i++;
         } else if (strcmp(a, "--sample") == 0 && v) {
             if (cli_parse_sample(v, &sp.sample)) {
                 cli_error(cmd, "--sample '%s' must be a count of storages (0 = all) or 'sqrt'", v);
@@ -132,6 +156,23 @@ int cmd_sweep(int argc, char **argv)
                             : a[2] == 's' ? &sp.search_cost_ns : &sp.evict_cost_ns;
             if (cli_parse_duration(v, dst)) {
                 cli_error(cmd, "%s '%s' must be a duration with a unit (500ns, 20us, 1.5ms)", a, v);
+                goto out;
+            }
+            i++;
+        } else if (strcmp(a, "--link") == 0 && v) {
+            sim_link l;
+            gms_error lerr = {0};
+            if (sim_link_parse(v, &l, &lerr)) {
+                cli_error(cmd, "--link: %s", lerr.msg);
+                goto out;
+            }
+            sp.link_gbps = l.gbps;
+            sp.link_latency_ns = l.latency_ns;
+            i++;
+        } else if (strcmp(a, "--host-memory") == 0 && v) {
+            if (cli_parse_bytes(v, &sp.host_memory) || sp.host_memory == 0) {
+                cli_error(cmd, "--host-memory '%s' must be a positive byte count (64GiB, 500MB)",
+                          v);
                 goto out;
             }
             i++;
@@ -226,7 +267,7 @@ int cmd_sweep(int argc, char **argv)
     for (size_t i = 0; i < n_policies; i++) {
         /* a plugin path: load and check it now, and sweep it under its run-key id
          * (NAME@HASH of the .so), so that a rebuilt plugin never reuses old results */
-        if (pol_find(policies[i]) || !pol_is_path(policies[i]))
+        if (pol_find(policies[i]) || planner_find(policies[i]) || !pol_is_path(policies[i]))
             continue;
         const struct sim_policy *pp = NULL;
         gms_error perr = {0};
@@ -242,13 +283,24 @@ int cmd_sweep(int argc, char **argv)
         free(policies[i]);
         policies[i] = id;
     }
-    for (size_t i = 0; i < n_policies; i++)
-        if (!pol_find(policies[i])) {
+    int any_planner = 0;
+    for (size_t i = 0; i < n_policies; i++) {
+        any_planner |= planner_find(policies[i]) != NULL;
+        if (!pol_find(policies[i]) && !planner_find(policies[i])) {
             cli_error(cmd, "unknown policy '%s'; known policies:", policies[i]);
             for (size_t k = 0; k < pol_count(); k++)
                 fprintf(stderr, "  %s\n", pol_name(pol_at(k)));
+            for (size_t k = 0; k < planner_count(); k++)
+                fprintf(stderr, "  %s (checkpoint planner)\n", planner_at(k)->name);
             goto out;
         }
+    }
+    if (policy_args && *policy_args && !any_planner) {
+        cli_error(cmd, "--policy-args sets checkpoint planners' parameters, and --policies "
+                       "names none (planners: %s%s)", planner_count() ? planner_at(0)->name : "",
+                  planner_count() > 1 ? ", ..." : "");
+        goto out;
+    }
     if (sweep_parse_ratios(budgets, &ratios, &n_ratios, &err)) {
         cli_error(cmd, "--budgets: %s", err.msg);
         goto out;
@@ -274,6 +326,7 @@ int cmd_sweep(int argc, char **argv)
     sp.n_ratios = n_ratios;
     sp.allocators = (const char *const *)allocators;
     sp.n_allocators = n_allocators;
+    sp.policy_args = policy_args;
     sp.progress = on_progress;
     sp.progress_ctx = &bar;
     sweep_progress sum;
@@ -296,6 +349,7 @@ int cmd_sweep(int argc, char **argv)
 out:
     cli_list_free(policies);
     cli_list_free(allocators);
+    free(policy_args);
     free(ratios);
     free(traces);
     return rc;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planners.h"
 #include "plugin.h"
 #include "registry.h"
 #include "policy.h"
@@ -203,6 +204,12 @@ int pol_resolve(const char *name, const sim_policy **out, gms_error *err)
     }
     if (pol_is_path(name))
         return load(name, out, err);
+    if (planner_find(name)) /* sim and sweep take planners; the other callers cannot */
+        return gms_error_set(err, GMS_EINVAL,
+                             "'%s' is a checkpoint planner, not an eviction policy: this "
+                             "command runs eviction policies only; run planners with "
+                             "'gpumemsim sim --policy %s' or 'gpumemsim sweep --policies %s'",
+                             name, name, name);
     char names[256];
     size_t u = 0;
     names[0] = 0;

@@ -8,6 +8,7 @@
 static const sim_policy *const policies[] = {
     &pol_dtr, &pol_dtr_eq, &pol_dtr_local, &pol_lru, &pol_size, &pol_msps, &pol_random,
     &pol_coop, &pol_dtr_frag, &pol_dtr_proto, &pol_dtr_proto_all,
+    &pol_swap_lru, &pol_hybrid, &pol_capuchin, &pol_autoswap,
 };
 #define N_POLICIES (sizeof policies / sizeof policies[0])
 
@@ -44,4 +45,9 @@ const char *pol_description(const sim_policy *p)
 int pol_needs_addresses(const sim_policy *p)
 {
     return (p->needs & SIM_NEEDS_ADDRESSES) != 0;
+}
+
+int pol_swaps(const sim_policy *p)
+{
+    return p && (p->needs & SIM_NEEDS_SWAP) != 0; /* NULL: a planner, which never swaps */
 }

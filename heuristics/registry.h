@@ -20,5 +20,8 @@ const char *pol_description(const struct sim_policy *p);
 /* 1 when the policy chooses victims by address (SIM_NEEDS_ADDRESSES): it needs a memory model
  * other than ideal. */
 int pol_needs_addresses(const struct sim_policy *p);
+/* 1 when the policy swaps to host memory (SIM_NEEDS_SWAP; docs/swap.md): the ideal model
+ * only. */
+int pol_swaps(const struct sim_policy *p);
 
 #endif

@@ -38,12 +38,20 @@ typedef struct sim_plan_request {
     uint64_t start_memory;    /* resident bytes when the iteration starts (before its forward) */
 } sim_plan_request;
 
-/* The planner's answer. The engine zeroes it before the call. */
+/* The planner's answer. The engine zeroes it before the call, then sets the two pointers and
+ * predicted_peak = -1 and cache_hit = -1, so that a planner that leaves those alone says
+ * "no prediction, no cache" rather than "0 bytes, a miss". */
 typedef struct sim_plan {
     uint8_t *checkpoint;      /* n_layers flags (engine-owned): 1 = checkpoint that layer */
     double predicted_peak;    /* bytes the planner expects the iteration to peak at with this
                                * plan (resident, start_memory included); < 0 = no prediction */
     int cache_hit;            /* -1 = the planner has no cache, 0 = miss, 1 = hit */
+    /* Optional (added for ckpt-sqrt; planners that leave it zeroed checkpoint layer by
+     * layer): n_layers flags (engine-owned): 1 = checkpoint layer i and layer i-1 (both
+     * flagged in checkpoint) as ONE unit, as torch.utils.checkpoint_sequential does with a
+     * segment: the ops from the unit's first layer to its last are re-run together, and
+     * only what the unit passes to later forward ops is kept at its end. */
+    uint8_t *with_previous;
 } sim_plan;
 
 /* What the engine measured for one layer in the iteration that just ended. */

@@ -57,6 +57,18 @@ enum {
      * its outputs fit. Memory may pass the budget while an op runs, as on the prototype.
      * Ideal memory model only. (A new bit: plugins built before it never set it.) */
     SIM_NEEDS_EVICT_AFTER = 1u << 3,
+    /* The policy swaps to host memory (docs/swap.md): the run gets copy engines and a link
+     * (sim_config.link_*), and each victim the policy chooses is handled as its `action`
+     * says. Ideal memory model only. */
+    SIM_NEEDS_SWAP = 1u << 4,
+};
+
+/* What happens to a victim (sim_policy.action). */
+enum {
+    SIM_ACTION_DROP = 0, /* evict it: recompute it when it is needed again */
+    SIM_ACTION_SWAP = 1, /* copy it to host memory; its device bytes are freed when the copy
+                          * ends, and it is copied back when needed (or prefetched). Dropped
+                          * instead when host memory is full. */
 };
 
 /* ------------------------------------------------------------------------------------------
@@ -67,7 +79,7 @@ enum {
  * The version changes whenever sim_policy's layout, the SIM_* constants or a sim_view
  * function's signature or meaning changes.
  */
-#define SIM_POLICY_ABI_VERSION 1u
+#define SIM_POLICY_ABI_VERSION 2u
 #define SIM_POLICY_ENTRY_NAME "gpumemsim_policy"
 
 struct sim_policy;
@@ -95,6 +107,10 @@ typedef struct sim_policy {
     void (*on_remat)(const sim_view *v, uint32_t op, void *state);  /* an op ran again */
     void (*on_access)(const sim_view *v, uint32_t op, void *state); /* a model op ran */
     void (*on_iteration)(const sim_view *v, void *state); /* ANNOTATE iteration/START marker */
+
+    /* Optional, with SIM_NEEDS_SWAP (ABI 2): SIM_ACTION_DROP or SIM_ACTION_SWAP for the victim
+     * just chosen (still resident). NULL = always swap. */
+    unsigned (*action)(const sim_view *v, uint32_t storage, void *state);
 } sim_policy;
 
 /* The entry function a plugin defines (and exports; see SIM_POLICY_ENTRY_NAME above):
@@ -151,6 +167,39 @@ uint32_t sim_view_storage_count(const sim_view *v);
  * storages than the whole pool calls this with the number it scored, once per choice;
  * without the call the whole pool is counted. */
 void sim_view_count_candidates(const sim_view *v, uint64_t n);
+
+/* Swapping (SIM_NEEDS_SWAP runs; elsewhere: 0 / nothing). */
+/* 1 when storage s is in host memory or on its way there (a swap-out was queued). */
+int sim_view_on_host(const sim_view *v, uint32_t s);
+/* ns one copy of `bytes` takes on an idle engine (latency + bytes / bandwidth). */
+uint64_t sim_view_copy_ns(const sim_view *v, uint64_t bytes);
+/* When each copy engine is free again (ns, compare with sim_view_clock). */
+uint64_t sim_view_d2h_free_at(const sim_view *v);
+uint64_t sim_view_h2d_free_at(const sim_view *v);
+/* Asks the engine to copy storage s back ahead of use (from a hook). Done only when s is in
+ * host memory and fits under the budget without evicting; returns 1 when a copy was queued. */
+int sim_view_prefetch(const sim_view *v, uint32_t s);
+
+/* The trace's future, for planning policies (Capuchin-style profiles; ABI 2). Ops are
+ * numbered in schedule order (constants included). */
+uint32_t sim_view_op_count(const sim_view *v);
+uint64_t sim_view_op_cost(const sim_view *v, uint32_t op); /* ns of its first run */
+/* The model op being run now (SIM_NONE before the first). */
+uint32_t sim_view_current_op(const sim_view *v);
+/* The first op after the current one that reads a tensor of storage s (found through the ops'
+ * outputs: an op without outputs is not seen), SIM_NONE when none does. */
+uint32_t sim_view_next_use(const sim_view *v, uint32_t s);
+/* The same from any op: the first op after `op` that reads storage s (SIM_NONE: none). */
+uint32_t sim_view_use_after(const sim_view *v, uint32_t s, uint32_t op);
+/* The op that creates storage s. */
+uint32_t sim_view_storage_op(const sim_view *v, uint32_t s);
+/* Resident bytes right after op `op` in the replay without a budget (the load curve whose
+ * peak is the baseline memory). */
+uint64_t sim_view_baseline_load(const sim_view *v, uint32_t op);
+/* Asks the engine to swap storage s out now (from a hook), as if the policy had chosen it as a
+ * victim and said SIM_ACTION_SWAP. Done only when s is in the pool and host memory has room;
+ * returns 1 when its copy was queued. */
+int sim_view_swap_out(const sim_view *v, uint32_t s);
 
 /* ------------------------------------------------------------------------------------------
  * Score arithmetic with Python's semantics: num / (a * b) where num, a, b are integers and the

@@ -17,6 +17,8 @@
 struct sim_policy;          /* sim/policy.h */
 struct sim_memory_model;    /* sim/memory.h */
 struct sim_memory_options;  /* sim/memory.h */
+struct sim_planner;         /* sim/planner.h */
+struct sim_iteration_report; /* sim/sim_plan_report.h */
 
 typedef struct sim_trace sim_trace;
 
@@ -60,6 +62,9 @@ int sim_trace_chain(uint64_t n, sim_trace **out, gms_error *err);
 /* Schedule size: storages (one per non-view output) and tensors (outputs) of the trace. */
 uint64_t sim_trace_storages(const sim_trace *t);
 uint64_t sim_trace_tensors(const sim_trace *t);
+/* The smallest storage a swapping run could copy to the host (non-empty, produced by an op
+ * with arguments: not a constant); 0 when there is none (streams.c). */
+uint64_t sim_trace_smallest_storage(const sim_trace *t);
 
 typedef enum sim_status { SIM_OK = 0, SIM_OOM = 1, SIM_REMAT_LIMIT = 2 } sim_status;
 
@@ -74,6 +79,9 @@ typedef enum sim_event_kind {
     SIM_EV_REMAT = 2,       /* an op ran again to rematerialize an evicted tensor */
     SIM_EV_EVICT = 3,       /* the policy evicted a storage */
     SIM_EV_EVICT_EAGER = 4, /* a storage was freed because its last reference was released */
+    SIM_EV_SWAP_OUT = 5,    /* a device-to-host copy was queued (copy_start/copy_end); the
+                             * storage's device bytes are freed when it ends */
+    SIM_EV_SWAP_IN = 6,     /* a host-to-device copy was queued (copy_start/copy_end) */
 } sim_event_kind;
 
 typedef struct sim_event {
@@ -88,7 +96,9 @@ typedef struct sim_event {
     const char *op;        /* op name for COMPUTE/REMAT, else NULL */
     uint64_t op_index;     /* COMPUTE/REMAT: the op's position in the schedule (simrd's unique
                             * name is "<op>/<op_index>"); EVICT*: the storage's op */
-    uint64_t storage;      /* EVICT*: the storage index; else the first output's storage */
+    uint64_t storage;      /* EVICT*, SWAP_*: the storage index; else the first output's storage */
+    uint64_t copy_start;   /* SWAP_*: when the copy starts and ends on its engine (ns) */
+    uint64_t copy_end;
 } sim_event;
 
 typedef void (*sim_observer)(void *ctx, const sim_event *ev);
@@ -125,11 +135,28 @@ typedef struct sim_config {
     uint64_t op_overhead_ns;
     uint64_t search_cost_ns;
     uint64_t evict_cost_ns;
+    /* A checkpoint planner (sim/planner.h; docs/planners.md) instead of an eviction policy:
+     * when set, `policy` is ignored, the run never evicts (over the budget = SIM_OOM) and the
+     * planner picks the layers to checkpoint before each iteration. planner_params: its
+     * canonical parameter string (NULL = ""). iteration_observer (optional) gets one report
+     * per iteration (sim/sim_plan_report.h). NULL planner: the replay is unchanged. */
+    const struct sim_planner *planner;
+    const char *planner_params;
+    void (*iteration_observer)(void *ctx, const struct sim_iteration_report *r);
+    void *iteration_ctx;
+    /* Swapping to host memory (docs/swap.md), used only by policies with SIM_NEEDS_SWAP: the
+     * link's bandwidth in GB/s per direction (0 = the default link, pcie4) and latency per
+     * copy, and the host memory that can hold swapped storages (UINT64_MAX = unlimited, the
+     * default). Without such a policy no copy is ever queued and these are ignored. */
+    double link_gbps;
+    uint64_t link_latency_ns;
+    uint64_t host_memory;
 } sim_config;
 
 #define SIM_SAMPLE_SQRT UINT32_MAX
 
-/* Fills cfg with the defaults (remat_limit 2.0, unlimited budget, seed 0, simrd semantics). */
+/* Fills cfg with the defaults (remat_limit 2.0, unlimited budget, seed 0, simrd semantics,
+ * unlimited host memory). */
 void sim_config_init(sim_config *cfg);
 
 typedef struct sim_result {
@@ -157,6 +184,22 @@ typedef struct sim_result {
     uint64_t op_overhead_ns;  /* ops_executed x cfg.op_overhead_ns */
     uint64_t search_ns;       /* candidates x cfg.search_cost_ns */
     uint64_t evict_ns;        /* evictions x cfg.evict_cost_ns */
+    /* Planner runs (cfg.planner; all 0 otherwise): */
+    uint32_t plan_iterations; /* iterations planned */
+    uint32_t plan_predicted;  /* of those that ended, how many had a predicted peak */
+    double pred_err_mean;     /* |predicted - simulated peak| / simulated peak over those */
+    double pred_err_max;
+    uint32_t cache_hits, cache_misses; /* plans the planner said it took from / put in its cache */
+    double plan_s;            /* wall time spent in the planner (plan and observe) */
+    uint64_t checkpoints;     /* layer checkpoints carried out, over all iterations */
+    /* Swapping figures (all 0 unless the policy swaps). clock = the sum above + stall_ns. */
+    uint64_t swaps_out, swaps_in;         /* copies queued to the host / back to the device */
+    uint64_t swap_out_bytes, swap_in_bytes; /* bytes of completed swap-outs / queued swap-ins */
+    uint64_t prefetches;                  /* swap-ins queued ahead of use by the policy */
+    uint64_t swap_fallbacks;              /* victims dropped because host memory was full */
+    uint64_t stall_ns;        /* compute waited for copies (inputs arriving, memory freeing) */
+    uint64_t d2h_busy_ns, h2d_busy_ns;    /* each copy engine's busy time */
+    uint64_t host_peak;       /* the most bytes held in host memory */
 } sim_result;
 
 /* Runs one simulation. Returns 0 and fills *res (whatever the status); non-zero only for

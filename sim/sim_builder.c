@@ -47,7 +47,7 @@ struct sim_trace_builder {
     uint32_t *intern;  /* hash table of string offsets, NO_SLOT = empty */
     uint32_t intern_cap, intern_n;
 
-    uint32_t cap_scopes, cap_iter, cap_bwd;
+    uint32_t cap_scopes, cap_iter, cap_bwd, cap_iter_val;
     uint32_t *open;    /* indices into tr->scopes of the open scopes, outermost first */
     uint32_t n_open, cap_open;
     uint32_t orphan_ends; /* scopes opened before START: their ends are ignored */
@@ -607,9 +607,15 @@ int sim_trace_builder_add(sim_trace_builder *b, const gmt_event *ev, gms_error *
             reset(b);
             return 0;
         }
-        if (strcmp(ev->text, "iteration") == 0 &&
-            (sched(b, SCH_ITERATION, 0) || mark(b, &b->tr->iter_op, &b->tr->n_iter, &b->cap_iter)))
-            return oom(b, err);
+        if (strcmp(ev->text, "iteration") == 0) {
+            if (sim_grow((void **)&b->tr->iter_val, &b->cap_iter_val, b->tr->n_iter + 1,
+                         sizeof *b->tr->iter_val))
+                return oom(b, err);
+            b->tr->iter_val[b->tr->n_iter] = ev->has_value && ev->value >= 0 ? ev->value : -1;
+            if (sched(b, SCH_ITERATION, 0) ||
+                mark(b, &b->tr->iter_op, &b->tr->n_iter, &b->cap_iter))
+                return oom(b, err);
+        }
         if (strcmp(ev->text, "BACKWARD") == 0 &&
             mark(b, &b->tr->bwd_op, &b->tr->n_bwd, &b->cap_bwd))
             return oom(b, err);

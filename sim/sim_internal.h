@@ -15,6 +15,7 @@
 #include "policy.h"
 #include "sim.h"
 #include "sim_set.h"
+#include "streams.h"
 
 /* Schedule entries: kind in the low 3 bits, index above. */
 enum {
@@ -100,6 +101,7 @@ struct sim_trace {
     uint32_t n_scopes;
     uint32_t max_scope_depth; /* deepest nesting seen (1 = top-level scopes only) */
     uint32_t *iter_op;        /* per ANNOTATE iteration: index of the op after it */
+    int64_t *iter_val;        /* per ANNOTATE iteration: its value (input size), -1 = none */
     uint32_t n_iter;
     uint32_t *bwd_op;         /* per ANNOTATE BACKWARD: index of the op after it */
     uint32_t n_bwd;
@@ -265,6 +267,14 @@ struct sim_view {
     double mem_frag_sum;
 
     sim_cost_state cost; /* sim_cost.h */
+
+    /* checkpoint planners (sim_ckpt.c): the run's state when cfg->planner is set, else NULL
+     * (every hook is behind a test of it); ckpt_mem keeps it between the runner's runs */
+    struct sim_ckpt *ckpt;
+    struct sim_ckpt *ckpt_mem;
+    uint32_t ckpt_begin_op; /* the next op at which an iteration or a layer begins */
+    uint32_t ckpt_end_op;   /* the op at which the current layer ends (UINT32_MAX: none) */
+    sim_streams sw;      /* streams.h: copy engines, on for swapping policies only */
 };
 
 /* Builds the trace's derived links (children, storage tensors, storage graph) once the
@@ -368,6 +378,12 @@ void sim_mem_on_evict(sim_view *v, uint32_t s);
 void sim_mem_event_figures(const sim_view *v, uint64_t *reserved, uint64_t *allocated);
 void sim_mem_finish(sim_view *v, sim_result *res);
 void sim_mem_free(sim_view *v);
+
+/* Evicts pool member s now, as a victim of the policy (sim_run.c; for planned swap-outs). */
+void sim_evict_now(sim_view *v, uint32_t s);
+
+/* Adds resident, unlocked storage s to the end of the pool (sim_run.c; for prefetches). */
+void sim_pool_add(sim_view *v, uint32_t s);
 
 /* Closes the holes of the pool array, keeping its order (sim_run.c). */
 void sim_pool_compact(sim_view *v);

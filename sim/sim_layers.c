@@ -148,6 +148,7 @@ int sim_layers_build(const sim_trace *t, sim_layers **out, gms_error *err)
         sim_iteration_span *sp = &l->iters[it];
         sp->first_op = t->n_iter ? t->iter_op[it] : t->first_model_op;
         sp->end_op = t->n_iter && it + 1 < t->n_iter ? t->iter_op[it + 1] : t->n_ops;
+        sp->input_size = t->n_iter && t->iter_val ? t->iter_val[it] : -1;
         /* markers are in op order: the first one at or after first_op, if inside */
         while (bwd < t->n_bwd && t->bwd_op[bwd] < sp->first_op)
             bwd++;

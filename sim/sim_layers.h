@@ -51,6 +51,8 @@ typedef struct sim_iteration_span {
     uint32_t first_layer; /* index of its first layer in the whole list */
     uint32_t n_layers;
     sim_layer_source source;
+    int64_t input_size;   /* the value of its ANNOTATE iteration marker (synth: the input
+                           * size), -1 when it has none */
 } sim_iteration_span;
 
 typedef struct sim_layers sim_layers;

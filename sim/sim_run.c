@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sim_ckpt.h"
 #include "sim_cost.h"
 #include "sim_internal.h"
 
@@ -25,6 +26,7 @@ void sim_config_init(sim_config *cfg)
     cfg->budget = UINT64_MAX;
     cfg->remat_limit = 2.0;
     cfg->semantics = SIM_SEMANTICS_SIMRD;
+    cfg->host_memory = UINT64_MAX;
 }
 
 const char *sim_status_name(sim_status s)
@@ -103,6 +105,11 @@ static void lock(sim_view *v, uint32_t s)
         pool_remove(v, s);
 }
 
+void sim_pool_add(sim_view *v, uint32_t s)
+{
+    pool_append(v, s);
+}
+
 static void unlock(sim_view *v, uint32_t s)
 {
     if (--v->ss[s].ref_int == 0)
@@ -136,10 +143,14 @@ static void evict(sim_view *v, uint32_t s, int eager)
     const sim_trace *tr = v->tr;
     if (SIM_REGIONS_PENDING(v))
         sim_regions_flush(v);
+    /* a swapped victim keeps its device bytes until its copy ends (streams.h) */
+    int swapped = v->sw.on && sim_swap_on_evict(v, s, eager);
     v->fl[s] &= (uint8_t)~SIM_FL_MAT;
-    v->memory -= tr->storages[s].size;
-    if (v->mem)
-        sim_mem_on_evict(v, s);
+    if (!swapped) {
+        v->memory -= tr->storages[s].size;
+        if (v->mem)
+            sim_mem_on_evict(v, s);
+    }
     pool_remove(v, s);
     const uint32_t *ts;
     uint32_t n = sim_storage_live_tensors(v, s, &ts);
@@ -151,13 +162,18 @@ static void evict(sim_view *v, uint32_t s, int eager)
         sim_eq_on_evict(v, s);
     if (eager)
         v->eager_evictions++;
-    else
+    else if (!swapped)
         v->evictions++;
-    if (v->cfg->observer)
+    if (v->cfg->observer && !swapped)
         notify(v, eager ? SIM_EV_EVICT_EAGER : SIM_EV_EVICT, tr->storages[s].size,
                tr->tensors[tr->storages[s].root].op, s);
     if (v->pol->on_evict)
         v->pol->on_evict(v, s, eager, v->pol_state);
+}
+
+void sim_evict_now(sim_view *v, uint32_t s)
+{
+    evict(v, s, 0);
 }
 
 static uint64_t splitmix64(uint64_t *x)
@@ -319,7 +335,7 @@ int sim_evict_one(sim_view *v)
 static int free_memory(sim_view *v, uint64_t need)
 {
     while (v->memory + need > v->budget)
-        if (sim_evict_one(v))
+        if (v->sw.on ? sim_swap_make_room(v, need) : sim_evict_one(v))
             return -1;
     return 0;
 }
@@ -372,6 +388,9 @@ static int compute(sim_view *v, uint32_t o, uint32_t t, int remat)
         return -1;
     for (uint32_t i = 0; i < n; i++)
         pool_append(v, v->remat_st[i]);
+    if (v->sw.on) /* recomputed: a host copy of it is stale */
+        for (uint32_t i = 0; i < n; i++)
+            sim_swap_forget(v, v->remat_st[i]);
     if (v->regions_on)
         sim_regions_on_compute(v, v->remat_st, n);
     if (v->eq_on)
@@ -406,6 +425,15 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
         return -1;
     while (v->n_frames > base) {
         sim_frame *f = &v->frames[v->n_frames - 1];
+        if (v->ckpt && f->remat && !f->entered && f->t != SIM_NONE) {
+            int h = sim_ckpt_on_missing(v, f->t); /* a checkpoint freed it: re-run its unit */
+            if (h < 0)
+                return -1;
+            if (h > 0 && v->defined[f->t]) {
+                v->n_frames--;
+                continue;
+            }
+        }
         /* only the bottom frame can lack a tensor (an op without outputs) */
         uint32_t fo = f->t != SIM_NONE ? tr->tensors[f->t].op : o;
         const sim_op *op = &tr->ops[fo];
@@ -434,6 +462,8 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
         int descended = 0;
         while (f->u_pos < f->u_n) {
             uint32_t a = v->ustack[f->u_off + f->u_pos];
+            if (!v->defined[a] && v->sw.on && sim_swap_in(v, a, 0)) /* on the host? */
+                return -1;
             if (!v->defined[a]) {
                 if (push_frame(v, a, 1))
                     return -1;
@@ -449,6 +479,8 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
                    : !v->evict_after && v->memory + op->total_size > v->budget &&
                          free_memory(v, op->total_size))
             return -1;
+        if (v->sw.on)
+            sim_swap_wait_args(v, fo);
         if (compute(v, fo, f->t, f->remat))
             return -1;
         for (uint32_t i = 0; i < op->n_args; i++)
@@ -469,6 +501,8 @@ static int run_compute(sim_view *v, uint32_t o)
 {
     const sim_trace *tr = v->tr;
     const sim_op *op = &tr->ops[o];
+    if (v->ckpt && o >= v->ckpt_begin_op && sim_ckpt_before_op(v, o))
+        return -1;
     if (SIM_REGIONS_PENDING(v))
         sim_regions_on_new_op(v, o);
     for (uint32_t k = 0; k < op->n_out; k++) {
@@ -517,12 +551,24 @@ static int run_compute(sim_view *v, uint32_t o)
         v->last[tr->tensors[op->out_first + k].storage] = (int64_t)v->clock;
     if (v->pol->on_access)
         v->pol->on_access(v, o, v->pol_state);
-    return 0;
+    return v->ckpt && o == v->ckpt_end_op ? sim_ckpt_after_op(v, o) : 0;
+}
+
+void sim_free_storage(sim_view *v, uint32_t s)
+{
+    evict(v, s, 1);
+}
+
+int sim_rerun_op(sim_view *v, uint32_t o)
+{
+    return materialize(v, o, SIM_NONE, 1);
 }
 
 static int run_pin(sim_view *v, uint32_t t)
 {
     const sim_trace *tr = v->tr;
+    if (!v->defined[t] && v->sw.on && sim_swap_in(v, t, 1))
+        return -1;
     if (!v->defined[t] && materialize(v, tr->tensors[t].op, t, 1))
         return -1;
     uint32_t s = tr->tensors[t].storage;
@@ -578,6 +624,8 @@ void sim_runner_free(sim_runner *r)
     sim_view *v = &r->v;
     sim_regions_free(v);
     sim_mem_free(v);
+    sim_ckpt_free(v->ckpt_mem);
+    sim_streams_free(&v->sw);
     free(v->memo);
     free(v->memo_gen);
     free(v->memo_slot);
@@ -610,7 +658,8 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
 {
     const sim_trace *tr = v->tr;
     v->cfg = cfg;
-    v->pol = cfg->policy;
+    v->pol = cfg->planner ? &sim_ckpt_policy : cfg->policy;
+    v->ckpt = NULL;
     v->pol_state = NULL;
     v->clock = 1;
     v->memory = v->peak = 0;
@@ -685,10 +734,14 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
         sim_regions_reset(v);
     }
     /* nothing reads forward interiors or sums: MSPS's own scan, no hook that could ask
-     * sim_view_region_fwd_cost, windowed sets (the full ones keep the memoised paths) */
+     * sim_view_region_fwd_cost, no planner, windowed sets (the full ones keep the memoised
+     * paths) */
     v->fwd_frontier_only = v->regions_on && !v->memo_gen && v->pol->score_kind == SIM_SCORE_MSPS &&
                            !v->pol->choose && cfg->sample == 0 && !v->pol->on_evict &&
-                           !v->pol->on_remat && !v->pol->on_access && !v->pol->on_iteration;
+                           !v->pol->on_remat && !v->pol->on_access && !v->pol->on_iteration &&
+                           !v->pol->action && !cfg->planner;
+    if (sim_streams_reset(v, err))
+        return -1;
     return sim_mem_reset(v, err);
 }
 
@@ -704,7 +757,7 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
     if (!r || !cfg || !res)
         return gms_error_set(err, GMS_EINVAL, "sim_run: NULL argument");
     memset(res, 0, sizeof *res);
-    const sim_policy *p = cfg->policy;
+    const sim_policy *p = cfg->planner ? &sim_ckpt_policy : cfg->policy;
     if (!p)
         return gms_error_set(err, GMS_EINVAL, "sim_run: no policy given");
     if (!p->score == !p->choose)
@@ -725,6 +778,8 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
         return err ? err->code : GMS_EINVAL;
     if (p->init && p->init(cfg, &v->pol_state, err) != 0)
         return err && err->code ? err->code : GMS_EINVAL;
+    if (cfg->planner && sim_ckpt_start(v, cfg, err))
+        return err && err->code ? err->code : GMS_EINVAL;
 
     const sim_trace *tr = v->tr;
     for (uint32_t i = 0; i < tr->n_schedule; i++) {
@@ -736,8 +791,12 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
             break;
         case SCH_RELEASE_LAST: {
             uint32_t s = SCH_INDEX(e);
+            if (v->ckpt && sim_ckpt_on_release(v, s))
+                break; /* a checkpointed layer's input, held until the layer re-runs */
             if ((v->fl[s] & (SIM_FL_MAT | SIM_FL_PINNED)) == SIM_FL_MAT)
                 evict(v, s, 1);
+            else if (v->sw.on) /* dead: its host copy goes */
+                sim_swap_forget(v, s);
             break;
         }
         case SCH_PIN:
@@ -751,6 +810,7 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
         if (rc || v->failed_alloc)
             break;
     }
+    int ckpt_rc = v->ckpt ? sim_ckpt_finish(v, res, err) : 0;
     if (p->free)
         p->free(v->pol_state);
     v->pol_state = NULL;
@@ -762,6 +822,8 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
                              (unsigned long long)v->clock);
     if (v->failed_alloc)
         return gms_error_set(err, GMS_ENOMEM, "sim_run: out of memory during the simulation");
+    if (ckpt_rc)
+        return ckpt_rc;
 
     res->status = v->status;
     res->clock = v->clock;
@@ -774,6 +836,7 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
     res->peak_memory = v->peak;
     sim_mem_finish(v, res);
     sim_cost_finish(v, res);
+    sim_streams_finish(v, res);
     res->wall_s = now_s() - t0;
     return 0;
 }

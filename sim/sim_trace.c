@@ -211,6 +211,7 @@ void sim_trace_free(sim_trace *t)
     free(t->rev_adj);
     free(t->scopes);
     free(t->iter_op);
+    free(t->iter_val);
     free(t->bwd_op);
     free(t);
 }

@@ -278,6 +278,9 @@ static size_t find(const walk *w, int64_t id)
     return SIZE_MAX;
 }
 
+/* The profiler's name for a module's forward call: "nn.Module: Linear_0". */
+#define MODULE_PREFIX "nn.Module: "
+
 static int starts(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -309,13 +312,61 @@ static void classify(walk *w)
         node *nd = &w->nodes[i];
         if (nd->schema[0])
             nd->is_op = 1;
-        else if (!nd->has_child && !starts(nd->name, "##") && !starts(nd->name, "[pytorch|"))
+        else if (!nd->has_child && !starts(nd->name, "##") && !starts(nd->name, "[pytorch|") &&
+                 !starts(nd->name, MODULE_PREFIX))
             nd->is_op = side_has_cuda(w->t, nd->in_first, nd->n_in) ||
                         side_has_cuda(w->t, nd->out_first, nd->n_out);
     }
 }
 
 enum { UNDER_OP = 1, UNDER_AUTOGRAD = 2, UNDER_OPTIMIZER = 4 };
+
+/* The limits a .gmt scope has (docs/trace-format.md 2.4): deeper modules are left out. */
+enum { MODULE_DEPTH_MAX = 64, MODULE_PATH_MAX = 4095 };
+
+/* The dotted path of the "nn.Module: NAME" record functions around node i, outermost first,
+ * interned; NULL when there are none. Dots inside a NAME become '_' so that the path's
+ * components stay the modules. *out_of_memory is set when interning fails. */
+static const char *module_path(walk *w, size_t i, int *out_of_memory)
+{
+    const node *chain[MODULE_DEPTH_MAX];
+    size_t depth = 0;
+    const node *nd = &w->nodes[i];
+    for (size_t steps = 0; steps < w->n && nd->parent != nd->id; steps++) {
+        size_t p = find(w, nd->parent);
+        if (p == SIZE_MAX)
+            break;
+        nd = &w->nodes[p];
+        if (starts(nd->name, MODULE_PREFIX)) {
+            if (depth == MODULE_DEPTH_MAX) /* keep the outermost ones */
+                memmove(chain, chain + 1, (MODULE_DEPTH_MAX - 1) * sizeof *chain), depth--;
+            chain[depth++] = nd;
+        }
+    }
+    if (!depth)
+        return NULL;
+    char path[MODULE_PATH_MAX + 1];
+    size_t len = 0;
+    for (size_t d = depth; d-- > 0;) {
+        const char *name = chain[d]->name + strlen(MODULE_PREFIX);
+        size_t n = strlen(name);
+        if (!n)
+            name = "module", n = strlen(name);
+        if (len + (len > 0) + n > MODULE_PATH_MAX)
+            break;
+        if (len)
+            path[len++] = '.';
+        for (size_t c = 0; c < n; c++)
+            path[len++] = name[c] == '.' ? '_' : name[c];
+    }
+    if (!len)
+        return NULL;
+    path[len] = '\0';
+    const char *s = intern(w, path);
+    if (!s)
+        *out_of_memory = 1;
+    return s;
+}
 
 /* What encloses node i: an operator (then it is nested, and *top is the outermost one), an
  * autograd engine function (backward), an optimizer step. Bounded by the node count, so a
@@ -385,6 +436,8 @@ static int keep_ops(walk *w, int *under_opt)
                 n_markers[m]++;
         if (!nd->is_op && nd->parent != nd->id && !starts(nd->name, "[pytorch|"))
             t->wrappers++;
+        if (starts(nd->name, MODULE_PREFIX))
+            t->module_calls++;
     }
     int fam = n_markers[0] ? 0 : n_markers[1] ? 1 : 2;
     t->iteration_marker = n_markers[fam] ? markers[fam] : "";
@@ -434,6 +487,13 @@ static int keep_ops(walk *w, int *under_opt)
         op->out_first = nd->out_first;
         op->n_out = nd->n_out;
         op->backward = (f & UNDER_AUTOGRAD) != 0;
+        int oom = 0;
+        op->module_path = module_path(w, i, &oom);
+        if (oom) {
+            free(op_of);
+            free(pairs);
+            return -1;
+        }
         if (fam < 2) {
             op->iter_start = pending;
             pending = 0;

@@ -53,6 +53,10 @@ typedef struct et_op {
     int iter_start;  /* an iteration marker started before this op (and after the previous) */
     uint64_t dur_ns; /* filled by the cost estimate (or a later Kineto join) */
     int has_cost;
+    /* The modules around the call, outermost first, as a dotted path of the names of its
+     * "nn.Module: NAME" record functions ("ResNet_0.Sequential_1.Bottleneck_0"), interned;
+     * NULL outside every module. */
+    const char *module_path;
 } et_op;
 
 typedef struct et_trace {
@@ -70,6 +74,7 @@ typedef struct et_trace {
     size_t n_hidden;
     /* what the walk saw and left out, for the header */
     size_t nodes, nested_ops, wrappers, iterations;
+    size_t module_calls; /* "nn.Module: NAME" record functions (layer scopes) */
     const char *iteration_marker; /* "ProfilerStep#", "## forward ##", "Optimizer.step" or "" */
 } et_trace;
 
@@ -104,6 +109,7 @@ typedef struct et_event_totals {
     size_t constant_writes;     /* in-place writes to a constant, as transient outputs */
     size_t storage_reuses;      /* a storage id that came back as a new allocation */
     size_t nested_outputs;      /* new storages made by nested calls, kept as outputs */
+    size_t scopes;              /* layer scopes begun (module record functions) */
     uint64_t constant_bytes;
 } et_event_totals;
 

@@ -46,10 +46,27 @@ typedef struct rec { /* one op's event */
     uint32_t tout_first, n_tout; /* transient outputs: the new value of a constant it writes */
 } rec;
 
-enum { IT_START, IT_CONST, IT_STEPIN, IT_ITER, IT_BWD, IT_OP, IT_RELEASE, IT_RELEASE_ID };
+enum {
+    IT_START,
+    IT_CONST,
+    IT_STEPIN,
+    IT_ITER,
+    IT_BWD,
+    IT_OP,
+    IT_RELEASE,
+    IT_RELEASE_ID,
+    IT_SCOPE_BEGIN,
+    IT_SCOPE_END
+};
 typedef struct item {
-    uint32_t kind, ref; /* a handle (CONST, STEPIN, RELEASE), a rec (OP), an id (RELEASE_ID) */
+    uint32_t kind, ref; /* a handle (CONST, STEPIN, RELEASE), a rec (OP), an id (RELEASE_ID),
+                         * a scope name (SCOPE_BEGIN) */
 } item;
+
+typedef struct scope_name { /* the first len bytes of a module path */
+    const char *path;
+    uint32_t len;
+} scope_name;
 
 #define VEC(T)          \
     struct {            \
@@ -67,10 +84,15 @@ struct et_events {
     VEC(uint32_t) muts;
     VEC(gmt_output) touts;
     VEC(item) items;
+    VEC(scope_name) scope_names;
     size_t pos;
     et_map storages, tensors;
     uint64_t *step_cost; /* per gen: the host-to-device copy of a step input */
     gmt_output one_out;
+    char scope_text[4096]; /* the SCOPE event being handed out */
+    /* the module path whose scopes are open while events are ordered (depth components) */
+    const char *open_path;
+    uint32_t open_depth;
 };
 
 static int vgrow(void **v, size_t *cap, size_t need, size_t size)
@@ -375,6 +397,60 @@ static int constant_writes(et_events *e, rec *r, et_event_totals *tot)
     return 0;
 }
 
+/* Components of a dotted module path, and the byte length of its first k. */
+static uint32_t path_depth(const char *p)
+{
+    uint32_t d = p && *p ? 1 : 0;
+    for (; p && *p; p++)
+        d += *p == '.';
+    return d;
+}
+
+static uint32_t path_prefix_len(const char *p, uint32_t k)
+{
+    uint32_t len = 0, d = 0;
+    for (; p[len]; len++)
+        if (p[len] == '.' && ++d == k)
+            return len;
+    return len;
+}
+
+/* Closes the open scopes down to `keep` of them. */
+static int close_scopes(et_events *e, uint32_t keep)
+{
+    int rc = 0;
+    for (; e->open_depth > keep && !rc; e->open_depth--)
+        rc = PUSH(e->items, ((item){IT_SCOPE_END, 0}));
+    if (!e->open_depth)
+        e->open_path = NULL;
+    return rc;
+}
+
+/* Moves the open scopes to the modules of path (NULL: none): closes those it is not inside,
+ * opens the ones it enters. */
+static int enter_modules(et_events *e, const char *path, et_event_totals *tot)
+{
+    if (path == e->open_path)
+        return 0;
+    uint32_t depth = path_depth(path), common = 0;
+    while (common < depth && common < e->open_depth) {
+        uint32_t a = path_prefix_len(path, common + 1);
+        if (a != path_prefix_len(e->open_path, common + 1) ||
+            memcmp(path, e->open_path, a) != 0)
+            break;
+        common++;
+    }
+    int rc = close_scopes(e, common);
+    for (uint32_t d = common + 1; d <= depth && !rc; d++) {
+        rc = PUSH(e->scope_names, ((scope_name){path, path_prefix_len(path, d)}));
+        rc |= PUSH(e->items, ((item){IT_SCOPE_BEGIN, (uint32_t)(e->scope_names.n - 1)}));
+        tot->scopes++;
+    }
+    e->open_path = depth ? path : NULL;
+    e->open_depth = depth;
+    return rc;
+}
+
 /* Orders the events: START, constants, then per op its annotations, the step inputs it is the
  * first to read, the op, and the releases of handles it used last. */
 static int order(et_events *e, const struct gmt_synth_gpu *gpu, et_event_totals *tot)
@@ -425,10 +501,12 @@ static int order(et_events *e, const struct gmt_synth_gpu *gpu, et_event_totals 
     for (size_t k = 0; k < nr && !rc; k++) {
         const et_op *op = &e->t->ops[e->recs.v[k].op];
         if (e->recs.v[k].iter_start) {
+            rc |= close_scopes(e, 0);
             rc |= PUSH(e->items, ((item){IT_ITER, 0}));
             in_backward = 0;
         }
         if (op->backward && !in_backward) {
+            rc |= close_scopes(e, 0);
             rc |= PUSH(e->items, ((item){IT_BWD, 0}));
             in_backward = 1;
             tot->backward_marks++;
@@ -437,6 +515,7 @@ static int order(et_events *e, const struct gmt_synth_gpu *gpu, et_event_totals 
             if (e->gens.v[gi].preexisting && e->gens.v[gi].reused)
                 rc |= PUSH(e->items, ((item){IT_STEPIN, (uint32_t)gi}));
         rc |= constant_writes(e, &e->recs.v[k], tot);
+        rc |= enter_modules(e, op->module_path, tot);
         rc |= PUSH(e->items, ((item){IT_OP, (uint32_t)k}));
         for (uint32_t i = 0; i < e->recs.v[k].n_tout && !rc; i++)
             rc |= PUSH(e->items, ((item){IT_RELEASE_ID, e->recs.v[k].tout_first + i}));
@@ -445,6 +524,8 @@ static int order(et_events *e, const struct gmt_synth_gpu *gpu, et_event_totals 
             tot->releases++;
         }
     }
+    if (!rc)
+        rc = close_scopes(e, 0);
     free(fill);
     free(rel_count);
     free(rel);
@@ -532,6 +613,16 @@ int et_events_next(et_events *e, gmt_event *ev)
         gmt_event_init(ev, GMT_RELEASE);
         ev->id = e->touts.v[it.ref].id;
         break;
+    case IT_SCOPE_BEGIN: {
+        scope_name sn = e->scope_names.v[it.ref];
+        memcpy(e->scope_text, sn.path, sn.len); /* len <= 4095: module_path's limit */
+        e->scope_text[sn.len] = '\0';
+        gmt_event_scope(ev, e->scope_text, 0);
+        break;
+    }
+    case IT_SCOPE_END:
+        gmt_event_scope(ev, NULL, 1);
+        break;
     default: { /* IT_OP: handles are 0-based inside, ids 1-based outside */
         const rec *r = &e->recs.v[it.ref];
         const et_op *op = &e->t->ops[r->op];
@@ -565,6 +656,7 @@ void et_events_free(et_events *e)
     free(e->muts.v);
     free(e->touts.v);
     free(e->items.v);
+    free(e->scope_names.v);
     free(e->step_cost);
     et_map_free(&e->storages);
     et_map_free(&e->tensors);

@@ -103,6 +103,10 @@ static int describe(et_source *s, const char *path, const gmt_synth_gpu *gpu,
            meta(s, "et_constant_writes", "%zu", e->constant_writes) ||
            meta(s, "et_storage_reuses", "%zu", e->storage_reuses) ||
            meta(s, "et_nested_outputs", "%zu", e->nested_outputs) ||
+           meta(s, "layer_scopes", "%s",
+                e->scopes ? "from the nn.Module record functions"
+                          : "none (no nn.Module record functions: planners segment the forward "
+                            "pass, docs/layers.md)") ||
            meta(s, "releases", "after last use: a lower bound of the real lifetimes");
 }
 

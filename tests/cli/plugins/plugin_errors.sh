@@ -12,7 +12,7 @@ chk() { # WHAT SO REGEX
   expect_err_matches "sweep $1" "$3"
   [ ! -e "$T/x.db" ] || fail "sweep $1 left a store"
 }
-chk 'ABI mismatch' "$GMS_PLUGIN_BAD_ABI" 'ABI version 2.*version 1.*rebuild'
+chk 'ABI mismatch' "$GMS_PLUGIN_BAD_ABI" 'ABI version 3.*version 2.*rebuild'
 chk 'built-in name' "$GMS_PLUGIN_BAD_NAME" "named 'dtr' like a built-in"
 chk 'no score' "$GMS_PLUGIN_BAD_NO_SCORE" 'exactly one of score and choose'
 chk 'no entry' "$GMS_PLUGIN_BAD_NO_ENTRY" 'no exported function gpumemsim_policy'

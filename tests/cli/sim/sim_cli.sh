@@ -18,8 +18,11 @@ ours() { sed -E 's/.*"status": "([^"]*)".*"overhead": ([^,]*),.*"evictions": ([0
 
 # help, listing, errors
 "$GMS_BIN" sim --help | grep -q "usage: gpumemsim sim TRACE" || fail "--help"
-[ "$("$GMS_BIN" sim --list-policies | wc -l)" -eq 11 ] || fail "--list-policies is not 11 lines"
+[ "$("$GMS_BIN" sim --list-policies | grep -vc ' planner: ')" -eq 15 ] ||
+  fail "--list-policies does not list 15 eviction policies"
+"$GMS_BIN" sim --list-policies | grep -q "^ckpt-all  *planner: " || fail "ckpt-all not listed"
 "$GMS_BIN" sim --list-policies | grep -q "^dtr-eq " || fail "dtr-eq not listed"
+"$GMS_BIN" sim --list-policies | grep -q "^swap-lru " || fail "swap-lru not listed"
 out=$("$GMS_BIN" sim "$LOG" --policy nope 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "valid policies: dtr, dtr-eq" || fail "unknown policy: rc $rc: $out"
 out=$("$GMS_BIN" sim "$LOG" --budget lots 2>&1); rc=$?

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iter_log.h"
+#include "planners.h"
 #include "plugin_isolate.h"
 #include "registry.h"
 #include "sim.h"
@@ -164,8 +166,31 @@ const char *pol_description(const struct sim_policy *p)
     return p->name;
 }
 
+int pol_swaps(const struct sim_policy *p)
+{
+    (void)p;
+    return 0;
+}
+
 int pol_needs_addresses(const struct sim_policy *p)
 {
     (void)p;
     return 0;
+}
+
+/* No checkpoint planners here: every name is an eviction policy of the fake registry. */
+const sim_planner *planner_find(const char *name)
+{
+    (void)name;
+    return NULL;
+}
+
+void iter_log_observe(void *ctx, const struct sim_iteration_report *r)
+{
+    (void)ctx, (void)r;
+}
+
+void iter_log_free(iter_log *l)
+{
+    memset(l, 0, sizeof *l);
 }

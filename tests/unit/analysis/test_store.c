@@ -154,6 +154,100 @@ START_TEST(test_v1_store_is_migrated_keeping_its_runs)
     ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM timelines"), 1);
     /* v5: old runs had no runtime costs */
     ck_assert_int_eq(scalar_int(p, "SELECT op_overhead_ns + search_ns + evict_ns + 1 FROM runs"), 1);
+    /* v6: no planner figures, no iterations */
+    ck_assert_int_eq(scalar_int(p, "SELECT plan_iterations + checkpoints + cache_hits + 1 FROM runs"),
+                     1);
+    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE pred_err_mean IS NULL"), 1);
+    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM iterations"), 0);
+    /* v7: no swapping */
+    ck_assert_int_eq(scalar_int(p, "SELECT swap_out_bytes + swap_in_bytes + stall_ns + d2h_busy_ns"
+                                   " + h2d_busy_ns + 1 FROM runs"), 1);
+}
+END_TEST
+
+typedef struct iters_seen {
+    store_iteration it[4];
+    char plan[4][32], status[4][8];
+    size_t n;
+} iters_seen;
+
+static int keep_iteration(void *ctx, const store_iteration *it)
+{
+    iters_seen *x = ctx;
+    ck_assert_uint_lt(x->n, 4);
+    x->it[x->n] = *it;
+    snprintf(x->plan[x->n], sizeof x->plan[0], "%s", it->plan);
+    snprintf(x->status[x->n], sizeof x->status[0], "%s", it->status);
+    x->n++;
+    return 0;
+}
+
+static int planner_row(void *ctx, const store_row *r)
+{
+    *(store_row *)ctx = *r;
+    ((store_row *)ctx)->policy = NULL; /* strings die with the callback */
+    return 0;
+}
+
+/* Checkpoint-planner runs: their figures and iterations go in and come back (NULLs for no
+ * prediction, no cache, no input size), and a merge keeps the iterations with their run. */
+START_TEST(test_planner_figures_and_iterations_round_trip)
+{
+    store *s;
+    gms_error err;
+    const char *p = path_in("plan.db"), *po = path_in("plan-merged.db");
+    ck_assert_int_eq(store_open(p, STORE_CREATE, &s, &err), 0);
+    put_trace(s, "00000000000000c3", "t3");
+    store_run r = make_run("00000000000000c3", "mimose", 700, 1);
+    r.key.params = "bucket=5";
+    r.plan_iterations = 2;
+    r.plan_predicted = 1;
+    r.pred_err_mean = r.pred_err_max = 0.25;
+    r.cache_hits = 1;
+    r.cache_misses = 1;
+    r.plan_s = 0.5;
+    r.checkpoints = 3;
+    int64_t id;
+    ck_assert_int_eq(store_put_run(s, &r, &id, &err), 0);
+    ck_assert_int_gt(id, 0);
+    store_iteration a = {.iteration = 0, .input_size = 128, .status = "ok", .start_memory = 10,
+                         .peak_memory = 600, .predicted_peak = -1, .cache_hit = -1,
+                         .plan_ns = 7, .clock_ns = 120, .compute_ns = 100, .recompute_ns = 20,
+                         .n_layers = 4, .n_checkpointed = 2, .plan = "h.0,h.1"};
+    store_iteration b = {.iteration = 1, .input_size = -1, .status = "oom", .start_memory = 10,
+                         .peak_memory = 700, .predicted_peak = 650.5, .cache_hit = 1,
+                         .n_layers = 4, .n_checkpointed = 1, .plan = "h.3"};
+    ck_assert_msg(store_put_iteration(s, id, &a, &err) == 0, "%s", err.msg);
+    ck_assert_msg(store_put_iteration(s, id, &b, &err) == 0, "%s", err.msg);
+    store_row row;
+    ck_assert_int_eq(store_query_runs(s, NULL, planner_row, &row, &err), 0);
+    ck_assert_uint_eq(row.plan_iterations, 2);
+    ck_assert_uint_eq(row.plan_predicted, 1);
+    ck_assert_int_eq(row.has_pred_err, 1);
+    ck_assert(row.pred_err_max == 0.25);
+    ck_assert_uint_eq(row.cache_hits + row.cache_misses, 2);
+    ck_assert(row.plan_s == 0.5);
+    ck_assert_uint_eq(row.checkpoints, 3);
+    iters_seen x = {0};
+    ck_assert_int_eq(store_query_iterations(s, id, keep_iteration, &x, &err), 0);
+    ck_assert_uint_eq(x.n, 2);
+    ck_assert_int_eq(x.it[0].input_size, 128);
+    ck_assert(x.it[0].predicted_peak < 0);
+    ck_assert_int_eq(x.it[0].cache_hit, -1);
+    ck_assert_uint_eq(x.it[0].recompute_ns, 20);
+    ck_assert_str_eq(x.plan[0], "h.0,h.1");
+    ck_assert_int_eq(x.it[1].input_size, -1);
+    ck_assert(x.it[1].predicted_peak == 650.5);
+    ck_assert_int_eq(x.it[1].cache_hit, 1);
+    ck_assert_str_eq(x.status[1], "oom");
+    store_close(s);
+
+    const char *in[] = {p};
+    ck_assert_msg(store_merge(in, 1, po, 0, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM iterations"), 2);
+    ck_assert_int_eq(scalar_int(po, "SELECT checkpoints FROM runs"), 3);
+    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM iterations i JOIN runs r ON"
+                                    " r.id = i.run_id WHERE r.params = 'bucket=5'"), 2);
 }
 END_TEST
 
@@ -419,6 +513,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_failed_run_has_no_overhead_and_filters_apply);
     tcase_add_test(tc, test_export_csv_and_json);
     tcase_add_test(tc, test_merge_is_a_union_without_duplicates);
+    tcase_add_test(tc, test_planner_figures_and_iterations_round_trip);
     tcase_add_test(tc, test_hash_depends_on_content_only);
     suite_add_tcase(s, tc);
     return s;

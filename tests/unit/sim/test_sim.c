@@ -634,8 +634,8 @@ START_TEST(test_inline_score_scans_choose_like_score_calls)
     uint64_t evictions = 0;
     for (size_t i = 0; i < pol_count(); i++) {
         const sim_policy *p = pol_at(i);
-        if (!p->score || !p->score_kind)
-            continue;
+        if (!p->score || !p->score_kind || (p->needs & SIM_NEEDS_SWAP))
+            continue; /* (swap-lru's scan is lru's; the swap tests cover it) */
         kinds++;
         sim_policy plain = *p;
         plain.score_kind = SIM_SCORE_CUSTOM;

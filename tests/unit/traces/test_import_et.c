@@ -51,6 +51,8 @@ static void read_all(const char *name, seen *s)
         ck_assert_uint_le(ev.n_inputs, 8);
         char buf[256];
         tu_event_text(&ev, buf, sizeof buf);
+        if (ev.kind == GMT_SCOPE) /* its name lives only until the next event */
+            snprintf(buf, sizeof buf, "SCOPE %s", ev.scope_end ? "end" : ev.text);
         s->text[s->n] = strdup(buf);
         if (ev.n_outputs) /* empty lists are NULL */
             memcpy(s->out[s->n], ev.outputs, ev.n_outputs * sizeof *ev.outputs);
@@ -246,6 +248,46 @@ START_TEST(test_iterations_backward_and_estimated_costs)
 }
 END_TEST
 
+/* tiny_et_modules.json is tiny_et.json with step 1's linear inside "nn.Module: Net_0" ->
+ * "nn.Module: Linear_0", its view directly in Net_0 and its relu_ in Net_0 ->
+ * "nn.Module: ReLU.inner_0": nested scopes around exactly those ops, a dot in a module's name
+ * kept out of the path, every scope closed before BACKWARD, the events otherwise unchanged. */
+START_TEST(test_module_record_functions_become_layer_scopes)
+{
+    seen plain, s;
+    read_all("tiny_et.json", &plain);
+    read_all("tiny_et_modules.json", &s);
+    char seq[512] = "";
+    size_t others = 0;
+    for (size_t i = 0; i < s.n; i++) {
+        const gmt_event *ev = &s.ev[i];
+        char item[128] = "";
+        if (ev->kind == GMT_SCOPE && !ev->scope_end)
+            snprintf(item, sizeof item, "<%s ", s.text[i] + strlen("SCOPE "));
+        else if (ev->kind == GMT_SCOPE)
+            snprintf(item, sizeof item, "> ");
+        else if (ev->kind == GMT_ANNOTATE && strcmp(ev->text, "BACKWARD") == 0)
+            snprintf(item, sizeof item, "BACKWARD ");
+        else if (ev->kind == GMT_CALL || ev->kind == GMT_MUTATE)
+            snprintf(item, sizeof item, "%s ", ev->op);
+        if (ev->kind != GMT_SCOPE) { /* everything else as without modules */
+            ck_assert_uint_lt(others, plain.n);
+            ck_assert_str_eq(s.text[i], plain.text[others]);
+            others++;
+        }
+        strcat(seq, item);
+    }
+    ck_assert_uint_eq(others, plain.n);
+    ck_assert_str_eq(seq, "et::step_input <Net_0 <Net_0.Linear_0 aten::linear > aten::view "
+                          "<Net_0.ReLU_inner_0 aten::relu_ > > BACKWARD "
+                          "aten::threshold_backward aten::_foreach_add_ aten::to aten::linear ");
+    ck_assert_ptr_nonnull(strstr(gmt_source_meta(s.src, "layer_scopes"), "nn.Module"));
+    ck_assert_ptr_nonnull(strstr(gmt_source_meta(plain.src, "layer_scopes"), "none"));
+    seen_free(&plain);
+    seen_free(&s);
+}
+END_TEST
+
 /* et_load_buffer on text; returns the error code and copies the message. */
 static int load_text(const char *text, char *msg)
 {
@@ -288,6 +330,7 @@ int main(void)
     tcase_add_test(tc, test_constants_step_inputs_and_writes_to_constants);
     tcase_add_test(tc, test_every_non_constant_is_released_once_after_its_last_use);
     tcase_add_test(tc, test_iterations_backward_and_estimated_costs);
+    tcase_add_test(tc, test_module_record_functions_become_layer_scopes);
     tcase_add_test(tc, test_bad_input_is_refused_with_the_file_and_what_to_do);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
