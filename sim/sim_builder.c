@@ -33,8 +33,16 @@ struct sim_trace_builder {
 
     name_slot *slots;  /* bound names in first-binding order */
     uint32_t n_slots, cap_slots;
-    uint32_t *index;   /* hash table of slot numbers, NO_SLOT = empty */
+    /* handle -> slot. Handles below direct_cap are looked up in `direct` (NO_SLOT = unbound),
+     * the others in `index`, a hash table of slot numbers (NO_SLOT = empty). Traces number
+     * their tensors densely (synth, DTR logs through the name map, most importers), and a
+     * million-op trace's hash table is a cache miss per lookup: the direct table keeps them
+     * local. It grows while it stays dense (see direct_grow). */
+    uint32_t *direct;
+    uint64_t direct_cap;
+    uint32_t *index;
     uint32_t index_cap;
+    uint32_t n_hashed; /* slots in index */
 
     uint32_t *intern;  /* hash table of string offsets, NO_SLOT = empty */
     uint32_t intern_cap, intern_n;
@@ -136,6 +144,8 @@ static int index_rehash(sim_trace_builder *b, uint32_t cap)
         return -1;
     memset(n, 0xff, (size_t)cap * sizeof *n);
     for (uint32_t i = 0; i < b->n_slots; i++) {
+        if (b->slots[i].handle < b->direct_cap)
+            continue; /* in the direct table */
         uint32_t j = (uint32_t)hash64(b->slots[i].handle) & (cap - 1);
         while (n[j] != NO_SLOT)
             j = (j + 1) & (cap - 1);
@@ -147,9 +157,39 @@ static int index_rehash(sim_trace_builder *b, uint32_t cap)
     return 0;
 }
 
+/* Extends the direct table to cover handle h if it stays dense: at most 4 entries per bound
+ * name (plus a constant), so its memory stays linear in the trace. Handles it takes over move
+ * out of the hash table. 0, or -1 when out of memory. */
+static int direct_grow(sim_trace_builder *b, uint64_t h)
+{
+    uint64_t cap = b->direct_cap ? b->direct_cap : 4096;
+    while (cap <= h)
+        cap *= 2;
+    if (cap > 4 * ((uint64_t)b->n_slots + 1) + 65536)
+        return 0; /* too sparse: h goes to the hash table */
+    uint32_t *d = realloc(b->direct, (size_t)cap * sizeof *d);
+    if (!d)
+        return -1;
+    memset(d + b->direct_cap, 0xff, (size_t)(cap - b->direct_cap) * sizeof *d);
+    b->direct = d;
+    b->direct_cap = cap;
+    if (b->n_hashed == 0)
+        return 0;
+    b->n_hashed = 0;
+    for (uint32_t i = 0; i < b->n_slots; i++) {
+        if (b->slots[i].handle < cap)
+            d[b->slots[i].handle] = i;
+        else
+            b->n_hashed++;
+    }
+    return index_rehash(b, b->index_cap); /* drops the moved ones */
+}
+
 /* The slot of handle h, or NO_SLOT. */
 static uint32_t name_find(const sim_trace_builder *b, uint64_t h)
 {
+    if (h < b->direct_cap)
+        return b->direct[h];
     if (b->index_cap == 0)
         return NO_SLOT;
     uint32_t mask = b->index_cap - 1;
@@ -167,12 +207,21 @@ static int name_bind(sim_trace_builder *b, uint64_t h, uint32_t t)
         b->slots[s].tensor = t;
         return 0;
     }
-    if ((b->n_slots + 1) * 2 > b->index_cap &&
+    if (b->n_slots == NO_SLOT ||
+        sim_grow((void **)&b->slots, &b->cap_slots, b->n_slots + 1, sizeof *b->slots))
+        return -1;
+    if (h >= b->direct_cap && direct_grow(b, h) != 0)
+        return -1;
+    if (h < b->direct_cap) {
+        b->slots[b->n_slots] = (name_slot){h, t};
+        b->direct[h] = b->n_slots++;
+        return 0;
+    }
+    if ((b->n_hashed + 1) * 2 > b->index_cap &&
         index_rehash(b, b->index_cap ? b->index_cap * 2 : 1024) != 0)
         return -1;
-    if (sim_grow((void **)&b->slots, &b->cap_slots, b->n_slots + 1, sizeof *b->slots))
-        return -1;
     b->slots[b->n_slots] = (name_slot){h, t};
+    b->n_hashed++;
     uint32_t mask = b->index_cap - 1;
     uint32_t j = (uint32_t)hash64(h) & mask;
     while (b->index[j] != NO_SLOT)
@@ -343,6 +392,9 @@ static void reset(sim_trace_builder *b)
     b->n_slots = 0;
     if (b->index)
         memset(b->index, 0xff, (size_t)b->index_cap * sizeof *b->index);
+    if (b->direct)
+        memset(b->direct, 0xff, (size_t)b->direct_cap * sizeof *b->direct);
+    b->n_hashed = 0;
     b->mem = 0;
     tr->n_scopes = tr->n_iter = tr->n_bwd = tr->max_scope_depth = 0;
     b->orphan_ends += b->n_open;
@@ -594,6 +646,7 @@ static void builder_free_parts(sim_trace_builder *b)
     free(b->sref);
     free(b->slots);
     free(b->index);
+    free(b->direct);
     free(b->intern);
     free(b->open);
     free(b);

@@ -32,15 +32,9 @@ uint32_t sim_eq_new_node(sim_view *v, int64_t value)
     return n;
 }
 
-/* Root of node x, halving the path on the way (roots and values are unaffected). */
 static uint32_t find(sim_view *v, uint32_t x)
 {
-    uint32_t *p = v->eq_parent;
-    while (p[x] != x) {
-        p[x] = p[p[x]];
-        x = p[x];
-    }
-    return x;
+    return sim_eq_find(v, x);
 }
 
 /* Puts the evicted neighbours of s into v->scratch (repeats possible): the storages of the
@@ -81,8 +75,12 @@ void sim_eq_on_evict(sim_view *v, uint32_t s)
         if (l != r) {
             v->eq_parent[l] = r;
             v->eq_value[r] += v->eq_value[l];
+            if (v->eqc)
+                sim_eqc_node_changed(v, l); /* r is s's fresh node: nobody uses it yet */
         }
     }
+    if (v->eqc)
+        sim_eqc_dirty_around(v, s);
 }
 
 void sim_eq_on_material(sim_view *v, uint32_t s)
@@ -90,8 +88,13 @@ void sim_eq_on_material(sim_view *v, uint32_t s)
     uint32_t e = v->ss[s].ecn;
     if (e == SIM_NONE)
         return;
-    v->eq_value[find(v, e)] -= (int64_t)v->scomp[s];
+    uint32_t r = find(v, e);
+    v->eq_value[r] -= (int64_t)v->scomp[s];
     v->ss[s].ecn = SIM_NONE;
+    if (v->eqc) { /* compute() told s's neighbours already; other paths (swap-ins) did not */
+        sim_eqc_node_changed(v, r);
+        sim_eqc_dirty_around(v, s);
+    }
 }
 
 /* The score term: the values of the distinct classes of s's evicted neighbours. Called for

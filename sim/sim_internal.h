@@ -114,7 +114,6 @@ struct sim_trace {
 typedef struct sim_region {
     sim_set interior; /* evicted storages reachable through evicted storages */
     sim_set frontier; /* material storages adjacent to the base or the interior */
-    uint64_t compute; /* cached sum (see spec section 6) */
 } sim_region;
 
 /* Per-storage flags (v->fl), kept apart from sim_sstate so the region walks read one byte
@@ -127,6 +126,15 @@ typedef struct sim_sstate {
     uint32_t pool_idx; /* index in pool_ord, SIM_NONE when not in the pool */
     uint32_t ecn;      /* equivalence-class node or SIM_NONE */
 } sim_sstate;
+
+/* The class roots a storage's cached DTR-eq cost summed (sim_eqcache.c), with their change
+ * counts when it subscribed to them. */
+#define SIM_EQC_ROOTS 4
+typedef struct sim_eqc_entry {
+    uint32_t root[SIM_EQC_ROOTS];
+    uint32_t chg[SIM_EQC_ROOTS];
+    uint32_t n;
+} sim_eqc_entry;
 
 typedef struct sim_frame {
     uint32_t t;     /* tensor being materialized */
@@ -187,8 +195,15 @@ struct sim_view {
 
     int evict_after; /* SIM_NEEDS_EVICT_AFTER: evict after each op, not before */
     int regions_on, eq_on;
+    /* MSPS's exact scan reads reverse sums only, and forward regions serve it through their
+     * frontiers only (who absorbs an eviction, whose reverse region to rebuild): with
+     * windowed sets the forward interiors and sums are then not kept (sim_regions.c) */
+    int fwd_frontier_only;
     int dtr_eq_approx; /* DTR in sampled mode: equivalence classes instead of regions */
     sim_region *fwd, *rev; /* per storage, when regions_on */
+    /* per storage: the cached compute sums (spec section 6) of its forward and reverse
+     * regions, side by side (sim_rcomp): the pool scans read them and nothing else */
+    uint64_t *rcomp;
     /* closures memoised within one batch of region rebuilds (sim_regions.c) */
     uint64_t *memo;       /* per slot: closure bits then neighbour bits, 2 x words each */
     size_t memo_cap;      /* slots allocated */
@@ -200,9 +215,13 @@ struct sim_view {
      * it joins (bit i = i-th base of a chunk of 64); a bitset of storages to visit. All kept
      * zero between uses. */
     uint64_t *mb_in, *mb_fr, *mb_todo;
-    /* with hash sets: each base's interior (0..63) and frontier (64..127) as a list */
-    uint32_t *mb_list[128];
+    /* with windowed sets: each base's interior (0..63) and frontier (64..127) words as a
+     * list of (word index, bits) pairs */
+    uint64_t *mb_list[128];
     uint32_t mb_list_cap[128];
+    /* windowed sets: a rebuild's interior / frontier over the whole universe, zero between
+     * uses (sim_regions.c) */
+    uint64_t *win_in, *win_fr;
     uint64_t *memo_sum;   /* per slot: compute over the closure */
     /* reverse-region rebuilds requested but not yet done (sim_regions.c: deferred until
      * something could read them or change their result) */
@@ -214,6 +233,14 @@ struct sim_view {
     uint32_t *eq_parent;
     int64_t *eq_value;
     uint32_t eq_n, eq_cap;
+    /* DTR-eq's class costs cached per storage (sim_eqcache.c) */
+    int64_t *eqc_sum;       /* per storage: its cost, or SIM_EQC_DIRTY */
+    sim_eqc_entry *eqc;     /* per storage: the roots of that cost */
+    uint32_t *eqc_head;     /* per eq node: its first subscription, SIM_NONE if none */
+    uint32_t *eqc_chg;      /* per eq node: how often it changed */
+    uint32_t eqc_nodes, eqc_node_cap; /* nodes with head/chg set up, allocated */
+    uint32_t *eqc_sub;      /* subscriptions: (storage, next) pairs */
+    uint32_t eqc_sub_n, eqc_sub_cap, eqc_sub_free;
 
     /* scratch */
     sim_frame *frames;
@@ -224,8 +251,6 @@ struct sim_view {
     uint32_t n_scratch, cap_scratch;
     uint32_t *scratch2;
     uint32_t n_scratch2, cap_scratch2;
-    uint32_t *scratch3; /* a region's frontier while it is rebuilt (sim_regions.c) */
-    uint32_t cap_scratch3;
     uint32_t *stamp; /* per storage / per eq node, for de-duplication */
     uint32_t cap_stamp;
     uint32_t stamp_gen;
@@ -260,10 +285,10 @@ int sim_trace_link(sim_trace *tr);
 int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz);
 
 /* regions (sim_regions.c). Traces with at most this many storages keep region sets as
- * bitsets (allocated on first use; 4 x n^2 bits per runner at most: 128 MiB at the limit),
- * larger ones as hash sets. Regions tend to be dense (they run through the dead part of the
- * graph), so bitsets win on memory too: a 16k-storage chain needs 135 MB with bitsets and
- * 1.4 GB with hash sets, and runs 3x faster. */
+ * bitsets over the whole universe (allocated on first use; 4 x n^2 bits per runner at most:
+ * 128 MiB at the limit) and rebuild the reverse batches from memoised closures; larger ones
+ * keep windowed bitsets (only the words a set spans: regions are local in storage index).
+ * Both are bitsets: the same word loops, the same results. */
 #define SIM_REGION_BITSET_MAX 16384
 /* The limit in force (SIM_REGION_BITSET_MAX); tests lower it to exercise the hash sets. Read
  * when a runner first needs regions; set it only while no simulation runs. */
@@ -271,7 +296,12 @@ extern uint32_t sim_region_bitset_max;
 /* 1 (default): reverse-region rebuilds wait for the next flush (sim_regions_flush); 0: they
  * run at once, one region at a time, as simrd does them. Same results; tests compare. */
 extern int sim_region_defer;
-void sim_regions_init(sim_view *v); /* once, right after allocating fwd/rev */
+void sim_regions_init(sim_view *v); /* once, right after allocating fwd/rev/rcomp */
+/* The cached compute sum of base's forward (forward = 1) or reverse region. */
+static inline uint64_t *sim_rcomp(sim_view *v, uint32_t base, int forward)
+{
+    return &v->rcomp[2 * (size_t)base + (forward ? 0 : 1)];
+}
 void sim_regions_on_evict(sim_view *v, uint32_t s);
 void sim_regions_on_compute(sim_view *v, const uint32_t *st, uint32_t n);
 void sim_regions_reset(sim_view *v);
@@ -286,9 +316,42 @@ void sim_regions_on_new_op(sim_view *v, uint32_t o);
 void sim_regions_free(sim_view *v);
 
 /* equivalence classes (sim_eqclass.c) */
+/* Root of node x, halving the path on the way (roots and values are unaffected). */
+static inline uint32_t sim_eq_find(sim_view *v, uint32_t x)
+{
+    uint32_t *p = v->eq_parent;
+    while (p[x] != x) {
+        p[x] = p[p[x]];
+        x = p[x];
+    }
+    return x;
+}
 uint32_t sim_eq_new_node(sim_view *v, int64_t value);
 void sim_eq_on_evict(sim_view *v, uint32_t s);
 void sim_eq_on_material(sim_view *v, uint32_t s);
+
+/* DTR-eq's class costs, cached (sim_eqcache.c). The scan asks sim_eqc_cost for every pool
+ * member at every choice; most of them sit far from where classes change, so their cost is
+ * kept and recomputed only after something it depends on changed. The engine reports those
+ * changes: sim_eqc_dirty when storage s gains live edges, sim_eqc_dirty_around when s is
+ * evicted or becomes material (its neighbours' evicted neighbourhood changes), and
+ * sim_eqc_node_changed when a class root's value changes or it stops being a root. */
+int sim_eqc_reset(sim_view *v);
+void sim_eqc_free(sim_view *v);
+void sim_eqc_dirty_around(sim_view *v, uint32_t s);
+void sim_eqc_node_changed(sim_view *v, uint32_t node);
+int64_t sim_eqc_refresh(sim_view *v, uint32_t s);
+#define SIM_EQC_DIRTY INT64_MIN /* a cost to recompute (a cost that equals it is not kept) */
+static inline void sim_eqc_dirty(sim_view *v, uint32_t s)
+{
+    v->eqc_sum[s] = SIM_EQC_DIRTY;
+}
+/* = sim_view_eqclass_cost(v, s) */
+static inline int64_t sim_eqc_cost(sim_view *v, uint32_t s)
+{
+    int64_t c = v->eqc_sum[s];
+    return c != SIM_EQC_DIRTY ? c : sim_eqc_refresh(v, s);
+}
 
 /* sim_score_ratio with its common cases inline: the exact product fits 53 bits and so does
  * the numerator, so one double division is the correctly rounded quotient. */

@@ -28,17 +28,15 @@ static void region_clear(sim_region *r)
 {
     sim_set_clear(&r->interior);
     sim_set_clear(&r->frontier);
-    r->compute = 0;
 }
 
-/* An evicted storage's regions stay empty until it is material again (then rebuilt): hash
- * sets give their memory back, or every storage that ever bordered a long evicted chain would
- * keep a table of its high-water size and memory would grow quadratically (issue 15). */
+/* An evicted storage's regions stay empty until it is material again (then rebuilt):
+ * windowed sets give their memory back, or every storage that ever bordered a long evicted
+ * chain would keep a window of its high-water size (issue 15). */
 static void region_release(sim_region *r)
 {
     sim_set_release(&r->interior);
     sim_set_release(&r->frontier);
-    r->compute = 0;
 }
 
 uint32_t sim_region_bitset_max = SIM_REGION_BITSET_MAX;
@@ -47,23 +45,41 @@ int sim_region_defer = 1;
 void sim_regions_init(sim_view *v)
 {
     uint32_t n = v->tr->n_storages;
-    if (n > sim_region_bitset_max)
-        return;
-    v->memo_gen = calloc((size_t)n + 1, sizeof *v->memo_gen);
-    v->memo_slot = calloc((size_t)n + 1, sizeof *v->memo_slot);
-    if (!v->memo_gen || !v->memo_slot) {
-        free(v->memo_gen);
-        free(v->memo_slot);
-        v->memo_gen = v->memo_slot = NULL;
-        return; /* hash sets then: slower, same results */
+    uint32_t words = (n + 63) / 64 + 1; /* + 1: never 0, even with no storage */
+    if (n <= sim_region_bitset_max) {
+        v->memo_gen = calloc((size_t)n + 1, sizeof *v->memo_gen);
+        v->memo_slot = calloc((size_t)n + 1, sizeof *v->memo_slot);
+        if (!v->memo_gen || !v->memo_slot) { /* windowed sets then: same results */
+            free(v->memo_gen);
+            free(v->memo_slot);
+            v->memo_gen = v->memo_slot = NULL;
+        }
     }
-    uint32_t words = (n + 63) / 64;
+    void (*use)(sim_set *, uint32_t) = v->memo_gen ? sim_set_use_bits : sim_set_use_window;
     for (uint32_t s = 0; s < n; s++) {
-        sim_set_use_bits(&v->fwd[s].interior, words);
-        sim_set_use_bits(&v->fwd[s].frontier, words);
-        sim_set_use_bits(&v->rev[s].interior, words);
-        sim_set_use_bits(&v->rev[s].frontier, words);
+        use(&v->fwd[s].interior, words);
+        use(&v->fwd[s].frontier, words);
+        use(&v->rev[s].interior, words);
+        use(&v->rev[s].frontier, words);
     }
+}
+
+/* The universe-sized scratch bitsets a windowed rebuild walks into (zero between uses). 0,
+ * or -1 when out of memory. */
+static int win_scratch(sim_view *v)
+{
+    if (v->win_in)
+        return 0;
+    size_t words = (size_t)v->tr->n_storages / 64 + 2;
+    v->win_in = calloc(words, sizeof *v->win_in);
+    v->win_fr = calloc(words, sizeof *v->win_fr);
+    if (!v->win_in || !v->win_fr) {
+        free(v->win_in);
+        free(v->win_fr);
+        v->win_in = v->win_fr = NULL;
+        return -1;
+    }
+    return 0;
 }
 
 void sim_regions_reset(sim_view *v)
@@ -78,6 +94,7 @@ void sim_regions_reset(sim_view *v)
         region_clear(&v->fwd[s]);
         region_clear(&v->rev[s]);
     }
+    memset(v->rcomp, 0, 2 * (size_t)v->tr->n_storages * sizeof *v->rcomp);
 }
 
 void sim_regions_free(sim_view *v)
@@ -91,9 +108,9 @@ void sim_regions_free(sim_view *v)
         v->mb_list[i] = NULL;
         v->mb_list_cap[i] = 0;
     }
-    free(v->scratch3);
-    v->scratch3 = NULL;
-    v->cap_scratch3 = 0;
+    free(v->win_in);
+    free(v->win_fr);
+    v->win_in = v->win_fr = NULL;
     free(v->rev_pend);
     free(v->rev_pend_on);
     v->rev_pend = NULL;
@@ -109,34 +126,9 @@ void sim_regions_free(sim_view *v)
     }
     free(v->fwd);
     free(v->rev);
+    free(v->rcomp);
     v->fwd = v->rev = NULL;
-}
-
-/* Visits neighbour storage su of the region being rebuilt from `base`.
- *
- * Pinned storages are left out of frontiers: a pinned storage is never scored nor evicted
- * again, so its own regions are never read, and a frontier member only ever serves to update
- * its regions. Leaving them out changes no score and saves rebuilding, on every op, the
- * regions of weights that have hundreds of children. */
-static void visit(sim_view *v, sim_region *R, uint32_t base, uint32_t su)
-{
-    if (v->fl[su] & SIM_FL_MAT) {
-        if (su != base && !(v->fl[su] & SIM_FL_PINNED))
-            add(v, &R->frontier, su);
-        return;
-    }
-    int r = sim_set_add(&R->interior, su);
-    if (r <= 0) {
-        if (r < 0)
-            fail(v);
-        return;
-    }
-    R->compute += v->scomp[su];
-    if (sim_grow((void **)&v->scratch, &v->cap_scratch, v->n_scratch + 1, sizeof(uint32_t))) {
-        fail(v);
-        return;
-    }
-    v->scratch[v->n_scratch++] = su;
+    v->rcomp = NULL;
 }
 
 static uint64_t popcount64(uint64_t x)
@@ -147,55 +139,18 @@ static uint64_t popcount64(uint64_t x)
     return (x * UINT64_C(0x0101010101010101)) >> 56;
 }
 
-/* rebuild() for hash sets: the walk de-duplicates with stamps and lists the members, and the
- * sets are filled once at their final size, instead of probing and growing the tables at
- * every step (most of a long trace's time). Same sets and sum: the sum is over the same
- * interior, in another order. 0, or -1 when out of memory and nothing was changed. */
-static int rebuild_listed(sim_view *v, sim_region *R, uint32_t base, const uint32_t *off,
-                          const sim_edge *all, const uint32_t *live)
-{
-    uint32_t ns = v->tr->n_storages;
-    uint32_t gen = sim_stamp_next(v, ns);
-    if (v->failed_alloc ||
-        sim_grow((void **)&v->scratch3, &v->cap_scratch3, ns + 1, sizeof(uint32_t)))
-        return -1;
-    /* the interior, also the walk's queue (rebuild sized v->scratch), and the frontier */
-    uint32_t *in = v->scratch, *fr = v->scratch3;
-    uint32_t ni = 0, nf = 0;
-    uint32_t *stamp = v->stamp;
-    const uint8_t *fl = v->fl;
-    uint64_t compute = 0;
-    stamp[base] = gen; /* material: never interior, and "unless it is the base" */
-    for (uint32_t q = 0, x = base;; x = in[q++]) {
-        const sim_edge *adj;
-        uint32_t ne = sim_live_edges(off, all, live, x, &adj);
-        for (uint32_t j = 0; j < ne; j++) {
-            uint32_t su = adj[j].s;
-            if (stamp[su] == gen)
-                continue;
-            stamp[su] = gen;
-            uint8_t f = fl[su];
-            if (!(f & SIM_FL_MAT)) {
-                in[ni++] = su;
-                compute += v->scomp[su];
-            } else if (!(f & SIM_FL_PINNED)) {
-                fr[nf++] = su;
-            }
-        }
-        if (q == ni)
-            break;
-    }
-    if (sim_set_assign(&R->interior, in, ni) || sim_set_assign(&R->frontier, fr, nf)) {
-        fail(v);
-        return 0;
-    }
-    R->compute = compute;
-    return 0;
-}
-
 /* Region.rebuild: DFS from base through evicted storages; forward follows children,
  * reverse follows parents (the trace's de-duplicated storage graph: visiting a neighbour
- * twice changes nothing, so the sets and the sum are exactly simrd's). */
+ * twice changes nothing, so the sets and the sum are exactly simrd's).
+ *
+ * Pinned storages are left out of frontiers: a pinned storage is never scored nor evicted
+ * again, so its own regions are never read, and a frontier member only ever serves to update
+ * its regions. Leaving them out changes no score and saves rebuilding, on every op, the
+ * regions of weights that have hundreds of children.
+ *
+ * Full sets are written in place; windowed ones are walked into universe-sized scratch
+ * bitsets and take the words the walk wrote (every interior storage is pushed once, so the
+ * stack holds at most n_storages). Set bits are counted at the end. */
 static void rebuild(sim_view *v, uint32_t base, int forward)
 {
     const sim_trace *tr = v->tr;
@@ -203,142 +158,129 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
     const uint32_t *off = forward ? tr->fwd_off : tr->rev_off;
     const sim_edge *all = forward ? tr->fwd_adj : tr->rev_adj;
     const uint32_t *live = forward ? v->live_fwd : v->live_rev;
-    if (sim_grow((void **)&v->scratch, &v->cap_scratch, tr->n_storages + 1, sizeof(uint32_t))) {
-        region_clear(R);
+    region_clear(R);
+    *sim_rcomp(v, base, forward) = 0;
+    int win = R->interior.window;
+    if (sim_grow((void **)&v->scratch, &v->cap_scratch, tr->n_storages + 1, sizeof(uint32_t)) ||
+        (win ? win_scratch(v)
+             : (sim_set_cover(&R->interior, 0, R->interior.words) ||
+                sim_set_cover(&R->frontier, 0, R->frontier.words)))) {
         fail(v);
         return;
     }
-    if (!R->interior.words && rebuild_listed(v, R, base, off, all, live) == 0)
-        return; /* hash sets (refilled whole: no clearing first) */
-    region_clear(R);
+    uint64_t *ib = win ? v->win_in : R->interior.bits, *fb = win ? v->win_fr : R->frontier.bits;
     uint32_t *stack = v->scratch;
     uint32_t n = 0;
     stack[n++] = base;
     const uint8_t *fl = v->fl;
     const uint64_t *scomp = v->scomp;
-    if (R->interior.words && (R->interior.bits || sim_set_add(&R->interior, base) >= 0) &&
-        (R->frontier.bits || sim_set_add(&R->frontier, base) >= 0)) {
-        /* bitset fast path (every interior storage is pushed once: n <= n_storages),
-         * counting set bits at the end */
-        sim_set_clear(&R->interior);
-        sim_set_clear(&R->frontier);
-        uint64_t *ib = R->interior.bits, *fb = R->frontier.bits;
-        uint64_t compute = 0;
-        uint32_t lo = base, hi = base; /* storage ids written lie in [lo, hi] */
-        while (n > 0) {
-            uint32_t x = stack[--n];
-            const sim_edge *adj;
-            uint32_t ne = sim_live_edges(off, all, live, x, &adj);
-            for (uint32_t j = 0; j < ne; j++) {
-                uint32_t su = adj[j].s;
-                uint64_t m = UINT64_C(1) << (su & 63);
-                uint8_t f = fl[su];
-                if (f & SIM_FL_MAT) {
-                    if (!(f & SIM_FL_PINNED)) {
-                        fb[su >> 6] |= m; /* the base itself: cleared below */
-                        lo = su < lo ? su : lo;
-                        hi = su > hi ? su : hi;
-                    }
-                } else if (!(ib[su >> 6] & m)) {
-                    ib[su >> 6] |= m;
-                    lo = su < lo ? su : lo;
-                    hi = su > hi ? su : hi;
-                    compute += scomp[su];
-                    stack[n++] = su;
-                }
-            }
-        }
-        fb[base >> 6] &= ~(UINT64_C(1) << (base & 63));
-        uint32_t icount = 0, fcount = 0;
-        for (uint32_t w = lo >> 6; w <= hi >> 6; w++) {
-            if (ib[w])
-                icount += (uint32_t)popcount64(ib[w]);
-            if (fb[w])
-                fcount += (uint32_t)popcount64(fb[w]);
-        }
-        if (icount)
-            sim_set_touch(&R->interior, lo >> 6, (hi >> 6) + 1);
-        if (fcount)
-            sim_set_touch(&R->frontier, lo >> 6, (hi >> 6) + 1);
-        R->interior.count = icount;
-        R->frontier.count = fcount;
-        R->compute = compute;
-        return;
-    }
-    v->n_scratch = n;
-    while (v->n_scratch > 0 && !v->failed_alloc) {
-        uint32_t x = v->scratch[--v->n_scratch];
+    uint64_t compute = 0;
+    uint32_t lo = base, hi = base; /* storage ids written lie in [lo, hi] */
+    while (n > 0) {
+        uint32_t x = stack[--n];
         const sim_edge *adj;
         uint32_t ne = sim_live_edges(off, all, live, x, &adj);
-        for (uint32_t j = 0; j < ne; j++)
-            visit(v, R, base, adj[j].s);
+        for (uint32_t j = 0; j < ne; j++) {
+            uint32_t su = adj[j].s;
+            uint64_t m = UINT64_C(1) << (su & 63);
+            uint8_t f = fl[su];
+            if (f & SIM_FL_MAT) {
+                if (!(f & SIM_FL_PINNED)) {
+                    fb[su >> 6] |= m; /* the base itself: cleared below */
+                    lo = su < lo ? su : lo;
+                    hi = su > hi ? su : hi;
+                }
+            } else if (!(ib[su >> 6] & m)) {
+                ib[su >> 6] |= m;
+                lo = su < lo ? su : lo;
+                hi = su > hi ? su : hi;
+                compute += scomp[su];
+                stack[n++] = su;
+            }
+        }
     }
+    fb[base >> 6] &= ~(UINT64_C(1) << (base & 63));
+    uint32_t icount = 0, fcount = 0;
+    for (uint32_t w = lo >> 6; w <= hi >> 6; w++) {
+        if (ib[w])
+            icount += (uint32_t)popcount64(ib[w]);
+        if (fb[w])
+            fcount += (uint32_t)popcount64(fb[w]);
+    }
+    if (win && forward && v->fwd_frontier_only) {
+        for (uint32_t w = lo >> 6; w <= hi >> 6; w++)
+            ib[w] = 0; /* the walk's visited marks only */
+        icount = 0;
+        compute = 0;
+    }
+    *sim_rcomp(v, base, forward) = compute;
+    if (win) {
+        if (sim_set_take_words(&R->interior, ib, lo >> 6, (hi >> 6) + 1, icount) ||
+            sim_set_take_words(&R->frontier, fb, lo >> 6, (hi >> 6) + 1, fcount))
+            fail(v);
+        return;
+    }
+    if (icount)
+        sim_set_touch(&R->interior, lo >> 6, (hi >> 6) + 1);
+    if (fcount)
+        sim_set_touch(&R->frontier, lo >> 6, (hi >> 6) + 1);
+    R->interior.count = icount;
+    R->frontier.count = fcount;
 }
 
 /* Region.absorb(s): R's base borders s, which was just evicted; s (and its same-direction
- * region S) joins R's interior and S's frontier joins R's frontier. */
-static void absorb(sim_view *v, sim_region *R, uint32_t s, const sim_region *S)
+ * region S) joins R's interior and S's frontier joins R's frontier, as word-wide unions.
+ * Members that became pinned since they joined S's frontier may come along, which is
+ * harmless (every use skips pinned storages). */
+static void absorb(sim_view *v, sim_region *R, uint64_t *compute, uint32_t s,
+                   const sim_region *S, int frontier_only)
 {
     sim_set_remove(&R->frontier, s);
     uint64_t sum = 0;
-    if (R->interior.words && S->interior.count + S->frontier.count > 0 &&
-        (R->interior.bits || sim_set_add(&R->interior, s) >= 0) &&
-        (R->frontier.bits || sim_set_add(&R->frontier, s) >= 0)) {
-        /* bitsets: word-wide unions; members that became pinned since they joined S's
-         * frontier may come along, which is harmless (every use skips pinned storages) */
-        sim_set_remove(&R->frontier, s);
-        if (S->frontier.count) {
-            for (uint32_t w = S->frontier.wlo; w < S->frontier.whi; w++) {
-                uint64_t nw = S->frontier.bits[w] & ~R->frontier.bits[w];
-                R->frontier.bits[w] |= nw;
-                if (nw)
-                    R->frontier.count += (uint32_t)popcount64(nw);
-            }
-            sim_set_touch(&R->frontier, S->frontier.wlo, S->frontier.whi);
-        }
-        if (S->interior.count) {
-            sim_set_touch(&R->interior, S->interior.wlo, S->interior.whi);
-            for (uint32_t w = S->interior.wlo; w < S->interior.whi; w++) {
-                uint64_t nw = S->interior.bits[w] & ~R->interior.bits[w];
-                R->interior.bits[w] |= nw;
-                for (; nw; nw &= nw - 1) {
-                    sum += v->scomp[w * 64 + (uint32_t)__builtin_ctzll(nw)];
-                    R->interior.count++;
-                }
-            }
-        }
-    } else if (!R->interior.words) {
-        /* hash sets: room for all of S at once, then inline probes */
-        if (sim_set_reserve(&R->frontier, S->frontier.count) ||
-            sim_set_reserve(&R->interior, S->interior.count + 1)) {
+    const sim_set *SF = &S->frontier, *SI = &S->interior;
+    sim_set *RF = &R->frontier, *RI = &R->interior;
+    if (SF->count) {
+        if (sim_set_cover(RF, SF->wlo, SF->whi)) {
             fail(v);
             return;
         }
-        const uint32_t *slot = S->frontier.slots;
-        for (uint32_t i = 0; S->frontier.count && i < S->frontier.cap; i++)
-            if (slot[i] != SIM_SET_EMPTY && !(v->fl[slot[i]] & SIM_FL_PINNED)) /* see visit() */
-                sim_set_add_reserved(&R->frontier, slot[i]);
-        slot = S->interior.slots;
-        for (uint32_t i = 0; S->interior.count && i < S->interior.cap; i++)
-            if (slot[i] != SIM_SET_EMPTY && sim_set_add_reserved(&R->interior, slot[i]))
-                sum += v->scomp[slot[i]];
-    } else {
-        sim_set_iter it;
-        uint32_t x;
-        for (sim_set_iter_init(&it, &S->frontier); sim_set_iter_next(&it, &x);)
-            if (!(v->fl[x] & SIM_FL_PINNED)) /* pinned: see visit() */
-                add(v, &R->frontier, x);
-        for (sim_set_iter_init(&it, &S->interior); sim_set_iter_next(&it, &x);) {
-            int r = sim_set_add(&R->interior, x);
-            if (r < 0)
-                fail(v);
-            else if (r > 0)
-                sum += v->scomp[x];
+        const uint64_t *sb = sim_set_word(SF, SF->wlo);
+        uint64_t *rb = sim_set_word(RF, SF->wlo);
+        uint32_t added = 0;
+        for (uint32_t i = 0, nw = SF->whi - SF->wlo; i < nw; i++) {
+            uint64_t w = sb[i] & ~rb[i];
+            rb[i] |= w;
+            if (w)
+                added += (uint32_t)popcount64(w);
         }
+        RF->count += added;
+        sim_set_touch(RF, SF->wlo, SF->whi);
     }
-    add(v, &R->interior, s);
+    if (frontier_only)
+        return; /* S's interior is not kept either (sim_view.fwd_frontier_only) */
+    if (SI->count) {
+        if (sim_set_cover(RI, SI->wlo, SI->whi)) {
+            fail(v);
+            return;
+        }
+        const uint64_t *sb = sim_set_word(SI, SI->wlo);
+        uint64_t *rb = sim_set_word(RI, SI->wlo);
+        const uint64_t *scomp = v->scomp + (size_t)SI->wlo * 64;
+        uint32_t added = 0;
+        for (uint32_t i = 0, nw = SI->whi - SI->wlo; i < nw; i++) {
+            uint64_t w = sb[i] & ~rb[i];
+            rb[i] |= w;
+            for (; w; w &= w - 1) {
+                sum += scomp[i * 64 + (uint32_t)__builtin_ctzll(w)];
+                added++;
+            }
+        }
+        RI->count += added;
+        sim_set_touch(RI, SI->wlo, SI->whi);
+    }
+    add(v, RI, s);
     sum += v->scomp[s]; /* D = (S.interior - R.interior) | {s} */
-    R->compute += sum;
+    *compute += sum;
 }
 
 void sim_regions_on_evict(sim_view *v, uint32_t s)
@@ -347,12 +289,13 @@ void sim_regions_on_evict(sim_view *v, uint32_t s)
     uint32_t x;
     for (sim_set_iter_init(&it, &v->rev[s].frontier); sim_set_iter_next(&it, &x);)
         if (!(v->fl[x] & SIM_FL_PINNED))
-            absorb(v, &v->fwd[x], s, &v->fwd[s]);
+            absorb(v, &v->fwd[x], sim_rcomp(v, x, 1), s, &v->fwd[s], v->fwd_frontier_only);
     for (sim_set_iter_init(&it, &v->fwd[s].frontier); sim_set_iter_next(&it, &x);)
         if (!(v->fl[x] & SIM_FL_PINNED))
-            absorb(v, &v->rev[x], s, &v->rev[s]);
+            absorb(v, &v->rev[x], sim_rcomp(v, x, 0), s, &v->rev[s], 0);
     region_release(&v->fwd[s]);
     region_release(&v->rev[s]);
+    *sim_rcomp(v, s, 1) = *sim_rcomp(v, s, 0) = 0;
 }
 
 /* Appends the members of set to scratch2, once each (stamp generation gen). */
@@ -486,14 +429,11 @@ static void rebuild_memo(sim_view *v, uint32_t base, int forward)
     const sim_trace *tr = v->tr;
     sim_region *R = forward ? &v->fwd[base] : &v->rev[base];
     region_clear(R);
-    if ((!R->interior.bits && sim_set_add(&R->interior, base) < 0) ||
-        (!R->frontier.bits && sim_set_add(&R->frontier, base) < 0)) {
+    uint32_t W = R->interior.words;
+    if (sim_set_cover(&R->interior, 0, W) || sim_set_cover(&R->frontier, 0, W)) {
         fail(v);
         return;
     }
-    sim_set_clear(&R->interior);
-    sim_set_clear(&R->frontier);
-    uint32_t W = R->interior.words;
     uint64_t *ib = R->interior.bits, *fb = R->frontier.bits;
     const sim_edge *adj;
     uint32_t ne = sim_live_edges(forward ? tr->fwd_off : tr->rev_off,
@@ -543,7 +483,7 @@ static void rebuild_memo(sim_view *v, uint32_t base, int forward)
     sim_set_touch(&R->frontier, rlo, rhi);
     R->interior.count = icount;
     R->frontier.count = fcount;
-    R->compute = sum;
+    *sim_rcomp(v, base, forward) = sum;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -562,7 +502,7 @@ static void rebuild_memo(sim_view *v, uint32_t base, int forward)
  */
 typedef struct mb_ctx {
     sim_view *v;
-    int lists;                 /* hash sets: members go to v->mb_list, not to bits */
+    int lists;                 /* windowed sets: words go to v->mb_list, not to bits */
     uint64_t *ib[64], *fb[64]; /* the bases' interior / frontier bits */
     uint64_t comp[64];
     uint32_t icnt[64], fcnt[64];
@@ -631,35 +571,52 @@ static inline void mb_visit(sim_view *v, mb_ctx *c, uint32_t x, const uint32_t *
     }
 }
 
-/* Appends the ids of the bits of word w to list k (see mb_ctx.lists). */
-static void mb_append(mb_ctx *c, uint32_t k, uint32_t w, uint64_t bits)
+/* Appends word w (bits) to list k (see mb_ctx.lists); n counts the list's words. */
+static void mb_append(mb_ctx *c, uint32_t k, uint32_t *n, uint32_t w, uint64_t bits)
 {
     sim_view *v = c->v;
-    uint32_t n = k < 64 ? c->icnt[k] : c->fcnt[k - 64];
-    if (sim_grow((void **)&v->mb_list[k], &v->mb_list_cap[k], n + 64, sizeof(uint32_t))) {
+    if (2 * (*n + 1) > v->mb_list_cap[k] &&
+        sim_grow((void **)&v->mb_list[k], &v->mb_list_cap[k], 2 * (*n + 1), sizeof(uint64_t))) {
         fail(v);
         return;
     }
-    for (; bits; bits &= bits - 1)
-        v->mb_list[k][n++] = w * 64 + (uint32_t)__builtin_ctzll(bits);
+    v->mb_list[k][2 * *n] = w;
+    v->mb_list[k][2 * *n + 1] = bits;
+    ++*n;
 }
 
-/* The sweep leaves word w, with hash sets: lists the members the bases gained in it. */
+/* The sweep leaves word w, with windowed sets: lists the words the bases gained; ilo/flo
+ * count each base's listed words meanwhile. */
 static void mb_flush_word_lists(mb_ctx *c, uint32_t w)
 {
     for (uint64_t t = c->tmi; t; t &= t - 1) {
         uint32_t j = (uint32_t)__builtin_ctzll(t);
-        mb_append(c, j, w, c->curi[j]);
+        mb_append(c, j, &c->ilo[j], w, c->curi[j]);
         c->icnt[j] += (uint32_t)popcount64(c->curi[j]);
         c->curi[j] = 0;
     }
     for (uint64_t t = c->tmf; t; t &= t - 1) {
         uint32_t j = (uint32_t)__builtin_ctzll(t);
-        mb_append(c, 64 + j, w, c->curf[j]);
+        mb_append(c, 64 + j, &c->flo[j], w, c->curf[j]);
         c->fcnt[j] += (uint32_t)popcount64(c->curf[j]);
         c->curf[j] = 0;
     }
     c->tmi = c->tmf = 0;
+}
+
+/* Makes set the words of list k (n pairs, in either order of word index). 0 or -1. */
+static int mb_take_list(sim_view *v, sim_set *set, uint32_t k, uint32_t n, uint32_t count)
+{
+    if (n == 0) {
+        sim_set_clear(set);
+        return 0;
+    }
+    const uint64_t *l = v->mb_list[k];
+    uint32_t a = (uint32_t)l[0], b = (uint32_t)l[2 * (n - 1)];
+    uint32_t lo = a < b ? a : b, hi = (a < b ? b : a) + 1;
+    for (uint32_t i = 0; i < n; i++)
+        v->win_in[l[2 * i]] = l[2 * i + 1];
+    return sim_set_take_words(set, v->win_in, lo, hi, count);
 }
 
 /* The sweep leaves word w: writes the bits the bases gained in it. */
@@ -700,22 +657,26 @@ static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int fo
     mb_ctx c;
     uint32_t W = (tr->n_storages + 63) / 64;
     c.v = v;
-    c.lists = !v->fwd[0].interior.words;
+    c.lists = v->fwd[0].interior.window;
+    if (c.lists && win_scratch(v)) {
+        fail(v);
+        return;
+    }
     for (uint32_t i = 0; i < k && !c.lists; i++) {
         sim_region *R = forward ? &v->fwd[bases[i]] : &v->rev[bases[i]];
-        if ((!R->interior.bits && sim_set_add(&R->interior, bases[i]) < 0) ||
-            (!R->frontier.bits && sim_set_add(&R->frontier, bases[i]) < 0)) {
+        region_clear(R);
+        *sim_rcomp(v, bases[i], forward) = 0;
+        if (sim_set_cover(&R->interior, 0, W) || sim_set_cover(&R->frontier, 0, W)) {
             fail(v);
             return;
         }
-        region_clear(R);
         c.ib[i] = R->interior.bits;
         c.fb[i] = R->frontier.bits;
     }
     for (uint32_t i = 0; i < k; i++) {
         c.comp[i] = 0;
         c.icnt[i] = c.fcnt[i] = 0;
-        c.ilo[i] = c.flo[i] = W;
+        c.ilo[i] = c.flo[i] = c.lists ? 0 : W;
         c.ihi[i] = c.fhi[i] = 0;
         c.curi[i] = c.curf[i] = 0;
     }
@@ -752,12 +713,12 @@ static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int fo
     }
     for (uint32_t i = 0; i < k && c.lists; i++) {
         sim_region *R = forward ? &v->fwd[bases[i]] : &v->rev[bases[i]];
-        if (v->failed_alloc || sim_set_assign(&R->interior, v->mb_list[i], c.icnt[i]) ||
-            sim_set_assign(&R->frontier, v->mb_list[64 + i], c.fcnt[i])) {
+        if (v->failed_alloc || mb_take_list(v, &R->interior, i, c.ilo[i], c.icnt[i]) ||
+            mb_take_list(v, &R->frontier, 64 + i, c.flo[i], c.fcnt[i])) {
             fail(v);
             return;
         }
-        R->compute = c.comp[i];
+        *sim_rcomp(v, bases[i], forward) = c.comp[i];
     }
     for (uint32_t i = 0; i < k && !c.lists; i++) {
         sim_region *R = forward ? &v->fwd[bases[i]] : &v->rev[bases[i]];
@@ -765,16 +726,16 @@ static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int fo
         sim_set_touch(&R->frontier, c.flo[i], c.fhi[i]);
         R->interior.count = c.icnt[i];
         R->frontier.count = c.fcnt[i];
-        R->compute = c.comp[i];
+        *sim_rcomp(v, bases[i], forward) = c.comp[i];
     }
 }
 
-/* Multi-base rebuilds of bases[0..n) in chunks of 64; 0, or -1 when they do not apply (hash
- * sets, an unordered graph, no memory) and nothing was done. */
+/* Multi-base rebuilds of bases[0..n) in chunks of 64; 0, or -1 when they do not apply (an
+ * unordered graph) and nothing was done. */
 static int rebuild_multi_all(sim_view *v, const uint32_t *bases, uint32_t n, int forward)
 {
     const sim_trace *tr = v->tr;
-    if (!tr->graph_ordered || (v->fwd[0].interior.words && !v->memo_gen))
+    if (!tr->graph_ordered)
         return -1;
     if (!v->mb_in) {
         v->mb_in = calloc((size_t)tr->n_storages + 1, sizeof *v->mb_in);
@@ -796,7 +757,7 @@ static int rebuild_multi_all(sim_view *v, const uint32_t *bases, uint32_t n, int
 /* Rebuilds the regions of bases[0..n) in one direction, as one batch. */
 static void rebuild_batch(sim_view *v, const uint32_t *bases, uint32_t n, int forward)
 {
-    if (!v->memo_gen || n < SIM_MEMO_MIN_BATCH || forward || !v->fwd[0].interior.words) {
+    if (!v->memo_gen || n < SIM_MEMO_MIN_BATCH || forward) {
         for (uint32_t i = 0; i < n && !v->failed_alloc; i++)
             rebuild(v, bases[i], forward);
         return;

@@ -262,6 +262,7 @@ static uint32_t choose(sim_view *v, uint64_t *scored)
     uint64_t nscored = 0; /* a local, so the scans keep it in a register */
     const uint64_t *size = v->tr->st_size, *scomp = v->scomp;
     const int64_t *last = v->last;
+    const uint64_t *rcomp = v->rcomp;
     uint64_t clock = v->clock;
 /* staleness: clock - last access, "infinite" before the first access (as sim_view_staleness) */
 #define STALE(s) (last[s] == INT64_MIN ? UINT64_MAX : clock - (uint64_t)last[s])
@@ -283,19 +284,19 @@ static uint32_t choose(sim_view *v, uint64_t *scored)
         if (!v->regions_on)
             goto generic;
         SCAN_POOL(c = sim_score_ratio_above(
-                      (int64_t)(scomp[s] + v->fwd[s].compute + v->rev[s].compute), size[s],
+                      (int64_t)(scomp[s] + rcomp[2 * s] + rcomp[2 * s + 1]), size[s],
                       STALE(s), best_cost));
         break;
     case SIM_SCORE_MSPS:
         if (!v->regions_on)
             goto generic;
-        SCAN_POOL(c = sim_ratio_inline((int64_t)(scomp[s] + v->rev[s].compute), size[s], 1));
+        SCAN_POOL(c = sim_ratio_inline((int64_t)(scomp[s] + rcomp[2 * s + 1]), size[s], 1));
         break;
     case SIM_SCORE_DTR_EQ:
-        if (!v->eq_on)
+        if (!v->eq_on || !v->eqc)
             goto generic;
-        SCAN_POOL(c = sim_score_ratio_above((int64_t)scomp[s] + sim_view_eqclass_cost(v, s),
-                                            size[s], STALE(s), best_cost));
+        SCAN_POOL(c = sim_score_ratio_above((int64_t)scomp[s] + sim_eqc_cost(v, s), size[s],
+                                            STALE(s), best_cost));
         break;
     default:
     generic:
@@ -372,6 +373,8 @@ static int compute(sim_view *v, uint32_t o, uint32_t t, int remat)
         } else {
             v->defined[u] = 1;
             v->fl[tr->tensors[u].storage] |= SIM_FL_MAT;
+            if (v->eqc) /* a choice may come before sim_eq_on_material (evict_after) */
+                sim_eqc_dirty_around(v, tr->tensors[u].storage);
         }
     }
     if (remat) {
@@ -534,6 +537,12 @@ static int run_compute(sim_view *v, uint32_t o)
             while (ro[x] + *n < ro[x + 1] && ra[ro[x] + *n].time <= o)
                 ++*n;
         }
+        if (v->eqc) { /* new edges, and the outputs' new class nodes next to the arguments */
+            for (uint32_t i = 0; i < op->n_args; i++)
+                sim_eqc_dirty(v, ast[i]);
+            for (uint32_t k = 0; k < op->n_out; k++)
+                sim_eqc_dirty(v, tr->tensors[op->out_first + k].storage);
+        }
     }
     v->created_ops = o + 1;
     if (materialize(v, o, op->n_out ? op->out_first : SIM_NONE, 0))
@@ -634,6 +643,7 @@ void sim_runner_free(sim_runner *r)
     free(v->defined);
     free(v->eq_parent);
     free(v->eq_value);
+    sim_eqc_free(v);
     free(v->frames);
     free(v->ustack);
     free(v->scratch);
@@ -703,16 +713,33 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
                              v->pol->name ? v->pol->name : "?");
     v->regions_on = (v->pol->needs & SIM_NEEDS_REGIONS) != 0 && !v->dtr_eq_approx;
     v->eq_on = (v->pol->needs & SIM_NEEDS_EQCLASS) != 0 || v->dtr_eq_approx;
+    /* the cached class costs serve DTR-eq's exact scan (choose) only */
+    if (v->eq_on && v->pol->score_kind == SIM_SCORE_DTR_EQ && !v->pol->choose) {
+        if (sim_eqc_reset(v) != 0)
+            return gms_error_set(err, GMS_ENOMEM, "out of memory for DTR-eq's class costs");
+    } else {
+        sim_eqc_free(v);
+    }
     if (v->regions_on) {
         if (!v->fwd) {
             v->fwd = calloc((size_t)tr->n_storages + 1, sizeof *v->fwd);
             v->rev = calloc((size_t)tr->n_storages + 1, sizeof *v->rev);
-            if (!v->fwd || !v->rev)
+            v->rcomp = calloc(2 * ((size_t)tr->n_storages + 1), sizeof *v->rcomp);
+            if (!v->fwd || !v->rev || !v->rcomp) {
+                sim_regions_free(v);
                 return gms_error_set(err, GMS_ENOMEM, "out of memory for DTR regions");
+            }
             sim_regions_init(v);
         }
         sim_regions_reset(v);
     }
+    /* nothing reads forward interiors or sums: MSPS's own scan, no hook that could ask
+     * sim_view_region_fwd_cost, no planner, windowed sets (the full ones keep the memoised
+     * paths) */
+    v->fwd_frontier_only = v->regions_on && !v->memo_gen && v->pol->score_kind == SIM_SCORE_MSPS &&
+                           !v->pol->choose && cfg->sample == 0 && !v->pol->on_evict &&
+                           !v->pol->on_remat && !v->pol->on_access && !v->pol->on_iteration &&
+                           !v->pol->action && !cfg->planner;
     if (sim_streams_reset(v, err))
         return -1;
     return sim_mem_reset(v, err);

@@ -93,6 +93,29 @@ static int edge_cmp(const void *a, const void *b)
     return x->s < y->s ? -1 : x->s > y->s;
 }
 
+/* Sorts e[0..n) by (time, storage). The lists are short and mostly in order already (a
+ * storage's children come in op order): insertion sort, qsort only for long unsorted ones. */
+static void sort_edges(sim_edge *e, uint32_t n)
+{
+    if (n > 32) {
+        uint32_t i = 1;
+        while (i < n && edge_cmp(&e[i - 1], &e[i]) <= 0)
+            i++;
+        if (i < n)
+            qsort(e, n, sizeof *e, edge_cmp);
+        return;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        sim_edge x = e[i];
+        uint32_t j = i;
+        while (j > 0 && edge_cmp(&e[j - 1], &x) > 0) {
+            e[j] = e[j - 1];
+            j--;
+        }
+        e[j] = x;
+    }
+}
+
 /* Builds one direction of the storage graph: per storage, the distinct neighbour storages
  * (self edges dropped) with the op from which each edge exists, sorted by that op. */
 static int build_adjacency(sim_trace *tr, int forward, uint32_t **off_out, sim_edge **adj_out)
@@ -127,7 +150,7 @@ static int build_adjacency(sim_trace *tr, int forward, uint32_t **off_out, sim_e
                     adj[n++] = (sim_edge){tr->tensors[tr->args[op->args_off + j]].storage, te->op};
             }
         }
-        qsort(adj + start, n - start, sizeof *adj, edge_cmp);
+        sort_edges(adj + start, n - start);
         uint32_t k = start; /* keep each neighbour's earliest edge, drop self edges */
         for (uint32_t i = start; i < n; i++) {
             uint32_t y = adj[i].s;

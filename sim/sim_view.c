@@ -117,14 +117,14 @@ uint64_t sim_view_region_fwd_cost(const sim_view *v, uint32_t s)
 {
     if (SIM_REGIONS_PENDING(v)) /* a hook reading between choices: rebuild now */
         sim_regions_flush((sim_view *)v);
-    return v->regions_on ? v->fwd[s].compute : 0;
+    return v->regions_on ? v->rcomp[2 * (size_t)s] : 0;
 }
 
 uint64_t sim_view_region_rev_cost(const sim_view *v, uint32_t s)
 {
     if (SIM_REGIONS_PENDING(v)) /* a hook reading between choices: rebuild now */
         sim_regions_flush((sim_view *)v);
-    return v->regions_on ? v->rev[s].compute : 0;
+    return v->regions_on ? v->rcomp[2 * (size_t)s + 1] : 0;
 }
 
 uint32_t sim_stamp_next(sim_view *v, uint32_t need)

@@ -7,6 +7,14 @@
 # memory limit prints '>' and the larger sizes of that column are skipped.
 # Limits: GMS_SCALE_TIME (wall s, default 300) and GMS_SCALE_MEM (KiB, default 8 GiB).
 # Run through scripts/bench.sh scale, or directly with GMS_BIN set.
+#
+# Old against new: GMS_SCALE_OLD_BIN=/path/to/old/gpumemsim runs, before the tables, the
+# 1M-op GPT-style trace at budget 0.7 with dtr, msps and dtr-eq and the no-budget load,
+# alternating the old and the new binary GMS_SCALE_PAIRS times (default 2), and prints
+# both CPU times (user + sys) and peak RSS side by side with the speed-up. Only CPU time
+# compares on a shared machine; alternating spreads the load over both.
+# GMS_SCALE_ONLY_COMPARE=1 stops after that comparison; GMS_SCALE_CMP_ITERATIONS (1000)
+# shrinks its trace for a quick look.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin="${GMS_BIN:-${GMS_BUILD:-$PWD/build-bench}/cli/gpumemsim}"
@@ -47,6 +55,38 @@ table() {
     echo
   done
 }
+
+# cpu_rss BIN ARGS...: prints "CPU_S RSS_MB" of one `BIN sim ARGS` run, or "> >" on failure
+cpu_rss() {
+  local b=$1; shift
+  if ( ulimit -v "$mlim"; /usr/bin/time -o "$tmp/time" -f '%U %S %M' \
+         timeout -s KILL "$tlim" "$b" sim "$@" >/dev/null 2>"$tmp/err" ); then
+    awk '{printf "%.2f %.0f", $1 + $2, $3 / 1024}' "$tmp/time"
+  else
+    printf '> >'
+  fi
+}
+
+if [ -n "${GMS_SCALE_OLD_BIN:-}" ]; then
+  old="$GMS_SCALE_OLD_BIN"
+  [ -x "$old" ] || { echo "scale.sh: GMS_SCALE_OLD_BIN=$old is not executable" >&2; exit 1; }
+  "$bin" synth --model transformer --iterations "${GMS_SCALE_CMP_ITERATIONS:-1000}" --vary-input 128:512 \
+    -o "$tmp/cmp.gmt" >/dev/null
+  echo "-- old ($old) against new ($bin): GPT-style trace of ${GMS_SCALE_CMP_ITERATIONS:-1000} iterations, budget 0.7, CPU s (user + sys), peak RSS"
+  echo "| run | old CPU | new CPU | speed-up | old peak | new peak |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  for what in dtr msps dtr-eq load; do
+    if [ "$what" = load ]; then args=(--policy lru); else args=(--budget 0.7 --policy "$what"); fi
+    for ((i = 0; i < ${GMS_SCALE_PAIRS:-2}; i++)); do
+      read -r oc om <<<"$(cpu_rss "$old" "$tmp/cmp.gmt" "${args[@]}")"
+      read -r nc nm <<<"$(cpu_rss "$bin" "$tmp/cmp.gmt" "${args[@]}")"
+      ratio=$(awk -v o="$oc" -v n="$nc" 'BEGIN { if (o + 0 > 0 && n + 0 > 0) printf "%.1fx", o / n; else print "-" }')
+      echo "| $what | $oc s | $nc s | $ratio | $om MB | $nm MB |"
+    done
+  done
+  echo
+  [ -n "${GMS_SCALE_ONLY_COMPARE:-}" ] && exit 0
+fi
 
 chains=()
 for n in 5000 50000 500000; do chains+=("$((2 * n + 4))=--chain $n"); done

@@ -113,9 +113,9 @@ static int check_log(const char *log_prefix)
     return check_log_policy(log_prefix, NULL);
 }
 
-/* Traces with more than SIM_REGION_BITSET_MAX storages keep regions in hash sets: the same
+/* Traces with more than SIM_REGION_BITSET_MAX storages keep regions in windowed bitsets: the same
  * rows through that representation. */
-START_TEST(test_reference_dtr_msps_rows_match_with_hash_set_regions)
+START_TEST(test_reference_dtr_msps_rows_match_with_windowed_regions)
 {
     uint32_t saved = sim_region_bitset_max;
     sim_region_bitset_max = 0;
@@ -170,7 +170,7 @@ int main(void)
     tcase_add_test(tc, test_reference_densenet121_every_row_matches_simrd);
     tcase_add_test(tc, test_reference_transformer_every_row_matches_simrd);
     tcase_add_test(tc, test_reference_treelstm_every_row_matches_simrd);
-    tcase_add_test(tc, test_reference_dtr_msps_rows_match_with_hash_set_regions);
+    tcase_add_test(tc, test_reference_dtr_msps_rows_match_with_windowed_regions);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -567,8 +567,8 @@ START_TEST(test_concurrent_runs_on_one_trace_match_sequential_ones)
 }
 END_TEST
 
-/* Region sets as bitsets (small traces) and as hash sets (large ones) give the same runs. */
-START_TEST(test_bitset_and_hash_regions_give_identical_runs)
+/* Region sets as full bitsets (small traces) and as windowed ones (large ones) give the same runs. */
+START_TEST(test_full_and_windowed_bitset_regions_give_identical_runs)
 {
     sim_trace *t;
     gms_error err = {0};
@@ -658,6 +658,10 @@ START_TEST(test_inline_score_scans_choose_like_score_calls)
 }
 END_TEST
 
+/* The handles random_dag_trace gives its tensors: h itself unless a test renames them. */
+static uint64_t (*dag_handle)(uint64_t h);
+#define H(h) (dag_handle ? dag_handle(h) : (h))
+
 /* A random DAG of n ops (seeded): calls with one to three live inputs, views (some on
  * storages the policy may have evicted by then), releases, three constants. */
 static sim_trace *random_dag_trace(uint64_t seed, int n)
@@ -666,14 +670,14 @@ static sim_trace *random_dag_trace(uint64_t seed, int n)
     uint64_t live[4096], x = seed * 2654435761u + 1, next = 4;
     int n_live = 0;
     for (uint64_t c = 1; c <= 3; c++)
-        g_constant(b, c, 64);
+        g_constant(b, H(c), 64);
 #define RND(k) ((x = x * 6364136223846793005u + 1442695040888963407u), (x >> 33) % (k))
     live[n_live++] = 1;
     for (int i = 0; i < n && n_live < 4000; i++) {
         uint64_t out = next++;
         if (n_live > 4 && RND(100) < 15) {
             uint64_t cost = 1 + RND(20), base = live[4 + RND((uint64_t)n_live - 4)];
-            g_view(b, "view", cost, out, base);
+            g_view(b, "view", cost, H(out), H(base));
         } else {
             uint64_t in[3];
             int k = 1 + (int)RND(3);
@@ -683,20 +687,120 @@ static sim_trace *random_dag_trace(uint64_t seed, int n)
                 k = 1;
             if (k == 3 && (in[2] == in[0] || in[2] == in[1]))
                 k = 2;
-            gmt_output o = {.id = out, .size = 1000 * (1 + RND(100)), .alias_of = -1};
+            gmt_output o = {.id = H(out), .size = 1000 * (1 + RND(100)), .alias_of = -1};
             uint64_t cost = 1 + RND(100);
+            for (int j = 0; j < k; j++)
+                in[j] = H(in[j]);
             g_call_multi(b, "f", cost, in, k, &o, 1);
         }
         live[n_live++] = out;
         if (n_live > 8 && RND(100) < 45) { /* release one of the older tensors */
             int j = 1 + (int)RND((uint64_t)n_live - 6);
-            g_release(b, live[j]);
+            g_release(b, H(live[j]));
             live[j] = live[--n_live];
         }
     }
 #undef RND
     return g_finish(b);
 }
+
+static uint64_t sparse_handle(uint64_t h)
+{
+    return h * 1000003 + (UINT64_C(1) << 40);
+}
+
+static uint64_t mixed_handle(uint64_t h)
+{
+    return h % 3 ? h : sparse_handle(h);
+}
+
+static uint64_t offset_handle(uint64_t h)
+{
+    return h + 70000;
+}
+
+/* A chain of n ops (each output used by the next two ops, then most are released), with
+ * its handles renamed by dag_handle. */
+static sim_trace *long_chain_trace(int n)
+{
+    sim_trace_builder *b = g_new();
+    g_constant(b, H(1), 64);
+    g_call(b, "f", 5, H(2), 1000, 1, H(1));
+    for (uint64_t i = 3; i < (uint64_t)n + 2; i++) {
+        g_call(b, "f", 1 + i % 7, H(i), 1000 + 10 * (i % 13), 2, H(i - 1), H(i - 2 < 2 ? 1 : i - 2));
+        if (i - 2 >= 2 && i % 4) /* a quarter stays live: memory grows, evictions come */
+            g_release(b, H(i - 2));
+    }
+    return g_finish(b);
+}
+
+/* The builder finds tensors by handle in a direct table (dense handles) or a hash table
+ * (sparse ones), moving handles to the direct table as it grows: renaming the tensors
+ * (all sparse, a mix, and dense ones that start in the hash table and move once the trace
+ * has enough tensors: the 20000-op chain) replays exactly like the plain names. */
+START_TEST(test_builder_finds_dense_sparse_and_moved_handles_alike)
+{
+    uint64_t (*maps[3])(uint64_t) = {sparse_handle, mixed_handle, offset_handle};
+    for (int seed = 1; seed <= 2; seed++) {
+        int n = seed == 1 ? 1500 : 20000;
+        dag_handle = NULL;
+        sim_trace *plain = seed == 1 ? random_dag_trace((uint64_t)seed, n) : long_chain_trace(n);
+        sim_runner *rp;
+        gms_error err = {0};
+        ck_assert_int_eq(sim_runner_new(plain, &rp, &err), 0);
+        sim_result a, b;
+        uint64_t budget = sim_budget_for_ratio(plain, 0.3);
+        uint64_t ha = hashed_run(rp, pol_find("dtr-eq"), budget, &a);
+        ck_assert_uint_gt(a.evictions, 0);
+        for (int m = 0; m < 3; m++) {
+            dag_handle = maps[m];
+            sim_trace *t = seed == 1 ? random_dag_trace((uint64_t)seed, n) : long_chain_trace(n);
+            sim_runner *r;
+            ck_assert_int_eq(sim_runner_new(t, &r, &err), 0);
+            ck_assert_uint_eq(hashed_run(r, pol_find("dtr-eq"), budget, &b), ha);
+            ck_assert_uint_eq(b.clock, a.clock);
+            ck_assert_uint_eq(sim_trace_baseline(t)->memory, sim_trace_baseline(plain)->memory);
+            sim_runner_free(r);
+            sim_trace_free(t);
+        }
+        dag_handle = NULL;
+        sim_runner_free(rp);
+        sim_trace_free(plain);
+    }
+}
+END_TEST
+
+/* DTR-eq's scan reads cached class costs (sim_eqcache.c); scoring every member through the
+ * policy's score function walks the classes afresh each time. On random DAGs (views on
+ * evicted storages, in-flight outputs, releases) both must choose alike, run for run. */
+START_TEST(test_dtr_eq_cached_class_costs_choose_like_fresh_walks)
+{
+    const sim_policy *p = pol_find("dtr-eq");
+    sim_policy plain = *p;
+    plain.score_kind = SIM_SCORE_CUSTOM;
+    const double ratios[3] = {0.15, 0.3, 0.5};
+    uint64_t evictions = 0;
+    for (int seed = 1; seed <= 4; seed++) {
+        sim_trace *t = random_dag_trace((uint64_t)seed, 1500);
+        sim_runner *run;
+        gms_error err = {0};
+        ck_assert_int_eq(sim_runner_new(t, &run, &err), 0);
+        for (int k = 0; k < 3; k++) {
+            uint64_t budget = sim_budget_for_ratio(t, ratios[k]);
+            sim_result a, b;
+            uint64_t ha = hashed_run(run, p, budget, &a);
+            uint64_t hb = hashed_run(run, &plain, budget, &b);
+            ck_assert_msg(ha == hb, "seed %d at %g: cached and fresh class costs differ", seed,
+                          ratios[k]);
+            ck_assert_uint_eq(a.clock, b.clock);
+            evictions += a.evictions;
+        }
+        sim_runner_free(run);
+        sim_trace_free(t);
+    }
+    ck_assert_uint_gt(evictions, 0);
+}
+END_TEST
 
 /* --sample with dtr keeps no regions: it scores with equivalence classes (DTR-eq's formula),
  * so a sample covering the pool replays exactly like dtr-eq's full scan (and, where the two
@@ -867,11 +971,13 @@ int main(void)
     tcase_add_test(tc, test_sampled_choice_is_exact_when_sample_covers_pool_and_reproducible);
     tcase_add_test(tc, test_op_without_outputs_rematerializes_inputs_and_costs_time);
     tcase_add_test(tc, test_concurrent_runs_on_one_trace_match_sequential_ones);
-    tcase_add_test(tc, test_bitset_and_hash_regions_give_identical_runs);
+    tcase_add_test(tc, test_full_and_windowed_bitset_regions_give_identical_runs);
     tcase_add_test(tc, test_inline_score_scans_choose_like_score_calls);
     tcase_add_test(tc, test_deferred_region_rebuilds_give_eager_runs);
     tcase_add_test(tc, test_deferred_rebuilds_flush_before_a_view_on_an_evicted_storage);
     tcase_add_test(tc, test_sampled_dtr_scores_with_equivalence_classes);
+    tcase_add_test(tc, test_builder_finds_dense_sparse_and_moved_handles_alike);
+    tcase_add_test(tc, test_dtr_eq_cached_class_costs_choose_like_fresh_walks);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,134 @@
+/*
+ * sim_set, the bitset behind DTR's regions (sim_set.h): the windowed layout grows up and
+ * down, keeps every member across growth, iterates in order, and takes words from a scratch
+ * bitset exactly; the full layout behaves the same.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_set.h"
+
+#define UNIVERSE_WORDS 2000 /* ids < 128000 */
+
+/* The members of s in iteration order, into out (at most cap); returns how many. */
+static uint32_t members(const sim_set *s, uint32_t *out, uint32_t cap)
+{
+    sim_set_iter it;
+    uint32_t x, n = 0;
+    for (sim_set_iter_init(&it, s); sim_set_iter_next(&it, &x);) {
+        ck_assert_uint_lt(n, cap);
+        out[n++] = x;
+    }
+    return n;
+}
+
+/* Adds ids in an order that grows the window upwards, downwards and far away, and checks
+ * has/count/iteration against a plain array of flags after every step. */
+static void exercise(sim_set *s)
+{
+    static const uint32_t ids[] = {5000, 5001, 5063, 5064, 4999, 4000, 9000, 64, 0, 127999,
+                                   70000, 5000, 4000, 1, 63, 127936};
+    uint8_t *in = calloc(64 * UNIVERSE_WORDS, 1);
+    uint32_t expect = 0, got[64];
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        int r = sim_set_add(s, ids[i]);
+        ck_assert_int_eq(r, in[ids[i]] ? 0 : 1);
+        if (!in[ids[i]])
+            expect++;
+        in[ids[i]] = 1;
+        ck_assert_uint_eq(s->count, expect);
+        for (size_t j = 0; j < sizeof ids / sizeof ids[0]; j++)
+            ck_assert_int_eq(sim_set_has(s, ids[j]), in[ids[j]]);
+        ck_assert_int_eq(sim_set_has(s, 4998), 0);
+        uint32_t n = members(s, got, 64);
+        ck_assert_uint_eq(n, expect);
+        for (uint32_t k = 1; k < n; k++)
+            ck_assert_uint_lt(got[k - 1], got[k]); /* increasing */
+        for (uint32_t k = 0; k < n; k++)
+            ck_assert(in[got[k]]);
+    }
+    sim_set_remove(s, 5064);
+    sim_set_remove(s, 5064); /* twice: no effect */
+    sim_set_remove(s, 77);   /* never there */
+    ck_assert_int_eq(sim_set_has(s, 5064), 0);
+    ck_assert_uint_eq(s->count, expect - 1);
+    sim_set_clear(s);
+    ck_assert_uint_eq(s->count, 0);
+    ck_assert_uint_eq(members(s, got, 64), 0);
+    ck_assert_int_eq(sim_set_has(s, 5000), 0);
+    ck_assert_int_eq(sim_set_add(s, 5000), 1); /* usable again after clearing */
+    free(in);
+}
+
+START_TEST(test_windowed_set_grows_both_ways_and_keeps_members)
+{
+    sim_set s;
+    memset(&s, 0, sizeof s);
+    sim_set_use_window(&s, UNIVERSE_WORDS);
+    exercise(&s);
+    ck_assert_uint_le(s.wcap, UNIVERSE_WORDS);
+    sim_set_release(&s); /* a windowed set gives its memory back */
+    ck_assert_ptr_null(s.bits);
+    ck_assert_uint_eq(s.count, 0);
+    sim_set_free(&s);
+}
+END_TEST
+
+START_TEST(test_full_set_behaves_like_the_windowed_one)
+{
+    sim_set s;
+    memset(&s, 0, sizeof s);
+    sim_set_use_bits(&s, UNIVERSE_WORDS);
+    exercise(&s);
+    sim_set_release(&s); /* a full set keeps its words */
+    ck_assert_ptr_nonnull(s.bits);
+    ck_assert_uint_eq(s.count, 0);
+    sim_set_free(&s);
+}
+END_TEST
+
+/* take_words copies a scratch range in and zeroes it, shrinks a window much larger than
+ * needed, and leaves nothing behind of the set's earlier members. */
+START_TEST(test_take_words_copies_and_zeroes_the_scratch)
+{
+    uint64_t *scratch = calloc(UNIVERSE_WORDS, sizeof *scratch);
+    sim_set s;
+    memset(&s, 0, sizeof s);
+    sim_set_use_window(&s, UNIVERSE_WORDS);
+    for (uint32_t x = 0; x < 64 * 1000; x += 7) /* a wide window first */
+        ck_assert_int_ge(sim_set_add(&s, x), 0);
+    scratch[300] = 0x5;          /* ids 19200, 19202 */
+    scratch[302] = 1ull << 63;   /* id 19391 */
+    ck_assert_int_eq(sim_set_take_words(&s, scratch, 300, 303, 3), 0);
+    for (uint32_t w = 0; w < UNIVERSE_WORDS; w++)
+        ck_assert_uint_eq(scratch[w], 0);
+    ck_assert_uint_le(s.wcap, 8 * 3 + 64); /* the wide window was not kept */
+    uint32_t got[8];
+    ck_assert_uint_eq(members(&s, got, 8), 3);
+    ck_assert_uint_eq(got[0], 19200);
+    ck_assert_uint_eq(got[1], 19202);
+    ck_assert_uint_eq(got[2], 19391);
+    ck_assert_int_eq(sim_set_has(&s, 7 * 2743), 0); /* 19201: an earlier member, gone */
+    ck_assert_int_eq(sim_set_take_words(&s, scratch, 10, 12, 0), 0); /* empty */
+    ck_assert_uint_eq(s.count, 0);
+    ck_assert_uint_eq(members(&s, got, 8), 0);
+    sim_set_free(&s);
+    free(scratch);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("sim_set");
+    TCase *tc = tcase_create("set");
+    tcase_add_test(tc, test_windowed_set_grows_both_ways_and_keeps_members);
+    tcase_add_test(tc, test_full_set_behaves_like_the_windowed_one);
+    tcase_add_test(tc, test_take_words_copies_and_zeroes_the_scratch);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
