@@ -173,13 +173,13 @@ START_TEST(test_full_host_memory_falls_back_to_recomputation)
 }
 END_TEST
 
-/* hybrid swaps A when three times its round trip costs less than recomputing it, else drops
+/* hybrid swaps A when twice its round trip (premium 2) costs less than recomputing it, else drops
  * it. */
 START_TEST(test_hybrid_swaps_only_what_is_dearer_to_recompute)
 {
     const sim_policy *h = pol_find("hybrid");
     ck_assert_ptr_nonnull(h);
-    sim_trace *cheap = one_swap_trace_f(0, 0, 10), *dear = one_swap_trace_f(0, 0, 7 * X);
+    sim_trace *cheap = one_swap_trace_f(0, 0, 10), *dear = one_swap_trace_f(0, 0, 5 * X);
     sim_result r = run_cfg(cheap, h, 2 * S + 10, UINT64_MAX, NULL);
     ck_assert_int_eq(r.status, SIM_OK);
     ck_assert_uint_eq(r.swaps_out, 0);
@@ -190,12 +190,14 @@ START_TEST(test_hybrid_swaps_only_what_is_dearer_to_recompute)
     ck_assert_uint_eq(r.swaps_out, 1);
     ck_assert_uint_eq(r.evictions, 0);
     ck_assert_uint_eq(r.stall_ns, 2 * X);
-    /* 3 x (2X) = 6X < 7X; at 5X recomputing is cheaper */
-    sim_trace_free(dear);
-    dear = one_swap_trace_f(0, 0, 5 * X);
-    r = run_cfg(dear, h, 2 * S + 10, UINT64_MAX, NULL);
-    ck_assert_uint_eq(r.swaps_out, 0);
-    ck_assert_uint_eq(r.remat_compute, 5 * X);
+    /* 2 x (2X) = 4X < 5X; at 4X (a tie) and 3X recomputing is kept */
+    for (uint64_t c = 3; c <= 4; c++) {
+        sim_trace_free(dear);
+        dear = one_swap_trace_f(0, 0, c * X);
+        r = run_cfg(dear, h, 2 * S + 10, UINT64_MAX, NULL);
+        ck_assert_uint_eq(r.swaps_out, 0);
+        ck_assert_uint_eq(r.remat_compute, c * X);
+    }
     sim_trace_free(cheap);
     sim_trace_free(dear);
 }
