@@ -208,6 +208,11 @@ void perfetto_observe(void *vw, const sim_event *ev)
                 (unsigned long long)ev->op_index, (unsigned long long)ev->size);
         counter(w, C_RESIDENT, end, ev->memory, 0);
         w->clock = end;
+    } else if (ev->kind == SIM_EV_SWAP_DONE) {
+        /* the device bytes of a swap-out are freed when its copy ends; the counter cannot go
+         * back before what it already wrote, so a copy that ended during an op shows at the
+         * op's end */
+        counter(w, C_RESIDENT, ev->clock > w->clock ? ev->clock : w->clock, ev->memory, 0);
     } else if (ev->kind == SIM_EV_SWAP_OUT || ev->kind == SIM_EV_SWAP_IN) {
         /* a slice on its copy engine's track, from when the copy starts to when it ends */
         int out = ev->kind == SIM_EV_SWAP_OUT;

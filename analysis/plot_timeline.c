@@ -45,7 +45,9 @@ static void observe(void *vctx, const sim_event *ev)
         c->cap = cap;
     }
     /* with a memory model the line is the model's allocated (rounded) bytes, beside reserved */
-    c->s[c->n++] = (tl_sample){ev->clock, ev->allocated, ev->reserved, (unsigned char)ev->kind};
+    /* a swap-out that ended during the last op shows at its end: the line never goes back */
+    uint64_t at = c->n && ev->clock < c->s[c->n - 1].clock ? c->s[c->n - 1].clock : ev->clock;
+    c->s[c->n++] = (tl_sample){at, ev->allocated, ev->reserved, (unsigned char)ev->kind};
     if (ev->kind == SIM_EV_COMPUTE && (++c->computed & 0xffff) == 0 && c->o->progress && c->ops)
         c->o->progress(c->o->progress_ctx, c->computed, c->ops);
 }

@@ -3,18 +3,18 @@
  * director rules are not public, so this is our rule, not DELTA's. For every candidate it
  * prices both ways of freeing it:
  *   recompute = compute + evicted-neighbourhood compute (h_DTR's numerator);
- *   swap      = 3 x (the wait for the device-to-host engine's queue + one copy out + one
+ *   swap      = 2 x (the wait for the device-to-host engine's queue + one copy out + one
  *               copy back), the copy back on demand (no prefetch); never, for a storage that
  *               no model op reads again (the trace says so: sim_view_next_use).
- * The factor 3 is a risk premium, the best of 1, 2, 3, 4, 6 and 10 on the DTR logs
- * (docs/swap.md): the copy out is paid at once (the op that needs the room waits for it) while
- * a recompute is paid only if the tensor is needed again, even by a recompute of a child.
+ * The factor 2 is a risk premium, chosen on synthetic traces only (the DTR logs are for
+ * validation; the procedure is in docs/swap.md): the copy out is paid at once (the op that
+ * needs the room waits for it) while a recompute is paid only if the tensor is needed again, even by a recompute of a child.
  * It scores min(recompute, swap) / (size x staleness), as h_DTR scores the first, and swaps
  * the victim when swapping was the cheaper way (and host memory has room), else drops it.
  */
 #include "policies.h"
 
-#define SWAP_PREMIUM 3
+#define SWAP_PREMIUM 2
 
 static uint64_t recompute_cost(const sim_view *v, uint32_t s)
 {

@@ -18,10 +18,13 @@
 #define GPUMEMSIM_H
 
 #include "gms_error.h"
+#include "link.h"
 #include "memory.h"
+#include "planners.h"
 #include "plugin.h"
 #include "policy.h"
 #include "registry.h"
 #include "sim.h"
+#include "sim_plan_report.h"
 
 #endif

@@ -4,6 +4,8 @@
  *
  *   gpumemsim.sim(trace, budget=0.4, score=lambda s: s.compute / (s.size * s.staleness))
  *   gpumemsim.sim(trace, budget=0.4, policy="dtr")          # a built-in, or a plugin path
+ *   gpumemsim.sim(trace, budget=0.4, policy="hybrid", link="pcie3")   # a swapping policy
+ *   gpumemsim.sim(trace, budget=0.8, policy="mimose", policy_args="warmup=5")  # a planner
  *
  * returns the dictionary `gpumemsim sim --json` prints (same keys, same values). trace is a
  * path or a gpumemsim.Trace (gpumemsim.load(path), to load a trace once for many runs).
@@ -17,6 +19,7 @@
 
 #include "gpumemsim.h"
 #include "py_policy.h"
+#include "py_run_opts.h"
 
 /* The largest budget ratio, as the CLI's (cli.h CLI_MAX_BUDGET_RATIO): a bigger plain number
  * is more likely meant as bytes. */
@@ -228,22 +231,29 @@ static PyObject *py_sim(PyObject *self, PyObject *args, PyObject *kw)
     static char *kwlist[] = {"trace", "budget", "policy", "score", "name", "needs",
                              "budget_bytes", "seed", "remat_limit", "sample", "allocator",
                              "alloc_conf", "op_overhead_ns", "search_cost_ns",
-                             "evict_cost_ns", NULL};
+                             "evict_cost_ns", "link", "host_memory", "policy_args", NULL};
     PyObject *trace_arg, *budget_obj = Py_None, *score = Py_None, *needs_obj = Py_None;
-    PyObject *bytes_obj = Py_None, *sample_obj = NULL;
+    PyObject *bytes_obj = Py_None, *sample_obj = NULL, *host_obj = Py_None;
     const char *policy_name = NULL, *name = "python", *allocator = "ideal", *alloc_conf = NULL;
+    const char *link = NULL, *policy_args = NULL;
     unsigned long long seed = 0, op_overhead = 0, search_cost = 0, evict_cost = 0;
     double remat_limit = 2.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OzO$sOOKdOszKKK", kwlist, &trace_arg,
-                                     &budget_obj, &policy_name, &score, &name, &needs_obj,
-                                     &bytes_obj, &seed, &remat_limit, &sample_obj, &allocator,
-                                     &alloc_conf, &op_overhead, &search_cost, &evict_cost))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OzO$sOOKdOszKKKzOz", kwlist,
+                                     &trace_arg, &budget_obj, &policy_name, &score, &name,
+                                     &needs_obj, &bytes_obj, &seed, &remat_limit, &sample_obj,
+                                     &allocator, &alloc_conf, &op_overhead, &search_cost,
+                                     &evict_cost, &link, &host_obj, &policy_args))
         return NULL;
 
     /* the policy: a score callable, or a built-in / plugin by name (dtr by default) */
     if (score != Py_None && policy_name) {
         PyErr_SetString(PyExc_TypeError, "give either policy= (a name or plugin path) or "
                                          "score= (a Python function), not both");
+        return NULL;
+    }
+    if (score != Py_None && (link || host_obj != Py_None)) {
+        PyErr_SetString(PyExc_ValueError, "link= and host_memory= go with a swapping policy "
+                                          "(policy='swap-lru', ...); a score= policy never swaps");
         return NULL;
     }
     if (score != Py_None && !PyCallable_Check(score)) {
@@ -265,7 +275,12 @@ static PyObject *py_sim(PyObject *self, PyObject *args, PyObject *kw)
     sim_config cfg;
     sim_config_init(&cfg);
     gms_error err = {0};
-    if (score == Py_None &&
+    char params[1024]; /* a planner's canonical policy_args, as the CLI's */
+    int planner = py_opts_planner(score == Py_None ? policy_name : NULL, policy_args, &cfg,
+                                  params, sizeof params);
+    if (planner < 0)
+        return NULL;
+    if (score == Py_None && !planner &&
         pol_resolve(policy_name ? policy_name : "dtr", &cfg.policy, &err) != 0) {
         PyErr_SetString(error_type, err.msg);
         return NULL;
@@ -341,6 +356,10 @@ static PyObject *py_sim(PyObject *self, PyObject *args, PyObject *kw)
     else if (bytes)
         cfg.budget = bytes;
 
+    if (score == Py_None && py_opts_swap(link, host_obj, tr->t, &cfg) != 0) {
+        Py_DECREF(tobj);
+        return NULL;
+    }
     py_policy pp;
     if (score != Py_None) {
         if (py_policy_init(&pp, score, name, needs) != 0) {
@@ -349,7 +368,12 @@ static PyObject *py_sim(PyObject *self, PyObject *args, PyObject *kw)
         }
         cfg.policy = &pp.pol;
     }
-    if ((cfg.policy->needs & SIM_NEEDS_ADDRESSES) && !cfg.allocator) {
+    py_iters iters = {0};
+    if (planner) {
+        cfg.iteration_observer = py_iters_observe;
+        cfg.iteration_ctx = &iters;
+    }
+    if (cfg.policy && (cfg.policy->needs & SIM_NEEDS_ADDRESSES) && !cfg.allocator) {
         Py_DECREF(tobj);
         PyErr_Format(PyExc_ValueError, "policy %s chooses victims by their addresses, which "
                      "the ideal memory model does not have; pass allocator='caching' (or "
@@ -372,11 +396,15 @@ static PyObject *py_sim(PyObject *self, PyObject *args, PyObject *kw)
     }
     if (rc) {
         PyErr_Format(error_type, "%U: %s", tr->path, err.msg);
+        py_iters_free(&iters);
         Py_DECREF(tobj);
         return NULL;
     }
-    PyObject *d = result_dict(tr->path, pol_name(cfg.policy), &cfg, ratio,
-                              sim_trace_baseline(tr->t), &res, alloc_key);
+    PyObject *d = result_dict(tr->path, planner ? cfg.planner->name : pol_name(cfg.policy), &cfg,
+                              ratio, sim_trace_baseline(tr->t), &res, alloc_key);
+    if (d && py_opts_put(d, &cfg, &res, &iters) != 0)
+        Py_CLEAR(d);
+    py_iters_free(&iters);
     Py_DECREF(tobj);
     return d;
 }
@@ -413,14 +441,18 @@ static PyMethodDef methods[] = {
     {"sim", (PyCFunction)(void (*)(void))py_sim, METH_VARARGS | METH_KEYWORDS,
      "sim(trace, budget=None, policy=None, score=None, *, name='python', needs=(),\n"
      "    budget_bytes=None, seed=0, remat_limit=2.0, sample=0, allocator='ideal',\n"
-     "    alloc_conf=None) -> dict\n\n"
+     "    alloc_conf=None, op_overhead_ns=0, search_cost_ns=0, evict_cost_ns=0,\n"
+     "    link=None, host_memory=None, policy_args=None) -> dict\n\n"
      "Replays trace (a path or a gpumemsim.Trace) under a budget (a ratio of baseline\n"
      "memory, or budget_bytes) and returns the dictionary `gpumemsim sim --json` prints.\n"
      "The policy is a built-in name or a plugin path (policy=, default 'dtr'), or a Python\n"
      "function score(storage) -> float (lower = evicted first) named name=. A score that\n"
      "raises ZeroDivisionError is +inf; any other exception or a NaN stops the run with\n"
      "gpumemsim.Error. needs=('regions',) / ('eqclass',) keeps Storage.region_fwd_cost,\n"
-     "region_rev_cost / eqclass_cost."},
+     "region_rev_cost / eqclass_cost. policy= may name a checkpoint planner (ckpt-sqrt, ...)\n"
+     "with policy_args='K=V,...'; link= ('pcie3', '16,10') and host_memory= (bytes) go with\n"
+     "swapping policies (swap-lru, hybrid, capuchin, autoswap), as the CLI's --link and\n"
+     "--host-memory."},
     {"load", py_load, METH_O, "load(path) -> Trace: load a trace once for many runs."},
     {"ratio", py_ratio, METH_VARARGS,
      "ratio(num, a, b) -> float: num / (a * b) correctly rounded, +inf when a * b == 0\n"

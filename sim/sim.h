@@ -82,6 +82,11 @@ typedef enum sim_event_kind {
     SIM_EV_SWAP_OUT = 5,    /* a device-to-host copy was queued (copy_start/copy_end); the
                              * storage's device bytes are freed when it ends */
     SIM_EV_SWAP_IN = 6,     /* a host-to-device copy was queued (copy_start/copy_end) */
+    SIM_EV_SWAP_DONE = 7,   /* a swap-out's copy has ended and its device bytes are freed:
+                             * clock = copy_end = when the copy ended, memory = after the
+                             * free. Reported at the next op boundary or wait, so its clock
+                             * may be earlier than the previous event's (it ended during
+                             * that op); not reported for a storage taken back before */
 } sim_event_kind;
 
 typedef struct sim_event {

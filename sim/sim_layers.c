@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sim_internal.h"
+#include "sim_plan_report.h"
 
 struct sim_layers {
     sim_layer *layers;
@@ -195,6 +196,12 @@ uint32_t sim_layers_count(const sim_layers *l)
 const sim_layer *sim_layers_at(const sim_layers *l, uint32_t i)
 {
     return i < l->n_layers ? &l->layers[i] : NULL;
+}
+
+const char *sim_iteration_report_layer(const sim_iteration_report *r, uint32_t i)
+{
+    const sim_layer *x = i < r->n_layers ? sim_layers_at(r->layers, r->first_layer + i) : NULL;
+    return x ? x->name : "";
 }
 
 uint32_t sim_layers_iterations(const sim_layers *l)

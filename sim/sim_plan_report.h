@@ -31,4 +31,8 @@ typedef struct sim_iteration_report {
     uint32_t n_checkpointed;
 } sim_iteration_report;
 
+/* The name of layer i (< n_layers) of the report's iteration ("h.3", "segment.J"), for
+ * programs linking the library, which do not see sim_layers; it lives with the run. */
+const char *sim_iteration_report_layer(const sim_iteration_report *r, uint32_t i);
+
 #endif

@@ -33,7 +33,7 @@ static void notify_copy(sim_view *v, sim_event_kind kind, uint32_t s, uint64_t s
     const sim_trace *tr = v->tr;
     sim_event ev = {
         .kind = kind,
-        .clock = v->clock,
+        .clock = kind == SIM_EV_SWAP_DONE ? end : v->clock,
         .memory = v->memory,
         .reserved = v->memory,
         .allocated = v->memory,
@@ -140,6 +140,9 @@ static void retire(sim_view *v)
             sw->host_used -= e->size;
         else
             sw->where[e->s] = SIM_SW_HOST;
+        /* so memory timelines drop at the copy's end, not after the next op */
+        notify_copy(v, SIM_EV_SWAP_DONE, e->s, e->end - sim_link_copy_ns(&sw->link, e->size),
+                    e->end);
     }
     if (sw->pend_head == sw->pend_n)
         sw->pend_head = sw->pend_n = 0;

@@ -4,8 +4,8 @@ Usage: test_binding.py [TRACE]   (default: the committed unet sample)
 Environment: GMS_BIN (the gpumemsim CLI), GMS_SOURCE_DIR, GMS_PLUGIN_DTR_LOCAL (the test
 plugin computing dtr-local), PYTHONPATH with the built module.
 
-Checks that sim() returns exactly `gpumemsim sim --json`'s dictionary for built-in policies
-and a plugin, that Python transcriptions of simrd's formulas (dtr-local, dtr, dtr-eq, lru)
+Checks that sim() returns exactly `gpumemsim sim --json`'s dictionary for built-in policies,
+swapping policies with their link and host memory, checkpoint planners and a plugin, that Python transcriptions of simrd's formulas (dtr-local, dtr, dtr-eq, lru)
 choose exactly like the built-ins, and that failing scores end the run with clear errors.
 """
 import json
@@ -157,6 +157,63 @@ for kw, exc, text in [
         e = None
     except Exception as x:  # noqa: BLE001
         e = x
+    check(isinstance(e, exc) and text in str(e), f"{kw}: {e!r}")
+
+# swapping policies with link= and host_memory= (docs/swap.md): the CLI's dictionary, "swap"
+# included, on a preset and on explicit figures, with and without a host-memory limit
+for p in ("swap-lru", "hybrid", "capuchin", "autoswap"):
+    for link, host in (("pcie3", None), ("12.2,47", 1 << 30)):
+        extra = ["--link", link] + (["--host-memory", str(host)] if host else [])
+        got = gpumemsim.sim(trace, budget=0.5, policy=p, link=link, host_memory=host)
+        want = cli(p, 0.5, *extra)
+        check(same(got, want) and "swap" in got, f"{p} {link} {host}: {diff(got, want)}")
+got = gpumemsim.sim(trace, budget=0.5, policy="swap-lru")  # the default link, pcie4
+check(got["swap"]["link_gbps"] == 31.5 and got["swap"]["host_memory"] is None
+      and got["swap"]["swap_in_bytes"] <= got["swap"]["swap_out_bytes"], f"default link: {got}")
+check("swap" not in gpumemsim.sim(trace, budget=0.5, policy="dtr"), "dtr has a swap object")
+
+# checkpoint planners (docs/planners.md) with policy_args: "policy_args", "planner" and
+# "iterations" as the CLI's, but for the planner's own wall time (plan_s, plan_ns)
+PLANNED = os.path.join(SRC, "traces/samples/transformer-small.gmt")
+
+
+def unclocked(d):
+    d = dict(d)
+    if "planner" in d:
+        d["planner"] = {k: v for k, v in d["planner"].items() if k != "plan_s"}
+        d["iterations"] = [{k: v for k, v in i.items() if k != "plan_ns"}
+                           for i in d["iterations"]]
+    return d
+
+
+for p, args in (("ckpt-all", None), ("ckpt-sqrt", None), ("mimose", "warmup=2, bucket=64"),
+                ("mimose-static", None)):
+    got = gpumemsim.sim(PLANNED, budget=0.8, policy=p, policy_args=args)
+    want = json.loads(subprocess.run(
+        [BIN, "sim", PLANNED, "--policy", p, "--budget", "0.8", "--json"]
+        + (["--policy-args", args] if args else []),
+        check=True, capture_output=True, text=True).stdout)
+    got, want = unclocked(got), unclocked(want)
+    check(same(got, want) and got["iterations"] and "planner" in got,
+          f"{p} {args}: {diff(got, want)}")
+check(gpumemsim.sim(PLANNED, budget=0.8, policy="mimose", policy_args="warmup=2, bucket=64")
+      ["policy_args"] == "bucket=64,warmup=2", "policy_args are not canonical")
+
+for kw, exc, text in [
+    (dict(policy="dtr", link="pcie3"), ValueError, "never swaps to host memory"),
+    (dict(policy="dtr", host_memory=1 << 30), ValueError, "never swaps to host memory"),
+    (dict(policy="swap-lru", link="pcie9"), ValueError, "pcie3"),
+    (dict(policy="swap-lru", link="0"), ValueError, "link:"),
+    (dict(policy="swap-lru", host_memory=1), ValueError, "smallest tensor"),
+    (dict(policy="swap-lru", host_memory="64GiB"), ValueError, "positive byte count"),
+    (dict(policy="swap-lru", allocator="caching"), gpumemsim.Error, "ideal memory model"),
+    (dict(score=len, link="pcie3"), ValueError, "never swaps"),
+    (dict(policy="dtr", policy_args="warmup=1"), ValueError, "takes none"),
+    (dict(policy="ckpt-all", link="pcie3"), ValueError, "never swaps to host memory"),
+    (dict(policy="mimose", policy_args="warmup"), ValueError, "policy_args:"),
+    (dict(policy="mimose", policy_args="nosuch=1"), gpumemsim.Error, "nosuch"),
+]:
+    e = error_of(**kw)
     check(isinstance(e, exc) and text in str(e), f"{kw}: {e!r}")
 try:
     gpumemsim.load(os.path.join(SRC, "no-such-trace.gmt"))

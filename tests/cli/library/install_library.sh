@@ -16,7 +16,8 @@ export PKG_CONFIG_PATH=$(dirname "$pc")
 libdir=$(pkg-config --variable=libdir gpumemsim)
 so=$(cd "$libdir" && pwd -P)/libgpumemsim.so
 [ -f "$so" ] || fail "not installed: $so"
-for h in gpumemsim.h sim.h policy.h memory.h registry.h plugin.h gms_error.h; do
+for h in gpumemsim.h sim.h policy.h memory.h registry.h plugin.h gms_error.h link.h planner.h \
+         planners.h sim_plan_report.h; do
   [ -f "$P/include/gpumemsim/$h" ] || fail "header not installed: $h"
 done
 
@@ -27,12 +28,14 @@ soname=$(objdump -p "$so" | awk '$1 == "SONAME" {print $2}')
 # the public API is exported, internals are not
 syms=$(nm -D --defined-only "$so" | awk '{print $3}' | sed 's/@.*//')
 for s in sim_trace_load sim_run sim_runner_run sim_view_size sim_score_ratio pol_resolve \
-         pol_find sim_memory_find gms_error_set; do
+         pol_find sim_memory_find gms_error_set sim_link_parse planner_find \
+         planner_params_canon sim_iteration_report_layer; do
   grep -qx "$s" <<<"$syms" || fail "libgpumemsim.so does not export $s"
 done
-leaked=$(grep -Ev '^(sim_|pol_|gms_error_|GPUMEMSIM_)' <<<"$syms" || true)
+leaked=$(grep -Ev '^(sim_|pol_|planner_(find|count|at|params_canon)$|gms_error_|GPUMEMSIM_)' \
+         <<<"$syms" || true)
 [ -z "$leaked" ] || fail "libgpumemsim.so exports internals: $leaked"
-for s in sim_regions_flush sim_evict_one pol_plugin_find; do
+for s in sim_regions_flush sim_evict_one pol_plugin_find planner_params_check sim_layers_at; do
   ! grep -qx "$s" <<<"$syms" || fail "libgpumemsim.so exports the internal $s"
 done
 

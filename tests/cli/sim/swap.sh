@@ -51,6 +51,12 @@ jq -e --argjson r "$p3" '[.traceEvents[] | select(.cat == "copy")] as $c
        | index("copy device-to-host") != null)
   and ([$c[] | select(.tid == 3) | .ts] as $t | $t == ($t | sort))
   and .otherData.stall_ns == $r.swap.stall_ns' run.json >/dev/null || fail "perfetto copies"
+# the resident counter drops when a swap-out's copy ends (swap-lru waits for each copy, so
+# every end is a moment of its own; ts are us with 3 decimals)
+jq -e '[.traceEvents[] | select(.ph == "C" and .name == "resident") | .ts] as $c
+  | [.traceEvents[] | select(.name == "swap out") | (.ts + .dur) as $e
+     | any($c[]; . >= $e - 0.0015 and . <= $e + 0.0015)] | length > 0 and all' run.json \
+  >/dev/null || fail "no resident counter at a swap-out's end"
 # the timeline chart marks copy activity (gnuplot draws it; it is optional on a build machine)
 if command -v gnuplot >/dev/null; then
   "$GMS_BIN" plot timeline "$T" --policy swap-lru --budget 0.4 --link pcie3 -o tl.svg \

@@ -173,13 +173,13 @@ START_TEST(test_full_host_memory_falls_back_to_recomputation)
 }
 END_TEST
 
-/* hybrid swaps A when three times its round trip costs less than recomputing it, else drops
+/* hybrid swaps A when twice its round trip (premium 2) costs less than recomputing it, else drops
  * it. */
 START_TEST(test_hybrid_swaps_only_what_is_dearer_to_recompute)
 {
     const sim_policy *h = pol_find("hybrid");
     ck_assert_ptr_nonnull(h);
-    sim_trace *cheap = one_swap_trace_f(0, 0, 10), *dear = one_swap_trace_f(0, 0, 7 * X);
+    sim_trace *cheap = one_swap_trace_f(0, 0, 10), *dear = one_swap_trace_f(0, 0, 5 * X);
     sim_result r = run_cfg(cheap, h, 2 * S + 10, UINT64_MAX, NULL);
     ck_assert_int_eq(r.status, SIM_OK);
     ck_assert_uint_eq(r.swaps_out, 0);
@@ -190,12 +190,14 @@ START_TEST(test_hybrid_swaps_only_what_is_dearer_to_recompute)
     ck_assert_uint_eq(r.swaps_out, 1);
     ck_assert_uint_eq(r.evictions, 0);
     ck_assert_uint_eq(r.stall_ns, 2 * X);
-    /* 3 x (2X) = 6X < 7X; at 5X recomputing is cheaper */
-    sim_trace_free(dear);
-    dear = one_swap_trace_f(0, 0, 5 * X);
-    r = run_cfg(dear, h, 2 * S + 10, UINT64_MAX, NULL);
-    ck_assert_uint_eq(r.swaps_out, 0);
-    ck_assert_uint_eq(r.remat_compute, 5 * X);
+    /* 2 x (2X) = 4X < 5X; at 4X (a tie) and 3X recomputing is kept */
+    for (uint64_t c = 3; c <= 4; c++) {
+        sim_trace_free(dear);
+        dear = one_swap_trace_f(0, 0, c * X);
+        r = run_cfg(dear, h, 2 * S + 10, UINT64_MAX, NULL);
+        ck_assert_uint_eq(r.swaps_out, 0);
+        ck_assert_uint_eq(r.remat_compute, c * X);
+    }
     sim_trace_free(cheap);
     sim_trace_free(dear);
 }
@@ -287,8 +289,11 @@ END_TEST
 
 /* Records every copy: per engine, in queue order. */
 typedef struct copies {
-    uint64_t start[2][4096], end[2][4096], size[2][4096];
+    uint64_t start[2][4096], end[2][4096], size[2][4096], storage[4096];
     uint32_t n[2];
+    /* swap-outs reported done: how many, their bytes, and how many of them did not match a
+     * queued swap-out of the same storage ending at the reported clock */
+    uint64_t done, done_bytes, done_unmatched;
     uint64_t max_memory, budget;
 } copies;
 
@@ -297,10 +302,22 @@ static void record_copy(void *ctx, const sim_event *ev)
     copies *c = ctx;
     if (ev->memory > c->max_memory)
         c->max_memory = ev->memory;
+    if (ev->kind == SIM_EV_SWAP_DONE) {
+        int found = 0;
+        for (uint32_t i = c->n[0]; i-- > 0 && !found;)
+            found = c->storage[i] == ev->storage && c->end[0][i] == ev->clock &&
+                    ev->copy_end == ev->clock && c->size[0][i] == ev->size;
+        c->done++;
+        c->done_bytes += ev->size;
+        c->done_unmatched += !found;
+        return;
+    }
     if (ev->kind != SIM_EV_SWAP_OUT && ev->kind != SIM_EV_SWAP_IN)
         return;
     int e = ev->kind == SIM_EV_SWAP_IN;
     if (c->n[e] < 4096) {
+        if (!e)
+            c->storage[c->n[e]] = ev->storage;
         c->start[e][c->n[e]] = ev->copy_start;
         c->end[e][c->n[e]] = ev->copy_end;
         c->size[e][c->n[e]++] = ev->size;
@@ -360,6 +377,9 @@ START_TEST(test_every_swapping_policy_keeps_the_books)
             ck_assert_uint_eq(r.clock, 1 + bl->compute + r.remat_compute + r.stall_ns);
             ck_assert_uint_eq(c.n[0], r.swaps_out);
             ck_assert_uint_eq(c.n[1], r.swaps_in);
+            /* every completed swap-out is reported when its copy ended (SIM_EV_SWAP_DONE) */
+            ck_assert_uint_eq(c.done_bytes, r.swap_out_bytes);
+            ck_assert_uint_eq(c.done_unmatched, 0);
             for (int e = 0; e < 2; e++)
                 for (uint32_t i = 1; i < c.n[e]; i++) {
                     ck_assert_uint_ge(c.start[e][i], c.end[e][i - 1]);
@@ -408,6 +428,10 @@ START_TEST(test_engines_serve_in_order_and_the_books_balance)
         }
         ck_assert_uint_eq(c.n[0], r.swaps_out);
         ck_assert_uint_eq(c.n[1], r.swaps_in);
+        /* every completed swap-out is reported when its copy ended (SIM_EV_SWAP_DONE) */
+        ck_assert_uint_gt(c.done, 0);
+        ck_assert_uint_eq(c.done_bytes, r.swap_out_bytes);
+        ck_assert_uint_eq(c.done_unmatched, 0);
         /* every byte swapped in was swapped out first */
         ck_assert_uint_le(r.swap_in_bytes, r.swap_out_bytes);
         ck_assert_uint_gt(r.swap_in_bytes, 0);
