@@ -130,8 +130,26 @@ int opt_solver_solve(const opt_program *p, const opt_graph *g, const opt_solver_
     snprintf(buf, sizeof buf, "%d", o->threads > 1 ? o->threads : 1);
     if (o->threads > 1)
         Cbc_setParameter(m, "threads", buf);
-    if (o->time_limit > 0)
+    if (o->time_limit > 0) {
+        /* CbcMain reads its own "seconds" parameter, not the model's maximum */
+        snprintf(buf, sizeof buf, "%.3f", o->time_limit);
+        Cbc_setParameter(m, "timeMode", "elapsed");
+        Cbc_setParameter(m, "seconds", buf);
         Cbc_setMaximumSeconds(m, o->time_limit);
+    }
+    /* GMS_CBC_PARAMS="name=value,...": CBC settings for experiments (docs/optimal.md) */
+    const char *extra = getenv("GMS_CBC_PARAMS");
+    if (extra && *extra) {
+        char *copy = strdup(extra), *save = NULL;
+        for (char *kv = copy ? strtok_r(copy, ",", &save) : NULL; kv; kv = strtok_r(NULL, ",", &save)) {
+            char *eq = strchr(kv, '=');
+            if (eq) {
+                *eq = 0;
+                Cbc_setParameter(m, kv, eq + 1);
+            }
+        }
+        free(copy);
+    }
     /* the gap CBC stops at: none beyond round-off (the authors' OptimalityTol is 1e-4) */
     Cbc_setAllowableFractionGap(m, 1e-9);
     Cbc_setAllowableGap(m, 1e-9);

@@ -85,8 +85,8 @@ static uint32_t col_F(const opt_program *p, uint32_t t, uint32_t e)
     return p->f_base + p->f_stage_off[t] + e;
 }
 
-int opt_program_build(const opt_graph *g, uint64_t budget, int integral, opt_program **out,
-                      gms_error *err)
+int opt_program_build(const opt_graph *g, uint64_t budget, int integral, int tighten,
+                      opt_program **out, gms_error *err)
 {
     *out = NULL;
     uint32_t T = g->n;
@@ -122,21 +122,26 @@ int opt_program_build(const opt_graph *g, uint64_t budget, int integral, opt_pro
     for (uint32_t t = 0; t < T; t++)
         p->f_stage_off[t + 1] = p->f_stage_off[t] + g->pred_edge_off[t];
 
-    /* memory unit: the gcd of the sizes and the budget (the authors' ram_gcd) */
-    uint64_t unit = budget;
-    for (uint32_t i = 0; i < T; i++)
-        unit = gcd64(unit, g->nodes[i].bytes);
-    if (unit == 0)
-        unit = 1;
-    p->ram_unit = (double)unit;
-    p->budget_units = (double)(budget / unit);
+    /* Memory unit: the authors divide by the gcd of the sizes and the budget, which leaves
+     * coefficients up to 1e9 when the gcd is small, and CBC's cuts then cut off feasible
+     * schedules (we saw it prove a non-optimum "optimal"). Dividing by the budget instead
+     * scales the same rows by a constant: U in [0, 1], the same feasible set. */
+    double unit = budget > 0 ? (double)budget : 1;
+    if (getenv("GMS_OPT_GCD_UNIT")) { /* the authors' unit, for comparison */
+        uint64_t gu = budget;
+        for (uint32_t i = 0; i < T; i++)
+            gu = gcd64(gu, g->nodes[i].bytes);
+        unit = gu ? (double)gu : 1;
+    }
+    p->ram_unit = unit;
+    p->budget_units = (double)budget / unit;
     double *m = malloc(((size_t)T + 1) * sizeof *m);
     if (!m) {
         opt_program_free(p);
         return gms_error_set(err, GMS_ENOMEM, "out of memory building the program");
     }
     for (uint32_t i = 0; i < T; i++)
-        m[i] = (double)(g->nodes[i].bytes / unit);
+        m[i] = (double)g->nodes[i].bytes / unit;
 
     for (uint32_t c = 0; c < p->u_base; c++) {
         p->col_ub[c] = 1;
@@ -144,7 +149,7 @@ int opt_program_build(const opt_graph *g, uint64_t budget, int integral, opt_pro
     }
     for (uint32_t c = p->f_base; c < p->n_cols; c++) {
         p->col_ub[c] = 1;
-        p->col_int[c] = (uint8_t)integral;
+        p->col_int[c] = (uint8_t)(integral && !tighten); /* tightened: integral when R, S are */
     }
     for (uint32_t c = p->u_base; c < p->f_base; c++)
         p->col_ub[c] = p->budget_units;
@@ -182,7 +187,26 @@ int opt_program_build(const opt_graph *g, uint64_t budget, int integral, opt_pro
                 for (uint32_t q = g->succ_off[i]; q < g->succ_off[i + 1]; q++)
                     after += g->succ[q] > k;
                 double maxh = (t + 1 < T ? 2 : 1) + (double)after;
-                /* bound 0: 1 - F <= hazards; bound 1: maxh (1 - F) >= hazards */
+                /* bound 0: 1 - F <= hazards; bound 1: maxh (1 - F) >= hazards, or
+                 * tightened, each hazard alone: F <= R[t,k], F <= 1 - S[t+1,i],
+                 * F <= 1 - R[t,j] */
+                if (bound == 1 && tighten) {
+                    row_begin(&b, -1e30, 0);
+                    entry(&b, col_F(p, t, e), 1);
+                    entry(&b, opt_col_R(p, t, k), -1);
+                    if (t + 1 < T) {
+                        row_begin(&b, -1e30, 1);
+                        entry(&b, col_F(p, t, e), 1);
+                        entry(&b, opt_col_S(p, t + 1, i), 1);
+                    }
+                    for (uint32_t q = g->succ_off[i]; q < g->succ_off[i + 1]; q++)
+                        if (g->succ[q] > k && g->succ[q] <= t) {
+                            row_begin(&b, -1e30, 1);
+                            entry(&b, col_F(p, t, e), 1);
+                            entry(&b, opt_col_R(p, t, g->succ[q]), 1);
+                        }
+                    continue;
+                }
                 if (bound == 0)
                     row_begin(&b, -1e30, 0);
                 else

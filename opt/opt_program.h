@@ -62,10 +62,14 @@ static inline uint32_t opt_col_U(const opt_program *p, uint32_t t, uint32_t k)
 }
 
 /* Builds the program for g under an activation budget (bytes; constant_bytes already taken
- * off). integral 0: the LP relaxation. 0, GMS_ENOMEM or GMS_EINVAL (a graph too large for the
- * index range, said so). */
-int opt_program_build(const opt_graph *g, uint64_t budget, int integral, opt_program **out,
-                      gms_error *err);
+ * off). integral 0: the LP relaxation. tighten: our extension (docs/optimal.md, "Tightened"):
+ * the authors' aggregated bound maxh (1 - FREE_E) >= hazards is replaced by one inequality per
+ * hazard (FREE_E <= R[t,k], FREE_E <= 1 - S[t+1,i], FREE_E <= 1 - R[t,j]), which imply it, and
+ * FREE_E is continuous: for integral R and S these force FREE_E to the same 0 or 1, so the
+ * integer optimum is the authors', while the LP relaxation is tighter. 0, GMS_ENOMEM or
+ * GMS_EINVAL (a graph too large for the index range, said so). */
+int opt_program_build(const opt_graph *g, uint64_t budget, int integral, int tighten,
+                      opt_program **out, gms_error *err);
 void opt_program_free(opt_program *p);
 
 /* A column's name in the authors' style: R[t,i], S[t,i], U[t,k], FREE_E[t,e]. */

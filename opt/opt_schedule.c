@@ -180,42 +180,90 @@ static void stage_closure(const opt_graph *g, opt_schedule *s, uint32_t t)
                     r[g->nodes[v].inputs[k]] = 1;
 }
 
+/* The compute of stage t's R. */
+static double stage_cost(const opt_graph *g, const opt_schedule *s, uint32_t t)
+{
+    const uint8_t *r = s->R + (size_t)t * g->n;
+    double c = 0;
+    for (uint32_t i = 0; i <= t; i++)
+        if (r[i])
+            c += g->nodes[i].cost;
+    return c;
+}
+
+/* Stage t from its checkpoints st = S[t] and the outputs banned from the next stage: R the
+ * closure, S[t+1] what later stages need of st and R, less the banned. Returns the peak. */
+static uint64_t stage_eval(const opt_graph *g, opt_schedule *s, uint32_t t, const uint8_t *ban)
+{
+    uint32_t n = g->n;
+    const uint8_t *st = s->S + (size_t)t * n, *r = s->R + (size_t)t * n;
+    stage_closure(g, s, t);
+    if (t + 1 < n) {
+        uint8_t *next = s->S + (size_t)(t + 1) * n;
+        memset(next, 0, n);
+        for (uint32_t i = 0; i <= t; i++)
+            next[i] = (uint8_t)((st[i] || r[i]) && !ban[i] && needed_after(g, i, t));
+    }
+    return stage_peak(g, s, t);
+}
+
 int opt_schedule_greedy(const opt_graph *g, uint64_t budget, opt_schedule *s)
 {
     uint32_t n = g->n;
     memset(s->R, 0, (size_t)n * n);
     memset(s->S, 0, (size_t)n * n);
-    for (uint32_t t = 0; t < n; t++) {
-        uint8_t *st = s->S + (size_t)t * n, *r = s->R + (size_t)t * n;
+    uint8_t *ban = calloc((size_t)n + 1, 1);
+    if (!ban)
+        return -1;
+    int rc = 0;
+    for (uint32_t t = 0; t < n && rc == 0; t++) {
+        uint8_t *st = s->S + (size_t)t * n;
         uint8_t *next = t + 1 < n ? s->S + (size_t)(t + 1) * n : NULL;
-        for (;;) {
-            stage_closure(g, s, t);
-            if (next)
-                for (uint32_t i = 0; i <= t; i++)
-                    next[i] = (uint8_t)((st[i] || r[i]) && needed_after(g, i, t));
-            if (stage_peak(g, s, t) <= budget)
-                break;
-            /* drop the checkpoint that is cheapest to recompute per byte it frees; one that
-             * this stage does not use first (dropping it recomputes nothing now) */
+        memset(ban, 0, n);
+        uint64_t peak = stage_eval(g, s, t, ban);
+        while (peak > budget) {
+            /* Try each way to lower the stage's memory: drop a checkpoint (it is then
+             * recomputed where this stage needs it) or do not carry an output into the next
+             * stage. Take the one that adds the least compute per byte of peak it saves. */
+            double base_cost = stage_cost(g, s, t), best = 0;
             uint32_t victim = UINT32_MAX;
-            double best = 0;
-            int best_unused = 0;
-            for (uint32_t i = 0; i < t; i++) {
-                if (!st[i] || g->nodes[i].bytes == 0)
+            int victim_drop = 0;
+            for (uint32_t i = 0; i <= t; i++) {
+                int in_st = i < t && st[i], in_next = next && next[i];
+                if ((!in_st && !in_next) || g->nodes[i].bytes == 0)
                     continue;
-                int unused = 1;
-                for (uint32_t p = g->succ_off[i]; p < g->succ_off[i + 1]; p++)
-                    if (g->succ[p] <= t && r[g->succ[p]])
-                        unused = 0;
-                double score = g->nodes[i].cost / (double)g->nodes[i].bytes;
-                if (victim == UINT32_MAX || unused > best_unused ||
-                    (unused == best_unused && score < best))
-                    victim = i, best = score, best_unused = unused;
+                uint8_t old_st = st[i], old_ban = ban[i];
+                if (in_st)
+                    st[i] = 0;
+                ban[i] = 1;
+                uint64_t p = stage_eval(g, s, t, ban);
+                double added = stage_cost(g, s, t) - base_cost +
+                               (needed_after(g, i, t) ? g->nodes[i].cost : 0);
+                st[i] = old_st;
+                ban[i] = old_ban;
+                if (p >= peak)
+                    continue;
+                /* Belady's hint: what is needed again soon is worth keeping */
+                uint32_t next_use = t + 1;
+                for (uint32_t q = g->succ_off[i]; q < g->succ_off[i + 1]; q++)
+                    if (g->succ[q] > t) {
+                        next_use = g->succ[q];
+                        break;
+                    }
+                double score = added / ((double)(peak - p) * (double)(next_use - t));
+                if (victim == UINT32_MAX || score < best)
+                    victim = i, best = score, victim_drop = in_st;
             }
-            if (victim == UINT32_MAX)
-                return -1;
-            st[victim] = 0;
+            if (victim == UINT32_MAX) {
+                rc = -1;
+                break;
+            }
+            if (victim_drop)
+                st[victim] = 0;
+            ban[victim] = 1;
+            peak = stage_eval(g, s, t, ban);
         }
     }
-    return 0;
+    free(ban);
+    return rc;
 }

@@ -39,12 +39,14 @@ uint64_t opt_greedy_min_budget(const opt_graph *g, uint64_t lo, uint64_t hi)
     return hi;
 }
 
-/* Solves the LP relaxation at an activation budget. */
-static int solve_lp(const opt_graph *g, uint64_t act, double limit, const char *model, int log,
-                    opt_program **pout, opt_solver_result *r, gms_error *err)
+/* Solves the LP relaxation at an activation budget; *pout gets the program (pout NULL: it is
+ * freed). */
+static int solve_lp(const opt_graph *g, uint64_t act, int tighten, double limit,
+                    const char *model, int log, opt_program **pout, opt_solver_result *r,
+                    gms_error *err)
 {
     opt_program *p;
-    int rc = opt_program_build(g, act, 0, &p, err);
+    int rc = opt_program_build(g, act, 0, tighten, &p, err);
     if (rc)
         return rc;
     opt_solver_opts o = {.time_limit = limit, .write_model = model, .log = log};
@@ -66,27 +68,42 @@ static void explain_infeasible(const opt_graph *g, opt_answer *a)
     a->heuristic_fit = g->constant_bytes + opt_greedy_min_budget(g, lo, peak > lo ? peak : lo);
 }
 
-/* The seed: the cheaper of checkpoint-all (when it fits) and the greedy schedule. */
-static opt_schedule *seed_schedule(const opt_graph *g, uint64_t act)
+/* Keeps *best the cheaper of *best and cand when cand fits act and is correct; frees the
+ * other. */
+static void keep_cheaper(const opt_graph *g, uint64_t act, opt_schedule **best, opt_schedule *cand)
 {
-    opt_schedule *a = opt_schedule_new(g->n), *b = opt_schedule_new(g->n);
-    if (!a || !b) {
-        opt_schedule_free(a), opt_schedule_free(b);
-        return NULL;
+    if (cand && opt_schedule_peak(g, cand) <= act && opt_schedule_check(g, cand, NULL, 0) == 0 &&
+        (!*best || opt_schedule_cost(g, cand) < opt_schedule_cost(g, *best))) {
+        opt_schedule_free(*best);
+        *best = cand;
+    } else {
+        opt_schedule_free(cand);
     }
-    opt_schedule_checkpoint_all(g, a);
-    int a_ok = opt_schedule_peak(g, a) <= act;
-    int b_ok = opt_schedule_greedy(g, act, b) == 0 && opt_schedule_peak(g, b) <= act &&
-               opt_schedule_check(g, b, NULL, 0) == 0;
-    if (a_ok && (!b_ok || opt_schedule_cost(g, a) <= opt_schedule_cost(g, b))) {
-        opt_schedule_free(b);
-        return a;
+}
+
+/* The seed: the cheapest of checkpoint-all (when it fits), the greedy schedule and the LP
+ * solution rounded at 0.1 .. 0.9 (lp may be NULL). NULL when none fits. */
+static opt_schedule *seed_schedule(const opt_graph *g, uint64_t act, const opt_program *lp,
+                                   const double *x)
+{
+    opt_schedule *best = NULL, *s = opt_schedule_new(g->n);
+    if (s) {
+        opt_schedule_checkpoint_all(g, s);
+        keep_cheaper(g, act, &best, s);
     }
-    opt_schedule_free(a);
-    if (b_ok)
-        return b;
-    opt_schedule_free(b);
-    return NULL;
+    s = opt_schedule_new(g->n);
+    if (s && opt_schedule_greedy(g, act, s) != 0) {
+        opt_schedule_free(s);
+        s = NULL;
+    }
+    keep_cheaper(g, act, &best, s);
+    for (int k = 1; lp && x && k <= 9; k++) {
+        s = opt_schedule_new(g->n);
+        if (s)
+            opt_program_schedule(lp, g, x, k / 10.0, 1, s);
+        keep_cheaper(g, act, &best, s);
+    }
+    return best;
 }
 
 static double remaining(const opt_request *rq, double t0)
@@ -104,8 +121,8 @@ static int approx(const opt_graph *g, uint64_t act, const opt_request *rq, doubl
 {
     opt_program *p = NULL;
     opt_solver_result r;
-    int rc = solve_lp(g, (uint64_t)(0.9 * (double)act), remaining(rq, t0), NULL, rq->log, &p,
-                      &r, err);
+    int rc = solve_lp(g, (uint64_t)(0.9 * (double)act), rq->tighten, remaining(rq, t0), NULL,
+                      rq->log, &p, &r, err);
     if (rc)
         return rc;
     a->status = OPT_STATUS_UNKNOWN;
@@ -139,14 +156,14 @@ static int approx(const opt_graph *g, uint64_t act, const opt_request *rq, doubl
 }
 
 static int milp(const opt_graph *g, uint64_t act, const opt_request *rq, double t0,
-                opt_answer *a, gms_error *err)
+                const opt_program *lp, const double *lp_x, opt_answer *a, gms_error *err)
 {
     opt_program *p;
-    int rc = opt_program_build(g, act, 1, &p, err);
+    int rc = opt_program_build(g, act, 1, rq->tighten, &p, err);
     if (rc)
         return rc;
     double *start = NULL;
-    opt_schedule *seed = rq->no_seed ? NULL : seed_schedule(g, act);
+    opt_schedule *seed = rq->no_seed ? NULL : seed_schedule(g, act, lp, lp_x);
     if (seed) {
         start = malloc(((size_t)p->n_cols + 1) * sizeof *start);
         if (start)
@@ -208,14 +225,22 @@ int opt_solve(const opt_graph *g, const opt_request *rq, opt_answer *a, gms_erro
     uint64_t act = rq->budget - g->constant_bytes;
 
     opt_solver_result lp;
-    int rc = solve_lp(g, act, remaining(rq, t0), rq->mode == OPT_MODE_RELAX ? rq->write_model : NULL,
-                      rq->log, NULL, &lp, err);
+    opt_program *lp_prog = NULL;
+    int rc = solve_lp(g, act, rq->tighten, remaining(rq, t0),
+                      rq->mode == OPT_MODE_RELAX ? rq->write_model : NULL, rq->log, &lp_prog, &lp,
+                      err);
     if (rc)
         return rc;
     a->lp_seconds = lp.seconds;
-    free(lp.x);
     if (lp.status == OPT_STATUS_OPTIMAL)
         a->lower_bound = lp.objective;
+    if (lp.status == OPT_STATUS_INFEASIBLE || rq->mode != OPT_MODE_MILP) {
+        /* only the MILP's seed reads the LP's solution */
+        free(lp.x);
+        lp.x = NULL;
+        opt_program_free(lp_prog);
+        lp_prog = NULL;
+    }
     if (lp.status == OPT_STATUS_INFEASIBLE) {
         a->status = OPT_STATUS_INFEASIBLE;
         explain_infeasible(g, a);
@@ -228,7 +253,10 @@ int opt_solve(const opt_graph *g, const opt_request *rq, opt_answer *a, gms_erro
         a->seconds = now_s() - t0;
         return 0;
     }
-    rc = rq->mode == OPT_MODE_APPROX ? approx(g, act, rq, t0, a, err) : milp(g, act, rq, t0, a, err);
+    rc = rq->mode == OPT_MODE_APPROX ? approx(g, act, rq, t0, a, err)
+                                     : milp(g, act, rq, t0, lp_prog, lp.x, a, err);
+    free(lp.x);
+    opt_program_free(lp_prog);
     if (rc) {
         opt_answer_clear(a);
         return rc;

@@ -24,6 +24,7 @@ typedef struct opt_request {
     const char *write_model; /* LP file of the program solved (MILP, or the LP) */
     int log;                 /* solver log on stderr */
     int no_seed;             /* do not seed the MILP (for measuring what seeding does) */
+    int tighten;             /* our tightened program (opt_program.h), not the authors' */
 } opt_request;
 
 typedef struct opt_answer {
