@@ -6,14 +6,11 @@
 #include "opt_solver.h"
 
 #include <Cbc_C_Interface.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "gms_tmpfile.h"
 
 const char *opt_status_name(opt_solve_status s)
 {
@@ -63,37 +60,6 @@ static int to_csc(const opt_program *p, CoinBigIndex **start, int **index, doubl
     return 0;
 }
 
-/* CBC's LP writer appends ".lp" to the name it is given: write PATH.tmp-PID.lp, rename. */
-static int write_model(Cbc_Model *m, const opt_program *p, const opt_graph *g, const char *path,
-                       gms_error *err)
-{
-    char name[64];
-    for (uint32_t c = 0; c < p->n_cols; c++) {
-        opt_program_col_name(p, g, c, name, sizeof name);
-        Cbc_setColName(m, (int)c, name);
-    }
-    size_t len = strlen(path) + 48;
-    char *base = malloc(len), *file = malloc(len + 4);
-    if (!base || !file) {
-        free(base), free(file);
-        return gms_error_set(err, GMS_ENOMEM, "out of memory writing %s", path);
-    }
-    snprintf(base, len, "%s.tmp-%ld", path, (long)getpid());
-    snprintf(file, len + 4, "%s.lp", base);
-    gms_tmp_track(file);
-    Cbc_writeLp(m, base);
-    int rc = 0;
-    if (access(file, F_OK) != 0)
-        rc = gms_error_set(err, GMS_EIO, "%s: the solver could not write the model there", path);
-    else if (rename(file, path) != 0)
-        rc = gms_error_set(err, GMS_EIO, "%s: %s", path, strerror(errno));
-    if (rc)
-        remove(file);
-    gms_tmp_done(file);
-    free(base), free(file);
-    return rc;
-}
-
 int opt_solver_solve(const opt_program *p, const opt_graph *g, const opt_solver_opts *o,
                      opt_solver_result *r, gms_error *err)
 {
@@ -116,13 +82,6 @@ int opt_solver_solve(const opt_program *p, const opt_graph *g, const opt_solver_
             n_int++;
         }
     Cbc_setObjSense(m, 1);
-    if (o->write_model) {
-        int rc = write_model(m, p, g, o->write_model, err);
-        if (rc) {
-            Cbc_deleteModel(m);
-            return rc;
-        }
-    }
     Cbc_setLogLevel(m, o->log ? 1 : 0);
     if (!o->log)
         Cbc_setParameter(m, "slogLevel", "0");

@@ -5,6 +5,10 @@
  */
 #include "opt_program.h"
 
+#include <errno.h>
+#include "gms_tmpfile.h"
+#include "gmt_outfile.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,19 +294,19 @@ void opt_program_col_name(const opt_program *p, const opt_graph *g, uint32_t col
     uint32_t t, i;
     if (col < p->s_base) {
         tri_pos(col - p->r_base, 1, &t, &i);
-        snprintf(buf, len, "R[%u,%u]", t, i);
+        snprintf(buf, len, "R_%u_%u", t, i);
     } else if (col < p->u_base) {
         tri_pos(col - p->s_base, 0, &t, &i);
-        snprintf(buf, len, "S[%u,%u]", t, i);
+        snprintf(buf, len, "S_%u_%u", t, i);
     } else if (col < p->f_base) {
         tri_pos(col - p->u_base, 1, &t, &i);
-        snprintf(buf, len, "U[%u,%u]", t, i);
+        snprintf(buf, len, "U_%u_%u", t, i);
     } else {
         uint32_t x = col - p->f_base;
         for (t = 0; t + 1 < p->n && p->f_stage_off[t + 1] <= x; t++)
             ;
         uint32_t e = x - p->f_stage_off[t];
-        snprintf(buf, len, "FREE_E[%u,%u]", t, e);
+        snprintf(buf, len, "FREE_E_%u_%u", t, e);
         (void)g;
     }
 }
@@ -337,4 +341,91 @@ void opt_program_schedule(const opt_program *p, const opt_graph *g, const double
         }
     if (prune)
         opt_schedule_solve_r(g, s);
+}
+
+/* One term " + 2.5 R_3_1" of a row or the objective, wrapped every few terms. */
+static void lp_term(FILE *f, const opt_program *p, const opt_graph *g, uint32_t col, double v,
+                    int *first, int *on_line)
+{
+    char name[64];
+    opt_program_col_name(p, g, col, name, sizeof name);
+    if (*on_line >= 6) {
+        fputs("\n ", f);
+        *on_line = 0;
+    }
+    if (v < 0)
+        fprintf(f, " - ");
+    else if (!*first)
+        fprintf(f, " + ");
+    else
+        fprintf(f, " ");
+    double a = fabs(v);
+    if (a != 1)
+        fprintf(f, "%.17g ", a);
+    fputs(name, f);
+    *first = 0;
+    (*on_line)++;
+}
+
+int opt_program_write_lp(const opt_program *p, const opt_graph *g, const char *path,
+                         gms_error *err)
+{
+    FILE *f;
+    char *tmp;
+    int rc = gmt_outfile_create(path, &f, &tmp, err);
+    if (rc)
+        return rc;
+    char name[64];
+    fprintf(f, "\\ Checkmate's program (Jain et al., MLSys 2020) for %u nodes, written by "
+            "gpumemsim;\n\\ memory in units of %.17g bytes (docs/optimal.md)\n", p->n, p->ram_unit);
+    fprintf(f, "Minimize\n obj:");
+    int first = 1, on_line = 0;
+    for (uint32_t c = 0; c < p->n_cols; c++)
+        if (p->obj[c] != 0)
+            lp_term(f, p, g, c, p->obj[c], &first, &on_line);
+    fprintf(f, "\nSubject To\n");
+    for (uint32_t r = 0; r < p->n_rows; r++) {
+        int ranged = p->row_lb[r] > -1e29 && p->row_ub[r] < 1e29 && p->row_lb[r] != p->row_ub[r];
+        for (int side = 0; side <= ranged; side++) {
+            fprintf(f, " c%u%s:", r, ranged ? (side ? "_hi" : "_lo") : "");
+            first = 1, on_line = 0;
+            for (size_t k = p->row_start[r]; k < p->row_start[r + 1]; k++)
+                lp_term(f, p, g, p->ent_col[k], p->ent_val[k], &first, &on_line);
+            if (first)
+                fprintf(f, " 0 %s", "R_0_0"); /* an empty row: keep the file valid */
+            if (p->row_lb[r] == p->row_ub[r])
+                fprintf(f, " = %.17g\n", p->row_lb[r]);
+            else if (p->row_lb[r] > -1e29 && (!ranged || side == 0))
+                fprintf(f, " >= %.17g\n", p->row_lb[r]);
+            else
+                fprintf(f, " <= %.17g\n", p->row_ub[r]);
+        }
+    }
+    fprintf(f, "Bounds\n");
+    for (uint32_t c = 0; c < p->n_cols; c++) {
+        opt_program_col_name(p, g, c, name, sizeof name);
+        if (p->col_lb[c] == p->col_ub[c])
+            fprintf(f, " %s = %.17g\n", name, p->col_lb[c]);
+        else
+            fprintf(f, " %.17g <= %s <= %.17g\n", p->col_lb[c], name, p->col_ub[c]);
+    }
+    int any = 0;
+    for (uint32_t c = 0; c < p->n_cols; c++)
+        if (p->col_int[c]) {
+            opt_program_col_name(p, g, c, name, sizeof name);
+            fprintf(f, "%s %s\n", any ? "" : "Binaries\n", name);
+            any = 1;
+        }
+    fprintf(f, "End\n");
+    if (ferror(f))
+        rc = gms_error_set(err, GMS_EIO, "%s: write error", path);
+    if (fclose(f) != 0 && rc == 0)
+        rc = gms_error_set(err, GMS_EIO, "%s: write error", path);
+    if (rc == 0 && rename(tmp, path) != 0)
+        rc = gms_error_set(err, GMS_EIO, "%s: %s", path, strerror(errno));
+    if (rc)
+        remove(tmp);
+    gms_tmp_done(tmp);
+    free(tmp);
+    return rc;
 }

@@ -72,7 +72,8 @@ int opt_program_build(const opt_graph *g, uint64_t budget, int integral, int tig
                       opt_program **out, gms_error *err);
 void opt_program_free(opt_program *p);
 
-/* A column's name in the authors' style: R[t,i], S[t,i], U[t,k], FREE_E[t,e]. */
+/* A column's name after the authors' (R[t,i] and so on, in LP-format spelling): R_t_i,
+ * S_t_i, U_t_k, FREE_E_t_e. */
 void opt_program_col_name(const opt_program *p, const opt_graph *g, uint32_t col, char *buf,
                           size_t len);
 
@@ -86,5 +87,10 @@ void opt_program_start(const opt_program *p, const opt_graph *g, const opt_sched
  * cheapest R that S allows (opt_schedule_solve_r), as the authors prune R after solving. */
 void opt_program_schedule(const opt_program *p, const opt_graph *g, const double *x,
                           double s_threshold, int prune, opt_schedule *s);
+
+/* Writes p as an LP-format file (CPLEX LP, read by CBC, Gurobi, HiGHS, GLPK) to path,
+ * whole or not at all. 0, GMS_EIO or GMS_ENOMEM. */
+int opt_program_write_lp(const opt_program *p, const opt_graph *g, const char *path,
+                         gms_error *err);
 
 #endif

@@ -49,7 +49,11 @@ static int solve_lp(const opt_graph *g, uint64_t act, int tighten, double limit,
     int rc = opt_program_build(g, act, 0, tighten, &p, err);
     if (rc)
         return rc;
-    opt_solver_opts o = {.time_limit = limit, .write_model = model, .log = log};
+    if (model && (rc = opt_program_write_lp(p, g, model, err)) != 0) {
+        opt_program_free(p);
+        return rc;
+    }
+    opt_solver_opts o = {.time_limit = limit, .log = log};
     rc = opt_solver_solve(p, g, &o, r, err);
     if (rc || !pout)
         opt_program_free(p);
@@ -171,10 +175,12 @@ static int milp(const opt_graph *g, uint64_t act, const opt_request *rq, double 
         a->seeded = 1;
         a->seed_objective = opt_schedule_cost(g, seed);
     }
-    opt_solver_opts o = {.time_limit = remaining(rq, t0), .start = start,
-                         .write_model = rq->write_model, .log = rq->log};
+    opt_solver_opts o = {.time_limit = remaining(rq, t0), .start = start, .log = rq->log};
     opt_solver_result r;
-    rc = opt_solver_solve(p, g, &o, &r, err);
+    if (rq->write_model)
+        rc = opt_program_write_lp(p, g, rq->write_model, err);
+    if (rc == 0)
+        rc = opt_solver_solve(p, g, &o, &r, err);
     free(start);
     if (rc) {
         opt_schedule_free(seed);

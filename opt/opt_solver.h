@@ -21,7 +21,6 @@ const char *opt_status_name(opt_solve_status s); /* "optimal", "feasible", ... *
 typedef struct opt_solver_opts {
     double time_limit;       /* seconds; <= 0: none */
     const double *start;     /* a feasible solution to start from (n_cols values), or NULL */
-    const char *write_model; /* write the program in LP format to this path first, or NULL */
     int log;                 /* solver log on stderr */
     int threads;             /* 0 or 1: one thread */
 } opt_solver_opts;
@@ -35,8 +34,7 @@ typedef struct opt_solver_result {
     long nodes;        /* branch-and-bound nodes */
 } opt_solver_result;
 
-/* Solves p (its columns' integrality decides MILP or LP). 0, or an error (the model file could
- * not be written, out of memory, the solver gave up on numerics). */
+/* Solves p (its columns' integrality decides MILP or LP). 0, or an error (out of memory). */
 int opt_solver_solve(const opt_program *p, const opt_graph *g, const opt_solver_opts *o,
                      opt_solver_result *r, gms_error *err);
 
