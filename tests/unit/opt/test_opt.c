@@ -236,15 +236,15 @@ static opt_graph *random_graph(int n, bf_graph *b)
 
 START_TEST(test_random_graphs_agree_with_brute_force_and_sit_between_bound_and_heuristic)
 {
-    int checked = 0, infeasible = 0, recomputing = 0;
+    int checked = 0, infeasible = 0, proven = 0, recomputing = 0;
     for (int trial = 0; trial < 24; trial++) {
         bf_graph b;
         int n = 3 + trial % 3; /* 3, 4, 5 nodes */
         opt_graph *g = random_graph(n, &b);
         uint64_t peak = opt_graph_peak(g), floor = opt_graph_floor(g);
-        uint64_t budgets[3] = {floor > 0 ? floor - 1 : 0, floor + (peak - floor) / 3,
+        uint64_t budgets[4] = {floor > 0 ? floor - 1 : 0, floor, floor + (peak - floor) / 3,
                                floor + 2 * (peak - floor) / 3};
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 4; k++) {
             uint64_t budget = budgets[k];
             double want = budget >= g->constant_bytes
                               ? bf_optimum(&b, budget - g->constant_bytes) : INFINITY;
@@ -256,6 +256,7 @@ START_TEST(test_random_graphs_agree_with_brute_force_and_sit_between_bound_and_h
                                   "says %s", trial, (unsigned long long)budget,
                                   opt_status_name(a.status));
                     infeasible++;
+                    proven += budget >= floor; /* the MILP's proof, not the floor's */
                 } else {
                     ck_assert_msg(a.status == OPT_STATUS_OPTIMAL, "trial %d: %s", trial,
                                   opt_status_name(a.status));
@@ -280,6 +281,7 @@ START_TEST(test_random_graphs_agree_with_brute_force_and_sit_between_bound_and_h
     /* the trials exercise all three outcomes */
     ck_assert_int_gt(checked, 20);
     ck_assert_int_gt(infeasible, 0);
+    ck_assert_int_gt(proven, 0);
     ck_assert_int_gt(recomputing, 0);
 }
 END_TEST
