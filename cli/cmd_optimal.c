@@ -187,7 +187,9 @@ static void print_text(const char *path, const opt_graph *g, uint64_t budget, ui
             printf("  ... (--json lists every stage)\n");
     }
     if (a->seeded)
-        printf("seed:        a heuristic schedule of %.9g ms\n", a->seed_objective);
+        printf("seed:        a heuristic schedule of %.9g ms%s\n", a->seed_objective,
+               a->skipped_search ? " (no search: the time left was shorter than the LP took, "
+                                   "and CBC's root LP ignores the time limit)" : "");
     printf("solve time:  %.3f s\n", a->seconds);
 }
 
@@ -344,6 +346,7 @@ int cmd_optimal(int argc, char **argv)
             json_object_set_new(o, "seeded", json_boolean(a.seeded));
             json_object_set_new(o, "seed_objective", a.seeded ? json_real(a.seed_objective) : json_null());
             json_object_set_new(o, "bb_nodes", json_integer(a.nodes));
+            json_object_set_new(o, "search_skipped", json_boolean(a.skipped_search));
         }
         if (mode == OPT_MODE_APPROX)
             json_object_set_new(o, "threshold", a.schedule ? json_real(a.threshold) : json_null());

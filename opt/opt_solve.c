@@ -179,8 +179,16 @@ static int milp(const opt_graph *g, uint64_t act, const opt_request *rq, double 
     opt_solver_result r;
     if (rq->write_model)
         rc = opt_program_write_lp(p, g, rq->write_model, err);
-    if (rc == 0)
+    /* CBC's root LP (the same LP we just solved) ignores its time limit: with less time left
+     * than about that LP took, searching would only overrun, so the seed is the answer */
+    if (rc == 0 && seed && rq->time_limit > 0 && o.time_limit < 1.5 * a->lp_seconds) {
+        memset(&r, 0, sizeof r);
+        r.status = OPT_STATUS_FEASIBLE;
+        r.bound = -1;
+        a->skipped_search = 1;
+    } else if (rc == 0) {
         rc = opt_solver_solve(p, g, &o, &r, err);
+    }
     free(start);
     if (rc) {
         opt_schedule_free(seed);

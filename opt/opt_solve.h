@@ -42,6 +42,8 @@ typedef struct opt_answer {
     double seed_objective;  /* that schedule's compute (ms) */
     double threshold;       /* APPROX: the rounding threshold chosen */
     long nodes;             /* branch-and-bound nodes */
+    int skipped_search;     /* the time left after the LP was too short for CBC's root LP:
+                             * the seed is the answer (opt_solve.c) */
     /* INFEASIBLE: what the smallest feasible budget needs */
     uint64_t floor;         /* no budget below this can work (largest node with its inputs) */
     uint32_t floor_node;
