@@ -20,6 +20,11 @@ int cmd_plot(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_memcheck(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_graph(int argc, char **argv);
+int cmd_optimal(int argc, char **argv);
+
+/* --coarsen: "layers" or "none" (opt_extract.h's opt_coarsen). 0 or -1. */
+int cli_parse_coarsen(const char *s, int *out);
 
 /* Prints "gpumemsim CMD: message" to stderr (printf style). */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -20,6 +20,8 @@ static const command commands[] = {
     {"db", cmd_db, "list, export and merge result stores"},
     {"plot", cmd_plot, "draw overhead-vs-budget charts and memory timelines (gnuplot)"},
     {"record", cmd_record, "record a live GPU job into a .gmt trace (CUPTI)"},
+    {"graph", cmd_graph, "one iteration of a trace as a dataflow graph (JSON) for `optimal`"},
+    {"optimal", cmd_optimal, "the optimal schedule and its LP bound (Checkmate's MILP, CBC)"},
     {"memcheck", cmd_memcheck, "compare a memory model with the real allocator of a Kineto trace"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

@@ -37,6 +37,7 @@ for t in "${targets[@]}"; do
     fuzz_gmt_frames) cp -n "$seeds"/*.frames "$corpus"/ ;;
     fuzz_import_et) cp -n tests/unit/traces/data/*.json "$corpus"/ ;;
     fuzz_import_et_kineto) cp -n tests/unit/traces/data/tiny_kineto.json "$corpus"/ ;;
+    fuzz_opt_graph) cp -n tests/fuzz/seeds/opt_graph/*.json "$corpus"/ ;;
     *) cp -n "$seeds"/*.gmt "$seeds"/*.log "$corpus"/ 2>/dev/null || true ;;
   esac
   echo "== $t: ${secs}s"

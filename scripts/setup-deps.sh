@@ -11,6 +11,7 @@ packages=(
   libjansson-dev                        # DTR JSON logs, Kineto traces
   zlib1g-dev                            # gzip-compressed Kineto traces
   libsqlite3-dev                        # results store
+  coinor-libcbc-dev                     # the MILP solver of `gpumemsim optimal` (opt/opt_cbc.c)
   check libsubunit-dev                  # unit tests (check.pc links subunit)
   gnuplot-nox                           # charts (pngcairo, svg, pdfcairo terminals)
   jq                                    # CLI tests check --json output
@@ -25,13 +26,13 @@ if [ "${GMS_WITH_CLANG:-0}" = 1 ]; then packages+=(clang); fi
 # needs is found through pkg-config and the PATH, exactly as CMake finds it.
 have_all() {
   command -v cmake >/dev/null && command -v cc >/dev/null && command -v pkg-config >/dev/null &&
-    pkg-config --exists libzstd jansson sqlite3 zlib check 2>/dev/null &&
+    pkg-config --exists libzstd jansson sqlite3 zlib check cbc 2>/dev/null &&
     command -v gnuplot >/dev/null && command -v jq >/dev/null && command -v python3 >/dev/null
 }
 if [ "${GMS_WITH_CLANG:-0}" != 1 ] && have_all; then exit 0; fi
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "setup-deps: not a Debian system and some dependencies are missing; install cmake, a C" >&2
-  echo "setup-deps: compiler, pkg-config, zstd, jansson, sqlite3, zlib, check (with their" >&2
+  echo "setup-deps: compiler, pkg-config, zstd, jansson, sqlite3, zlib, check, CBC (with their" >&2
   echo "setup-deps: development files), gnuplot, jq and python3, then run this again" >&2
   exit 1
 fi

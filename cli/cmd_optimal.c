@@ -1,0 +1,381 @@
+/*
+ * gpumemsim optimal: the optimal rematerialization schedule of a graph under a budget
+ * (Checkmate's MILP, solved by CBC), its LP relaxation's bound, or the authors' LP rounding
+ * (docs/optimal.md).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "opt_extract.h"
+#include "opt_graph_json.h"
+#include "opt_solve.h"
+#include "sim.h"
+
+static const char *const CMD = "optimal";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gpumemsim optimal GRAPH|TRACE --budget B [--time-limit S] [--relax|--approx]\n"
+            "                         [--write-model F.lp] [--json] [--iteration N]\n"
+            "                         [--coarsen layers|none] [--log]\n"
+            "\n"
+            "Finds the schedule of least total compute that fits the budget: which node to\n"
+            "compute, recompute and keep at each stage, by Checkmate's MILP (Jain et al., MLSys\n"
+            "2020) as the authors build it (stage t computes node t), solved by CBC and seeded\n"
+            "with a heuristic schedule, so a feasible answer exists from the first second.\n"
+            "Reports status (optimal; feasible, with its gap to the bound, when the time limit\n"
+            "ends the search; infeasible, exit 1, with what the smallest budget needs), the\n"
+            "objective (total compute in ms), the LP relaxation's lower bound, the solve time\n"
+            "and the schedule (docs/optimal.md).\n"
+            "\n"
+            "GRAPH is a graph JSON (`gpumemsim graph`, or by hand); a TRACE is turned into one\n"
+            "first (--iteration, --coarsen as in `gpumemsim graph`; coarsened by layers unless\n"
+            "--coarsen none).\n"
+            "\n"
+            "options:\n"
+            "  --budget B        a ratio of the graph's unconstrained peak (0.5, 50%%) or bytes\n"
+            "                    with a unit (800MB, 2GiB); includes constant_bytes\n"
+            "  --time-limit S    stop the search after S seconds (default: none) and report the\n"
+            "                    best schedule found with its gap\n"
+            "  --relax           the LP relaxation's bound alone\n"
+            "  --approx          the authors' deterministic rounding of the LP (LP at 0.9 x\n"
+            "                    budget, checkpoints rounded at 0.1 .. 0.9, the cheapest that\n"
+            "                    fits), for graphs too large for the MILP\n"
+            "  --write-model F   write the program solved in LP format to F\n"
+            "  --json            print one JSON object (keys in docs/optimal.md)\n"
+            "  --log             show CBC's log on stderr\n"
+            "  --no-seed         do not seed the MILP (to measure what the seed does)\n"
+            "  --tighten         our extension of the authors' program: one inequality per\n"
+            "                    hazard instead of their aggregated FREE_E bound, FREE_E\n"
+            "                    continuous; same optimum, tighter LP bound (docs/optimal.md)\n"
+            "  -h, --help        show this help\n"
+            "\n"
+            "examples:\n"
+            "  gpumemsim optimal g.json --budget 0.6\n"
+            "  gpumemsim optimal resnet.gmt --budget 300MB --time-limit 60 --json\n");
+}
+
+/* A graph JSON starts with '{' and names "nodes" early; a DTR log's lines are objects too, so
+ * the key decides. */
+static int looks_like_graph(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    char buf[4097];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    size_t i = 0;
+    while (i < n && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'))
+        i++;
+    return i < n && buf[i] == '{' && (strstr(buf, "\"nodes\"") || strstr(buf, "\"constant_bytes\""));
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !(v > 0) || !isfinite(v))
+        return -1;
+    if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+        v *= 60;
+    else if (*end && strcmp(end, "s") != 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static json_t *schedule_json(const opt_graph *g, const opt_schedule *s)
+{
+    json_t *arr = json_array();
+    uint32_t n = g->n;
+    for (uint32_t t = 0; t < n; t++) {
+        json_t *comp = json_array(), *keep = json_array();
+        for (uint32_t i = 0; i <= t; i++) {
+            if (s->R[(size_t)t * n + i])
+                json_array_append_new(comp, json_integer(i));
+            if (t + 1 < n && s->S[(size_t)(t + 1) * n + i])
+                json_array_append_new(keep, json_integer(i));
+        }
+        json_array_append_new(arr, json_pack("{s:i, s:o, s:o}", "stage", (json_int_t)t,
+                                             "compute", comp, "keep", keep));
+    }
+    return arr;
+}
+
+static void infeasible_sentence(const opt_graph *g, uint64_t budget, const opt_answer *a,
+                                char *buf, size_t len)
+{
+    char b1[32], b2[32], b3[32];
+    cli_format_bytes(budget, b1, sizeof b1);
+    cli_format_bytes(a->floor, b2, sizeof b2);
+    const char *name = g->n ? g->nodes[a->floor_node].name : "";
+    if (budget < a->floor)
+        snprintf(buf, len,
+                 "no schedule fits %s: node %u (\"%s\") needs %s at once with its inputs and "
+                 "the constant bytes; give a budget of at least that",
+                 b1, a->floor_node, name, b2);
+    else if (a->heuristic_fit != UINT64_MAX)
+        snprintf(buf, len,
+                 "no schedule fits %s: the smallest feasible budget lies between %s (node %u "
+                 "\"%s\" with its inputs and the constant bytes) and %s (where the greedy "
+                 "heuristic fits)",
+                 b1, b2, a->floor_node, name, cli_format_bytes(a->heuristic_fit, b3, sizeof b3));
+    else
+        snprintf(buf, len, "no schedule fits %s; the smallest feasible budget is above %s", b1,
+                 b2);
+}
+
+static uint32_t recomputations(const opt_graph *g, const opt_schedule *s)
+{
+    uint32_t n = g->n, c = 0;
+    for (uint32_t t = 0; t < n; t++)
+        for (uint32_t i = 0; i < t; i++)
+            c += s->R[(size_t)t * n + i];
+    return c;
+}
+
+static void print_text(const char *path, const opt_graph *g, uint64_t budget, uint64_t peak0,
+                       opt_mode mode, const opt_answer *a)
+{
+    char b1[32], b2[32], b3[32];
+    printf("graph:       %s: %u nodes, %u edges, compute %.6g ms, constant %s, unconstrained "
+           "peak %s\n", path, g->n, g->n_edges, a->compute,
+           cli_format_bytes(g->constant_bytes, b1, sizeof b1), cli_format_bytes(peak0, b2, sizeof b2));
+    printf("budget:      %s (%.4g of the unconstrained peak)\n",
+           cli_format_bytes(budget, b3, sizeof b3), peak0 ? (double)budget / (double)peak0 : 0);
+    const char *what = mode == OPT_MODE_RELAX ? "LP relaxation" : mode == OPT_MODE_APPROX ?
+                       "LP rounding (approx)" : "MILP";
+    printf("status:      %s (%s, %s)\n", opt_status_name(a->status), what, opt_solver_name());
+    if (mode == OPT_MODE_RELAX) {
+        printf("lower_bound: %.9g ms (overhead %.6g)\n", a->objective,
+               a->compute > 0 ? a->objective / a->compute : 1);
+    } else if (a->schedule) {
+        printf("objective:   %.9g ms (overhead %.6g)\n", a->objective,
+               a->compute > 0 ? a->objective / a->compute : 1);
+        if (a->lower_bound >= 0)
+            printf("lower_bound: %.9g ms (LP relaxation, %.3g s)\n", a->lower_bound, a->lp_seconds);
+        printf("gap:         %.4g%%\n", 100 * a->gap);
+        printf("schedule:    peak %s, %u recomputations", cli_format_bytes(a->peak, b1, sizeof b1),
+               recomputations(g, a->schedule));
+        if (mode == OPT_MODE_APPROX)
+            printf(", rounded at %.1f", a->threshold);
+        printf("\n");
+        uint32_t n = g->n, shown = 0;
+        for (uint32_t t = 0; t < n && shown < 20; t++) {
+            int any = 0;
+            for (uint32_t i = 0; i < t; i++)
+                if (a->schedule->R[(size_t)t * n + i]) {
+                    if (!any)
+                        printf("  stage %u (%s) recomputes:", t, g->nodes[t].name);
+                    printf(" %u", i);
+                    any = 1;
+                }
+            if (any)
+                printf("\n"), shown++;
+        }
+        if (shown == 20)
+            printf("  ... (--json lists every stage)\n");
+    }
+    if (a->seeded)
+        printf("seed:        a heuristic schedule of %.9g ms%s\n", a->seed_objective,
+               a->skipped_search ? " (no search: the time left was shorter than the LP took, "
+                                   "and CBC's root LP ignores the time limit)" : "");
+    printf("solve time:  %.3f s\n", a->seconds);
+}
+
+int cmd_optimal(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"budget", required_argument, NULL, 'b'},
+        {"time-limit", required_argument, NULL, 't'},
+        {"relax", no_argument, NULL, 'r'},
+        {"approx", no_argument, NULL, 'a'},
+        {"write-model", required_argument, NULL, 'w'},
+        {"json", no_argument, NULL, 'j'},
+        {"iteration", required_argument, NULL, 'i'},
+        {"coarsen", required_argument, NULL, 'c'},
+        {"log", no_argument, NULL, 'l'},
+        {"no-seed", no_argument, NULL, 'n'},
+        {"tighten", no_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *budget_s = NULL, *model = NULL;
+    double limit = 0;
+    int json = 0, log = 0, no_seed = 0, tighten = 0, coarsen = OPT_COARSEN_LAYERS, c;
+    opt_mode mode = OPT_MODE_MILP;
+    int relax = 0, appr = 0;
+    uint32_t iteration = 0;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'b': budget_s = optarg; break;
+        case 't':
+            if (parse_seconds(optarg, &limit)) {
+                cli_error(CMD, "--time-limit '%s': give seconds > 0 (60, 60s or 2m)", optarg);
+                return 2;
+            }
+            break;
+        case 'r': relax = 1; break;
+        case 'a': appr = 1; break;
+        case 'w': model = optarg; break;
+        case 'j': json = 1; break;
+        case 'l': log = 1; break;
+        case 'n': no_seed = 1; break;
+        case 'T': tighten = 1; break;
+        case 'i': {
+            char *end;
+            errno = 0;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (errno || *end || end == optarg || optarg[0] == '-' || v > UINT32_MAX) {
+                cli_error(CMD, "--iteration '%s': give an iteration number from 0", optarg);
+                return 2;
+            }
+            iteration = (uint32_t)v;
+            break;
+        }
+        case 'c':
+            if (cli_parse_coarsen(optarg, &coarsen)) {
+                cli_error(CMD, "--coarsen '%s': give 'layers' (the default) or 'none'", optarg);
+                return 2;
+            }
+            break;
+        case 'h': usage(stdout); return 0;
+        case ':':
+            cli_error(CMD, "%s needs a value (see --help)", argv[optind - 1]);
+            return 2;
+        default:
+            cli_error(CMD, "unknown option '%s' (see --help)", argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        cli_error(CMD, "give exactly one graph or trace (see --help)");
+        return 2;
+    }
+    if (relax && appr) {
+        cli_error(CMD, "--relax and --approx exclude each other: --relax gives the bound alone");
+        return 2;
+    }
+    mode = relax ? OPT_MODE_RELAX : appr ? OPT_MODE_APPROX : OPT_MODE_MILP;
+    if (!budget_s) {
+        cli_error(CMD, "give a budget: --budget 0.5 (of the unconstrained peak) or --budget 2GiB");
+        return 2;
+    }
+    double ratio = 0;
+    uint64_t bytes = 0;
+    int brc = cli_parse_budget(budget_s, &ratio, &bytes);
+    if (brc) {
+        char msg[300];
+        cli_error(CMD, "%s", cli_budget_error(budget_s, brc, msg, sizeof msg));
+        return 2;
+    }
+
+    const char *path = argv[optind];
+    gms_error err = {0};
+    opt_graph *g = NULL;
+    if (looks_like_graph(path)) {
+        if (opt_graph_read(path, &g, &err) != 0) {
+            cli_error(CMD, "%s", err.msg);
+            return 1;
+        }
+    } else {
+        sim_trace *t;
+        if (sim_trace_load(path, &t, &err) != 0) {
+            cli_error(CMD, "%s (neither a graph JSON nor a trace)", err.msg);
+            return 1;
+        }
+        int rc = opt_graph_from_trace(t, iteration, (opt_coarsen)coarsen, &g, NULL, &err);
+        sim_trace_free(t);
+        if (rc) {
+            cli_error(CMD, "%s: %s", path, err.msg);
+            return rc == GMS_EINVAL ? 2 : 1;
+        }
+    }
+    uint64_t peak0 = opt_graph_peak(g);
+    uint64_t budget = bytes ? bytes : (uint64_t)((double)peak0 * ratio);
+    opt_request rq = {.budget = budget, .mode = mode, .time_limit = limit,
+                      .write_model = model, .log = log, .no_seed = no_seed,
+                      .tighten = tighten};
+    opt_answer a;
+    if (opt_solve(g, &rq, &a, &err) != 0) {
+        cli_error(CMD, "%s: %s", path, err.msg);
+        opt_graph_free(g);
+        return 1;
+    }
+    char sentence[512] = "";
+    if (a.status == OPT_STATUS_INFEASIBLE)
+        infeasible_sentence(g, budget, &a, sentence, sizeof sentence);
+    else if (a.status == OPT_STATUS_UNKNOWN)
+        snprintf(sentence, sizeof sentence, "%s",
+                 mode == OPT_MODE_APPROX
+                     ? "no rounding of the LP fits the budget; try the MILP (without --approx)"
+                     : "no schedule found within the time limit; give more time");
+    if (json) {
+        json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:f, s:I, s:I, s:f, s:f}", "graph", path,
+                              "status", opt_status_name(a.status), "mode",
+                              mode == OPT_MODE_RELAX ? "relax" : mode == OPT_MODE_APPROX ? "approx" : "milp",
+                              "budget", (json_int_t)budget,
+                              "budget_ratio", peak0 ? (double)budget / (double)peak0 : 0.0,
+                              "unconstrained_peak", (json_int_t)peak0,
+                              "constant_bytes", (json_int_t)g->constant_bytes,
+                              "compute", a.compute, "solve_seconds", a.seconds);
+        json_object_set_new(o, "nodes", json_integer(g->n));
+        json_object_set_new(o, "edges", json_integer(g->n_edges));
+        json_object_set_new(o, "solver", json_string(opt_solver_name()));
+        json_object_set_new(o, "program", json_string(tighten ? "tightened" : "checkmate"));
+        if (mode == OPT_MODE_RELAX)
+            json_object_set_new(o, "objective", a.status == OPT_STATUS_OPTIMAL ? json_real(a.objective) : json_null());
+        else
+            json_object_set_new(o, "objective", a.schedule ? json_real(a.objective) : json_null());
+        json_object_set_new(o, "lower_bound", a.lower_bound >= 0 ? json_real(a.lower_bound) : json_null());
+        json_object_set_new(o, "lp_seconds", json_real(a.lp_seconds));
+        if (mode == OPT_MODE_MILP) {
+            json_object_set_new(o, "solver_bound", a.solver_bound >= 0 ? json_real(a.solver_bound) : json_null());
+            json_object_set_new(o, "seeded", json_boolean(a.seeded));
+            json_object_set_new(o, "seed_objective", a.seeded ? json_real(a.seed_objective) : json_null());
+            json_object_set_new(o, "bb_nodes", json_integer(a.nodes));
+            json_object_set_new(o, "search_skipped", json_boolean(a.skipped_search));
+        }
+        if (mode == OPT_MODE_APPROX)
+            json_object_set_new(o, "threshold", a.schedule ? json_real(a.threshold) : json_null());
+        if (a.schedule) {
+            json_object_set_new(o, "gap", json_real(a.gap));
+            json_object_set_new(o, "overhead", json_real(a.compute > 0 ? a.objective / a.compute : 1));
+            json_object_set_new(o, "peak", json_integer((json_int_t)a.peak));
+            json_object_set_new(o, "recomputations", json_integer(recomputations(g, a.schedule)));
+            json_object_set_new(o, "schedule", schedule_json(g, a.schedule));
+        }
+        if (sentence[0])
+            json_object_set_new(o, "message", json_string(sentence));
+        if (a.status == OPT_STATUS_INFEASIBLE) {
+            json_object_set_new(o, "min_budget_at_least", json_integer((json_int_t)a.floor));
+            json_object_set_new(o, "min_budget_at_most", a.heuristic_fit != UINT64_MAX ?
+                                json_integer((json_int_t)a.heuristic_fit) : json_null());
+        }
+        char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+        if (text)
+            puts(text);
+        free(text);
+        json_decref(o);
+    } else {
+        print_text(path, g, budget, peak0, mode, &a);
+    }
+    if (sentence[0])
+        cli_error(CMD, "%s: %s", opt_status_name(a.status), sentence);
+    int rc = a.status == OPT_STATUS_OPTIMAL || a.status == OPT_STATUS_FEASIBLE ? 0 : 1;
+    opt_answer_clear(&a);
+    opt_graph_free(g);
+    return rc;
+}

@@ -1,0 +1,31 @@
+/*
+ * opt_extract: the graph of one iteration of a trace (gpumemsim graph; docs/optimal.md, "From
+ * a trace"). Op level by default: one node per op (sim/sim_dataflow.h states which storage is
+ * a node's output and which is constant). Coarsened by layers: each layer's forward ops form
+ * one node, each layer's backward ops another, and each run of ops outside every layer one
+ * more; a node's bytes are then its members' outputs that a node outside it reads.
+ */
+#ifndef OPT_EXTRACT_H
+#define OPT_EXTRACT_H
+
+#include "opt_graph.h"
+#include "sim.h"
+
+typedef enum opt_coarsen {
+    OPT_COARSEN_NONE = 0,
+    OPT_COARSEN_LAYERS = 1,
+} opt_coarsen;
+
+/* What opt_graph_from_trace did, for messages. */
+typedef struct opt_extract_info {
+    uint32_t iterations;  /* in the trace */
+    uint32_t ops;         /* ops in the iteration (constants included) */
+    const char *layers;   /* "scopes", "segments", "mixed" or "none" (not coarsened) */
+} opt_extract_info;
+
+/* The graph of t's iteration (0-based). 0, GMS_EINVAL (no such iteration, said with how many
+ * there are) or GMS_ENOMEM. */
+int opt_graph_from_trace(const sim_trace *t, uint32_t iteration, opt_coarsen coarsen,
+                         opt_graph **out, opt_extract_info *info, gms_error *err);
+
+#endif

@@ -1,0 +1,293 @@
+/*
+ * opt_solve: the optimal planners' requests (opt_solve.h): LP bound, MILP, LP rounding.
+ */
+#include "opt_solve.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "opt_program.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void opt_answer_clear(opt_answer *a)
+{
+    opt_schedule_free(a->schedule);
+    memset(a, 0, sizeof *a);
+}
+
+uint64_t opt_greedy_min_budget(const opt_graph *g, uint64_t lo, uint64_t hi)
+{
+    opt_schedule *s = opt_schedule_new(g->n);
+    if (!s)
+        return hi;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (opt_schedule_greedy(g, mid, s) == 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    opt_schedule_free(s);
+    return hi;
+}
+
+/* Solves the LP relaxation at an activation budget; *pout gets the program (pout NULL: it is
+ * freed). */
+static int solve_lp(const opt_graph *g, uint64_t act, int tighten, double limit,
+                    const char *model, int log, opt_program **pout, opt_solver_result *r,
+                    gms_error *err)
+{
+    opt_program *p;
+    int rc = opt_program_build(g, act, 0, tighten, &p, err);
+    if (rc)
+        return rc;
+    if (model && (rc = opt_program_write_lp(p, g, model, err)) != 0) {
+        opt_program_free(p);
+        return rc;
+    }
+    opt_solver_opts o = {.time_limit = limit, .log = log};
+    rc = opt_solver_solve(p, g, &o, r, err);
+    if (rc || !pout)
+        opt_program_free(p);
+    else
+        *pout = p;
+    return rc;
+}
+
+/* The infeasibility facts: the floor and what the greedy heuristic needs. */
+static void explain_infeasible(const opt_graph *g, opt_answer *a)
+{
+    a->floor = opt_graph_floor(g);
+    a->floor_node = opt_graph_floor_node(g);
+    uint64_t peak = opt_graph_peak(g) - g->constant_bytes;
+    uint64_t lo = a->floor - g->constant_bytes;
+    a->heuristic_fit = g->constant_bytes + opt_greedy_min_budget(g, lo, peak > lo ? peak : lo);
+}
+
+/* Keeps *best the cheaper of *best and cand when cand fits act and is correct; frees the
+ * other. */
+static void keep_cheaper(const opt_graph *g, uint64_t act, opt_schedule **best, opt_schedule *cand)
+{
+    if (cand && opt_schedule_peak(g, cand) <= act && opt_schedule_check(g, cand, NULL, 0) == 0 &&
+        (!*best || opt_schedule_cost(g, cand) < opt_schedule_cost(g, *best))) {
+        opt_schedule_free(*best);
+        *best = cand;
+    } else {
+        opt_schedule_free(cand);
+    }
+}
+
+/* The seed: the cheapest of checkpoint-all (when it fits), the greedy schedule and the LP
+ * solution rounded at 0.1 .. 0.9 (lp may be NULL). NULL when none fits. */
+static opt_schedule *seed_schedule(const opt_graph *g, uint64_t act, const opt_program *lp,
+                                   const double *x)
+{
+    opt_schedule *best = NULL, *s = opt_schedule_new(g->n);
+    if (s) {
+        opt_schedule_checkpoint_all(g, s);
+        keep_cheaper(g, act, &best, s);
+    }
+    s = opt_schedule_new(g->n);
+    if (s && opt_schedule_greedy(g, act, s) != 0) {
+        opt_schedule_free(s);
+        s = NULL;
+    }
+    keep_cheaper(g, act, &best, s);
+    for (int k = 1; lp && x && k <= 9; k++) {
+        s = opt_schedule_new(g->n);
+        if (s)
+            opt_program_schedule(lp, g, x, k / 10.0, 1, s);
+        keep_cheaper(g, act, &best, s);
+    }
+    return best;
+}
+
+static double remaining(const opt_request *rq, double t0)
+{
+    if (rq->time_limit <= 0)
+        return 0;
+    double left = rq->time_limit - (now_s() - t0);
+    return left > 0.05 ? left : 0.05;
+}
+
+/* Authors' two-phase rounding: LP at 0.9 budget, S >= threshold, R by solve_r_opt; the
+ * cheapest rounded schedule whose memory fits (ties to the higher threshold, as theirs). */
+static int approx(const opt_graph *g, uint64_t act, const opt_request *rq, double t0,
+                  opt_answer *a, gms_error *err)
+{
+    opt_program *p = NULL;
+    opt_solver_result r;
+    int rc = solve_lp(g, (uint64_t)(0.9 * (double)act), rq->tighten, remaining(rq, t0), NULL,
+                      rq->log, &p, &r, err);
+    if (rc)
+        return rc;
+    a->status = OPT_STATUS_UNKNOWN;
+    if (r.x) {
+        opt_schedule *s = opt_schedule_new(g->n);
+        double best = INFINITY;
+        for (int k = 1; s && k <= 9; k++) {
+            double thr = k / 10.0;
+            opt_program_schedule(p, g, r.x, thr, 1, s);
+            double cost = opt_schedule_cost(g, s);
+            if (opt_schedule_peak(g, s) <= act && cost <= best) {
+                best = cost;
+                a->threshold = thr;
+                if (!a->schedule)
+                    a->schedule = opt_schedule_new(g->n);
+                if (a->schedule) {
+                    memcpy(a->schedule->R, s->R, (size_t)g->n * g->n);
+                    memcpy(a->schedule->S, s->S, (size_t)g->n * g->n);
+                }
+            }
+        }
+        opt_schedule_free(s);
+        if (a->schedule)
+            a->status = OPT_STATUS_FEASIBLE;
+    } else if (r.status == OPT_STATUS_INFEASIBLE) {
+        a->status = OPT_STATUS_INFEASIBLE;
+    }
+    free(r.x);
+    opt_program_free(p);
+    return 0;
+}
+
+static int milp(const opt_graph *g, uint64_t act, const opt_request *rq, double t0,
+                const opt_program *lp, const double *lp_x, opt_answer *a, gms_error *err)
+{
+    opt_program *p;
+    int rc = opt_program_build(g, act, 1, rq->tighten, &p, err);
+    if (rc)
+        return rc;
+    double *start = NULL;
+    opt_schedule *seed = rq->no_seed ? NULL : seed_schedule(g, act, lp, lp_x);
+    if (seed) {
+        start = malloc(((size_t)p->n_cols + 1) * sizeof *start);
+        if (start)
+            opt_program_start(p, g, seed, start);
+        a->seeded = 1;
+        a->seed_objective = opt_schedule_cost(g, seed);
+    }
+    opt_solver_opts o = {.time_limit = remaining(rq, t0), .start = start, .log = rq->log};
+    opt_solver_result r;
+    if (rq->write_model)
+        rc = opt_program_write_lp(p, g, rq->write_model, err);
+    /* CBC's root LP (the same LP we just solved) ignores its time limit: with less time left
+     * than about that LP took, searching would only overrun, so the seed is the answer */
+    if (rc == 0 && seed && rq->time_limit > 0 && o.time_limit < 1.5 * a->lp_seconds) {
+        memset(&r, 0, sizeof r);
+        r.status = OPT_STATUS_FEASIBLE;
+        r.bound = -1;
+        a->skipped_search = 1;
+    } else if (rc == 0) {
+        rc = opt_solver_solve(p, g, &o, &r, err);
+    }
+    free(start);
+    if (rc) {
+        opt_schedule_free(seed);
+        opt_program_free(p);
+        return rc;
+    }
+    a->status = r.status;
+    a->nodes = r.nodes;
+    a->solver_bound = r.bound;
+    if (r.x) {
+        /* the authors prune R after solving; keep the solver's R if pruning raised memory */
+        opt_schedule *s = opt_schedule_new(g->n);
+        if (s) {
+            opt_program_schedule(p, g, r.x, 0.5, 1, s);
+            if (opt_schedule_peak(g, s) > act || opt_schedule_check(g, s, NULL, 0) != 0)
+                opt_program_schedule(p, g, r.x, 0.5, 0, s);
+        }
+        a->schedule = s;
+    }
+    /* the solver lost the seed (numerics): the seed is still a feasible answer */
+    if (seed && (!a->schedule || opt_schedule_cost(g, seed) < opt_schedule_cost(g, a->schedule))) {
+        opt_schedule_free(a->schedule);
+        a->schedule = seed;
+        seed = NULL;
+        if (a->status != OPT_STATUS_OPTIMAL)
+            a->status = OPT_STATUS_FEASIBLE;
+    }
+    opt_schedule_free(seed);
+    free(r.x);
+    opt_program_free(p);
+    return 0;
+}
+
+int opt_solve(const opt_graph *g, const opt_request *rq, opt_answer *a, gms_error *err)
+{
+    memset(a, 0, sizeof *a);
+    double t0 = now_s();
+    a->lower_bound = -1;
+    a->solver_bound = -1;
+    a->compute = opt_graph_compute(g);
+    a->heuristic_fit = UINT64_MAX;
+    if (rq->budget < opt_graph_floor(g)) {
+        a->status = OPT_STATUS_INFEASIBLE;
+        explain_infeasible(g, a);
+        a->seconds = now_s() - t0;
+        return 0;
+    }
+    uint64_t act = rq->budget - g->constant_bytes;
+
+    opt_solver_result lp;
+    opt_program *lp_prog = NULL;
+    int rc = solve_lp(g, act, rq->tighten, remaining(rq, t0),
+                      rq->mode == OPT_MODE_RELAX ? rq->write_model : NULL, rq->log, &lp_prog, &lp,
+                      err);
+    if (rc)
+        return rc;
+    a->lp_seconds = lp.seconds;
+    if (lp.status == OPT_STATUS_OPTIMAL)
+        a->lower_bound = lp.objective;
+    if (lp.status == OPT_STATUS_INFEASIBLE || rq->mode != OPT_MODE_MILP) {
+        /* only the MILP's seed reads the LP's solution */
+        free(lp.x);
+        lp.x = NULL;
+        opt_program_free(lp_prog);
+        lp_prog = NULL;
+    }
+    if (lp.status == OPT_STATUS_INFEASIBLE) {
+        a->status = OPT_STATUS_INFEASIBLE;
+        explain_infeasible(g, a);
+        a->seconds = now_s() - t0;
+        return 0;
+    }
+    if (rq->mode == OPT_MODE_RELAX) {
+        a->status = lp.status;
+        a->objective = lp.objective;
+        a->seconds = now_s() - t0;
+        return 0;
+    }
+    rc = rq->mode == OPT_MODE_APPROX ? approx(g, act, rq, t0, a, err)
+                                     : milp(g, act, rq, t0, lp_prog, lp.x, a, err);
+    free(lp.x);
+    opt_program_free(lp_prog);
+    if (rc) {
+        opt_answer_clear(a);
+        return rc;
+    }
+    if (a->status == OPT_STATUS_INFEASIBLE)
+        explain_infeasible(g, a);
+    if (a->schedule) {
+        a->objective = opt_schedule_cost(g, a->schedule);
+        a->peak = opt_schedule_peak(g, a->schedule) + g->constant_bytes;
+        double bound = a->lower_bound;
+        if (a->solver_bound > bound)
+            bound = a->solver_bound;
+        if (a->status == OPT_STATUS_OPTIMAL || bound < 0 || a->objective <= 0)
+            a->gap = 0;
+        else
+            a->gap = fmax(0, (a->objective - bound) / a->objective);
+    }
+    a->seconds = now_s() - t0;
+    return 0;
+}

@@ -1,0 +1,60 @@
+/*
+ * opt_solve: what `gpumemsim optimal` asks of a graph and a budget: the optimum (Checkmate's
+ * MILP seeded with a heuristic schedule, as the authors seed theirs), the LP relaxation's bound,
+ * or the authors' two-phase deterministic rounding of the LP (strategy_approx_lp.py:
+ * solve_approx_lp_deterministic_sweep).
+ */
+#ifndef OPT_SOLVE_H
+#define OPT_SOLVE_H
+
+#include "opt_graph.h"
+#include "opt_schedule.h"
+#include "opt_solver.h"
+
+typedef enum opt_mode {
+    OPT_MODE_MILP = 0,
+    OPT_MODE_RELAX = 1,  /* the LP bound alone */
+    OPT_MODE_APPROX = 2, /* LP at 0.9 x budget, S rounded at 0.1 .. 0.9, cheapest that fits */
+} opt_mode;
+
+typedef struct opt_request {
+    uint64_t budget;         /* bytes, constant_bytes included */
+    opt_mode mode;
+    double time_limit;       /* seconds for the whole request; <= 0: none */
+    const char *write_model; /* LP file of the program solved (MILP, or the LP) */
+    int log;                 /* solver log on stderr */
+    int no_seed;             /* do not seed the MILP (for measuring what seeding does) */
+    int tighten;             /* our tightened program (opt_program.h), not the authors' */
+} opt_request;
+
+typedef struct opt_answer {
+    opt_solve_status status;
+    double objective;       /* the schedule's total compute (ms), or the LP value for RELAX */
+    double lower_bound;     /* the LP relaxation's value (ms); < 0 when not known */
+    double solver_bound;    /* the best bound the MILP search proved (ms); < 0 when none */
+    double gap;             /* (objective - best bound) / objective; 0 when optimal */
+    double seconds;         /* wall time of everything */
+    double lp_seconds;      /* of the LP relaxation */
+    double compute;         /* the graph's compute without recomputation (ms) */
+    opt_schedule *schedule; /* OPTIMAL / FEASIBLE (not RELAX): the schedule */
+    uint64_t peak;          /* its peak under the program (bytes, constants included) */
+    int seeded;             /* the MILP started from a heuristic schedule */
+    double seed_objective;  /* that schedule's compute (ms) */
+    double threshold;       /* APPROX: the rounding threshold chosen */
+    long nodes;             /* branch-and-bound nodes */
+    int skipped_search;     /* the time left after the LP was too short for CBC's root LP:
+                             * the seed is the answer (opt_solve.c) */
+    /* INFEASIBLE: what the smallest feasible budget needs */
+    uint64_t floor;         /* no budget below this can work (largest node with its inputs) */
+    uint32_t floor_node;
+    uint64_t heuristic_fit; /* a budget the greedy heuristic fits in (UINT64_MAX: none) */
+} opt_answer;
+
+int opt_solve(const opt_graph *g, const opt_request *rq, opt_answer *a, gms_error *err);
+void opt_answer_clear(opt_answer *a);
+
+/* The smallest activation budget (bytes) the greedy heuristic fits in, by bisection between
+ * lo and hi (hi must fit). */
+uint64_t opt_greedy_min_budget(const opt_graph *g, uint64_t lo, uint64_t hi);
+
+#endif

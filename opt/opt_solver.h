@@ -1,0 +1,44 @@
+/*
+ * opt_solver: the MILP solver behind the optimal planners. opt_cbc.c (COIN-OR CBC through its
+ * C API) is the one file that talks to a solver; another solver is another file behind this
+ * header.
+ */
+#ifndef OPT_SOLVER_H
+#define OPT_SOLVER_H
+
+#include "opt_graph.h"
+#include "opt_program.h"
+
+typedef enum opt_solve_status {
+    OPT_STATUS_OPTIMAL = 0,    /* proven optimal */
+    OPT_STATUS_FEASIBLE = 1,   /* a solution, search stopped by the time limit */
+    OPT_STATUS_INFEASIBLE = 2, /* proven: no schedule fits */
+    OPT_STATUS_UNKNOWN = 3,    /* stopped by the time limit before any solution */
+} opt_solve_status;
+
+const char *opt_status_name(opt_solve_status s); /* "optimal", "feasible", ... */
+
+typedef struct opt_solver_opts {
+    double time_limit;       /* seconds; <= 0: none */
+    const double *start;     /* a feasible solution to start from (n_cols values), or NULL */
+    int log;                 /* solver log on stderr */
+    int threads;             /* 0 or 1: one thread */
+} opt_solver_opts;
+
+typedef struct opt_solver_result {
+    opt_solve_status status;
+    double objective;  /* of the best solution (when OPTIMAL or FEASIBLE) */
+    double bound;      /* the solver's best bound on the optimum */
+    double seconds;    /* wall time of the solve */
+    double *x;         /* the best solution (n_cols values, malloc'd) or NULL */
+    long nodes;        /* branch-and-bound nodes */
+} opt_solver_result;
+
+/* Solves p (its columns' integrality decides MILP or LP). 0, or an error (out of memory). */
+int opt_solver_solve(const opt_program *p, const opt_graph *g, const opt_solver_opts *o,
+                     opt_solver_result *r, gms_error *err);
+
+/* "CBC 2.10.8" */
+const char *opt_solver_name(void);
+
+#endif

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# End-to-end: 'graph' writes a trace's iteration as a graph 'optimal' reads; 'optimal' on a
+# hand-solved graph (--json, text, --relax, --approx, --write-model), an infeasible budget
+# (exit 1 and a sentence), bad graphs (the node named, exit 1, no crash) and bad options.
+set -u
+: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+mkdir -p "$GMS_TMP"
+cd "$GMS_TMP" || exit 1
+field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+
+# a trace's iteration, op level and by layers; both read back by optimal
+T="$GMS_SOURCE_DIR/traces/samples/unet-small.gmt"
+"$GMS_BIN" graph "$T" -o ops.json 2>log || fail "graph: $(cat log)"
+"$GMS_BIN" graph "$T" --coarsen layers -o layers.json 2>log || fail "graph --coarsen: $(cat log)"
+grep -q "nodes" log || fail "graph says nothing: $(cat log)"
+n_ops=$(field 'len(d["nodes"])' < ops.json)
+n_layers=$(field 'len(d["nodes"])' < layers.json)
+[ "$n_layers" -lt "$n_ops" ] && [ "$n_layers" -gt 1 ] || fail "layers $n_layers, ops $n_ops"
+field 'all(i < k for k, n in enumerate(d["nodes"]) for i in n["inputs"]) and d["constant_bytes"] > 0' \
+  < ops.json | grep -q True || fail "op graph not in execution order or no constants"
+python3 -c "
+import json; a=json.load(open('ops.json')); b=json.load(open('layers.json'))
+s=lambda g: sum(n['cost'] for n in g['nodes'])
+assert abs(s(a)-s(b)) <= 1e-9*s(a), (s(a), s(b))" || fail "coarsening changed the compute"
+out=$("$GMS_BIN" optimal layers.json --budget 1.0 --json) || fail "optimal at 1.0: $out"
+[ "$(echo "$out" | field 'd["status"], d["recomputations"], abs(d["objective"] - d["compute"]) < 1e-9')" = "optimal 0 True" ] \
+  || fail "no recomputation at the unconstrained peak: $out"
+# a trace straight into optimal (coarsened by layers) gives the same answer as its graph
+direct=$("$GMS_BIN" optimal "$T" --budget 1.0 --json) || fail "optimal TRACE"
+[ "$(echo "$direct" | field 'd["nodes"], d["objective"]')" = "$(echo "$out" | field 'd["nodes"], d["objective"]')" ] \
+  || fail "trace and graph differ: $direct"
+# no partial output: a graph into a missing folder fails and leaves nothing
+"$GMS_BIN" graph "$T" -o nodir/g.json 2>err && fail "graph into a missing folder succeeded"
+[ ! -e nodir ] || fail "left nodir"
+ls | grep -q tmp- && fail "temporary file left: $(ls)"
+"$GMS_BIN" graph "$T" --iteration 7 -o x.json 2>err; [ $? -eq 2 ] || fail "iteration 7 accepted"
+grep -q "iteration" err || fail "no word on iterations: $(cat err)"
+
+# the hand-solved diamond: a feeds b and c, they meet in d, e reads d and a; 30 bytes force
+# exactly one recomputation, of a (cost 5), at stage 4
+cat > diamond.json <<'G'
+{"nodes": [
+ {"name": "a", "cost": 5, "bytes": 10},
+ {"name": "b", "cost": 1, "bytes": 10, "inputs": [0]},
+ {"name": "c", "cost": 1, "bytes": 10, "inputs": [0]},
+ {"name": "d", "cost": 1, "bytes": 10, "inputs": [1, 2]},
+ {"name": "e", "cost": 1, "bytes": 10, "inputs": [3, 0]}]}
+G
+out=$("$GMS_BIN" optimal diamond.json --budget 30B --json) || fail "diamond: $out"
+[ "$(echo "$out" | field 'd["status"], d["objective"], d["recomputations"], d["schedule"][4]["compute"], d["peak"] <= 30')" \
+  = "optimal 14.0 1 [0, 4] True" ] || fail "diamond: $out"
+echo "$out" | field 'd["lower_bound"] <= d["objective"] and d["gap"] == 0 and d["seeded"]' | grep -q True \
+  || fail "diamond bound/gap/seed: $out"
+text=$("$GMS_BIN" optimal diamond.json --budget 0.75) || fail "text"
+echo "$text" | grep -q "status: *optimal" && echo "$text" | grep -q "stage 4 (e) recomputes: 0" \
+  || fail "text output: $text"
+lp=$("$GMS_BIN" optimal diamond.json --budget 30B --relax --json) || fail "relax"
+echo "$lp" | field 'd["mode"] == "relax" and d["objective"] <= 14 and "schedule" not in d' | grep -q True \
+  || fail "relax: $lp"
+ap=$("$GMS_BIN" optimal diamond.json --budget 30B --approx --json); rc=$?
+echo "$ap" | field 'd["mode"]' | grep -q approx || fail "approx: $ap"
+if [ $rc -eq 0 ]; then
+  echo "$ap" | field 'd["objective"] >= 14 and d["peak"] <= 30' | grep -q True || fail "approx: $ap"
+fi
+tight=$("$GMS_BIN" optimal diamond.json --budget 30B --tighten --json) || fail "tighten"
+[ "$(echo "$tight" | field 'd["objective"], d["program"]')" = "14.0 tightened" ] || fail "tighten: $tight"
+"$GMS_BIN" optimal diamond.json --budget 30B --write-model m.lp >/dev/null || fail "write-model"
+grep -qi "minimize" m.lp && grep -q "R_4_0" m.lp || fail "model file: $(head -5 m.lp)"
+ls | grep -q "tmp-" && fail "temporary model file left: $(ls)"
+"$GMS_BIN" optimal diamond.json --budget 30B --write-model nodir/m.lp >/dev/null 2>err && fail "model into a missing folder"
+grep -q "nodir/m.lp" err || fail "model error: $(cat err)"
+
+# infeasible: exit 1 and a sentence on what the smallest budget needs
+out=$("$GMS_BIN" optimal diamond.json --budget 29B --json 2>err); [ $? -eq 1 ] || fail "29 B not refused"
+[ "$(echo "$out" | field 'd["status"], d["min_budget_at_least"]')" = "infeasible 30" ] || fail "infeasible: $out"
+grep -q "at least" err || fail "no sentence: $(cat err)"
+
+# bad graphs: the node is named, exit 1
+printf '{"nodes": [{"name": "x", "cost": 1, "bytes": 1}, {"name": "y", "cost": 1, "bytes": 1, "inputs": [1]}]}' > cyc.json
+"$GMS_BIN" optimal cyc.json --budget 1.0 2>err; [ $? -eq 1 ] || fail "cycle accepted"
+grep -q 'node 1 ("y")' err && grep -q cycle err || fail "cycle message: $(cat err)"
+printf '{"nodes": [{"name": "x", "cost": -2, "bytes": 1}]}' > neg.json
+"$GMS_BIN" optimal neg.json --budget 1.0 2>err; [ $? -eq 1 ] || fail "negative cost accepted"
+grep -q 'node 0 ("x"): negative cost' err || fail "negative cost message: $(cat err)"
+
+# usage errors
+"$GMS_BIN" optimal diamond.json 2>err; [ $? -eq 2 ] || fail "no budget accepted"
+"$GMS_BIN" optimal diamond.json --budget 30B --relax --approx 2>err; [ $? -eq 2 ] || fail "relax+approx"
+"$GMS_BIN" optimal diamond.json --budget 30B --time-limit soon 2>err; [ $? -eq 2 ] || fail "bad time limit"
+"$GMS_BIN" optimal --help | grep -q -- "--time-limit" || fail "help"
+"$GMS_BIN" graph --help | grep -q -- "--coarsen" || fail "graph help"
+echo ok
