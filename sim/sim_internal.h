@@ -204,6 +204,10 @@ struct sim_view {
     /* per storage: the cached compute sums (spec section 6) of its forward and reverse
      * regions, side by side (sim_rcomp): the pool scans read them and nothing else */
     uint64_t *rcomp;
+    /* MSPS's exact scan: each storage's score (compute + reverse sum) / size, kept up to date
+     * at every write of its inputs (sim_mscore_update), so the scan reads one double per
+     * member instead of dividing; NULL for other policies */
+    double *mscore;
     /* closures memoised within one batch of region rebuilds (sim_regions.c) */
     uint64_t *memo;       /* per slot: closure bits then neighbour bits, 2 x words each */
     size_t memo_cap;      /* slots allocated */
@@ -363,6 +367,14 @@ static inline double sim_ratio_inline(int64_t num, uint64_t a, uint64_t b)
     if (den != 0 && num != 0 && den <= exact && n <= exact)
         return (double)num / (double)(uint64_t)den;
     return sim_score_ratio(num, a, b);
+}
+
+/* Refreshes storage s's cached MSPS score after its compute or reverse sum changed. */
+static inline void sim_mscore_update(sim_view *v, uint32_t s)
+{
+    if (v->mscore)
+        v->mscore[s] = sim_ratio_inline((int64_t)(v->scomp[s] + v->rcomp[2 * (size_t)s + 1]),
+                                        v->tr->st_size[s], 1);
 }
 
 /* Asks the policy for one victim and evicts it (simrd's free loop body, sim_run.c). 0, or -1

@@ -69,6 +69,7 @@ static void pool_append(sim_view *v, uint32_t s)
 {
     if (v->pool_len == v->pool_cap) /* cap > 2 x storages: at least half are holes */
         sim_pool_compact(v);
+    sim_mscore_update(v, s); /* inputs may have changed while s was out of the pool */
     v->ss[s].pool_idx = v->pool_len;
     v->pool_occ[v->pool_len >> 6] |= UINT64_C(1) << (v->pool_len & 63);
     v->pool_ord[v->pool_len++] = s;
@@ -290,6 +291,11 @@ static uint32_t choose(sim_view *v, uint64_t *scored)
     case SIM_SCORE_MSPS:
         if (!v->regions_on)
             goto generic;
+        if (v->mscore) {
+            const double *msc = v->mscore;
+            SCAN_POOL(c = msc[s]);
+            break;
+        }
         SCAN_POOL(c = sim_ratio_inline((int64_t)(scomp[s] + rcomp[2 * s + 1]), size[s], 1));
         break;
     case SIM_SCORE_DTR_EQ:
@@ -516,6 +522,9 @@ static int run_compute(sim_view *v, uint32_t o)
                 v->scomp[te->storage] += op->cost;
         } else {
             v->scomp[te->storage] = op->cost;
+        }
+        sim_mscore_update(v, te->storage);
+        if (!te->is_view) {
             v->last[te->storage] = INT64_MIN;
             if (v->eq_on && (v->ss[te->storage].ecn = sim_eq_new_node(v, 0)) == SIM_NONE)
                 return -1;
@@ -633,6 +642,7 @@ void sim_runner_free(sim_runner *r)
     free(v->ss);
     free(v->fl);
     free(v->scomp);
+    free(v->mscore);
     free(v->last);
     free(v->pool_ord);
     free(v->pool_occ);
@@ -732,6 +742,15 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
             sim_regions_init(v);
         }
         sim_regions_reset(v);
+    }
+    /* MSPS's exact scan reads cached scores (sim_mscore_update keeps them) */
+    if (v->regions_on && v->pol->score_kind == SIM_SCORE_MSPS && !v->pol->choose) {
+        if (!v->mscore &&
+            !(v->mscore = malloc(((size_t)tr->n_storages + 1) * sizeof *v->mscore)))
+            return gms_error_set(err, GMS_ENOMEM, "out of memory for MSPS's scores");
+    } else {
+        free(v->mscore);
+        v->mscore = NULL;
     }
     /* nothing reads forward interiors or sums: MSPS's own scan, no hook that could ask
      * sim_view_region_fwd_cost, no planner, windowed sets (the full ones keep the memoised
