@@ -204,6 +204,11 @@ struct sim_view {
     /* per storage: the cached compute sums (spec section 6) of its forward and reverse
      * regions, side by side (sim_rcomp): the pool scans read them and nothing else */
     uint64_t *rcomp;
+    /* MSPS's exact scan: each pool member's score (compute + reverse sum) / size, in pool
+     * order beside pool_ord (NaN in holes), kept up to date at every write of its inputs
+     * (sim_mscore_update), so the scan reads one array in order and never divides; NULL
+     * for other policies */
+    double *pool_sc;
     /* closures memoised within one batch of region rebuilds (sim_regions.c) */
     uint64_t *memo;       /* per slot: closure bits then neighbour bits, 2 x words each */
     size_t memo_cap;      /* slots allocated */
@@ -363,6 +368,16 @@ static inline double sim_ratio_inline(int64_t num, uint64_t a, uint64_t b)
     if (den != 0 && num != 0 && den <= exact && n <= exact)
         return (double)num / (double)(uint64_t)den;
     return sim_score_ratio(num, a, b);
+}
+
+/* Refreshes pool member s's cached MSPS score after its compute or reverse sum changed (a
+ * storage out of the pool gets it when it enters). */
+static inline void sim_mscore_update(sim_view *v, uint32_t s)
+{
+    uint32_t i;
+    if (v->pool_sc && (i = v->ss[s].pool_idx) != SIM_NONE)
+        v->pool_sc[i] = sim_ratio_inline((int64_t)(v->scomp[s] + v->rcomp[2 * (size_t)s + 1]),
+                                         v->tr->st_size[s], 1);
 }
 
 /* Asks the policy for one victim and evicts it (simrd's free loop body, sim_run.c). 0, or -1

@@ -159,7 +159,7 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
     const sim_edge *all = forward ? tr->fwd_adj : tr->rev_adj;
     const uint32_t *live = forward ? v->live_fwd : v->live_rev;
     region_clear(R);
-    *sim_rcomp(v, base, forward) = 0;
+    *sim_rcomp(v, base, forward) = 0; /* its MSPS score: at the end (a failure stops the run) */
     int win = R->interior.window;
     if (sim_grow((void **)&v->scratch, &v->cap_scratch, tr->n_storages + 1, sizeof(uint32_t)) ||
         (win ? win_scratch(v)
@@ -214,6 +214,8 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
         compute = 0;
     }
     *sim_rcomp(v, base, forward) = compute;
+    if (!forward)
+        sim_mscore_update(v, base);
     if (win) {
         if (sim_set_take_words(&R->interior, ib, lo >> 6, (hi >> 6) + 1, icount) ||
             sim_set_take_words(&R->frontier, fb, lo >> 6, (hi >> 6) + 1, fcount))
@@ -291,11 +293,14 @@ void sim_regions_on_evict(sim_view *v, uint32_t s)
         if (!(v->fl[x] & SIM_FL_PINNED))
             absorb(v, &v->fwd[x], sim_rcomp(v, x, 1), s, &v->fwd[s], v->fwd_frontier_only);
     for (sim_set_iter_init(&it, &v->fwd[s].frontier); sim_set_iter_next(&it, &x);)
-        if (!(v->fl[x] & SIM_FL_PINNED))
+        if (!(v->fl[x] & SIM_FL_PINNED)) {
             absorb(v, &v->rev[x], sim_rcomp(v, x, 0), s, &v->rev[s], 0);
+            sim_mscore_update(v, x);
+        }
     region_release(&v->fwd[s]);
     region_release(&v->rev[s]);
-    *sim_rcomp(v, s, 1) = *sim_rcomp(v, s, 0) = 0;
+    *sim_rcomp(v, s, 1) = *sim_rcomp(v, s, 0) = 0; /* s left the pool: its MSPS score is
+                                                      * refreshed when it comes back */
 }
 
 /* Appends the members of set to scratch2, once each (stamp generation gen). */
@@ -484,6 +489,8 @@ static void rebuild_memo(sim_view *v, uint32_t base, int forward)
     R->interior.count = icount;
     R->frontier.count = fcount;
     *sim_rcomp(v, base, forward) = sum;
+    if (!forward)
+        sim_mscore_update(v, base);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -665,7 +672,7 @@ static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int fo
     for (uint32_t i = 0; i < k && !c.lists; i++) {
         sim_region *R = forward ? &v->fwd[bases[i]] : &v->rev[bases[i]];
         region_clear(R);
-        *sim_rcomp(v, bases[i], forward) = 0;
+        *sim_rcomp(v, bases[i], forward) = 0; /* MSPS scores: below, with the sums */
         if (sim_set_cover(&R->interior, 0, W) || sim_set_cover(&R->frontier, 0, W)) {
             fail(v);
             return;
@@ -719,6 +726,8 @@ static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int fo
             return;
         }
         *sim_rcomp(v, bases[i], forward) = c.comp[i];
+        if (!forward)
+            sim_mscore_update(v, bases[i]);
     }
     for (uint32_t i = 0; i < k && !c.lists; i++) {
         sim_region *R = forward ? &v->fwd[bases[i]] : &v->rev[bases[i]];
@@ -727,6 +736,8 @@ static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int fo
         R->interior.count = c.icnt[i];
         R->frontier.count = c.fcnt[i];
         *sim_rcomp(v, bases[i], forward) = c.comp[i];
+        if (!forward)
+            sim_mscore_update(v, bases[i]);
     }
 }
 

@@ -53,6 +53,8 @@ void sim_pool_compact(sim_view *v)
         uint32_t s = v->pool_ord[i];
         if (s != SIM_NONE) {
             v->pool_ord[j] = s;
+            if (v->pool_sc)
+                v->pool_sc[j] = v->pool_sc[i];
             v->ss[s].pool_idx = j++;
         }
     }
@@ -70,6 +72,7 @@ static void pool_append(sim_view *v, uint32_t s)
     if (v->pool_len == v->pool_cap) /* cap > 2 x storages: at least half are holes */
         sim_pool_compact(v);
     v->ss[s].pool_idx = v->pool_len;
+    sim_mscore_update(v, s); /* inputs may have changed while s was out of the pool */
     v->pool_occ[v->pool_len >> 6] |= UINT64_C(1) << (v->pool_len & 63);
     v->pool_ord[v->pool_len++] = s;
     if (v->sampling) {
@@ -85,6 +88,8 @@ static void pool_remove(sim_view *v, uint32_t s)
     if (i == SIM_NONE)
         return;
     v->pool_ord[i] = SIM_NONE;
+    if (v->pool_sc)
+        v->pool_sc[i] = NAN; /* never chosen, never ends a scan */
     v->pool_occ[i >> 6] &= ~(UINT64_C(1) << (i & 63));
     v->ss[s].pool_idx = SIM_NONE;
     v->pool_size--;
@@ -238,6 +243,36 @@ static uint32_t choose_sampled(sim_view *v, uint32_t k, uint64_t *scored)
     } while (0)
 
 
+/* SCAN_POOL over the cached scores in pool order (pool_sc; holes are NaN, which neither
+ * wins nor ends the scan). *scored: the members visited, as SCAN_POOL counts them. */
+static uint32_t scan_cached(const sim_view *v, double *best_cost, uint64_t *scored)
+{
+    const double *sc = v->pool_sc;
+    double best_c = *best_cost;
+    uint32_t n = v->pool_len, bi = SIM_NONE, i;
+    for (i = 0; i < n; i++) {
+        double c = sc[i];
+        if (c <= best_c) {
+            best_c = c;
+            bi = i;
+        }
+        if (c == 0)
+            break;
+    }
+    if (i == n) {
+        *scored += v->pool_size;
+    } else { /* stopped at member i: count the members in [0, i] */
+        uint64_t k = 0;
+        for (uint32_t w = 0; w < i / 64; w++)
+            k += (uint64_t)__builtin_popcountll(v->pool_occ[w]);
+        uint32_t r = i % 64 + 1;
+        uint64_t m = r == 64 ? ~UINT64_C(0) : (UINT64_C(1) << r) - 1;
+        *scored += k + (uint64_t)__builtin_popcountll(v->pool_occ[i / 64] & m);
+    }
+    *best_cost = best_c;
+    return bi == SIM_NONE ? SIM_NONE : v->pool_ord[bi];
+}
+
 /* Heuristic.choose (spec section 5): the LAST minimum in pool order wins, the first zero
  * cost ends the scan, all +inf -> the last storage. *scored: the candidates scored (for the
  * cost model; a policy with its own choose is taken to look at the whole pool). */
@@ -290,6 +325,10 @@ static uint32_t choose(sim_view *v, uint64_t *scored)
     case SIM_SCORE_MSPS:
         if (!v->regions_on)
             goto generic;
+        if (v->pool_sc) {
+            best = scan_cached(v, &best_cost, &nscored);
+            break;
+        }
         SCAN_POOL(c = sim_ratio_inline((int64_t)(scomp[s] + rcomp[2 * s + 1]), size[s], 1));
         break;
     case SIM_SCORE_DTR_EQ:
@@ -516,6 +555,9 @@ static int run_compute(sim_view *v, uint32_t o)
                 v->scomp[te->storage] += op->cost;
         } else {
             v->scomp[te->storage] = op->cost;
+        }
+        sim_mscore_update(v, te->storage);
+        if (!te->is_view) {
             v->last[te->storage] = INT64_MIN;
             if (v->eq_on && (v->ss[te->storage].ecn = sim_eq_new_node(v, 0)) == SIM_NONE)
                 return -1;
@@ -633,6 +675,7 @@ void sim_runner_free(sim_runner *r)
     free(v->ss);
     free(v->fl);
     free(v->scomp);
+    free(v->pool_sc);
     free(v->last);
     free(v->pool_ord);
     free(v->pool_occ);
@@ -732,6 +775,14 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
             sim_regions_init(v);
         }
         sim_regions_reset(v);
+    }
+    /* MSPS's exact scan reads cached scores (sim_mscore_update keeps them) */
+    if (v->regions_on && v->pol->score_kind == SIM_SCORE_MSPS && !v->pol->choose) {
+        if (!v->pool_sc && !(v->pool_sc = malloc((size_t)v->pool_cap * sizeof *v->pool_sc)))
+            return gms_error_set(err, GMS_ENOMEM, "out of memory for MSPS's scores");
+    } else {
+        free(v->pool_sc);
+        v->pool_sc = NULL;
     }
     /* nothing reads forward interiors or sums: MSPS's own scan, no hook that could ask
      * sim_view_region_fwd_cost, no planner, windowed sets (the full ones keep the memoised

@@ -381,6 +381,32 @@ START_TEST(test_first_zero_score_ends_the_scan)
 }
 END_TEST
 
+/* The same graph under msps, whose exact scan reads cached scores in pool order: z1 and z2
+ * cost 0 and border no evicted storage, so both score 0 and the first ends the scan. The
+ * candidates counted are those the scan visited: the one search stops at the first pool
+ * member, so it counts 1 (a scan that ran on would count every member, 3 or more). */
+START_TEST(test_msps_cached_scan_stops_at_the_first_zero)
+{
+    sim_trace_builder *b = g_new();
+    g_constant(b, 1, 0);
+    g_call(b, "z1", 0, 2, 10, 1, (uint64_t)1);
+    g_call(b, "z2", 0, 3, 10, 1, (uint64_t)1);
+    g_call(b, "w", 5, 4, 10, 1, (uint64_t)1);
+    g_call(b, "y", 1, 5, 10, 1, (uint64_t)1);
+    g_release(b, 2);
+    g_release(b, 3);
+    g_release(b, 4);
+    g_release(b, 5);
+    sim_trace *t = g_finish(b);
+    g_log log;
+    sim_result r = g_run(t, "msps", 35, &log);
+    ck_assert_str_eq(log.text, "C:constant C:z1 C:z2 C:w E:1 C:y X:2 X:3 X:4 ");
+    ck_assert_uint_eq(r.evictions, 1);
+    ck_assert_uint_eq(r.candidates, 1);
+    sim_trace_free(t);
+}
+END_TEST
+
 /* size policy on zero-size storages: every score is +inf, so the last pool element goes
  * first; freeing nothing, the run ends in OOM once the pool is empty. */
 START_TEST(test_all_infinite_scores_evict_the_last_pool_element)
@@ -964,6 +990,7 @@ int main(void)
     tcase_add_test(tc, test_mutation_allocates_root_storage_size_and_releases_old_tensor);
     tcase_add_test(tc, test_copy_keeps_storage_alive_until_last_release);
     tcase_add_test(tc, test_first_zero_score_ends_the_scan);
+    tcase_add_test(tc, test_msps_cached_scan_stops_at_the_first_zero);
     tcase_add_test(tc, test_all_infinite_scores_evict_the_last_pool_element);
     tcase_add_test(tc, test_runner_reuse_gives_identical_results);
     tcase_add_test(tc, test_run_without_policy_is_a_caller_error);
