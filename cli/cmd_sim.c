@@ -24,6 +24,7 @@
 #include "policy.h"
 #include "registry.h"
 #include "sim.h"
+#include "sim_checkmate.h"
 #include "sim_extra.h"
 #include "sim_reftable.h"
 #include "swap_opts.h"
@@ -53,7 +54,9 @@ static void usage(FILE *f)
             "                      checkpoint planner (ckpt-all, ckpt-sqrt, ...): it picks\n"
             "                      layers to checkpoint before each iteration and never\n"
             "                      evicts (docs/planners.md); text and JSON then report\n"
-            "                      each iteration\n"
+            "                      each iteration; or checkmate / checkmate-approx: the\n"
+            "                      optimal schedule of one iteration, solved and replayed\n"
+            "                      (see gpumemsim sim --policy checkmate --help)\n"
             "  --policy-args K=V[,K=V...]\n"
             "                      a planner's parameters (stored canonically with the run)\n"
             "  --budget B          a plain number is a ratio of the baseline peak memory (0.4,\n"
@@ -347,6 +350,8 @@ static int open_perfetto(const char *path, const char *trace, const sim_config *
 
 int cmd_sim(int argc, char **argv)
 {
+    if (sim_checkmate_wanted(argc, argv))
+        return sim_checkmate_main(argc, argv); /* the optimum replayed: sim_checkmate.h */
     static const struct option longopts[] = {
         {"policy", required_argument, NULL, OPT_POLICY},
         {"budget", required_argument, NULL, OPT_BUDGET},

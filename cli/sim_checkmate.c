@@ -1,0 +1,341 @@
+/*
+ * sim_checkmate: sim's --policy checkmate and checkmate-approx (sim_checkmate.h).
+ */
+#include "sim_checkmate.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "opt_extract.h"
+#include "opt_replay.h"
+#include "opt_solve.h"
+#include "sim.h"
+
+static const char *const CMD = "sim";
+
+static int is_ours(const char *name)
+{
+    return strcmp(name, "checkmate") == 0 || strcmp(name, "checkmate-approx") == 0;
+}
+
+int sim_checkmate_wanted(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return 0;
+        if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc && is_ours(argv[i + 1]))
+            return 1;
+        if (strncmp(argv[i], "--policy=", 9) == 0 && is_ours(argv[i] + 9))
+            return 1;
+    }
+    return 0;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gpumemsim sim TRACE --policy checkmate|checkmate-approx --budget B\n"
+            "                     [--iteration N] [--coarsen layers|none] [--time-limit S]\n"
+            "                     [--json]\n"
+            "\n"
+            "The optimal schedule as a policy (docs/optimal.md): one iteration of TRACE as a\n"
+            "dataflow graph (as 'gpumemsim graph'), Checkmate's MILP solved by CBC (checkmate)\n"
+            "or the authors' LP rounding (checkmate-approx), as 'gpumemsim optimal' does, and\n"
+            "the schedule carried out step by step (compute and free) by the replay engine.\n"
+            "Reports status (ok; oom when no schedule fits: infeasible, none found in the time\n"
+            "limit, or a schedule that does not fit when replayed), overhead (replayed compute /\n"
+            "the graph's compute without recomputation) and the replayed peak. Exit 0 for ok\n"
+            "and oom, 1 when the trace cannot be read or solved, 2 for bad options.\n"
+            "\n"
+            "  --budget B        a plain number is a ratio of the trace's baseline peak memory\n"
+            "                    (as for every sim policy, so runs compare at one budget);\n"
+            "                    bytes need a unit (800MB). Required.\n"
+            "  --iteration N     which iteration of the trace (from 0; default 0)\n"
+            "  --coarsen MODE    layers (default: one node per layer's forward and backward)\n"
+            "                    or none (one node per op; large graphs solve slowly)\n"
+            "  --time-limit S    seconds for the solve (60, 60s, 2m; default none); at the limit\n"
+            "                    the best schedule found is replayed, with its gap\n"
+            "  --json            one JSON object\n"
+            "\n"
+            "example:\n"
+            "  gpumemsim sim unet.gmt --policy checkmate --budget 0.6 --time-limit 60 --json\n");
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !(v > 0) || !isfinite(v))
+        return -1;
+    if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+        v *= 60;
+    else if (*end && strcmp(end, "s") != 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+typedef struct ck_run {
+    const char *trace, *policy, *reason;
+    char *reason_buf; /* 256 bytes */
+    uint64_t budget, baseline_memory, graph_peak;
+    double ratio;
+    uint32_t iteration, nodes, edges;
+    int coarsen, ok;
+    opt_answer a;
+    opt_replay r;
+    int replayed;
+    double compute, wall_s;
+} ck_run;
+
+static void print_text(const ck_run *k)
+{
+    char b1[32], b2[32];
+    printf("trace            %s (iteration %u, %s: %u nodes, %u edges)\n", k->trace,
+           k->iteration, k->coarsen ? "coarsened by layers" : "op level", k->nodes, k->edges);
+    printf("policy           %s\n", k->policy);
+    printf("budget           %llu B (%s, %.3f x baseline memory)\n",
+           (unsigned long long)k->budget, cli_format_bytes(k->budget, b1, sizeof b1),
+           k->baseline_memory ? (double)k->budget / (double)k->baseline_memory : 0.0);
+    printf("status           %s%s%s%s\n", k->ok ? "ok" : "oom", k->ok ? "" : " (",
+           k->ok ? "" : k->reason, k->ok ? "" : ")");
+    printf("solver           %s, objective ", opt_status_name(k->a.status));
+    if (k->a.schedule)
+        printf("%.9g ms, gap %.4g%%", k->a.objective, 100 * k->a.gap);
+    else
+        printf("none");
+    if (k->a.lower_bound >= 0)
+        printf(", LP bound %.9g ms", k->a.lower_bound);
+    printf(", %.3f s\n", k->a.seconds);
+    if (k->replayed) {
+        if (k->ok)
+            printf("overhead         %.6f\n", k->compute > 0 ? k->r.compute / k->compute : 1);
+        else
+            printf("overhead         - (run failed)\n");
+        printf("replayed         %u computes (%u recomputations), %u frees, %.9g ms compute\n",
+               k->r.computes, k->r.recomputes, k->r.frees, k->r.compute);
+        printf("peak memory      %llu B (%s)\n", (unsigned long long)k->r.peak,
+               cli_format_bytes(k->r.peak, b1, sizeof b1));
+    } else {
+        printf("overhead         - (no schedule)\n");
+    }
+    printf("baseline         %.9g ms compute, graph peak %s, trace peak %s\n", k->compute,
+           cli_format_bytes(k->graph_peak, b1, sizeof b1),
+           cli_format_bytes(k->baseline_memory, b2, sizeof b2));
+    printf("wall time        %.6f s\n", k->wall_s);
+}
+
+static int print_json(const ck_run *k)
+{
+    json_t *o = json_object();
+    if (!o)
+        return -1;
+    json_object_set_new(o, "trace", json_string(k->trace));
+    json_object_set_new(o, "policy", json_string(k->policy));
+    json_object_set_new(o, "semantics", json_string("checkmate"));
+    json_object_set_new(o, "budget", json_integer((json_int_t)k->budget));
+    json_object_set_new(o, "budget_ratio", k->ratio > 0 ? json_real(k->ratio) : json_null());
+    json_object_set_new(o, "iteration", json_integer(k->iteration));
+    json_object_set_new(o, "coarsen", json_string(k->coarsen ? "layers" : "none"));
+    json_object_set_new(o, "nodes", json_integer(k->nodes));
+    json_object_set_new(o, "edges", json_integer(k->edges));
+    json_object_set_new(o, "status", json_string(k->ok ? "ok" : "oom"));
+    json_object_set_new(o, "reason", k->ok ? json_null() : json_string(k->reason));
+    json_object_set_new(o, "overhead", k->ok && k->compute > 0
+                                           ? json_real(k->r.compute / k->compute)
+                                           : k->ok ? json_real(1) : json_null());
+    json_object_set_new(o, "solver_status", json_string(opt_status_name(k->a.status)));
+    json_object_set_new(o, "objective", k->a.schedule ? json_real(k->a.objective) : json_null());
+    json_object_set_new(o, "lower_bound",
+                        k->a.lower_bound >= 0 ? json_real(k->a.lower_bound) : json_null());
+    json_object_set_new(o, "gap", k->a.schedule ? json_real(k->a.gap) : json_null());
+    json_object_set_new(o, "solve_s", json_real(k->a.seconds));
+    json_object_set_new(o, "replayed_compute", k->replayed ? json_real(k->r.compute) : json_null());
+    json_object_set_new(o, "peak_memory",
+                        k->replayed ? json_integer((json_int_t)k->r.peak) : json_null());
+    json_object_set_new(o, "computes", json_integer(k->replayed ? k->r.computes : 0));
+    json_object_set_new(o, "remats", json_integer(k->replayed ? k->r.recomputes : 0));
+    json_object_set_new(o, "frees", json_integer(k->replayed ? k->r.frees : 0));
+    json_object_set_new(o, "baseline_compute", json_real(k->compute));
+    json_object_set_new(o, "graph_peak", json_integer((json_int_t)k->graph_peak));
+    json_object_set_new(o, "baseline_memory", json_integer((json_int_t)k->baseline_memory));
+    json_object_set_new(o, "wall_s", json_real(k->wall_s));
+    char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(o);
+    if (!s)
+        return -1;
+    printf("%s\n", s);
+    free(s);
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Solves and replays k's graph; fills k's outcome. 0 or an error. */
+static int solve_and_replay(ck_run *k, const opt_graph *g, double limit, gms_error *err)
+{
+    opt_request rq = {.budget = k->budget, .time_limit = limit,
+                      .mode = strcmp(k->policy, "checkmate-approx") == 0 ? OPT_MODE_APPROX
+                                                                          : OPT_MODE_MILP};
+    if (opt_solve(g, &rq, &k->a, err) != 0)
+        return -1;
+    if (!k->a.schedule) {
+        if (k->a.status == OPT_STATUS_INFEASIBLE) {
+            char b1[32], b2[32];
+            snprintf(k->reason_buf, 256, "infeasible: no schedule fits %s; the largest node "
+                     "with its inputs alone needs %s", cli_format_bytes(k->budget, b1, sizeof b1),
+                     cli_format_bytes(k->a.floor, b2, sizeof b2));
+            k->reason = k->reason_buf;
+            return 0;
+        }
+        k->reason = rq.mode == OPT_MODE_APPROX ? "no rounding of the LP fits the budget"
+                                                 : "no schedule found within the time limit";
+        return 0;
+    }
+    if (opt_replay_run(g, k->a.schedule, 0, &k->r, err) != 0)
+        return -1;
+    k->replayed = 1;
+    if (k->r.peak > k->budget) {
+        k->reason = "the schedule does not fit when replayed";
+        return 0;
+    }
+    k->ok = 1;
+    return 0;
+}
+
+int sim_checkmate_main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"policy", required_argument, NULL, 'p'},
+        {"budget", required_argument, NULL, 'b'},
+        {"iteration", required_argument, NULL, 'i'},
+        {"coarsen", required_argument, NULL, 'c'},
+        {"time-limit", required_argument, NULL, 't'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    char why[256];
+    ck_run k = {.reason_buf = why, .coarsen = OPT_COARSEN_LAYERS, .policy = "checkmate"};
+    const char *budget_s = NULL;
+    double limit = 0;
+    int json = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p': k.policy = optarg; break;
+        case 'b': budget_s = optarg; break;
+        case 'j': json = 1; break;
+        case 't':
+            if (parse_seconds(optarg, &limit)) {
+                cli_error(CMD, "--time-limit '%s': give seconds > 0 (60, 60s or 2m)", optarg);
+                return 2;
+            }
+            break;
+        case 'i': {
+            char *end;
+            errno = 0;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (errno || *end || end == optarg || optarg[0] == '-' || v > UINT32_MAX) {
+                cli_error(CMD, "--iteration '%s': give an iteration number from 0", optarg);
+                return 2;
+            }
+            k.iteration = (uint32_t)v;
+            break;
+        }
+        case 'c':
+            if (cli_parse_coarsen(optarg, &k.coarsen)) {
+                cli_error(CMD, "--coarsen '%s': give 'layers' (the default) or 'none'", optarg);
+                return 2;
+            }
+            break;
+        case 'h': usage(stdout); return 0;
+        case ':':
+            cli_error(CMD, "%s needs a value (see gpumemsim sim --policy checkmate --help)",
+                      argv[optind - 1]);
+            return 2;
+        default:
+            cli_error(CMD, "option '%s' does not apply to --policy %s (it takes --budget, "
+                           "--iteration, --coarsen, --time-limit and --json; see "
+                           "gpumemsim sim --policy checkmate --help)", argv[optind - 1],
+                      k.policy);
+            return 2;
+        }
+    }
+    if (!is_ours(k.policy)) {
+        cli_error(CMD, "--policy given twice ('%s' after checkmate): give one", k.policy);
+        return 2;
+    }
+    if (optind != argc - 1) {
+        cli_error(CMD, "expected exactly one TRACE (a .gmt or DTR log); see --help");
+        return 2;
+    }
+    if (!budget_s) {
+        cli_error(CMD, "--policy %s needs a --budget (0.6 of the baseline peak, or 2GiB): "
+                       "without one nothing is recomputed", k.policy);
+        return 2;
+    }
+    uint64_t bytes = 0;
+    int brc = cli_parse_budget(budget_s, &k.ratio, &bytes);
+    if (brc) {
+        char msg[300];
+        cli_error(CMD, "%s", cli_budget_error(budget_s, brc, msg, sizeof msg));
+        return 2;
+    }
+    double t0 = now_s();
+    k.trace = argv[optind];
+    gms_error err = {0};
+    sim_trace *t;
+    if (sim_trace_load(k.trace, &t, &err) != 0) {
+        cli_error(CMD, "%s", err.msg);
+        return 1;
+    }
+    k.baseline_memory = sim_trace_baseline(t)->memory;
+    k.budget = k.ratio > 0 ? sim_budget_for_ratio(t, k.ratio) : bytes;
+    opt_graph *g = NULL;
+    int rc = opt_graph_from_trace(t, k.iteration, (opt_coarsen)k.coarsen, &g, NULL, &err);
+    sim_trace_free(t);
+    if (rc) {
+        cli_error(CMD, "%s: %s", k.trace, err.msg);
+        return rc == GMS_EINVAL ? 2 : 1;
+    }
+    k.nodes = g->n;
+    k.edges = g->n_edges;
+    k.graph_peak = opt_graph_peak(g);
+    k.compute = opt_graph_compute(g);
+    rc = solve_and_replay(&k, g, limit, &err);
+    opt_graph_free(g);
+    if (rc) {
+        cli_error(CMD, "%s: %s", k.trace, err.msg);
+        opt_answer_clear(&k.a);
+        opt_replay_clear(&k.r);
+        return 1;
+    }
+    k.wall_s = now_s() - t0;
+    rc = 0;
+    if (json) {
+        if (print_json(&k) != 0) {
+            cli_error(CMD, "out of memory writing JSON");
+            rc = 1;
+        }
+    } else {
+        print_text(&k);
+    }
+    opt_answer_clear(&k.a);
+    opt_replay_clear(&k.r);
+    return rc;
+}
