@@ -548,7 +548,7 @@ static int order_by_cost(sweep_ctx *c, gms_error *err)
 }
 
 /* The Checkmate runs, one at a time on the calling thread (sweep_checkmate.h), each row
- * committed on its own with the solution it stored. */
+ * committed on its own after the solution it stored. */
 static int run_checkmate(sweep_ctx *c, store *s, sweep_progress *pg, double t0, gms_error *err)
 {
     const sweep_spec *sp = c->spec;
@@ -556,10 +556,12 @@ static int run_checkmate(sweep_ctx *c, store *s, sweep_progress *pg, double t0, 
         sw_item *it = &c->items[c->ck_todo[i]];
         const sw_trace *t = &c->traces[it->trace];
         int cached = 0;
-        int rc = store_begin(s, err);
-        if (!rc)
-            rc = sweep_checkmate_run(s, t->t, t->hash, sp->policies[it->policy], it->budget, sp,
+        /* solved outside the row's transaction: a long solve must not hold the store's write
+         * lock (the solution commits on its own) */
+        int rc = sweep_checkmate_run(s, t->t, t->hash, sp->policies[it->policy], it->budget, sp,
                                      &it->res, &cached, err);
+        if (!rc)
+            rc = store_begin(s, err);
         if (!rc)
             rc = write_item(c, s, it, err);
         if (!rc)

@@ -35,8 +35,8 @@ int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key
 
 /* One run: fills res (status SIM_OK or SIM_OOM, overhead = replayed compute / the graph's
  * compute, peak_memory, remats = recomputations, wall_s); *cached = 1 when the solver's answer
- * came from the store. Stores a new answer in the store (its own statement; call outside a
- * transaction or inside the caller's). 0 or an error (trace without that iteration, ...). */
+ * came from the store. Stores a new answer in the store (its own statement, committed at
+ * once outside a transaction). 0 or an error (trace without that iteration, ...). */
 int sweep_checkmate_run(store *s, const sim_trace *t, const char *trace_hash,
                         const char *policy, uint64_t budget, const sweep_spec *sp,
                         sim_result *res, int *cached, gms_error *err);
