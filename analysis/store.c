@@ -182,6 +182,26 @@ static const char schema_v7[] =
     "ALTER TABLE runs ADD COLUMN stall_ns INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE runs ADD COLUMN d2h_busy_ns INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE runs ADD COLUMN h2d_busy_ns INTEGER NOT NULL DEFAULT 0;";
+/* v8: the Checkmate solver's answers (store_solution.h), keyed like runs, so that a run at a
+ * budget already solved replays the stored schedule instead of solving again. */
+static const char schema_v8[] =
+    "CREATE TABLE solutions ("
+    "  trace_hash TEXT NOT NULL,"
+    "  iteration INTEGER NOT NULL,"
+    "  coarsen TEXT NOT NULL,"
+    "  budget INTEGER NOT NULL,"
+    "  mode TEXT NOT NULL,"
+    "  time_limit REAL NOT NULL,"
+    "  status TEXT NOT NULL,"
+    "  objective REAL,"
+    "  lower_bound REAL,"
+    "  gap REAL,"
+    "  solve_s REAL NOT NULL,"
+    "  nodes INTEGER NOT NULL,"
+    "  schedule BLOB,"
+    "  tool_version TEXT NOT NULL,"
+    "  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
+    "  PRIMARY KEY (trace_hash, iteration, coarsen, budget, mode, time_limit)) WITHOUT ROWID;";
 
 /* One function per version step: migrations[v] takes a store from version v to v + 1 inside
  * the caller's transaction. A step that must rewrite data (not only add tables or columns)
@@ -225,9 +245,14 @@ static int migrate_6_to_7(sqlite3 *db, gms_error *err)
     return store_exec(db, schema_v7, "migrating the schema from version 6 to 7", err);
 }
 
+static int migrate_7_to_8(sqlite3 *db, gms_error *err)
+{
+    return store_exec(db, schema_v8, "migrating the schema from version 7 to 8", err);
+}
+
 static const store_migration migrations[STORE_SCHEMA_VERSION] = {
     migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5,
-    migrate_5_to_6, migrate_6_to_7};
+    migrate_5_to_6, migrate_6_to_7, migrate_7_to_8};
 
 static int read_user_version(sqlite3 *db, int *version, gms_error *err)
 {

@@ -28,7 +28,7 @@
 
 #include "gms_error.h"
 
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 
 typedef struct store store;
 

@@ -104,6 +104,13 @@ static const char copy_iterations[] =
     "  AND m.params = r.params AND m.budget = r.budget AND m.remat_limit = r.remat_limit"
     "  AND m.semantics = r.semantics AND m.allocator = r.allocator";
 
+static const char copy_solutions[] =
+    "INSERT OR IGNORE INTO main.solutions (trace_hash, iteration, coarsen, budget, mode,"
+    " time_limit, status, objective, lower_bound, gap, solve_s, nodes, schedule, tool_version,"
+    " created_at) SELECT trace_hash, iteration, coarsen, budget, mode, time_limit, status,"
+    " objective, lower_bound, gap, solve_s, nodes, schedule, tool_version, created_at"
+    " FROM src.solutions";
+
 /* Copies one validated input store into the open output. */
 static int merge_one(store *outs, const char *path, int version, gms_error *err)
 {
@@ -135,6 +142,8 @@ static int merge_one(store *outs, const char *path, int version, gms_error *err)
     }
     if (!rc && version >= 6)
         rc = store_exec(db, copy_iterations, what, err);
+    if (!rc && version >= 8)
+        rc = store_exec(db, copy_solutions, what, err);
     if (!rc)
         rc = store_exec(db, "COMMIT", what, err);
     if (rc)

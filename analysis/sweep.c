@@ -15,6 +15,7 @@
 #include "policy.h"
 #include "sim.h"
 #include "store.h"
+#include "sweep_checkmate.h"
 
 #define SWEEP_SEMANTICS "simrd"
 #define SWEEP_TICK_NS 500000000L /* progress refresh while nothing commits */
@@ -56,6 +57,8 @@ typedef struct sweep_ctx {
     size_t n_items;
     size_t *todo; /* indexes into items, in run order */
     size_t n_todo;
+    size_t *ck_todo; /* Checkmate runs (sweep_checkmate.h): on the writing thread */
+    size_t n_ck;
 
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -323,7 +326,8 @@ static int validate_spec(const sweep_spec *sp, gms_error *err)
     int planners = 0;
     for (size_t i = 0; i < sp->n_policies; i++) {
         planners |= planner_find(sp->policies[i]) != NULL;
-        if (!pol_find(sp->policies[i]) && !planner_find(sp->policies[i]))
+        if (!pol_find(sp->policies[i]) && !planner_find(sp->policies[i]) &&
+            !sweep_checkmate_is(sp->policies[i]))
             return gms_error_set(err, GMS_EINVAL,
                                  "unknown policy '%s' (see 'gpumemsim sweep --help' for the list)",
                                  sp->policies[i]);
@@ -451,8 +455,9 @@ static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
         uint32_t t = order[ti];
         for (uint32_t p = 0; p < sp->n_policies; p++) {
             /* sampled victim choice draws at random too: every policy runs once per seed */
-            int random = !c->planners[p] && (sweep_policy_is_random(sp->policies[p]) ||
-                                             sp->sample);
+            int ck = sweep_checkmate_is(sp->policies[p]);
+            int random = !c->planners[p] && !ck && (sweep_policy_is_random(sp->policies[p]) ||
+                                                    sp->sample);
             unsigned seeds = random ? sp->seeds : 1;
             for (uint32_t a = 0; a < c->n_allocs; a++)
             for (uint32_t r = 0; r < sp->n_ratios; r++)
@@ -460,8 +465,8 @@ static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
                     if (c->policies[p] && pol_needs_addresses(c->policies[p]) &&
                         !c->allocs[a].model)
                         continue; /* validate_allocators allowed it: skipped by design */
-                    if (pol_swaps(c->policies[p]) && c->allocs[a].model)
-                        continue; /* swapping runs on the ideal model only */
+                    if ((pol_swaps(c->policies[p]) || ck) && c->allocs[a].model)
+                        continue; /* swapping and Checkmate run on the ideal model only */
                     sw_item *it = &c->items[k++];
                     it->trace = t;
                     it->policy = p;
@@ -469,8 +474,11 @@ static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
                     it->seed = seed;
                     it->alloc = a;
                     it->budget = sim_budget_for_ratio(c->traces[t].t, sp->ratios[r]);
-                    sweep_run_params(sp, c->policies[p], random, seed, it->params,
-                                     sizeof it->params);
+                    if (ck)
+                        sweep_checkmate_params(sp, it->params, sizeof it->params);
+                    else
+                        sweep_run_params(sp, c->policies[p], random, seed, it->params,
+                                         sizeof it->params);
                     if (c->planners[p] && sp->policy_args && *sp->policy_args)
                         planner_run_params(sp->policy_args, it->params, sizeof it->params);
                 }
@@ -479,6 +487,7 @@ static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
     free(order);
     *skipped = 0;
     c->n_todo = 0;
+    c->n_ck = 0;
     for (size_t i = 0; i < k; i++) {
         sw_item *it = &c->items[i];
         const char *hash = c->traces[it->trace].hash, *pol = sp->policies[it->policy];
@@ -495,7 +504,10 @@ static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
             (*skipped)++;
             continue;
         }
-        c->todo[c->n_todo++] = i;
+        if (sweep_checkmate_is(pol))
+            c->ck_todo[c->n_ck++] = i;
+        else
+            c->todo[c->n_todo++] = i;
     }
     return 0;
 }
@@ -532,6 +544,45 @@ static int order_by_cost(sweep_ctx *c, gms_error *err)
     for (size_t i = 0; i < c->n_todo; i++)
         c->todo[i] = r[i].idx;
     free(r);
+    return 0;
+}
+
+/* The Checkmate runs, one at a time on the calling thread (sweep_checkmate.h), each row
+ * committed on its own after the solution it stored. */
+static int run_checkmate(sweep_ctx *c, store *s, sweep_progress *pg, double t0, gms_error *err)
+{
+    const sweep_spec *sp = c->spec;
+    for (size_t i = 0; i < c->n_ck; i++) {
+        sw_item *it = &c->items[c->ck_todo[i]];
+        const sw_trace *t = &c->traces[it->trace];
+        int cached = 0;
+        /* solved outside the row's transaction: a long solve must not hold the store's write
+         * lock (the solution commits on its own) */
+        int rc = sweep_checkmate_run(s, t->t, t->hash, sp->policies[it->policy], it->budget, sp,
+                                     &it->res, &cached, err);
+        if (!rc)
+            rc = store_begin(s, err);
+        if (!rc)
+            rc = write_item(c, s, it, err);
+        if (!rc)
+            rc = store_commit(s, err);
+        if (rc) {
+            store_rollback(s);
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            return gms_error_set(err, rc, "%s: %s at budget %llu: %s", t->path,
+                                 sp->policies[it->policy], (unsigned long long)it->budget, msg);
+        }
+        pg->done++;
+        pg->ok += it->res.status == SIM_OK;
+        pg->failed += it->res.status != SIM_OK;
+        pg->oom += it->res.status != SIM_OK;
+        pg->solved += !cached;
+        pg->cached += cached;
+        pg->elapsed_s = now_s() - t0;
+        if (sp->progress)
+            sp->progress(sp->progress_ctx, pg);
+    }
     return 0;
 }
 
@@ -676,15 +727,18 @@ int sweep_run(const sweep_spec *sp, const char *db_path, sweep_progress *summary
     c.items = calloc(n_items, sizeof *c.items);
     c.n_items = n_items;
     c.todo = calloc(n_items, sizeof *c.todo);
-    if (!c.items || !c.todo) {
+    c.ck_todo = calloc(n_items, sizeof *c.ck_todo);
+    if (!c.items || !c.todo || !c.ck_todo) {
         rc = gms_error_set(err, GMS_ENOMEM, "out of memory for %zu runs", n_items);
         goto out;
     }
     if ((rc = plan(&c, s, &pg.skipped, err)) || (rc = order_by_cost(&c, err)))
         goto out;
-    pg.total = c.n_todo;
+    pg.total = c.n_todo + c.n_ck;
     if (sp->progress)
         sp->progress(sp->progress_ctx, &pg);
+    if ((rc = run_checkmate(&c, s, &pg, t0, err)))
+        goto out;
 
     /* 3. workers simulate, this thread writes */
     if (pthread_mutex_init(&c.mu, NULL) || pthread_cond_init(&c.cv, NULL)) {
@@ -737,6 +791,7 @@ out:
         iter_log_free(&c.items[i].log); /* runs never written (a failed sweep) */
     free(c.items);
     free(c.todo);
+    free(c.ck_todo);
     store_close(s);
     for (size_t i = 0; c.traces && i < sp->n_traces; i++)
         sim_trace_free(c.traces[i].t);

@@ -43,6 +43,8 @@ typedef struct sweep_progress {
     size_t oom;      /* of them, out of memory */
     size_t remat_limit; /* of them, over the remat limit */
     size_t skipped;  /* combinations already in the store */
+    size_t solved;   /* Checkmate runs whose schedule was solved now */
+    size_t cached;   /* Checkmate runs whose schedule came from the store's solutions */
     double elapsed_s;
     int finished;    /* 1 on the last call */
 } sweep_progress;
@@ -78,6 +80,12 @@ typedef struct sweep_spec {
     double link_gbps;
     uint64_t link_latency_ns;
     uint64_t host_memory;
+    /* Checkmate runs (policies checkmate, checkmate-approx; sweep_checkmate.h), stored in
+     * their params: the trace's iteration, op-level graphs (--coarsen none; 0 = coarsened by
+     * layers) and the solve's time limit (seconds, 0 = none). */
+    uint32_t ck_iteration;
+    int ck_op_level;
+    double ck_time_limit;
     sweep_progress_fn progress; /* optional */
     void *progress_ctx;
 } sweep_spec;

@@ -1,5 +1,6 @@
 /* gpumemsim sweep: traces x policies x budgets x seeds, in parallel, into a result store. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include "link.h"
 #include "registry.h"
 #include "sweep.h"
+#include "sweep_checkmate.h"
 
 #define DEFAULT_BUDGETS "0.1:1.0:0.05"
 #define DEFAULT_DB "results.db"
@@ -24,6 +26,7 @@ static void usage(FILE *f)
             "                       [--allocators LIST] [--alloc-conf CONF] [--sample K]\n"
             "                       [--op-overhead D] [--search-cost D] [--evict-cost D]\n"
             "                       [--policy-args K=V,...] [--link L] [--host-memory B]\n"
+            "                       [--iteration N] [--coarsen layers|none] [--time-limit S]\n"
             "                       [--quiet]\n\n"
             "Simulates every trace with every policy at every budget (and every seed of the\n"
             "randomized policies) and records each run in a SQLite result store. Runs already\n"
@@ -62,6 +65,13 @@ static void usage(FILE *f)
             "                   (swap-lru, ...) as in 'sim' (docs/swap.md), stored in their\n"
             "                   runs' params (link=31.5GBps/10000ns,host=N); swapping runs\n"
             "                   use the ideal memory model only\n"
+            "  --iteration N, --coarsen layers|none, --time-limit S  the optimal schedule's\n"
+            "                   runs (--policies checkmate,checkmate-approx; as in 'sim --policy\n"
+            "                   checkmate', docs/optimal.md): which iteration (default 0), its\n"
+            "                   graph (default layers) and the solve's limit in seconds (default\n"
+            "                   none), stored in their params; each solver answer is cached in\n"
+            "                   the store (table solutions), so a budget solved before (the same\n"
+            "                   bytes, from any ratio) replays without solving again\n"
 
             "  --quiet          no progress output\n\npolicies:\n",
             SWEEP_MAX_RATIO);
@@ -69,6 +79,8 @@ static void usage(FILE *f)
         fprintf(f, "  %-10s %s\n", pol_name(pol_at(i)), pol_description(pol_at(i)));
     for (size_t i = 0; i < planner_count(); i++)
         fprintf(f, "  %-10s %s\n", planner_at(i)->name, planner_at(i)->description);
+    fprintf(f, "  %-10s %s\n", "checkmate", "the optimal schedule (Checkmate's MILP), replayed");
+    fprintf(f, "  %-10s %s\n", "checkmate-approx", "Checkmate's LP rounding, replayed");
 }
 
 static void on_progress(void *bar, const sweep_progress *p)
@@ -105,7 +117,7 @@ int cmd_sweep(int argc, char **argv)
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     sweep_spec sp = {.seeds = 1, .remat_limit = 2.0, .shard_k = 1, .shard_n = 1,
                      .jobs = ncpu > 0 ? (unsigned)ncpu : 1};
-    int quiet = 0, rc = 2;
+    int quiet = 0, rc = 2, ck_opts = 0;
     gms_error err;
     if (!traces) {
         cli_error(cmd, "out of memory");
@@ -208,6 +220,41 @@ int cmd_sweep(int argc, char **argv)
                 goto out;
             }
             i++;
+        } else if (strcmp(a, "--iteration") == 0 && v) {
+            char *end;
+            errno = 0;
+            unsigned long n = strtoul(v, &end, 10);
+            if (errno || *end || end == v || v[0] == '-' || n > UINT32_MAX) {
+                cli_error(cmd, "--iteration '%s': give an iteration number from 0", v);
+                goto out;
+            }
+            sp.ck_iteration = (uint32_t)n;
+            ck_opts = 1;
+            i++;
+        } else if (strcmp(a, "--coarsen") == 0 && v) {
+            int layers;
+            if (cli_parse_coarsen(v, &layers)) {
+                cli_error(cmd, "--coarsen '%s': give 'layers' (the default) or 'none'", v);
+                goto out;
+            }
+            sp.ck_op_level = !layers;
+            ck_opts = 1;
+            i++;
+        } else if (strcmp(a, "--time-limit") == 0 && v) {
+            char *end;
+            errno = 0;
+            double t = strtod(v, &end);
+            if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+                t *= 60;
+            else if (*end && strcmp(end, "s") != 0)
+                t = -1;
+            if (errno || end == v || !(t > 0) || !isfinite(t)) {
+                cli_error(cmd, "--time-limit '%s': give seconds > 0 (60, 60s or 2m)", v);
+                goto out;
+            }
+            sp.ck_time_limit = t;
+            ck_opts = 1;
+            i++;
         } else if (strcmp(a, "--remat-limit") == 0 && v) {
             if (cli_parse_remat_limit(v, &sp.remat_limit)) {
                 cli_error(cmd, "--remat-limit '%s': expected a number >= 1 (2 = up to 1x the "
@@ -283,10 +330,12 @@ int cmd_sweep(int argc, char **argv)
         free(policies[i]);
         policies[i] = id;
     }
-    int any_planner = 0;
+    int any_planner = 0, any_ck = 0;
     for (size_t i = 0; i < n_policies; i++) {
         any_planner |= planner_find(policies[i]) != NULL;
-        if (!pol_find(policies[i]) && !planner_find(policies[i])) {
+        any_ck |= sweep_checkmate_is(policies[i]);
+        if (!pol_find(policies[i]) && !planner_find(policies[i]) &&
+            !sweep_checkmate_is(policies[i])) {
             cli_error(cmd, "unknown policy '%s'; known policies:", policies[i]);
             for (size_t k = 0; k < pol_count(); k++)
                 fprintf(stderr, "  %s\n", pol_name(pol_at(k)));
@@ -294,6 +343,11 @@ int cmd_sweep(int argc, char **argv)
                 fprintf(stderr, "  %s (checkpoint planner)\n", planner_at(k)->name);
             goto out;
         }
+    }
+    if (ck_opts && !any_ck) {
+        cli_error(cmd, "--iteration, --coarsen and --time-limit set the optimal schedule's "
+                       "runs, and --policies names neither checkmate nor checkmate-approx");
+        goto out;
     }
     if (policy_args && *policy_args && !any_planner) {
         cli_error(cmd, "--policy-args sets checkpoint planners' parameters, and --policies "
@@ -344,6 +398,9 @@ int cmd_sweep(int argc, char **argv)
                 "were skipped\n",
                 sum.done, progress_format_duration(sum.elapsed_s, dur, sizeof dur), sum.ok,
                 sum.oom, sum.remat_limit, sum.skipped, db);
+        if (sum.solved + sum.cached)
+            fprintf(stderr, "sweep: checkmate: %zu schedules solved, %zu from the store's "
+                            "solution cache\n", sum.solved, sum.cached);
     }
     rc = 0;
 out:

@@ -17,6 +17,8 @@
 #include "opt_replay.h"
 #include "opt_solve.h"
 #include "sim.h"
+#include "store.h"
+#include "sweep_checkmate.h"
 
 static const char *const CMD = "sim";
 
@@ -43,7 +45,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gpumemsim sim TRACE --policy checkmate|checkmate-approx --budget B\n"
             "                     [--iteration N] [--coarsen layers|none] [--time-limit S]\n"
-            "                     [--json]\n"
+            "                     [--db FILE] [--json]\n"
             "\n"
             "The optimal schedule as a policy (docs/optimal.md): one iteration of TRACE as a\n"
             "dataflow graph (as 'gpumemsim graph'), Checkmate's MILP solved by CBC (checkmate)\n"
@@ -62,6 +64,10 @@ static void usage(FILE *f)
             "                    or none (one node per op; large graphs solve slowly)\n"
             "  --time-limit S    seconds for the solve (60, 60s, 2m; default none); at the limit\n"
             "                    the best schedule found is replayed, with its gap\n"
+            "  --db FILE         the solver's answer cached in this result store (created if\n"
+            "                    missing; the one 'sweep' writes): a budget solved before for\n"
+            "                    this trace, iteration, coarsening and time limit replays the\n"
+            "                    stored schedule without solving (\"cached\" in the output)\n"
             "  --json            one JSON object\n"
             "\n"
             "example:\n"
@@ -89,7 +95,7 @@ typedef struct ck_run {
     uint64_t budget, baseline_memory, graph_peak;
     double ratio;
     uint32_t iteration, nodes, edges;
-    int coarsen, ok;
+    int coarsen, ok, cached;
     opt_answer a;
     opt_replay r;
     int replayed;
@@ -107,7 +113,8 @@ static void print_text(const ck_run *k)
            k->baseline_memory ? (double)k->budget / (double)k->baseline_memory : 0.0);
     printf("status           %s%s%s%s\n", k->ok ? "ok" : "oom", k->ok ? "" : " (",
            k->ok ? "" : k->reason, k->ok ? "" : ")");
-    printf("solver           %s, objective ", opt_status_name(k->a.status));
+    printf("solver           %s%s, objective ", opt_status_name(k->a.status),
+           k->cached ? " (cached in the store)" : "");
     if (k->a.schedule)
         printf("%.9g ms, gap %.4g%%", k->a.objective, 100 * k->a.gap);
     else
@@ -158,6 +165,7 @@ static int print_json(const ck_run *k)
                         k->a.lower_bound >= 0 ? json_real(k->a.lower_bound) : json_null());
     json_object_set_new(o, "gap", k->a.schedule ? json_real(k->a.gap) : json_null());
     json_object_set_new(o, "solve_s", json_real(k->a.seconds));
+    json_object_set_new(o, "cached", json_boolean(k->cached));
     json_object_set_new(o, "replayed_compute", k->replayed ? json_real(k->r.compute) : json_null());
     json_object_set_new(o, "peak_memory",
                         k->replayed ? json_integer((json_int_t)k->r.peak) : json_null());
@@ -185,14 +193,21 @@ static double now_s(void)
 }
 
 /* Solves and replays k's graph; fills k's outcome. 0 or an error. */
-static int solve_and_replay(ck_run *k, const opt_graph *g, double limit, gms_error *err)
+static int solve_and_replay(ck_run *k, const opt_graph *g, double limit, store *db,
+                            const char *hash, gms_error *err)
 {
-    opt_request rq = {.budget = k->budget, .time_limit = limit,
-                      .mode = strcmp(k->policy, "checkmate-approx") == 0 ? OPT_MODE_APPROX
+    opt_request rq = {.mode = strcmp(k->policy, "checkmate-approx") == 0 ? OPT_MODE_APPROX
                                                                           : OPT_MODE_MILP};
-    if (opt_solve(g, &rq, &k->a, err) != 0)
+    store_solution_key key = {hash, k->iteration, k->coarsen ? "layers" : "none", k->budget,
+                              rq.mode == OPT_MODE_APPROX ? "approx" : "exact",
+                              limit > 0 ? limit : 0};
+    if (sweep_checkmate_solve(db, g, &key, limit, &k->a, &k->cached, err) != 0)
         return -1;
     if (!k->a.schedule) {
+        if (k->a.status == OPT_STATUS_INFEASIBLE && k->cached) {
+            k->reason = "infeasible: no schedule fits (the store's cached answer)";
+            return 0;
+        }
         if (k->a.status == OPT_STATUS_INFEASIBLE) {
             char b1[32], b2[32];
             snprintf(k->reason_buf, 256, "infeasible: no schedule fits %s; the largest node "
@@ -225,12 +240,13 @@ int sim_checkmate_main(int argc, char **argv)
         {"coarsen", required_argument, NULL, 'c'},
         {"time-limit", required_argument, NULL, 't'},
         {"json", no_argument, NULL, 'j'},
+        {"db", required_argument, NULL, 'd'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     char why[256];
     ck_run k = {.reason_buf = why, .coarsen = OPT_COARSEN_LAYERS, .policy = "checkmate"};
-    const char *budget_s = NULL;
+    const char *budget_s = NULL, *db_path = NULL;
     double limit = 0;
     int json = 0, c;
     optind = 1;
@@ -240,6 +256,7 @@ int sim_checkmate_main(int argc, char **argv)
         case 'p': k.policy = optarg; break;
         case 'b': budget_s = optarg; break;
         case 'j': json = 1; break;
+        case 'd': db_path = optarg; break;
         case 't':
             if (parse_seconds(optarg, &limit)) {
                 cli_error(CMD, "--time-limit '%s': give seconds > 0 (60, 60s or 2m)", optarg);
@@ -270,7 +287,7 @@ int sim_checkmate_main(int argc, char **argv)
             return 2;
         default:
             cli_error(CMD, "option '%s' does not apply to --policy %s (it takes --budget, "
-                           "--iteration, --coarsen, --time-limit and --json; see "
+                           "--iteration, --coarsen, --time-limit, --db and --json; see "
                            "gpumemsim sim --policy checkmate --help)", argv[optind - 1],
                       k.policy);
             return 2;
@@ -317,7 +334,16 @@ int sim_checkmate_main(int argc, char **argv)
     k.edges = g->n_edges;
     k.graph_peak = opt_graph_peak(g);
     k.compute = opt_graph_compute(g);
-    rc = solve_and_replay(&k, g, limit, &err);
+    store *db = NULL;
+    char hash[17] = "";
+    if (db_path && (store_hash_file(k.trace, hash, &err) ||
+                    store_open(db_path, STORE_CREATE, &db, &err))) {
+        opt_graph_free(g);
+        cli_error(CMD, "%s", err.msg);
+        return 1;
+    }
+    rc = solve_and_replay(&k, g, limit, db, hash, &err);
+    store_close(db);
     opt_graph_free(g);
     if (rc) {
         cli_error(CMD, "%s: %s", k.trace, err.msg);

@@ -10,6 +10,7 @@
 
 #include "test_tmpdir.h"
 #include "store.h"
+#include "store_solution.h"
 
 static void setup(void)
 {
@@ -158,6 +159,8 @@ START_TEST(test_v1_store_is_migrated_keeping_its_runs)
     ck_assert_int_eq(scalar_int(p, "SELECT plan_iterations + checkpoints + cache_hits + 1 FROM runs"),
                      1);
     ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE pred_err_mean IS NULL"), 1);
+    /* v8: no solutions yet */
+    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM solutions"), 0);
     ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM iterations"), 0);
     /* v7: no swapping */
     ck_assert_int_eq(scalar_int(p, "SELECT swap_out_bytes + swap_in_bytes + stall_ns + d2h_busy_ns"
@@ -191,6 +194,72 @@ static int planner_row(void *ctx, const store_row *r)
 
 /* Checkpoint-planner runs: their figures and iterations go in and come back (NULLs for no
  * prediction, no cache, no input size), and a merge keeps the iterations with their run. */
+/* v8: the solver's answers, keyed like runs: each key field tells solutions apart, a second
+ * put of a key keeps the first, a missing schedule stays missing, and merge carries them. */
+START_TEST(test_solutions_round_trip_and_merge)
+{
+    store *s;
+    gms_error err;
+    const char *p = path_in("sol.db"), *po = path_in("sol-merged.db");
+    ck_assert_int_eq(store_open(p, STORE_CREATE, &s, &err), 0);
+    int64_t n;
+    ck_assert_int_eq(store_count_solutions(s, &n, &err), 0);
+    ck_assert_int_eq(n, 0);
+    const unsigned char sched[] = {3, 0, 1, 0, 1, 1, 0, 0, 2};
+    store_solution a = {.key = {"00000000000000d4", 0, "layers", 4096, "exact", 0},
+                        .status = "optimal", .objective = 12.5, .lower_bound = 11.0,
+                        .gap = 0, .solve_s = 0.75, .nodes = 3, .schedule = sched,
+                        .schedule_len = sizeof sched};
+    ck_assert_msg(store_put_solution(s, &a, &err) == 0, "%s", err.msg);
+    store_solution none = {.key = {"00000000000000d4", 0, "layers", 1024, "exact", 0},
+                           .status = "infeasible", .lower_bound = -1, .solve_s = 0.1,
+                           .nodes = 3};
+    ck_assert_msg(store_put_solution(s, &none, &err) == 0, "%s", err.msg);
+    store_solution again = a;
+    again.objective = 99;
+    ck_assert_int_eq(store_put_solution(s, &again, &err), 0);
+    ck_assert_int_eq(store_count_solutions(s, &n, &err), 0);
+    ck_assert_int_eq(n, 2);
+
+    store_solution got = {0};
+    int found;
+    ck_assert_int_eq(store_get_solution(s, &a.key, &got, &found, &err), 0);
+    ck_assert_int_eq(found, 1);
+    ck_assert_str_eq(got.status, "optimal");
+    ck_assert(got.objective == 12.5 && got.lower_bound == 11.0 && got.solve_s == 0.75);
+    ck_assert_uint_eq(got.nodes, 3);
+    ck_assert_uint_eq(got.schedule_len, sizeof sched);
+    ck_assert_int_eq(memcmp(got.schedule, sched, sizeof sched), 0);
+    store_solution_clear(&got);
+    ck_assert_int_eq(store_get_solution(s, &none.key, &got, &found, &err), 0);
+    ck_assert_int_eq(found, 1);
+    ck_assert_str_eq(got.status, "infeasible");
+    ck_assert_ptr_null(got.schedule);
+    ck_assert(got.lower_bound < 0);
+    store_solution_clear(&got);
+    /* any field of the key differing: not found */
+    store_solution_key other[] = {
+        {"00000000000000d5", 0, "layers", 4096, "exact", 0},
+        {"00000000000000d4", 1, "layers", 4096, "exact", 0},
+        {"00000000000000d4", 0, "none", 4096, "exact", 0},
+        {"00000000000000d4", 0, "layers", 4097, "exact", 0},
+        {"00000000000000d4", 0, "layers", 4096, "approx", 0},
+        {"00000000000000d4", 0, "layers", 4096, "exact", 30},
+    };
+    for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
+        ck_assert_int_eq(store_get_solution(s, &other[i], &got, &found, &err), 0);
+        ck_assert_msg(found == 0, "key %zu found", i);
+    }
+    store_close(s);
+
+    const char *in[] = {p};
+    ck_assert_msg(store_merge(in, 1, po, 0, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM solutions"), 2);
+    ck_assert_int_eq(scalar_int(po, "SELECT length(schedule) FROM solutions WHERE budget = 4096"),
+                     (int)sizeof sched);
+}
+END_TEST
+
 START_TEST(test_planner_figures_and_iterations_round_trip)
 {
     store *s;
@@ -515,6 +584,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_merge_is_a_union_without_duplicates);
     tcase_add_test(tc, test_planner_figures_and_iterations_round_trip);
     tcase_add_test(tc, test_hash_depends_on_content_only);
+    tcase_add_test(tc, test_solutions_round_trip_and_merge);
     suite_add_tcase(s, tc);
     return s;
 }

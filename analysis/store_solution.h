@@ -1,0 +1,52 @@
+/*
+ * store_solution: the solver's answers cached in a result store (schema version 8), so that a
+ * Checkmate run (sim or sweep with --policy checkmate|checkmate-approx) at a budget already
+ * solved replays the stored schedule instead of solving again (issue 19, item 3).
+ *
+ * Keyed like runs: the trace's content hash, the iteration, the coarsening, the budget in
+ * bytes, the mode ("exact" or "approx") and the solve's time limit (0 = none). The schedule
+ * is opaque here (analysis does not depend on opt/): the caller encodes it.
+ */
+#ifndef STORE_SOLUTION_H
+#define STORE_SOLUTION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+
+typedef struct store_solution_key {
+    const char *trace_hash;
+    uint32_t iteration;
+    const char *coarsen; /* "layers" or "none" */
+    uint64_t budget;     /* bytes */
+    const char *mode;    /* "exact" or "approx" */
+    double time_limit;   /* seconds; 0 = none */
+} store_solution_key;
+
+typedef struct store_solution {
+    store_solution_key key;
+    const char *status;   /* the solver's status name (opt_status_name) */
+    double objective;     /* ms; meaningful only with a schedule */
+    double lower_bound;   /* ms; < 0 when not known */
+    double gap;
+    double solve_s;
+    uint32_t nodes;       /* the graph's node count */
+    const void *schedule; /* the encoded schedule; NULL when the solver found none */
+    size_t schedule_len;
+} store_solution;
+
+/* Stores a solution unless its key is stored already (INSERT OR IGNORE). */
+int store_put_solution(store *s, const store_solution *sol, gms_error *err);
+
+/* Looks a solution up: *found = 1 and *out filled (out->status and out->schedule malloc'ed,
+ * freed by store_solution_clear; out->key left as it was) or *found = 0. Stores before
+ * version 8 have no solutions: *found = 0. */
+int store_get_solution(store *s, const store_solution_key *k, store_solution *out, int *found,
+                       gms_error *err);
+void store_solution_clear(store_solution *sol);
+
+/* Number of solutions stored (0 before version 8). */
+int store_count_solutions(store *s, int64_t *n, gms_error *err);
+
+#endif

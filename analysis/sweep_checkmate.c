@@ -1,0 +1,150 @@
+/* sweep_checkmate: Checkmate runs in a sweep, with the solver's answers cached in the store
+ * (see sweep_checkmate.h). */
+#include "sweep_checkmate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "opt_extract.h"
+#include "opt_replay.h"
+#include "opt_solve.h"
+#include "store_solution.h"
+
+int sweep_checkmate_is(const char *policy)
+{
+    return strcmp(policy, "checkmate") == 0 || strcmp(policy, "checkmate-approx") == 0;
+}
+
+void sweep_checkmate_params(const sweep_spec *sp, char *buf, size_t len)
+{
+    snprintf(buf, len, "coarsen=%s,iteration=%u,time_limit=%.17g",
+             sp->ck_op_level ? "none" : "layers", sp->ck_iteration,
+             sp->ck_time_limit > 0 ? sp->ck_time_limit : 0.0);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The schedule as stored: R then S, n x n bytes each. */
+static int decode(const store_solution *sol, uint32_t n, opt_schedule **out, gms_error *err)
+{
+    size_t nn = (size_t)n * n;
+    if (sol->nodes != n || sol->schedule_len != 2 * nn)
+        return gms_error_set(err, GMS_EFORMAT,
+                             "the store's cached solution has %u nodes (%zu bytes) and the "
+                             "graph %u: the store is damaged; delete its solutions row",
+                             sol->nodes, sol->schedule_len, n);
+    opt_schedule *s = opt_schedule_new(n);
+    if (!s)
+        return gms_error_set(err, GMS_ENOMEM, "out of memory");
+    memcpy(s->R, sol->schedule, nn);
+    memcpy(s->S, (const uint8_t *)sol->schedule + nn, nn);
+    *out = s;
+    return 0;
+}
+
+static opt_solve_status status_from_name(const char *name)
+{
+    for (int st = OPT_STATUS_OPTIMAL; st <= OPT_STATUS_UNKNOWN; st++)
+        if (strcmp(name, opt_status_name((opt_solve_status)st)) == 0)
+            return (opt_solve_status)st;
+    return OPT_STATUS_UNKNOWN;
+}
+
+int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key *key,
+                          double time_limit, opt_answer *a, int *cached, gms_error *err)
+{
+    memset(a, 0, sizeof *a);
+    *cached = 0;
+    store_solution got = {0};
+    int found = 0;
+    int rc = s ? store_get_solution(s, key, &got, &found, err) : 0;
+    if (rc)
+        return rc;
+    if (found) {
+        *cached = 1;
+        a->status = status_from_name(got.status);
+        a->objective = got.objective;
+        a->lower_bound = got.lower_bound;
+        a->solver_bound = -1;
+        a->gap = got.gap;
+        a->seconds = got.solve_s;
+        a->compute = opt_graph_compute(g);
+        if (got.schedule && a->status != OPT_STATUS_INFEASIBLE)
+            rc = decode(&got, g->n, &a->schedule, err);
+        store_solution_clear(&got);
+        return rc;
+    }
+    opt_request rq = {.budget = key->budget, .time_limit = time_limit,
+                      .mode = strcmp(key->mode, "approx") == 0 ? OPT_MODE_APPROX
+                                                                : OPT_MODE_MILP};
+    if ((rc = opt_solve(g, &rq, a, err)) != 0)
+        return rc;
+    if (!s)
+        return 0;
+    size_t nn = (size_t)g->n * g->n;
+    uint8_t *blob = a->schedule ? malloc(nn > 0 ? 2 * nn : 1) : NULL;
+    if (a->schedule && !blob) {
+        opt_answer_clear(a);
+        return gms_error_set(err, GMS_ENOMEM, "out of memory");
+    }
+    if (blob) {
+        memcpy(blob, a->schedule->R, nn);
+        memcpy(blob + nn, a->schedule->S, nn);
+    }
+    store_solution sol = {.key = *key, .status = opt_status_name(a->status),
+                          .objective = a->objective, .lower_bound = a->lower_bound,
+                          .gap = a->gap, .solve_s = a->seconds, .nodes = g->n,
+                          .schedule = blob, .schedule_len = blob ? 2 * nn : 0};
+    rc = store_put_solution(s, &sol, err);
+    free(blob);
+    if (rc)
+        opt_answer_clear(a);
+    return rc;
+}
+
+int sweep_checkmate_run(store *s, const sim_trace *t, const char *trace_hash,
+                        const char *policy, uint64_t budget, const sweep_spec *sp,
+                        sim_result *res, int *cached, gms_error *err)
+{
+    double t0 = now_s();
+    memset(res, 0, sizeof *res);
+    *cached = 0;
+    opt_graph *g = NULL;
+    int rc = opt_graph_from_trace(t, sp->ck_iteration,
+                                  sp->ck_op_level ? OPT_COARSEN_NONE : OPT_COARSEN_LAYERS, &g,
+                                  NULL, err);
+    if (rc)
+        return rc;
+    store_solution_key key = {trace_hash, sp->ck_iteration, sp->ck_op_level ? "none" : "layers",
+                              budget,
+                              strcmp(policy, "checkmate-approx") == 0 ? "approx" : "exact",
+                              sp->ck_time_limit > 0 ? sp->ck_time_limit : 0};
+    opt_answer a;
+    rc = sweep_checkmate_solve(s, g, &key, sp->ck_time_limit, &a, cached, err);
+    res->status = SIM_OOM;
+    if (!rc && a.schedule) {
+        opt_replay r = {0};
+        rc = opt_replay_run(g, a.schedule, 0, &r, err);
+        if (!rc) {
+            double compute = opt_graph_compute(g);
+            res->peak_memory = r.peak;
+            res->remats = r.recomputes;
+            if (r.peak <= budget) {
+                res->status = SIM_OK;
+                res->overhead = compute > 0 ? r.compute / compute : 1;
+            }
+        }
+        opt_replay_clear(&r);
+    }
+    opt_answer_clear(&a);
+    opt_graph_free(g);
+    res->wall_s = now_s() - t0;
+    return rc;
+}

@@ -1,0 +1,44 @@
+/*
+ * sweep_checkmate: a sweep's runs of the optimal schedule (policies checkmate and
+ * checkmate-approx, as `sim --policy checkmate`, cli/sim_checkmate.c): the trace's iteration
+ * as a graph, Checkmate's program solved (or its answer taken from the store's solutions
+ * cache, store_solution.h) and the schedule replayed (opt/opt_replay.h). The sweep runs them
+ * on its writing thread, one at a time (the solver is the expensive part and the cache lives
+ * in the store), and stores each as a normal run row.
+ */
+#ifndef SWEEP_CHECKMATE_H
+#define SWEEP_CHECKMATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gms_error.h"
+#include "opt_solve.h"
+#include "sim.h"
+#include "store.h"
+#include "store_solution.h"
+#include "sweep.h"
+
+/* 1 for "checkmate" and "checkmate-approx". */
+int sweep_checkmate_is(const char *policy);
+
+/* The runs' params: "coarsen=layers,iteration=0,time_limit=60" (time_limit=0: none), so that
+ * runs at different settings never share a key. */
+void sweep_checkmate_params(const sweep_spec *sp, char *buf, size_t len);
+
+/* The solver's answer for g at key (key->mode "exact" or "approx"): from the store's
+ * solutions (*cached = 1; a->seconds is then the stored solve time, a->floor unknown), or
+ * solved under time_limit (seconds, <= 0: none) and stored. s may be NULL: always solve.
+ * Clear *a with opt_answer_clear. */
+int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key *key,
+                          double time_limit, opt_answer *a, int *cached, gms_error *err);
+
+/* One run: fills res (status SIM_OK or SIM_OOM, overhead = replayed compute / the graph's
+ * compute, peak_memory, remats = recomputations, wall_s); *cached = 1 when the solver's answer
+ * came from the store. Stores a new answer in the store (its own statement, committed at
+ * once outside a transaction). 0 or an error (trace without that iteration, ...). */
+int sweep_checkmate_run(store *s, const sim_trace *t, const char *trace_hash,
+                        const char *policy, uint64_t budget, const sweep_spec *sp,
+                        sim_result *res, int *cached, gms_error *err);
+
+#endif
