@@ -571,6 +571,11 @@ int cmd_sim(int argc, char **argv)
     }
     cfg.planner = planner_find(policy);
     char params[1024];
+    if (cfg.planner && cfg.sample) {
+        cli_error(CMD, "--sample picks eviction victims; planner '%s' never evicts (it "
+                       "checkpoints layers): drop --sample", policy);
+        return 2;
+    }
     if (cfg.planner) {
         gms_error perr = {0};
         char *canon;

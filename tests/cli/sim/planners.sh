@@ -74,6 +74,8 @@ expect_fail 2 "given twice" "$GMS_BIN" sim tf.gmt --policy ckpt-all --policy-arg
 expect_fail 1 "planner ckpt-all has no parameter 'x'" \
   "$GMS_BIN" sim tf.gmt --policy ckpt-all --policy-args x=1
 expect_fail 2 "policy 'dtr' takes none" "$GMS_BIN" sim tf.gmt --policy dtr --policy-args x=1
+expect_fail 2 "planner 'ckpt-sqrt' never evicts" \
+  "$GMS_BIN" sim tf.gmt --policy ckpt-sqrt --budget 0.9 --sample 8
 expect_fail 2 "is a checkpoint planner, not an eviction policy" \
   "$GMS_BIN" fit tf.gmt --policy ckpt-all --max-overhead 1.5
 echo PASS
