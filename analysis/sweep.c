@@ -353,7 +353,7 @@ static void sweep_run_params(const sweep_spec *sp, const sim_policy *p, int rand
     buf[0] = '\0';
     if (random)
         snprintf(buf, len, "seed=%u", seed);
-    if (sp->sample) {
+    if (sp->sample && p) { /* planners (p NULL) never pick victims: not part of their key */
         size_t n = strlen(buf);
         if (sp->sample == UINT32_MAX)
             snprintf(buf + n, len - n, "%ssample=sqrt", n ? "," : "");
