@@ -54,6 +54,12 @@ int cli_parse_sample(const char *s, uint32_t *out);
  * required (a bare number is refused: ns and us are both plausible). Returns 0 or -1. */
 int cli_parse_duration(const char *s, uint64_t *ns);
 
+/* Parses a time limit in seconds: "60", "60s", "2m" / "2min"; > 0 and finite. 0 or -1. */
+int cli_parse_seconds(const char *s, double *out);
+
+/* Parses an iteration number (0, 1, ...; at most UINT32_MAX). 0 or -1. */
+int cli_parse_iteration(const char *s, uint32_t *out);
+
 /* Parses a relative band: "2%" or "0.02" (0 < band < 1). Returns 0 or -1. */
 int cli_parse_band(const char *s, double *band);
 

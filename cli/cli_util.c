@@ -170,3 +170,29 @@ const char *cli_format_bytes(uint64_t bytes, char *buf, size_t len)
         snprintf(buf, len, "%.2f %s", v, units[u]);
     return buf;
 }
+
+int cli_parse_seconds(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !(v > 0) || !isfinite(v))
+        return -1;
+    if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+        v *= 60;
+    else if (*end && strcmp(end, "s") != 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_iteration(const char *s, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || *end || end == s || s[0] == '-' || v > UINT32_MAX)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}

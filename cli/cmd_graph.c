@@ -74,17 +74,12 @@ int cmd_graph(int argc, char **argv)
         case 'o':
             out = optarg;
             break;
-        case 'i': {
-            char *end;
-            errno = 0;
-            unsigned long v = strtoul(optarg, &end, 10);
-            if (errno || *end || end == optarg || optarg[0] == '-' || v > UINT32_MAX) {
+        case 'i':
+            if (cli_parse_iteration(optarg, &iteration)) {
                 cli_error(CMD, "--iteration '%s': give an iteration number from 0", optarg);
                 return 2;
             }
-            iteration = (uint32_t)v;
             break;
-        }
         case 'c':
             if (cli_parse_coarsen(optarg, &coarsen)) {
                 cli_error(CMD, "--coarsen '%s': give 'layers' (or 'none', the default)", optarg);

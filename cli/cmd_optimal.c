@@ -3,10 +3,8 @@
  * (Checkmate's MILP, solved by CBC), its LP relaxation's bound, or the authors' LP rounding
  * (docs/optimal.md).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,21 +75,6 @@ static int looks_like_graph(const char *path)
     while (i < n && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'))
         i++;
     return i < n && buf[i] == '{' && (strstr(buf, "\"nodes\"") || strstr(buf, "\"constant_bytes\""));
-}
-
-static int parse_seconds(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || !(v > 0) || !isfinite(v))
-        return -1;
-    if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
-        v *= 60;
-    else if (*end && strcmp(end, "s") != 0)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 static json_t *schedule_json(const opt_graph *g, const opt_schedule *s)
@@ -222,7 +205,7 @@ int cmd_optimal(int argc, char **argv)
         switch (c) {
         case 'b': budget_s = optarg; break;
         case 't':
-            if (parse_seconds(optarg, &limit)) {
+            if (cli_parse_seconds(optarg, &limit)) {
                 cli_error(CMD, "--time-limit '%s': give seconds > 0 (60, 60s or 2m)", optarg);
                 return 2;
             }
@@ -234,17 +217,12 @@ int cmd_optimal(int argc, char **argv)
         case 'l': log = 1; break;
         case 'n': no_seed = 1; break;
         case 'T': tighten = 1; break;
-        case 'i': {
-            char *end;
-            errno = 0;
-            unsigned long v = strtoul(optarg, &end, 10);
-            if (errno || *end || end == optarg || optarg[0] == '-' || v > UINT32_MAX) {
+        case 'i':
+            if (cli_parse_iteration(optarg, &iteration)) {
                 cli_error(CMD, "--iteration '%s': give an iteration number from 0", optarg);
                 return 2;
             }
-            iteration = (uint32_t)v;
             break;
-        }
         case 'c':
             if (cli_parse_coarsen(optarg, &coarsen)) {
                 cli_error(CMD, "--coarsen '%s': give 'layers' (the default) or 'none'", optarg);

@@ -221,14 +221,10 @@ int cmd_sweep(int argc, char **argv)
             }
             i++;
         } else if (strcmp(a, "--iteration") == 0 && v) {
-            char *end;
-            errno = 0;
-            unsigned long n = strtoul(v, &end, 10);
-            if (errno || *end || end == v || v[0] == '-' || n > UINT32_MAX) {
+            if (cli_parse_iteration(v, &sp.ck_iteration)) {
                 cli_error(cmd, "--iteration '%s': give an iteration number from 0", v);
                 goto out;
             }
-            sp.ck_iteration = (uint32_t)n;
             ck_opts = 1;
             i++;
         } else if (strcmp(a, "--coarsen") == 0 && v) {
@@ -241,18 +237,10 @@ int cmd_sweep(int argc, char **argv)
             ck_opts = 1;
             i++;
         } else if (strcmp(a, "--time-limit") == 0 && v) {
-            char *end;
-            errno = 0;
-            double t = strtod(v, &end);
-            if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
-                t *= 60;
-            else if (*end && strcmp(end, "s") != 0)
-                t = -1;
-            if (errno || end == v || !(t > 0) || !isfinite(t)) {
+            if (cli_parse_seconds(v, &sp.ck_time_limit)) {
                 cli_error(cmd, "--time-limit '%s': give seconds > 0 (60, 60s or 2m)", v);
                 goto out;
             }
-            sp.ck_time_limit = t;
             ck_opts = 1;
             i++;
         } else if (strcmp(a, "--remat-limit") == 0 && v) {

@@ -3,10 +3,8 @@
  */
 #include "sim_checkmate.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,21 +70,6 @@ static void usage(FILE *f)
             "\n"
             "example:\n"
             "  gpumemsim sim unet.gmt --policy checkmate --budget 0.6 --time-limit 60 --json\n");
-}
-
-static int parse_seconds(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || !(v > 0) || !isfinite(v))
-        return -1;
-    if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
-        v *= 60;
-    else if (*end && strcmp(end, "s") != 0)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 typedef struct ck_run {
@@ -258,22 +241,17 @@ int sim_checkmate_main(int argc, char **argv)
         case 'j': json = 1; break;
         case 'd': db_path = optarg; break;
         case 't':
-            if (parse_seconds(optarg, &limit)) {
+            if (cli_parse_seconds(optarg, &limit)) {
                 cli_error(CMD, "--time-limit '%s': give seconds > 0 (60, 60s or 2m)", optarg);
                 return 2;
             }
             break;
-        case 'i': {
-            char *end;
-            errno = 0;
-            unsigned long v = strtoul(optarg, &end, 10);
-            if (errno || *end || end == optarg || optarg[0] == '-' || v > UINT32_MAX) {
+        case 'i':
+            if (cli_parse_iteration(optarg, &k.iteration)) {
                 cli_error(CMD, "--iteration '%s': give an iteration number from 0", optarg);
                 return 2;
             }
-            k.iteration = (uint32_t)v;
             break;
-        }
         case 'c':
             if (cli_parse_coarsen(optarg, &k.coarsen)) {
                 cli_error(CMD, "--coarsen '%s': give 'layers' (the default) or 'none'", optarg);

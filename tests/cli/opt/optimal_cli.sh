@@ -88,6 +88,25 @@ grep -q 'node 0 ("x"): negative cost' err || fail "negative cost message: $(cat 
 "$GMS_BIN" optimal diamond.json 2>err; [ $? -eq 2 ] || fail "no budget accepted"
 "$GMS_BIN" optimal diamond.json --budget 30B --relax --approx 2>err; [ $? -eq 2 ] || fail "relax+approx"
 "$GMS_BIN" optimal diamond.json --budget 30B --time-limit soon 2>err; [ $? -eq 2 ] || fail "bad time limit"
+# --iteration and --time-limit read the same way in graph, optimal, sim and sweep
+for bad in -1 x 4294967296; do
+  "$GMS_BIN" graph "$T" --iteration "$bad" -o x.json 2>err; [ $? -eq 2 ] || fail "graph --iteration $bad"
+  grep -q "give an iteration number" err || fail "graph --iteration $bad: $(cat err)"
+  "$GMS_BIN" optimal "$T" --budget 1.0 --iteration "$bad" 2>err; [ $? -eq 2 ] || fail "optimal --iteration $bad"
+  "$GMS_BIN" sim "$T" --policy checkmate --budget 1.0 --iteration "$bad" 2>err; [ $? -eq 2 ] ||
+    fail "sim checkmate --iteration $bad"
+  "$GMS_BIN" sweep "$T" --policies checkmate --budgets 1.0 --db bad.db --iteration "$bad" 2>err
+  [ $? -eq 2 ] || fail "sweep --iteration $bad"
+done
+for bad in 0 -5 2h inf; do
+  "$GMS_BIN" sim "$T" --policy checkmate --budget 1.0 --time-limit "$bad" 2>err; [ $? -eq 2 ] ||
+    fail "sim checkmate --time-limit $bad"
+  "$GMS_BIN" sweep "$T" --policies checkmate --budgets 1.0 --db bad.db --time-limit "$bad" 2>err
+  [ $? -eq 2 ] || fail "sweep --time-limit $bad"
+  grep -q "give seconds" err || fail "sweep --time-limit $bad: $(cat err)"
+done
+[ ! -e bad.db ] || fail "a refused sweep left a store"
+out=$("$GMS_BIN" optimal diamond.json --budget 30B --time-limit 1m --json) || fail "--time-limit 1m: $out"
 "$GMS_BIN" optimal --help | grep -q -- "--time-limit" || fail "help"
 "$GMS_BIN" graph --help | grep -q -- "--coarsen" || fail "graph help"
 echo ok
