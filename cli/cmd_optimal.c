@@ -147,7 +147,10 @@ static void print_text(const char *path, const opt_graph *g, uint64_t budget, ui
                a->compute > 0 ? a->objective / a->compute : 1);
         if (a->lower_bound >= 0)
             printf("lower_bound: %.9g ms (LP relaxation, %.3g s)\n", a->lower_bound, a->lp_seconds);
-        printf("gap:         %.4g%%\n", 100 * a->gap);
+        if (a->gap >= 0)
+            printf("gap:         %.4g%%\n", 100 * a->gap);
+        else
+            printf("gap:         unknown (the time limit stopped the LP before a bound)\n");
         printf("schedule:    peak %s, %u recomputations", cli_format_bytes(a->peak, b1, sizeof b1),
                recomputations(g, a->schedule));
         if (mode == OPT_MODE_APPROX)
@@ -173,6 +176,10 @@ static void print_text(const char *path, const opt_graph *g, uint64_t budget, ui
         printf("seed:        a heuristic schedule of %.9g ms%s\n", a->seed_objective,
                a->skipped_search ? " (no search: the time left was shorter than the LP took, "
                                    "and CBC's root LP ignores the time limit)" : "");
+    if (a->killed_at_limit)
+        printf("search:      stopped by the time limit (the solver ran past it and its process "
+               "was killed; what it found died with it, so the answer is the %s)\n",
+               a->schedule ? "seed" : "seed, and there is none");
     printf("solve time:  %.3f s\n", a->seconds);
 }
 
@@ -325,11 +332,12 @@ int cmd_optimal(int argc, char **argv)
             json_object_set_new(o, "seed_objective", a.seeded ? json_real(a.seed_objective) : json_null());
             json_object_set_new(o, "bb_nodes", json_integer(a.nodes));
             json_object_set_new(o, "search_skipped", json_boolean(a.skipped_search));
+            json_object_set_new(o, "killed_at_limit", json_boolean(a.killed_at_limit));
         }
         if (mode == OPT_MODE_APPROX)
             json_object_set_new(o, "threshold", a.schedule ? json_real(a.threshold) : json_null());
         if (a.schedule) {
-            json_object_set_new(o, "gap", json_real(a.gap));
+            json_object_set_new(o, "gap", a.gap >= 0 ? json_real(a.gap) : json_null());
             json_object_set_new(o, "overhead", json_real(a.compute > 0 ? a.objective / a.compute : 1));
             json_object_set_new(o, "peak", json_integer((json_int_t)a.peak));
             json_object_set_new(o, "recomputations", json_integer(recomputations(g, a.schedule)));

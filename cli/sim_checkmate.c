@@ -99,12 +99,14 @@ static void print_text(const ck_run *k)
     printf("solver           %s%s, objective ", opt_status_name(k->a.status),
            k->cached ? " (cached in the store)" : "");
     if (k->a.schedule)
-        printf("%.9g ms, gap %.4g%%", k->a.objective, 100 * k->a.gap);
+        printf(k->a.gap >= 0 ? "%.9g ms, gap %.4g%%" : "%.9g ms, gap unknown", k->a.objective,
+               100 * k->a.gap);
     else
         printf("none");
     if (k->a.lower_bound >= 0)
         printf(", LP bound %.9g ms", k->a.lower_bound);
-    printf(", %.3f s\n", k->a.seconds);
+    printf(", %.3f s%s\n", k->a.seconds,
+           k->a.killed_at_limit ? " (the time limit stopped the solver: the seed is the answer)" : "");
     if (k->replayed) {
         if (k->ok)
             printf("overhead         %.6f\n", k->compute > 0 ? k->r.compute / k->compute : 1);
@@ -146,8 +148,9 @@ static int print_json(const ck_run *k)
     json_object_set_new(o, "objective", k->a.schedule ? json_real(k->a.objective) : json_null());
     json_object_set_new(o, "lower_bound",
                         k->a.lower_bound >= 0 ? json_real(k->a.lower_bound) : json_null());
-    json_object_set_new(o, "gap", k->a.schedule ? json_real(k->a.gap) : json_null());
+    json_object_set_new(o, "gap", k->a.schedule && k->a.gap >= 0 ? json_real(k->a.gap) : json_null());
     json_object_set_new(o, "solve_s", json_real(k->a.seconds));
+    json_object_set_new(o, "killed_at_limit", json_boolean(k->a.killed_at_limit));
     json_object_set_new(o, "cached", json_boolean(k->cached));
     json_object_set_new(o, "replayed_compute", k->replayed ? json_real(k->r.compute) : json_null());
     json_object_set_new(o, "peak_memory",
