@@ -150,7 +150,9 @@ static int print_json(const ck_run *k)
                         k->a.lower_bound >= 0 ? json_real(k->a.lower_bound) : json_null());
     json_object_set_new(o, "gap", k->a.schedule && k->a.gap >= 0 ? json_real(k->a.gap) : json_null());
     json_object_set_new(o, "solve_s", json_real(k->a.seconds));
-    json_object_set_new(o, "killed_at_limit", json_boolean(k->a.killed_at_limit));
+    /* the store does not keep it: unknown for a cached answer */
+    json_object_set_new(o, "killed_at_limit",
+                        k->cached ? json_null() : json_boolean(k->a.killed_at_limit));
     json_object_set_new(o, "cached", json_boolean(k->cached));
     json_object_set_new(o, "replayed_compute", k->replayed ? json_real(k->r.compute) : json_null());
     json_object_set_new(o, "peak_memory",
