@@ -179,8 +179,8 @@ static void print_text(const char *path, const opt_graph *g, uint64_t budget, ui
                                    "and CBC's root LP ignores the time limit)" : "");
     if (a->killed_at_limit)
         printf("search:      stopped by the time limit (the solver ran past it and its process "
-               "was killed; what it found died with it, so the answer is the %s)\n",
-               a->schedule ? "seed" : "seed, and there is none");
+               "was killed; what it found died with it, so %s)\n",
+               a->schedule ? "the answer is the seed" : "no schedule is known");
     printf("solve time:  %.3f s\n", a->seconds);
 }
 
@@ -305,9 +305,11 @@ int cmd_optimal(int argc, char **argv)
         infeasible_sentence(g, budget, &a, sentence, sizeof sentence);
     else if (a.status == OPT_STATUS_UNKNOWN)
         snprintf(sentence, sizeof sentence, "%s",
-                 mode == OPT_MODE_APPROX
-                     ? "no rounding of the LP fits the budget; try the MILP (without --approx)"
-                     : "no schedule found within the time limit; give more time");
+                 mode != OPT_MODE_APPROX ? "no schedule found within the time limit; give more time"
+                 : a.killed_at_limit ? "the time limit stopped the LP before any rounding; give "
+                                       "more time"
+                                     : "no rounding of the LP fits the budget; try the MILP "
+                                       "(without --approx)");
     if (json) {
         json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:f, s:I, s:I, s:f, s:f}", "graph", path,
                               "status", opt_status_name(a.status), "mode",

@@ -205,8 +205,9 @@ static int solve_and_replay(ck_run *k, const opt_graph *g, double limit, store *
             k->reason = k->reason_buf;
             return 0;
         }
-        k->reason = rq.mode == OPT_MODE_APPROX ? "no rounding of the LP fits the budget"
-                                                 : "no schedule found within the time limit";
+        k->reason = rq.mode != OPT_MODE_APPROX ? "no schedule found within the time limit"
+                    : k->a.killed_at_limit ? "the time limit stopped the LP before any rounding"
+                                           : "no rounding of the LP fits the budget";
         return 0;
     }
     if (opt_replay_run(g, k->a.schedule, 0, &k->r, err) != 0)

@@ -127,6 +127,10 @@ static int approx(const opt_graph *g, uint64_t act, const opt_request *rq, doubl
 {
     opt_program *p = NULL;
     opt_solver_result r;
+    if (a->killed_at_limit) { /* the limit stopped the bound's LP: no time for another */
+        a->status = OPT_STATUS_UNKNOWN;
+        return 0;
+    }
     int rc = solve_lp(g, (uint64_t)(0.9 * (double)act), rq->tighten, remaining(rq, t0), NULL,
                       rq->log, &p, &r, &a->killed_at_limit, err);
     if (rc)
@@ -182,10 +186,12 @@ static int milp(const opt_graph *g, uint64_t act, const opt_request *rq, double 
     if (rq->write_model)
         rc = opt_program_write_lp(p, g, rq->write_model, err);
     /* CBC's root LP (the same LP we just solved) ignores its time limit: with less time left
-     * than about that LP took, searching would only overrun, so the seed is the answer */
-    if (rc == 0 && seed && rq->time_limit > 0 && o.time_limit < 1.5 * a->lp_seconds) {
+     * than about that LP took, searching would only be killed, so the seed is the answer; so
+     * it is when the limit already stopped the LP */
+    if (rc == 0 && rq->time_limit > 0 &&
+        (a->killed_at_limit || (seed && o.time_limit < 1.5 * a->lp_seconds))) {
         memset(&r, 0, sizeof r);
-        r.status = OPT_STATUS_FEASIBLE;
+        r.status = seed ? OPT_STATUS_FEASIBLE : OPT_STATUS_UNKNOWN;
         r.bound = -1;
         a->skipped_search = 1;
     } else if (rc == 0) {
