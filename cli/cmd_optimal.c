@@ -175,7 +175,7 @@ static void print_text(const char *path, const opt_graph *g, uint64_t budget, ui
     }
     if (a->seeded)
         printf("seed:        a heuristic schedule of %.9g ms%s\n", a->seed_objective,
-               a->skipped_search ? " (no search: the time left was shorter than the LP took, "
+               a->skipped_search && !a->killed_at_limit ? " (no search: the time left was shorter than the LP took, "
                                    "and CBC's root LP ignores the time limit)" : "");
     if (a->killed_at_limit)
         printf("search:      stopped by the time limit (the solver ran past it and its process "
