@@ -56,6 +56,8 @@ static _Noreturn void child(int fd, opt_child_solver solve, const opt_program *p
             signal(sigs[i], SIG_DFL);
     }
     signal(SIGPIPE, SIG_IGN); /* a parent gone: write fails, the child ends */
+    if (o->log) /* a killed child's log is not lost in its buffer */
+        setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
     opt_child_msg m;
     memset(&m, 0, sizeof m);
     memcpy(m.magic, "GMSC", 4);
