@@ -222,7 +222,10 @@ static const char schema_v9[] =
     "    THEN r.overhead * s.compute / s.lower_bound - 1 END AS gap_bound"
     " FROM runs r JOIN traces t ON t.hash = r.trace_hash"
     " JOIN solutions s ON s.trace_hash = r.trace_hash AND s.budget = r.budget"
-    "  AND s.mode = 'exact';";
+    "  AND s.mode = 'exact'"
+    /* a checkmate run beside its own program's answer only (store_gaps.h) */
+    "  AND (r.policy NOT LIKE 'checkmate%'"
+    "   OR r.params LIKE 'coarsen=' || s.coarsen || ',iteration=' || s.iteration || ',%');";
 
 /* One function per version step: migrations[v] takes a store from version v to v + 1 inside
  * the caller's transaction. A step that must rewrite data (not only add tables or columns)

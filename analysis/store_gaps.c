@@ -2,6 +2,7 @@
 #include "store_gaps.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct gaps_ctx {
@@ -15,10 +16,26 @@ typedef struct gaps_ctx {
     gms_error *err;
 } gaps_ctx;
 
+/* A checkmate run is compared with answers of its own program only (its params say which:
+ * "coarsen=layers,iteration=0,..."); beside another program's optimum it would be read as a
+ * heuristic. */
+static int other_program(const store_row *r, const store_solution *sol)
+{
+    if (strncmp(r->policy, "checkmate", 9) != 0)
+        return 0;
+    const char *k = strstr(r->params, "coarsen="), *it = strstr(r->params, "iteration=");
+    size_t n = k ? strcspn(k + 8, ",") : 0;
+    if (k && (strlen(sol->key.coarsen) != n || strncmp(k + 8, sol->key.coarsen, n) != 0))
+        return 1;
+    return it && strtoul(it + 10, NULL, 10) != sol->key.iteration;
+}
+
 static int one_solution(void *vctx, const store_solution *sol)
 {
     gaps_ctx *c = vctx;
     const store_row *r = c->run;
+    if (other_program(r, sol))
+        return 0;
     yardstick_solution ys = {.status = sol->status,
                              .has_objective = !isnan(sol->objective),
                              .objective = sol->objective,

@@ -22,7 +22,8 @@ typedef struct store_gap_row {
 typedef int (*store_gap_fn)(void *ctx, const store_gap_row *g);
 
 /* For each run f matches (store_query_runs' order): one row per exact solution at its trace
- * and budget, or, with unsolved set, one row with sol NULL when there is none. */
+ * and budget (for a checkmate or checkmate-approx run, of its own coarsening and iteration
+ * only), or, with unsolved set, one row with sol NULL when there is none. */
 int store_query_gaps(store *s, const store_filter *f, int unsolved, store_gap_fn fn, void *ctx,
                      gms_error *err);
 
