@@ -262,7 +262,7 @@ static int print_json(const char *trace, const char *pname, const sim_config *cf
         iter_log_print_json(cfg->iteration_ctx, r);
     }
     swap_opts_print_json(cfg, r);
-    sim_yardstick_print_json(ys, trace, pname, r->status == SIM_OK, r->overhead);
+    sim_yardstick_print_json(ys, trace, r->status == SIM_OK, r->overhead);
     printf("}\n");
     free(tq);
     return 0;

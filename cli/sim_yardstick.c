@@ -85,12 +85,11 @@ static void hint(const sim_yardstick *y, const char *trace, char *buf, size_t le
              y->db, (unsigned long long)y->budget, trace, (unsigned long long)y->budget, y->db);
 }
 
-void sim_yardstick_print_json(const sim_yardstick *y, const char *trace, const char *policy,
-                              int run_ok, double overhead)
+void sim_yardstick_print_json(const sim_yardstick *y, const char *trace, int run_ok,
+                              double overhead)
 {
     if (!y)
         return;
-    (void)policy;
     json_t *o = json_object(), *arr = json_array();
     json_object_set_new(o, "trace_iterations", json_integer(y->iterations));
     json_object_set_new(o, "comparable", json_boolean(y->iterations == 1));

@@ -35,8 +35,8 @@ int sim_yardstick_load(const char *db, const char *trace_path, const sim_trace *
 void sim_yardstick_free(sim_yardstick *y);
 
 /* `, "yardstick": {...}` for sim's JSON object (nothing when y is NULL). */
-void sim_yardstick_print_json(const sim_yardstick *y, const char *trace, const char *policy,
-                              int run_ok, double overhead);
+void sim_yardstick_print_json(const sim_yardstick *y, const char *trace, int run_ok,
+                              double overhead);
 /* Text lines for sim's report (nothing when y is NULL). */
 void sim_yardstick_print_text(const sim_yardstick *y, const char *trace, int run_ok,
                               double overhead);
