@@ -523,8 +523,8 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
         }
     char bound_note[160] = "";
     if (any_bound)
-        snprintf(bound_note, sizeof bound_note, "\\nred: below the LP bound%s (no schedule)",
-                 !bound_k ? "" : strcmp(bound_k, "layers") == 0 ? " by layer" : " at op level");
+        snprintf(bound_note, sizeof bound_note, "\\nred: below the LP bound%s",
+                 !bound_k ? "" : strcmp(bound_k, "layers") == 0 ? " (by layer)" : " (op level)");
     /* failure marks: a strip along the top of the panel, one row per policy */
     double strip = (top - 0.98) * 0.03, ylim = top + strip * ((double)c->n_policies + 0.5);
     /* x tick labels: about 3 characters each, in the width a panel has for its axis */

@@ -112,7 +112,7 @@ db.execute(\"DELETE FROM runs WHERE params LIKE 'coarsen=layers%'\"); db.commit(
 grep -q "^# lp bound none$" c.gp || fail "no bound block: $(cat c.gp)"
 grep -q "using 1:(0):2 with filledcurves fc rgb '#f2c4c4'" c.gp || fail "no bound region"
 grep -q "title 'optimum (checkmate, op level)'" c.gp || fail "no optimum line"
-grep -q "below the LP bound at op level" c.gp || fail "no note on the region"
+grep -q "below the LP bound (op level)" c.gp || fail "no note on the region"
 # the bound at 0.9 is the solver's LP bound over the graph's compute
 python3 - "$ck" <<'PY' || fail "bound in the chart"
 import json, re, sys

@@ -287,7 +287,7 @@ START_TEST(test_optimum_line_and_lp_bound_region)
     ck_assert(fill < line);
     ck_assert_ptr_nonnull(strstr(sc, "index 6 using 1:(0):2")); /* 2 policies x 3 blocks */
     ck_assert_ptr_nonnull(strstr(sc, "title 'optimum (checkmate, by layer)'"));
-    ck_assert_ptr_nonnull(strstr(sc, "below the LP bound by layer"));
+    ck_assert_ptr_nonnull(strstr(sc, "below the LP bound (by layer)"));
     free(bound);
     free(opt);
     free(data);
