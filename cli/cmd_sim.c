@@ -663,6 +663,10 @@ int cmd_sim(int argc, char **argv)
     const char *trace = chain ? "(synthetic chain)" : argv[optind];
     sim_trace *t;
     gms_error err = {0};
+    if (db && !budget_s) {
+        cli_error(CMD, "--db sets the run beside the optimum at its budget: give --budget");
+        return 2;
+    }
     if (db && (chain || strcmp(trace, "-") == 0)) {
         cli_error(CMD, "--db looks the optimum up by the trace file's content; %s has no file",
                   chain ? "a --chain" : "standard input");

@@ -50,6 +50,8 @@ int sim_yardstick_load(const char *db, const char *trace_path, const sim_trace *
         return -1;
     int rc = store_solutions_at(s, hash, budget, keep, y, err);
     store_close(s);
+    if (rc)
+        sim_yardstick_free(y);
     if (rc == GMS_ENOMEM)
         return gms_error_set(err, GMS_ENOMEM, "out of memory");
     return rc;

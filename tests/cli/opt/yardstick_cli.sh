@@ -17,6 +17,9 @@ UNET="$GMS_SOURCE_DIR/traces/samples/unet-small.gmt"
 # a store that does not exist: an error, exit 1, no store created
 out=$("$GMS_BIN" sim mlp.gmt --budget 0.9 --db none.db --json 2>&1) && fail "missing store: $out"
 [ ! -e none.db ] || fail "sim --db created a store"
+echo "$out" | grep -q "none.db" || fail "missing store not named: $out"
+out=$("$GMS_BIN" sim mlp.gmt --db none.db 2>&1); [ $? = 2 ] || fail "no budget: $out"
+echo "$out" | grep -q "give --budget" || fail "no budget: $out"
 # nothing solved yet: an empty list and the command that solves one
 "$GMS_BIN" sweep mlp.gmt --policies dtr,lru --budgets 0.86,0.9 --db y.db -j1 --quiet \
   || fail "sweep dtr"
