@@ -1,7 +1,8 @@
 /*
- * store_solution: the solver's answers cached in a result store (schema version 8), so that a
- * Checkmate run (sim or sweep with --policy checkmate|checkmate-approx) at a budget already
- * solved replays the stored schedule instead of solving again (issue 19, item 3).
+ * store_solution: the solver's answers cached in a result store (schema version 8; each graph's
+ * compute since version 9, for the yardstick, store_gaps.h), so that a Checkmate run (sim or
+ * sweep with --policy checkmate|checkmate-approx) at a budget already solved replays the
+ * stored schedule instead of solving again (issue 19, item 3).
  *
  * Keyed like runs: the trace's content hash, the iteration, the coarsening, the budget in
  * bytes, the mode ("exact" or "approx") and the solve's time limit (0 = none). The schedule
