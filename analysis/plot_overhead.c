@@ -6,6 +6,7 @@
 
 #include "plot.h"
 #include "plot_internal.h"
+#include "store_solution.h"
 
 #define MAX_PANELS 64
 #define ONE_COLUMN_IN 3.3 /* a figure one column of a two-column paper wide */
@@ -17,15 +18,19 @@
  * is an estimate: a run can fit a little inside the band. */
 #define FLOOR_COLOR "#e6e6e6"
 #define FLOOR_TITLE "grey: below constants + largest op"
+/* The region below the LP bound of Checkmate's program (docs/optimal.md, "The yardstick"):
+ * no schedule of that program can be there. */
+#define BOUND_COLOR "#f2c4c4"
 
-/* The order policies appear in when the user names none: the DTR paper's. */
-static const char *const preferred[] = {"dtr", "dtr-eq", "dtr-local", "msps", "lru", "size",
-                                        "random"};
+/* The order policies appear in when the user names none: the optimum, then the DTR paper's. */
+static const char *const preferred[] = {"checkmate", "checkmate-approx", "dtr", "dtr-eq",
+                                        "dtr-local", "msps", "lru", "size", "random"};
 
 /* One (trace, policy, budget) point, aggregated over seeds. */
 typedef struct ov_point {
     size_t trace, policy;
     double ratio;
+    uint64_t budget; /* bytes, to look the LP bound up */
     size_t runs, ok, oom, limit;
     double sum, min, max;
 } ov_point;
@@ -34,6 +39,12 @@ typedef struct ov_trace {
     char *name;
     char hash[17];
     double floor; /* budget ratio below which nothing fits (constants + largest op); 0 = unknown */
+    uint64_t baseline_memory;
+    char coarsen[8];    /* the program of the trace's checkmate runs ("" = none plotted) */
+    uint32_t iteration;
+    double *bound;      /* (ratio, LP bound overhead) pairs by ratio, n_bound of them */
+    size_t n_bound;
+    char bound_coarsen[8]; /* the program the bound is of */
 } ov_trace;
 
 typedef struct ov_ctx {
@@ -141,6 +152,12 @@ static int collect(void *vctx, const store_row *r)
             return 1;
         }
         snprintf(c->traces[c->n_traces].hash, 17, "%s", r->trace_hash);
+        c->traces[c->n_traces].baseline_memory = r->baseline_memory;
+        c->traces[c->n_traces].coarsen[0] = '\0';
+        c->traces[c->n_traces].iteration = 0;
+        c->traces[c->n_traces].bound = NULL;
+        c->traces[c->n_traces].n_bound = 0;
+        c->traces[c->n_traces].bound_coarsen[0] = '\0';
         c->traces[c->n_traces].floor =
             (r->trace_constants || r->trace_bottleneck) && r->baseline_memory
                 ? (double)(r->trace_constants + r->trace_bottleneck) / (double)r->baseline_memory
@@ -153,6 +170,16 @@ static int collect(void *vctx, const store_row *r)
         return 1;
     if (check_variant(c, t, p, r))
         return 1;
+    if (strncmp(r->policy, "checkmate", 9) == 0 && !c->traces[t].coarsen[0]) {
+        /* params "coarsen=layers,iteration=0,time_limit=..." (sweep_checkmate_params) */
+        const char *k = strstr(r->params, "coarsen=");
+        const char *it = strstr(r->params, "iteration=");
+        if (k)
+            snprintf(c->traces[t].coarsen, sizeof c->traces[t].coarsen, "%.*s",
+                     (int)strcspn(k + 8, ","), k + 8);
+        if (it)
+            c->traces[t].iteration = (uint32_t)strtoul(it + 10, NULL, 10);
+    }
     if (r->remat_limit > c->remat_limit)
         c->remat_limit = r->remat_limit;
     ov_point *last = c->n_pts ? &c->pts[c->n_pts - 1] : NULL;
@@ -162,7 +189,7 @@ static int collect(void *vctx, const store_row *r)
             return 1;
         }
         last = &c->pts[c->n_pts++];
-        *last = (ov_point){t, p, r->ratio, 0, 0, 0, 0, 0, INFINITY, -INFINITY};
+        *last = (ov_point){t, p, r->ratio, r->budget, 0, 0, 0, 0, 0, INFINITY, -INFINITY};
     }
     last->runs++;
     last->oom += strcmp(r->status, "oom") == 0;
@@ -201,14 +228,85 @@ static void order_policies(ov_ctx *c, size_t *order)
 
 static void free_ctx(ov_ctx *c)
 {
-    for (size_t i = 0; i < c->n_traces; i++)
+    for (size_t i = 0; i < c->n_traces; i++) {
         free(c->traces[i].name);
+        free(c->traces[i].bound);
+    }
     for (size_t i = 0; i < c->n_policies; i++)
         free(c->policies[i]);
     free(c->traces);
     free(c->policies);
     free(c->seeds);
     free(c->pts);
+}
+
+/* The LP bound at one budget: of the trace's checkmate runs' program where the chart has
+ * them, else of the first program stored (op level sorts after layers). */
+typedef struct bound_pick {
+    const ov_trace *tr;
+    double bound; /* overhead; < 0 = none */
+    char coarsen[8];
+} bound_pick;
+
+static int pick_bound(void *ctx, const store_solution *sol)
+{
+    bound_pick *b = ctx;
+    if (b->tr->coarsen[0] && (strcmp(sol->key.coarsen, b->tr->coarsen) != 0 ||
+                              sol->key.iteration != b->tr->iteration))
+        return 0;
+    if (b->bound >= 0 && strcmp(sol->key.coarsen, b->coarsen) != 0)
+        return 0; /* never mix two programs' bounds */
+    if (!(sol->lower_bound > 0) || !(sol->compute > 0))
+        return 0;
+    double v = sol->lower_bound / sol->compute;
+    if (v > b->bound) { /* several answers of one program (time limits): the tightest */
+        b->bound = v;
+        snprintf(b->coarsen, sizeof b->coarsen, "%s", sol->key.coarsen);
+    }
+    return 0;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Each trace's LP bound at the budgets of its points, from the store's solutions. */
+static int find_bounds(store *s, ov_ctx *c, gms_error *err)
+{
+    for (size_t t = 0; t < c->n_traces; t++) {
+        ov_trace *tr = &c->traces[t];
+        for (size_t i = 0; i < c->n_pts; i++) {
+            const ov_point *pt = &c->pts[i];
+            if (pt->trace != t || isnan(pt->ratio))
+                continue;
+            int dup = 0;
+            for (size_t j = 0; j < tr->n_bound && !dup; j++)
+                dup = tr->bound[2 * j] == pt->ratio;
+            if (dup)
+                continue;
+            bound_pick b = {.tr = tr, .bound = -1};
+            if (tr->bound_coarsen[0])
+                snprintf(b.coarsen, sizeof b.coarsen, "%s", tr->bound_coarsen);
+            int rc = store_solutions_at(s, tr->hash, pt->budget, pick_bound, &b, err);
+            if (rc)
+                return rc;
+            if (b.bound < 0 || (tr->bound_coarsen[0] && strcmp(b.coarsen, tr->bound_coarsen)))
+                continue;
+            double *nb = realloc(tr->bound, (tr->n_bound + 1) * 2 * sizeof *nb);
+            if (!nb)
+                return gms_error_set(err, GMS_ENOMEM, "out of memory");
+            tr->bound = nb;
+            nb[2 * tr->n_bound] = pt->ratio;
+            nb[2 * tr->n_bound + 1] = b.bound;
+            tr->n_bound++;
+            snprintf(tr->bound_coarsen, sizeof tr->bound_coarsen, "%s", b.coarsen);
+        }
+        if (tr->n_bound)
+            qsort(tr->bound, tr->n_bound, 2 * sizeof *tr->bound, cmp_pair);
+    }
+    return 0;
 }
 
 #define HAS_LINE 1
@@ -282,6 +380,14 @@ static int write_data(ov_ctx *c, plot_buf *texts, int *has, double *ymax)
                 plot_buf_printf(b, "NaN NaN none\n");
             plot_buf_printf(b, "\n\n"); /* two blank lines end a gnuplot index block */
         }
+        /* block 3 x n_policies: the LP bound ("ratio bound_overhead") */
+        plot_buf_printf(b, "# lp bound %s\n", c->traces[t].bound_coarsen);
+        for (size_t j = 0; j < c->traces[t].n_bound; j++)
+            plot_buf_printf(b, "%.6g %.9g\n", c->traces[t].bound[2 * j],
+                            c->traces[t].bound[2 * j + 1]);
+        if (!c->traces[t].n_bound)
+            plot_buf_printf(b, "NaN NaN\n");
+        plot_buf_printf(b, "\n\n");
         if (b->oom)
             return -1;
     }
@@ -302,7 +408,14 @@ static void style_lines(plot_buf *b, ov_ctx *c)
 static void policy_title(ov_ctx *c, size_t p, char *buf, size_t len)
 {
     char title[160];
-    if (c->seeds[p] > 1)
+    if (strcmp(c->policies[p], "checkmate") == 0 || strcmp(c->policies[p], "checkmate-approx") == 0) {
+        const char *k = "";
+        for (size_t t = 0; t < c->n_traces && !*k; t++)
+            k = c->traces[t].coarsen;
+        snprintf(title, sizeof title, "%s (%s%s%s)",
+                 c->policies[p][9] ? "LP rounding" : "optimum", c->policies[p],
+                 *k ? ", " : "", strcmp(k, "layers") == 0 ? "by layer" : *k ? "op level" : "");
+    } else if (c->seeds[p] > 1)
         snprintf(title, sizeof title, "%s (%zu seeds)", c->policies[p],
                  c->seeds[p]);
     else
@@ -397,6 +510,21 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
         any_seeds |= c->seeds[p] > 1;
     for (size_t t = 0; t < c->n_traces; t++)
         any_floor |= c->traces[t].floor > 0;
+    /* the LP bound's note names its program (by layer or op level) when one program serves */
+    const char *bound_k = NULL;
+    int any_bound = 0;
+    for (size_t t = 0; t < c->n_traces; t++)
+        if (c->traces[t].n_bound) {
+            if (any_bound && bound_k && strcmp(bound_k, c->traces[t].bound_coarsen) != 0)
+                bound_k = NULL;
+            else if (!any_bound)
+                bound_k = c->traces[t].bound_coarsen;
+            any_bound = 1;
+        }
+    char bound_note[160] = "";
+    if (any_bound)
+        snprintf(bound_note, sizeof bound_note, "\\nred: below the LP bound%s",
+                 !bound_k ? "" : strcmp(bound_k, "layers") == 0 ? " (by layer)" : " (op level)");
     /* failure marks: a strip along the top of the panel, one row per policy */
     double strip = (top - 0.98) * 0.03, ylim = top + strip * ((double)c->n_policies + 0.5);
     /* x tick labels: about 3 characters each, in the width a panel has for its axis */
@@ -421,9 +549,10 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
                     maxr * 1.02, ylim, xstep, ystep);
     /* ytics only up to the data; the failure marks sit above */
     plot_buf_printf(b, "set ytics 1,%g,%g\n", ystep, top);
-    char note[200];
-    snprintf(note, sizeof note, "Gaps: runs that failed%s%s",
-             any_seeds ? "; seeds: mean, min-max band" : "", any_floor ? "\\n" FLOOR_TITLE : "");
+    char note[400];
+    snprintf(note, sizeof note, "Gaps: runs that failed%s%s%s",
+             any_seeds ? "; seeds: mean, min-max band" : "", any_floor ? "\\n" FLOOR_TITLE : "",
+             bound_note);
     const char *xl = "Memory budget (ratio of baseline peak)";
     const char *yl = "Overhead (× baseline compute)";
     if (cells == 1) {
@@ -472,6 +601,10 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
         if (!any) /* nothing succeeded on this trace: an empty panel that says so */
             plot_buf_printf(b, "set label 99 'every run failed' at graph 0.5,0.5 center\n");
         plot_buf_printf(b, "plot NaN notitle");
+        if (c->traces[t].n_bound) /* behind the lines: where nothing can be */
+            plot_buf_printf(b, ", \\\n     %s index %zu using 1:(0):2 with filledcurves fc rgb "
+                               "'%s' fs solid 1.0 noborder notitle",
+                            src[t], 3 * c->n_policies, BOUND_COLOR);
         for (size_t k = 0; k < c->n_policies; k++) {
             size_t p = order[k];
             int h = has[t * c->n_policies + p];
@@ -532,10 +665,10 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
                         "unset tics\nset xrange [0:1]\nset yrange [0:1]\n"
                         "unset label 96\nunset label 97\n"
                         "set key center center vertical Left reverse samplen 2.5 spacing 0.95 "
-                        "noopaque nobox maxcols 1 maxrows 20 title \"Gaps: runs that failed%s%s\"\n"
+                        "noopaque nobox maxcols 1 maxrows 20 title \"Gaps: runs that failed%s%s%s\"\n"
                         "plot ",
                         any_seeds ? "\\nseeds: mean, min-max band" : "",
-                        any_floor ? "\\n" FLOOR_TITLE : "");
+                        any_floor ? "\\n" FLOOR_TITLE : "", bound_note);
         for (size_t k = 0; k < c->n_policies; k++) {
             char pt[200];
             policy_title(c, order[k], pt, sizeof pt);
@@ -607,6 +740,8 @@ int plot_overhead(store *s, const plot_overhead_opts *o, size_t *n_traces, gms_e
     rc = store_check_filter(s, &f, err);
     if (!rc)
         rc = store_query_runs(s, &f, collect, &c, err);
+    if (!rc && !c.too_many && !c.mixed && !c.oom)
+        rc = find_bounds(s, &c, err);
     if (c.too_many)
         rc = gms_error_set(err, GMS_EINVAL,
                            "the store holds more than %d traces, too many panels for one chart; "

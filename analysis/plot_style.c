@@ -19,6 +19,9 @@ static const struct {
     {"lru", {"#CC79A7", "(2,3)", 11}},
     {"size", {"#E69F00", "(8,3,2,3,2,3)", 4}},
     {"random", {"#000000", "(6,6)", 6}},
+    /* the optimum (docs/optimal.md): black and solid, the yardstick the others are read by */
+    {"checkmate", {"#000000", "1", 3}},
+    {"checkmate-approx", {"#666666", "(3,3)", 12}},
 };
 
 /* For other names (plugins): a colour, dash and shape picked by a hash of the name, so

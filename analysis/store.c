@@ -203,6 +203,30 @@ static const char schema_v8[] =
     "  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
     "  PRIMARY KEY (trace_hash, iteration, coarsen, budget, mode, time_limit)) WITHOUT ROWID;";
 
+/* v9: the yardstick (docs/optimal.md, "The yardstick"): each solution's graph compute
+ * without recomputation (ms; NULL for solutions stored before, filled in when one is next
+ * read from the cache), and the view run_gaps: every run beside every exact solution at its
+ * trace and budget, with the gaps as analysis/yardstick.h defines them. */
+static const char schema_v9[] =
+    "ALTER TABLE solutions ADD COLUMN compute REAL;"
+    "CREATE VIEW run_gaps AS SELECT r.id AS run_id, t.name AS trace, r.trace_hash,"
+    "  r.policy, r.params, r.ratio, r.budget, r.remat_limit, r.allocator,"
+    "  r.status, r.overhead, s.iteration, s.coarsen, s.time_limit,"
+    "  s.status AS solver_status,"
+    "  CASE WHEN s.status IN ('optimal', 'feasible') AND s.compute > 0"
+    "    THEN s.objective / s.compute END AS opt_overhead,"
+    "  CASE WHEN s.compute > 0 THEN s.lower_bound / s.compute END AS bound_overhead,"
+    "  CASE WHEN r.status = 'ok' AND s.status IN ('optimal', 'feasible') AND s.compute > 0"
+    "    AND s.objective > 0 THEN r.overhead * s.compute / s.objective - 1 END AS gap_optimum,"
+    "  CASE WHEN r.status = 'ok' AND s.compute > 0 AND s.lower_bound > 0"
+    "    THEN r.overhead * s.compute / s.lower_bound - 1 END AS gap_bound"
+    " FROM runs r JOIN traces t ON t.hash = r.trace_hash"
+    " JOIN solutions s ON s.trace_hash = r.trace_hash AND s.budget = r.budget"
+    "  AND s.mode = 'exact'"
+    /* a checkmate run beside its own program's answer only (store_gaps.h) */
+    "  AND (r.policy NOT LIKE 'checkmate%'"
+    "   OR r.params LIKE 'coarsen=' || s.coarsen || ',iteration=' || s.iteration || ',%');";
+
 /* One function per version step: migrations[v] takes a store from version v to v + 1 inside
  * the caller's transaction. A step that must rewrite data (not only add tables or columns)
  * does it here too. */
@@ -250,9 +274,14 @@ static int migrate_7_to_8(sqlite3 *db, gms_error *err)
     return store_exec(db, schema_v8, "migrating the schema from version 7 to 8", err);
 }
 
+static int migrate_8_to_9(sqlite3 *db, gms_error *err)
+{
+    return store_exec(db, schema_v9, "migrating the schema from version 8 to 9", err);
+}
+
 static const store_migration migrations[STORE_SCHEMA_VERSION] = {
     migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5,
-    migrate_5_to_6, migrate_6_to_7, migrate_7_to_8};
+    migrate_5_to_6, migrate_6_to_7, migrate_7_to_8, migrate_8_to_9};
 
 static int read_user_version(sqlite3 *db, int *version, gms_error *err)
 {

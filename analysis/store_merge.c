@@ -111,6 +111,14 @@ static const char copy_solutions[] =
     " objective, lower_bound, gap, solve_s, nodes, schedule, tool_version, created_at"
     " FROM src.solutions";
 
+/* Version 9 added each solution's graph compute (the yardstick's denominator). */
+static const char copy_solutions_v9[] =
+    "INSERT OR IGNORE INTO main.solutions (trace_hash, iteration, coarsen, budget, mode,"
+    " time_limit, status, objective, lower_bound, gap, solve_s, nodes, schedule, tool_version,"
+    " created_at, compute) SELECT trace_hash, iteration, coarsen, budget, mode, time_limit,"
+    " status, objective, lower_bound, gap, solve_s, nodes, schedule, tool_version, created_at,"
+    " compute FROM src.solutions";
+
 /* Copies one validated input store into the open output. */
 static int merge_one(store *outs, const char *path, int version, gms_error *err)
 {
@@ -143,7 +151,7 @@ static int merge_one(store *outs, const char *path, int version, gms_error *err)
     if (!rc && version >= 6)
         rc = store_exec(db, copy_iterations, what, err);
     if (!rc && version >= 8)
-        rc = store_exec(db, copy_solutions, what, err);
+        rc = store_exec(db, version >= 9 ? copy_solutions_v9 : copy_solutions, what, err);
     if (!rc)
         rc = store_exec(db, "COMMIT", what, err);
     if (rc)

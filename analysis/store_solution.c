@@ -1,6 +1,7 @@
 /* store_solution: the solver's answers in the store (see store_solution.h). */
 #include "store_solution.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,13 +26,18 @@ int store_put_solution(store *s, const store_solution *sol, gms_error *err)
     if (s->version < 8)
         return gms_error_set(err, GMS_EVERSION, "%s: schema version %d has no solutions "
                              "table; open it for writing to migrate it", s->path, s->version);
+    /* version 9 added the graph's compute */
+    const char *sql = s->version >= 9
+        ? "INSERT OR IGNORE INTO solutions (trace_hash, iteration, coarsen, budget, mode,"
+          " time_limit, status, objective, lower_bound, gap, solve_s, nodes, schedule,"
+          " tool_version, compute)"
+          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
+        : "INSERT OR IGNORE INTO solutions (trace_hash, iteration, coarsen, budget, mode,"
+          " time_limit, status, objective, lower_bound, gap, solve_s, nodes, schedule,"
+          " tool_version)"
+          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db,
-                           "INSERT OR IGNORE INTO solutions (trace_hash, iteration, coarsen,"
-                           " budget, mode, time_limit, status, objective, lower_bound, gap,"
-                           " solve_s, nodes, schedule, tool_version)"
-                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
         return store_db_error(s->db, err, "storing a solution");
     bind_key(st, &sol->key);
     sqlite3_bind_text(st, 7, sol->status, -1, SQLITE_STATIC);
@@ -46,6 +52,8 @@ int store_put_solution(store *s, const store_solution *sol, gms_error *err)
     sqlite3_bind_double(st, 11, sol->solve_s);
     sqlite3_bind_int64(st, 12, sol->nodes);
     sqlite3_bind_text(st, 14, GMS_VERSION, -1, SQLITE_STATIC);
+    if (s->version >= 9 && sol->compute > 0)
+        sqlite3_bind_double(st, 15, sol->compute);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
@@ -61,8 +69,13 @@ int store_get_solution(store *s, const store_solution_key *k, store_solution *ou
         return 0;
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(s->db,
-                           "SELECT status, objective, lower_bound, gap, solve_s, nodes, schedule"
-                           " FROM solutions WHERE trace_hash = ?1 AND iteration = ?2"
+                           s->version >= 9
+                               ? "SELECT status, objective, lower_bound, gap, solve_s, nodes,"
+                                 " schedule, compute FROM solutions WHERE trace_hash = ?1"
+                                 " AND iteration = ?2 AND coarsen = ?3 AND budget = ?4"
+                                 " AND mode = ?5 AND time_limit = ?6"
+                               : "SELECT status, objective, lower_bound, gap, solve_s, nodes,"
+                                 " schedule, NULL FROM solutions WHERE trace_hash = ?1 AND iteration = ?2"
                            " AND coarsen = ?3 AND budget = ?4 AND mode = ?5 AND time_limit = ?6",
                            -1, &st, NULL) != SQLITE_OK)
         return store_db_error(s->db, err, "looking up a solution");
@@ -96,6 +109,7 @@ int store_get_solution(store *s, const store_solution_key *k, store_solution *ou
     out->gap = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_double(st, 3);
     out->solve_s = sqlite3_column_double(st, 4);
     out->nodes = (uint32_t)sqlite3_column_int64(st, 5);
+    out->compute = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_double(st, 7);
     out->schedule = copy;
     out->schedule_len = copy ? len : 0;
     sqlite3_finalize(st);
@@ -110,6 +124,73 @@ void store_solution_clear(store_solution *sol)
     sol->status = NULL;
     sol->schedule = NULL;
     sol->schedule_len = 0;
+}
+
+int store_solution_fill_compute(store *s, const store_solution_key *k, double compute,
+                                gms_error *err)
+{
+    if (s->version < 9 || !(compute > 0))
+        return 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db,
+                           "UPDATE solutions SET compute = ?7 WHERE trace_hash = ?1"
+                           " AND iteration = ?2 AND coarsen = ?3 AND budget = ?4 AND mode = ?5"
+                           " AND time_limit = ?6 AND compute IS NULL",
+                           -1, &st, NULL) != SQLITE_OK)
+        return store_db_error(s->db, err, "completing a solution");
+    bind_key(st, k);
+    sqlite3_bind_double(st, 7, compute);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : store_db_error(s->db, err, "completing a solution");
+}
+
+int store_solutions_at(store *s, const char *trace_hash, uint64_t budget, store_solution_fn fn,
+                       void *ctx, gms_error *err)
+{
+    if (s->version < 8)
+        return 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db,
+                           s->version >= 9
+                               ? "SELECT iteration, coarsen, time_limit, status, objective,"
+                                 " lower_bound, gap, solve_s, nodes, compute FROM solutions"
+                                 " WHERE trace_hash = ?1 AND budget = ?2 AND mode = 'exact'"
+                                 " ORDER BY coarsen, iteration, time_limit"
+                               : "SELECT iteration, coarsen, time_limit, status, objective,"
+                                 " lower_bound, gap, solve_s, nodes, NULL FROM solutions"
+                                 " WHERE trace_hash = ?1 AND budget = ?2 AND mode = 'exact'"
+                                 " ORDER BY coarsen, iteration, time_limit",
+                           -1, &st, NULL) != SQLITE_OK)
+        return store_db_error(s->db, err, "looking up solutions");
+    sqlite3_bind_text(st, 1, trace_hash, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)budget);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        store_solution sol = {0};
+        sol.key.trace_hash = trace_hash;
+        sol.key.iteration = (uint32_t)sqlite3_column_int64(st, 0);
+        sol.key.coarsen = (const char *)sqlite3_column_text(st, 1);
+        sol.key.budget = budget;
+        sol.key.mode = "exact";
+        sol.key.time_limit = sqlite3_column_double(st, 2);
+        sol.status = (const char *)sqlite3_column_text(st, 3);
+        /* an objective is stored exactly when the solver found a schedule */
+        sol.objective = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN
+                                                                   : sqlite3_column_double(st, 4);
+        sol.lower_bound = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1
+                                                                     : sqlite3_column_double(st, 5);
+        sol.gap = sqlite3_column_double(st, 6);
+        sol.solve_s = sqlite3_column_double(st, 7);
+        sol.nodes = (uint32_t)sqlite3_column_int64(st, 8);
+        sol.compute = sqlite3_column_type(st, 9) == SQLITE_NULL ? -1 : sqlite3_column_double(st, 9);
+        if (fn(ctx, &sol)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : store_db_error(s->db, err, "looking up solutions");
 }
 
 int store_count_solutions(store *s, int64_t *n, gms_error *err)

@@ -1,7 +1,8 @@
 /*
- * store_solution: the solver's answers cached in a result store (schema version 8), so that a
- * Checkmate run (sim or sweep with --policy checkmate|checkmate-approx) at a budget already
- * solved replays the stored schedule instead of solving again (issue 19, item 3).
+ * store_solution: the solver's answers cached in a result store (schema version 8; each graph's
+ * compute since version 9, for the yardstick, store_gaps.h), so that a Checkmate run (sim or
+ * sweep with --policy checkmate|checkmate-approx) at a budget already solved replays the
+ * stored schedule instead of solving again (issue 19, item 3).
  *
  * Keyed like runs: the trace's content hash, the iteration, the coarsening, the budget in
  * bytes, the mode ("exact" or "approx") and the solve's time limit (0 = none). The schedule
@@ -32,6 +33,9 @@ typedef struct store_solution {
     double gap;           /* < 0 when not known (no bound: the time limit stopped the LP) */
     double solve_s;
     uint32_t nodes;       /* the graph's node count */
+    double compute;       /* ms: the graph's compute without recomputation (the yardstick's
+                           * denominator); <= 0 = not known (solutions stored before
+                           * schema version 9) */
     const void *schedule; /* the encoded schedule; NULL when the solver found none */
     size_t schedule_len;
 } store_solution;
@@ -45,6 +49,20 @@ int store_put_solution(store *s, const store_solution *sol, gms_error *err);
 int store_get_solution(store *s, const store_solution_key *k, store_solution *out, int *found,
                        gms_error *err);
 void store_solution_clear(store_solution *sol);
+
+/* Sets a stored solution's graph compute where it is not known (a solution stored before
+ * schema version 9). Nothing for older stores. */
+int store_solution_fill_compute(store *s, const store_solution_key *k, double compute,
+                                gms_error *err);
+
+/* Calls fn for every exact ("exact" mode) solution of trace_hash at budget, in the order
+ * coarsen, iteration, time limit (the yardstick's candidates; several programs may have
+ * solved one budget). sol->schedule is NULL and sol->objective NAN when the solver found no
+ * schedule; strings live for the call. fn returns non-zero
+ * to stop. None before version 8. */
+typedef int (*store_solution_fn)(void *ctx, const store_solution *sol);
+int store_solutions_at(store *s, const char *trace_hash, uint64_t budget, store_solution_fn fn,
+                       void *ctx, gms_error *err);
 
 /* Number of solutions stored (0 before version 8). */
 int store_count_solutions(store *s, int64_t *n, gms_error *err);

@@ -4,6 +4,7 @@
 
 #include "analysis_util.h"
 #include "cli.h"
+#include "db_gaps.h"
 #include "filter_opts.h"
 #include "store.h"
 
@@ -12,9 +13,14 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gpumemsim db runs DB [FILTER...]\n"
             "       gpumemsim db export DB --csv|--json [-o FILE] [FILTER...]\n"
+            "       gpumemsim db gaps DB [--csv|--json] [-o FILE] [FILTER...]\n"
             "       gpumemsim db merge A.db B.db ... -o OUT.db [--force]\n\n"
             "  runs     print the stored runs as a table (one line per run, then a tally)\n"
             "  export   write every stored run as CSV or JSON, to FILE or stdout\n"
+            "  gaps     the yardstick: each run beside every exact Checkmate answer stored\n"
+            "           at its trace and budget (by layers or op level), with its gap to\n"
+            "           the optimum (overhead / the optimum's overhead - 1) and to the LP\n"
+            "           bound; a table, or CSV / JSON (docs/optimal.md)\n"
             "  merge    write the union of several stores (e.g. the shards of a sweep) to\n"
             "           OUT.db without duplicates; an existing OUT.db is only replaced with\n"
             "           --force, and OUT.db appears only when the merge is complete\n\n"
@@ -218,8 +224,8 @@ int cmd_db(int argc, char **argv)
         rc = db_merge(&o);
         goto done;
     }
-    if (strcmp(sub, "runs") != 0 && strcmp(sub, "export") != 0) {
-        cli_error("db", "unknown subcommand '%s' (runs, export or merge)", sub);
+    if (strcmp(sub, "runs") != 0 && strcmp(sub, "export") != 0 && strcmp(sub, "gaps") != 0) {
+        cli_error("db", "unknown subcommand '%s' (runs, export, gaps or merge)", sub);
         rc = 2;
         goto done;
     }
@@ -232,6 +238,12 @@ int cmd_db(int argc, char **argv)
         cli_error("db runs", "%s is not an option of db runs, which prints a table; for CSV or "
                              "JSON use 'gpumemsim db export DB --csv|--json'",
                   o.csv ? "--csv" : o.json ? "--json" : o.out ? "-o" : "--force");
+        rc = 2;
+        goto done;
+    }
+    if (strcmp(sub, "gaps") == 0 && (o.force || (o.csv && o.json))) {
+        cli_error("db gaps", o.force ? "--force is an option of db merge only"
+                                     : "give one format: --csv or --json");
         rc = 2;
         goto done;
     }
@@ -255,7 +267,9 @@ int cmd_db(int argc, char **argv)
         cli_error("db", "%s", err.msg);
         rc = 1;
     } else {
-        rc = strcmp(sub, "runs") == 0 ? db_runs(s, &f) : db_export(s, &f, &o);
+        rc = strcmp(sub, "runs") == 0   ? db_runs(s, &f)
+             : strcmp(sub, "gaps") == 0 ? db_gaps(s, &f, o.csv ? 1 : o.json ? 2 : 0, o.out)
+                                        : db_export(s, &f, &o);
     }
     store_close(s);
 done:

@@ -27,6 +27,7 @@
 #include "sim_checkmate.h"
 #include "sim_extra.h"
 #include "sim_reftable.h"
+#include "sim_yardstick.h"
 #include "swap_opts.h"
 
 static const char *const CMD = "sim";
@@ -115,6 +116,12 @@ static void usage(FILE *f)
             "                      object per training iteration, docs/planners.md)\n"
             "  --kineto FILE       a PyTorch Execution Trace's op costs measured from the\n"
             "                      run's Kineto trace FILE (docs/import-pytorch.md)\n"
+            "  --db FILE           the yardstick (docs/optimal.md): beside the run, every\n"
+            "                      Checkmate answer the result store FILE holds for this\n"
+            "                      trace at this budget (from 'sim --policy checkmate --db\n"
+            "                      FILE' or a sweep with checkmate), with the run's gap to\n"
+            "                      the optimum and to the LP bound (JSON: yardstick); FILE\n"
+            "                      is only read\n"
             "  --perfetto FILE     also write the run as Chrome trace-event JSON, for\n"
             "                      ui.perfetto.dev or chrome://tracing: op and\n"
             "                      rematerialization slices, evictions, resident memory and\n"
@@ -157,6 +164,7 @@ enum {
     OPT_POLICY_ARGS,
     OPT_LINK,
     OPT_HOST_MEMORY,
+    OPT_DB,
 };
 
 
@@ -198,7 +206,7 @@ static int parse_u64(const char *s, uint64_t *out)
  * integers are exact, the trace path is escaped by jansson. */
 static int print_json(const char *trace, const char *pname, const sim_config *cfg,
                       double ratio, const sim_baseline *bl, const sim_result *r,
-                      const char *allocator, const sim_extra *x)
+                      const char *allocator, const sim_extra *x, const sim_yardstick *ys)
 {
     json_t *js = json_string(trace);
     char *tq = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
@@ -254,6 +262,7 @@ static int print_json(const char *trace, const char *pname, const sim_config *cf
         iter_log_print_json(cfg->iteration_ctx, r);
     }
     swap_opts_print_json(cfg, r);
+    sim_yardstick_print_json(ys, trace, r->status == SIM_OK, r->overhead);
     printf("}\n");
     free(tq);
     return 0;
@@ -261,7 +270,7 @@ static int print_json(const char *trace, const char *pname, const sim_config *cf
 
 static void print_text(const char *trace, const char *pname, const sim_config *cfg,
                        double ratio, const sim_baseline *bl, const sim_result *r,
-                       const char *allocator, const sim_extra *x)
+                       const char *allocator, const sim_extra *x, const sim_yardstick *ys)
 {
     char b1[64], b2[64];
     printf("trace            %s\n", trace);
@@ -328,6 +337,7 @@ static void print_text(const char *trace, const char *pname, const sim_config *c
     sim_extra_print_text(x);
     if (cfg->planner)
         iter_log_print_text(cfg->iteration_ctx, r);
+    sim_yardstick_print_text(ys, trace, r->status == SIM_OK, r->overhead);
 }
 
 /* Opens the trace-event writer of --perfetto, its process named after the run. */
@@ -379,11 +389,12 @@ int cmd_sim(int argc, char **argv)
         {"policy-args", required_argument, NULL, OPT_POLICY_ARGS},
         {"link", required_argument, NULL, OPT_LINK},
         {"host-memory", required_argument, NULL, OPT_HOST_MEMORY},
+        {"db", required_argument, NULL, OPT_DB},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *policy = "dtr", *budget_s = NULL, *allocator = "ideal", *alloc_conf = NULL;
-    const char *perfetto = NULL, *kineto = NULL, *policy_args = NULL;
+    const char *perfetto = NULL, *kineto = NULL, *policy_args = NULL, *db = NULL;
     const char *run_opt = NULL; /* the last single-run option given, for --reference-table */
     sim_config cfg;
     sim_config_init(&cfg);
@@ -521,6 +532,10 @@ int cmd_sim(int argc, char **argv)
             swo.host = optarg;
             run_opt = "--host-memory";
             break;
+        case OPT_DB:
+            db = optarg;
+            run_opt = "--db";
+            break;
         case OPT_PERFETTO:
             if (!*optarg || strcmp(optarg, "-") == 0) {
                 cli_error(CMD, "--perfetto '%s': give a file name for the trace-event JSON "
@@ -648,6 +663,15 @@ int cmd_sim(int argc, char **argv)
     const char *trace = chain ? "(synthetic chain)" : argv[optind];
     sim_trace *t;
     gms_error err = {0};
+    if (db && !budget_s) {
+        cli_error(CMD, "--db sets the run beside the optimum at its budget: give --budget");
+        return 2;
+    }
+    if (db && (chain || strcmp(trace, "-") == 0)) {
+        cli_error(CMD, "--db looks the optimum up by the trace file's content; %s has no file",
+                  chain ? "a --chain" : "standard input");
+        return 2;
+    }
     if (chain && kineto) {
         cli_error(CMD, "--kineto measures the costs of a PyTorch Execution Trace; a --chain has "
                        "no trace to join with");
@@ -717,16 +741,30 @@ int cmd_sim(int argc, char **argv)
         sim_trace_free(t);
         return 1;
     }
+    sim_yardstick ys, *ysp = NULL;
+    if (db) {
+        if (sim_yardstick_load(db, trace, t, cfg.budget, &ys, &err) != 0) {
+            cli_error(CMD, "--db: %s", err.msg);
+            iter_log_free(&ilog);
+            sim_trace_free(t);
+            return 1;
+        }
+        ysp = &ys;
+    }
     if (json) {
-        if (print_json(trace, pname, &cfg, ratio, bl, &res, alloc_key, &extra) != 0) {
+        if (print_json(trace, pname, &cfg, ratio, bl, &res, alloc_key, &extra, ysp) != 0) {
             cli_error(CMD, "out of memory writing JSON");
+            if (ysp)
+                sim_yardstick_free(ysp);
             iter_log_free(&ilog);
             sim_trace_free(t);
             return 1;
         }
     } else {
-        print_text(trace, pname, &cfg, ratio, bl, &res, alloc_key, &extra);
+        print_text(trace, pname, &cfg, ratio, bl, &res, alloc_key, &extra, ysp);
     }
+    if (ysp)
+        sim_yardstick_free(ysp);
     iter_log_free(&ilog);
     sim_trace_free(t);
     return 0;

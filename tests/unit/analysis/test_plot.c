@@ -11,6 +11,7 @@
 #include "plot.h"
 #include "plot_internal.h"
 #include "store.h"
+#include "store_solution.h"
 
 static void setup(void)
 {
@@ -202,6 +203,132 @@ START_TEST(test_missing_gnuplot_is_explained)
 }
 END_TEST
 
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char *b = calloc(1, 16384);
+    size_t n = fread(b, 1, 16383, f);
+    b[n] = '\0';
+    fclose(f);
+    return b;
+}
+
+/* The optimal curve: checkmate runs drawn as the optimum, and the region below the LP bound
+ * (the stored solutions' bound over their graph's compute, of the checkmate runs' program
+ * only) shaded behind every line. */
+START_TEST(test_optimum_line_and_lp_bound_region)
+{
+    char path[512], fake[512], saved[512], script[512];
+    snprintf(path, sizeof path, "%s/r.db", tmp_dir);
+    snprintf(fake, sizeof fake, "%s/gnuplot", tmp_dir);
+    snprintf(saved, sizeof saved, "%s/data", tmp_dir);
+    snprintf(script, sizeof script, "%s/script", tmp_dir);
+    FILE *f = fopen(fake, "w");
+    fprintf(f, "#!/bin/sh\ncp \"$1\" '%s'\n"
+               "for d in $(grep -o \"'[^']*gpumemsim-plot-[^']*'\" \"$1\" | tr -d \"'\"); do "
+               "cp \"$d\" '%s'; done\n"
+               "out=$(sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$1\")\n"
+               "echo chart > \"$out\"\n",
+            script, saved);
+    fclose(f);
+    ck_assert_int_eq(chmod(fake, 0755), 0);
+    setenv("GMS_GNUPLOT", fake, 1);
+
+    store *s;
+    gms_error err;
+    ck_assert_int_eq(store_open(path, STORE_CREATE, &s, &err), 0);
+    store_trace t = {.hash = "00000000000000a1", .name = "t", .path = "t.gmt", .ops = 1,
+                     .baseline_memory = 10, .baseline_compute = 10};
+    ck_assert_int_eq(store_put_trace(s, &t, &err), 0);
+    const char *ck = "coarsen=layers,iteration=0,time_limit=0";
+    run(s, "checkmate", ck, 5, 1, 1.25);
+    run(s, "checkmate", ck, 7, 1, 1.0625);
+    run(s, "checkmate", ck, 3, 0, 0); /* infeasible: no bound, no point */
+    run(s, "dtr", "", 3, 1, 1.5);
+    run(s, "dtr", "", 5, 1, 1.375);
+    run(s, "dtr", "", 7, 1, 1.125);
+    const unsigned char sched[2] = {1, 0};
+    store_solution a = {.key = {"00000000000000a1", 0, "layers", 5, "exact", 0},
+                        .status = "optimal", .objective = 12.5, .lower_bound = 11.5,
+                        .compute = 10, .nodes = 1, .schedule = sched, .schedule_len = 2};
+    store_solution b = a;
+    b.key.budget = 7;
+    b.objective = 10.625;
+    b.lower_bound = 10.25;
+    /* the op-level program's answer at 5: another program, never mixed into the bound */
+    store_solution op = a;
+    op.key.coarsen = "none";
+    op.lower_bound = 10.5;
+    store_solution inf = {.key = {"00000000000000a1", 0, "layers", 3, "exact", 0},
+                          .status = "infeasible", .lower_bound = -1, .compute = 10, .nodes = 1};
+    ck_assert_int_eq(store_put_solution(s, &a, &err), 0);
+    ck_assert_int_eq(store_put_solution(s, &b, &err), 0);
+    ck_assert_int_eq(store_put_solution(s, &op, &err), 0);
+    ck_assert_int_eq(store_put_solution(s, &inf, &err), 0);
+
+    char out[512];
+    snprintf(out, sizeof out, "%s/chart.svg", tmp_dir);
+    plot_overhead_opts o = {.out = out};
+    size_t panels;
+    ck_assert_msg(plot_overhead(s, &o, &panels, &err) == 0, "%s", err.msg);
+    store_close(s);
+
+    char *data = slurp(saved), *sc = slurp(script);
+    char *bound = block(data, "lp bound layers");
+    ck_assert_str_eq(bound, "0.5 1.15\n0.7 1.025\n");
+    char *opt = block(data, "checkmate");
+    ck_assert_str_eq(opt, "0.5 1.25\n0.7 1.0625\n");
+    /* the shaded region comes first (behind the lines), from the bound's block */
+    const char *fill = strstr(sc, "using 1:(0):2 with filledcurves");
+    const char *line = strstr(sc, "with linespoints");
+    ck_assert_ptr_nonnull(fill);
+    ck_assert_ptr_nonnull(line);
+    ck_assert(fill < line);
+    ck_assert_ptr_nonnull(strstr(sc, "index 6 using 1:(0):2")); /* 2 policies x 3 blocks */
+    ck_assert_ptr_nonnull(strstr(sc, "title 'optimum (checkmate, by layer)'"));
+    ck_assert_ptr_nonnull(strstr(sc, "below the LP bound (by layer)"));
+    free(bound);
+    free(opt);
+    free(data);
+    free(sc);
+}
+END_TEST
+
+/* No solutions stored: no region, no note, an empty bound block. */
+START_TEST(test_no_bound_without_solutions)
+{
+    char path[512], fake[512], script[512];
+    snprintf(path, sizeof path, "%s/r.db", tmp_dir);
+    snprintf(fake, sizeof fake, "%s/gnuplot", tmp_dir);
+    snprintf(script, sizeof script, "%s/script", tmp_dir);
+    FILE *f = fopen(fake, "w");
+    fprintf(f, "#!/bin/sh\ncp \"$1\" '%s'\n"
+               "out=$(sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$1\")\n"
+               "echo chart > \"$out\"\n",
+            script);
+    fclose(f);
+    ck_assert_int_eq(chmod(fake, 0755), 0);
+    setenv("GMS_GNUPLOT", fake, 1);
+    store *s;
+    gms_error err;
+    ck_assert_int_eq(store_open(path, STORE_CREATE, &s, &err), 0);
+    store_trace t = {.hash = "00000000000000a1", .name = "t", .path = "t.gmt", .ops = 1,
+                     .baseline_memory = 10, .baseline_compute = 10};
+    ck_assert_int_eq(store_put_trace(s, &t, &err), 0);
+    run(s, "dtr", "", 5, 1, 1.375);
+    char out[512];
+    snprintf(out, sizeof out, "%s/chart.svg", tmp_dir);
+    plot_overhead_opts o = {.out = out};
+    ck_assert_msg(plot_overhead(s, &o, NULL, &err) == 0, "%s", err.msg);
+    store_close(s);
+    char *sc = slurp(script);
+    ck_assert_ptr_null(strstr(sc, "filledcurves fc rgb '#f2c4c4'"));
+    ck_assert_ptr_null(strstr(sc, "LP bound"));
+    free(sc);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("plot");
@@ -213,6 +340,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_policy_styles_are_fixed_by_name);
     tcase_add_test(tc, test_sizes_in_inches_and_centimetres);
     tcase_add_test(tc, test_missing_gnuplot_is_explained);
+    tcase_add_test(tc, test_optimum_line_and_lp_bound_region);
+    tcase_add_test(tc, test_no_bound_without_solutions);
     suite_add_tcase(s, tc);
     return s;
 }
