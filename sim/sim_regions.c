@@ -159,7 +159,8 @@ static uint64_t popcount64(uint64_t x)
  * Full sets are written in place; windowed ones are walked into universe-sized scratch
  * bitsets and take the words the walk wrote (every interior storage is pushed once, so the
  * stack holds at most n_storages). Set bits are counted at the end. */
-static void rebuild(sim_view *v, uint32_t base, int forward)
+static inline __attribute__((always_inline)) void rebuild_walk(sim_view *v, uint32_t base,
+                                                               int forward, int sums)
 {
     const sim_trace *tr = v->tr;
     sim_region *R = forward ? &v->fwd[base] : &v->rev[base];
@@ -202,7 +203,8 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
                 ib[su >> 6] |= m;
                 lo = su < lo ? su : lo;
                 hi = su > hi ? su : hi;
-                compute += scomp[su];
+                if (sums) /* a random read per interior storage: skipped when unused */
+                    compute += scomp[su];
                 stack[n++] = su;
             }
         }
@@ -210,12 +212,12 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
     fb[base >> 6] &= ~(UINT64_C(1) << (base & 63));
     uint32_t icount = 0, fcount = 0;
     for (uint32_t w = lo >> 6; w <= hi >> 6; w++) {
-        if (ib[w])
+        if (sums && ib[w])
             icount += (uint32_t)popcount64(ib[w]);
         if (fb[w])
             fcount += (uint32_t)popcount64(fb[w]);
     }
-    if (win && forward && v->fwd_frontier_only) {
+    if (!sums) {
         for (uint32_t w = lo >> 6; w <= hi >> 6; w++)
             ib[w] = 0; /* the walk's visited marks only */
         icount = 0;
@@ -236,6 +238,16 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
         sim_set_touch(&R->frontier, lo >> 6, (hi >> 6) + 1);
     R->interior.count = icount;
     R->frontier.count = fcount;
+}
+
+/* rebuild_walk without the interior's sum and count where nothing reads them (forward
+ * regions kept as frontiers only, sim_view.fwd_frontier_only). */
+static void rebuild(sim_view *v, uint32_t base, int forward)
+{
+    if (forward && v->fwd_frontier_only && sim_set_windowed(&v->fwd[base].interior))
+        rebuild_walk(v, base, 1, 0);
+    else
+        rebuild_walk(v, base, forward, 1);
 }
 
 /* Region.absorb(s): R's base borders s, which was just evicted; s (and its same-direction
