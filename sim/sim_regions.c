@@ -598,15 +598,22 @@ static inline void mb_visit(sim_view *v, mb_ctx *c, uint32_t x, const uint32_t *
     }
 }
 
+/* Grows list k for mb_append; 0 or -1 (out of memory: the run fails). */
+static __attribute__((noinline)) int mb_grow(sim_view *v, uint32_t k, uint32_t n)
+{
+    if (sim_grow((void **)&v->mb_list[k], &v->mb_list_cap[k], 2 * (n + 1), sizeof(uint64_t))) {
+        fail(v);
+        return -1;
+    }
+    return 0;
+}
+
 /* Appends word w (bits) to list k (see mb_ctx.lists); n counts the list's words. */
-static void mb_append(mb_ctx *c, uint32_t k, uint32_t *n, uint32_t w, uint64_t bits)
+static inline void mb_append(mb_ctx *c, uint32_t k, uint32_t *n, uint32_t w, uint64_t bits)
 {
     sim_view *v = c->v;
-    if (2 * (*n + 1) > v->mb_list_cap[k] &&
-        sim_grow((void **)&v->mb_list[k], &v->mb_list_cap[k], 2 * (*n + 1), sizeof(uint64_t))) {
-        fail(v);
+    if (2 * (*n + 1) > v->mb_list_cap[k] && mb_grow(v, k, *n))
         return;
-    }
     v->mb_list[k][2 * *n] = w;
     v->mb_list[k][2 * *n + 1] = bits;
     ++*n;

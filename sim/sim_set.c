@@ -57,34 +57,6 @@ int sim_set_cover_slow(sim_set *s, uint32_t lo, uint32_t hi)
     return rewindow(s, start, (uint32_t)cap);
 }
 
-void sim_set_remove(sim_set *s, uint32_t x)
-{
-    uint32_t w = x >> 6;
-    if (s->count == 0 || w < s->wlo || w >= s->whi)
-        return;
-    uint64_t m = UINT64_C(1) << (x & 63);
-    uint64_t *p = sim_set_word(s, w);
-    if (*p & m) {
-        *p &= ~m;
-        s->count--;
-    }
-}
-
-void sim_set_clear(sim_set *s)
-{
-    if (s->bits && s->wlo < s->whi) {
-        uint64_t *p = sim_set_word(s, s->wlo);
-        uint32_t n = s->whi - s->wlo;
-        if (n <= 8)
-            for (uint32_t i = 0; i < n; i++)
-                p[i] = 0;
-        else
-            memset(p, 0, (size_t)n * sizeof *p);
-    }
-    s->count = 0;
-    s->wlo = s->whi = 0;
-}
-
 int sim_set_take_words(sim_set *s, uint64_t *src, uint32_t lo, uint32_t hi, uint32_t count)
 {
     sim_set_clear(s);

@@ -14,6 +14,7 @@
 #ifndef SIM_SET_H
 #define SIM_SET_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct sim_set {
@@ -110,9 +111,35 @@ static inline int sim_set_add(sim_set *s, uint32_t x)
     return 1;
 }
 /* Removes x if present. */
-void sim_set_remove(sim_set *s, uint32_t x);
-/* Empties s, keeping its memory. */
-void sim_set_clear(sim_set *s);
+static inline void sim_set_remove(sim_set *s, uint32_t x)
+{
+    uint32_t w = x >> 6;
+    if (s->count == 0 || w < s->wlo || w >= s->whi)
+        return;
+    uint64_t m = UINT64_C(1) << (x & 63);
+    uint64_t *p = sim_set_word(s, w);
+    if (*p & m) {
+        *p &= ~m;
+        s->count--;
+    }
+}
+
+/* Empties s, keeping its memory (inline: called for every region rebuild, usually on a few
+ * words). */
+static inline void sim_set_clear(sim_set *s)
+{
+    if (s->bits && s->wlo < s->whi) {
+        uint64_t *p = sim_set_word(s, s->wlo);
+        uint32_t n = s->whi - s->wlo;
+        if (n <= 8)
+            for (uint32_t i = 0; i < n; i++)
+                p[i] = 0;
+        else
+            __builtin_memset(p, 0, (size_t)n * sizeof *p);
+    }
+    s->count = 0;
+    s->wlo = s->whi = 0;
+}
 /* Makes s the set whose words [lo, hi) are src[lo..hi) (absolute word indices), with count
  * members, and zeroes those words of src. 0, or -1 when out of memory (s is then empty). */
 int sim_set_take_words(sim_set *s, uint64_t *src, uint32_t lo, uint32_t hi, uint32_t count);
