@@ -209,6 +209,9 @@ struct sim_view {
      * (sim_mscore_update), so the scan reads one array in order and never divides; NULL
      * for other policies */
     double *pool_sc;
+    double *psc_min;    /* per block of 64 slots of pool_sc: its minimum (sim_pool_min.h) */
+    uint64_t *psc_zero; /* per block: its slots whose score is zero */
+    uint32_t psc_hw;    /* slots of pool_sc written in this run */
     /* closures memoised within one batch of region rebuilds (sim_regions.c) */
     uint64_t *memo;       /* per slot: closure bits then neighbour bits, 2 x words each */
     size_t memo_cap;      /* slots allocated */
@@ -301,7 +304,9 @@ extern uint32_t sim_region_bitset_max;
 /* 1 (default): reverse-region rebuilds wait for the next flush (sim_regions_flush); 0: they
  * run at once, one region at a time, as simrd does them. Same results; tests compare. */
 extern int sim_region_defer;
-void sim_regions_init(sim_view *v); /* once, right after allocating fwd/rev/rcomp */
+/* Once, right after allocating fwd/rev/rcomp (zeroed): the regions are then as
+ * sim_regions_reset leaves them. */
+void sim_regions_init(sim_view *v);
 /* The cached compute sum of base's forward (forward = 1) or reverse region. */
 static inline uint64_t *sim_rcomp(sim_view *v, uint32_t base, int forward)
 {
@@ -370,15 +375,6 @@ static inline double sim_ratio_inline(int64_t num, uint64_t a, uint64_t b)
     return sim_score_ratio(num, a, b);
 }
 
-/* Refreshes pool member s's cached MSPS score after its compute or reverse sum changed (a
- * storage out of the pool gets it when it enters). */
-static inline void sim_mscore_update(sim_view *v, uint32_t s)
-{
-    uint32_t i;
-    if (v->pool_sc && (i = v->ss[s].pool_idx) != SIM_NONE)
-        v->pool_sc[i] = sim_ratio_inline((int64_t)(v->scomp[s] + v->rcomp[2 * (size_t)s + 1]),
-                                         v->tr->st_size[s], 1);
-}
 
 /* Asks the policy for one victim and evicts it (simrd's free loop body, sim_run.c). 0, or -1
  * when the run stops: nothing evictable (status OOM) or out of host memory. */

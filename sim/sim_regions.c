@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sim_internal.h"
+#include "sim_pool_min.h"
 
 static void fail(sim_view *v)
 {
@@ -55,13 +56,20 @@ void sim_regions_init(sim_view *v)
             v->memo_gen = v->memo_slot = NULL;
         }
     }
-    void (*use)(sim_set *, uint32_t) = v->memo_gen ? sim_set_use_bits : sim_set_use_window;
+    sim_set empty = {0};
+    if (v->memo_gen)
+        sim_set_use_bits(&empty, words);
+    else
+        sim_set_use_window(&empty, words);
+    const sim_region r = {empty, empty};
     for (uint32_t s = 0; s < n; s++) {
-        use(&v->fwd[s].interior, words);
-        use(&v->fwd[s].frontier, words);
-        use(&v->rev[s].interior, words);
-        use(&v->rev[s].frontier, words);
+        v->fwd[s] = r;
+        v->rev[s] = r;
     }
+    if (v->memo_n && v->memo) /* as sim_regions_reset: a half-done batch's closures */
+        memset(v->memo, 0, v->memo_cap * 2 * words * sizeof *v->memo);
+    v->memo_n = 0;
+    v->n_rev_pend = 0;
 }
 
 /* The universe-sized scratch bitsets a windowed rebuild walks into (zero between uses). 0,
@@ -85,7 +93,7 @@ static int win_scratch(sim_view *v)
 void sim_regions_reset(sim_view *v)
 {
     if (v->memo_n && v->memo) /* a batch that stopped half-way left closures behind */
-        memset(v->memo, 0, v->memo_cap * 2 * v->fwd[0].interior.words * sizeof *v->memo);
+        memset(v->memo, 0, v->memo_cap * 2 * sim_set_words(&v->fwd[0].interior) * sizeof *v->memo);
     v->memo_n = 0;
     if (v->rev_pend_on)
         memset(v->rev_pend_on, 0, v->tr->n_storages);
@@ -151,7 +159,8 @@ static uint64_t popcount64(uint64_t x)
  * Full sets are written in place; windowed ones are walked into universe-sized scratch
  * bitsets and take the words the walk wrote (every interior storage is pushed once, so the
  * stack holds at most n_storages). Set bits are counted at the end. */
-static void rebuild(sim_view *v, uint32_t base, int forward)
+static inline __attribute__((always_inline)) void rebuild_walk(sim_view *v, uint32_t base,
+                                                               int forward, int sums)
 {
     const sim_trace *tr = v->tr;
     sim_region *R = forward ? &v->fwd[base] : &v->rev[base];
@@ -160,11 +169,11 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
     const uint32_t *live = forward ? v->live_fwd : v->live_rev;
     region_clear(R);
     *sim_rcomp(v, base, forward) = 0; /* its MSPS score: at the end (a failure stops the run) */
-    int win = R->interior.window;
+    int win = sim_set_windowed(&R->interior);
     if (sim_grow((void **)&v->scratch, &v->cap_scratch, tr->n_storages + 1, sizeof(uint32_t)) ||
         (win ? win_scratch(v)
-             : (sim_set_cover(&R->interior, 0, R->interior.words) ||
-                sim_set_cover(&R->frontier, 0, R->frontier.words)))) {
+             : (sim_set_cover(&R->interior, 0, sim_set_words(&R->interior)) ||
+                sim_set_cover(&R->frontier, 0, sim_set_words(&R->frontier))))) {
         fail(v);
         return;
     }
@@ -194,7 +203,8 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
                 ib[su >> 6] |= m;
                 lo = su < lo ? su : lo;
                 hi = su > hi ? su : hi;
-                compute += scomp[su];
+                if (sums) /* a random read per interior storage: skipped when unused */
+                    compute += scomp[su];
                 stack[n++] = su;
             }
         }
@@ -202,12 +212,12 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
     fb[base >> 6] &= ~(UINT64_C(1) << (base & 63));
     uint32_t icount = 0, fcount = 0;
     for (uint32_t w = lo >> 6; w <= hi >> 6; w++) {
-        if (ib[w])
+        if (sums && ib[w])
             icount += (uint32_t)popcount64(ib[w]);
         if (fb[w])
             fcount += (uint32_t)popcount64(fb[w]);
     }
-    if (win && forward && v->fwd_frontier_only) {
+    if (!sums) {
         for (uint32_t w = lo >> 6; w <= hi >> 6; w++)
             ib[w] = 0; /* the walk's visited marks only */
         icount = 0;
@@ -228,6 +238,16 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
         sim_set_touch(&R->frontier, lo >> 6, (hi >> 6) + 1);
     R->interior.count = icount;
     R->frontier.count = fcount;
+}
+
+/* rebuild_walk without the interior's sum and count where nothing reads them (forward
+ * regions kept as frontiers only, sim_view.fwd_frontier_only). */
+static void rebuild(sim_view *v, uint32_t base, int forward)
+{
+    if (forward && v->fwd_frontier_only && sim_set_windowed(&v->fwd[base].interior))
+        rebuild_walk(v, base, 1, 0);
+    else
+        rebuild_walk(v, base, forward, 1);
 }
 
 /* Region.absorb(s): R's base borders s, which was just evicted; s (and its same-direction
@@ -351,7 +371,7 @@ static uint32_t closure(sim_view *v, uint32_t q, int forward)
     if (v->memo_gen[q] == v->memo_batch)
         return v->memo_slot[q];
     const sim_trace *tr = v->tr;
-    uint32_t W = v->fwd[0].interior.words;
+    uint32_t W = sim_set_words(&v->fwd[0].interior);
     uint32_t slot = v->memo_n;
     if (slot >= v->memo_cap) {
         size_t cap = v->memo_cap ? v->memo_cap * 2 : 64;
@@ -434,7 +454,7 @@ static void rebuild_memo(sim_view *v, uint32_t base, int forward)
     const sim_trace *tr = v->tr;
     sim_region *R = forward ? &v->fwd[base] : &v->rev[base];
     region_clear(R);
-    uint32_t W = R->interior.words;
+    uint32_t W = sim_set_words(&R->interior);
     if (sim_set_cover(&R->interior, 0, W) || sim_set_cover(&R->frontier, 0, W)) {
         fail(v);
         return;
@@ -578,15 +598,22 @@ static inline void mb_visit(sim_view *v, mb_ctx *c, uint32_t x, const uint32_t *
     }
 }
 
+/* Grows list k for mb_append; 0 or -1 (out of memory: the run fails). */
+static __attribute__((noinline)) int mb_grow(sim_view *v, uint32_t k, uint32_t n)
+{
+    if (sim_grow((void **)&v->mb_list[k], &v->mb_list_cap[k], 2 * (n + 1), sizeof(uint64_t))) {
+        fail(v);
+        return -1;
+    }
+    return 0;
+}
+
 /* Appends word w (bits) to list k (see mb_ctx.lists); n counts the list's words. */
-static void mb_append(mb_ctx *c, uint32_t k, uint32_t *n, uint32_t w, uint64_t bits)
+static inline void mb_append(mb_ctx *c, uint32_t k, uint32_t *n, uint32_t w, uint64_t bits)
 {
     sim_view *v = c->v;
-    if (2 * (*n + 1) > v->mb_list_cap[k] &&
-        sim_grow((void **)&v->mb_list[k], &v->mb_list_cap[k], 2 * (*n + 1), sizeof(uint64_t))) {
-        fail(v);
+    if (2 * (*n + 1) > v->mb_list_cap[k] && mb_grow(v, k, *n))
         return;
-    }
     v->mb_list[k][2 * *n] = w;
     v->mb_list[k][2 * *n + 1] = bits;
     ++*n;
@@ -664,7 +691,7 @@ static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int fo
     mb_ctx c;
     uint32_t W = (tr->n_storages + 63) / 64;
     c.v = v;
-    c.lists = v->fwd[0].interior.window;
+    c.lists = sim_set_windowed(&v->fwd[0].interior);
     if (c.lists && win_scratch(v)) {
         fail(v);
         return;
@@ -785,7 +812,7 @@ static void rebuild_batch(sim_view *v, const uint32_t *bases, uint32_t n, int fo
     for (uint32_t i = 0; i < n && !v->failed_alloc; i++)
         rebuild_memo(v, bases[i], forward);
     /* zero the words the batch's closures used, for the next batch */
-    uint32_t W = v->fwd[0].interior.words;
+    uint32_t W = sim_set_words(&v->fwd[0].interior);
     for (uint32_t k = 0; k < v->memo_n; k++) {
         uint64_t *A = v->memo + (size_t)k * 2 * W;
         uint32_t lo = (uint32_t)(v->memo_sum[2 * k + 1] >> 32);

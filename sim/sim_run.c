@@ -19,6 +19,7 @@
 #include "sim_ckpt.h"
 #include "sim_cost.h"
 #include "sim_internal.h"
+#include "sim_pool_min.h"
 
 void sim_config_init(sim_config *cfg)
 {
@@ -58,13 +59,15 @@ void sim_pool_compact(sim_view *v)
             v->ss[s].pool_idx = j++;
         }
     }
-    uint32_t words = (v->pool_len + 63) / 64;
+    uint32_t words = (v->pool_len + 63) / 64, old_len = v->pool_len;
     memset(v->pool_occ, 0, (size_t)words * sizeof *v->pool_occ);
     for (uint32_t w = 0; w < j / 64; w++)
         v->pool_occ[w] = ~UINT64_C(0);
     if (j % 64)
         v->pool_occ[j / 64] = (UINT64_C(1) << (j % 64)) - 1;
     v->pool_len = j;
+    if (v->pool_sc)
+        sim_psc_compacted(v, old_len);
 }
 
 static void pool_append(sim_view *v, uint32_t s)
@@ -72,6 +75,8 @@ static void pool_append(sim_view *v, uint32_t s)
     if (v->pool_len == v->pool_cap) /* cap > 2 x storages: at least half are holes */
         sim_pool_compact(v);
     v->ss[s].pool_idx = v->pool_len;
+    if (v->pool_sc)
+        sim_psc_extend(v);
     sim_mscore_update(v, s); /* inputs may have changed while s was out of the pool */
     v->pool_occ[v->pool_len >> 6] |= UINT64_C(1) << (v->pool_len & 63);
     v->pool_ord[v->pool_len++] = s;
@@ -89,7 +94,7 @@ static void pool_remove(sim_view *v, uint32_t s)
         return;
     v->pool_ord[i] = SIM_NONE;
     if (v->pool_sc)
-        v->pool_sc[i] = NAN; /* never chosen, never ends a scan */
+        sim_psc_set(v, i, NAN); /* never chosen, never ends a scan */
     v->pool_occ[i >> 6] &= ~(UINT64_C(1) << (i & 63));
     v->ss[s].pool_idx = SIM_NONE;
     v->pool_size--;
@@ -326,7 +331,8 @@ static uint32_t choose(sim_view *v, uint64_t *scored)
         if (!v->regions_on)
             goto generic;
         if (v->pool_sc) {
-            best = scan_cached(v, &best_cost, &nscored);
+            best = sim_psc_summaries ? sim_psc_scan(v, &best_cost, &nscored)
+                                     : scan_cached(v, &best_cost, &nscored);
             break;
         }
         SCAN_POOL(c = sim_ratio_inline((int64_t)(scomp[s] + rcomp[2 * s + 1]), size[s], 1));
@@ -676,6 +682,7 @@ void sim_runner_free(sim_runner *r)
     free(v->fl);
     free(v->scomp);
     free(v->pool_sc);
+    sim_psc_free(v);
     free(v->last);
     free(v->pool_ord);
     free(v->pool_occ);
@@ -773,16 +780,20 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
                 return gms_error_set(err, GMS_ENOMEM, "out of memory for DTR regions");
             }
             sim_regions_init(v);
+        } else {
+            sim_regions_reset(v);
         }
-        sim_regions_reset(v);
     }
     /* MSPS's exact scan reads cached scores (sim_mscore_update keeps them) */
     if (v->regions_on && v->pol->score_kind == SIM_SCORE_MSPS && !v->pol->choose) {
         if (!v->pool_sc && !(v->pool_sc = malloc((size_t)v->pool_cap * sizeof *v->pool_sc)))
             return gms_error_set(err, GMS_ENOMEM, "out of memory for MSPS's scores");
+        if (sim_psc_reset(v))
+            return gms_error_set(err, GMS_ENOMEM, "out of memory for MSPS's scores");
     } else {
         free(v->pool_sc);
         v->pool_sc = NULL;
+        sim_psc_free(v);
     }
     /* nothing reads forward interiors or sums: MSPS's own scan, no hook that could ask
      * sim_view_region_fwd_cost, no planner, windowed sets (the full ones keep the memoised

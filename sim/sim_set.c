@@ -22,13 +22,14 @@ static int rewindow(sim_set *s, uint32_t lo, uint32_t cap)
 
 int sim_set_cover_slow(sim_set *s, uint32_t lo, uint32_t hi)
 {
-    if (!s->window) {
+    uint32_t words = sim_set_words(s);
+    if (!sim_set_windowed(s)) {
         if (!s->bits) {
-            s->bits = calloc(s->words, sizeof *s->bits);
+            s->bits = calloc(words, sizeof *s->bits);
             if (!s->bits)
                 return -1;
             s->base = 0;
-            s->wcap = s->words;
+            s->wcap = words;
         }
         return 0;
     }
@@ -46,42 +47,14 @@ int sim_set_cover_slow(sim_set *s, uint32_t lo, uint32_t hi)
         cap = 2 * (uint64_t)s->wcap;
     if (cap < 4)
         cap = 4;
-    if (cap > s->words)
-        cap = s->words;
+    if (cap > words)
+        cap = words;
     uint32_t start = nlo;
     if (s->bits && lo < s->base) /* growing down: the room goes below */
         start = nhi > cap ? nhi - (uint32_t)cap : 0;
-    if (start + cap > s->words)
-        start = s->words - (uint32_t)cap;
+    if (start + cap > words)
+        start = words - (uint32_t)cap;
     return rewindow(s, start, (uint32_t)cap);
-}
-
-void sim_set_remove(sim_set *s, uint32_t x)
-{
-    uint32_t w = x >> 6;
-    if (s->count == 0 || w < s->wlo || w >= s->whi)
-        return;
-    uint64_t m = UINT64_C(1) << (x & 63);
-    uint64_t *p = sim_set_word(s, w);
-    if (*p & m) {
-        *p &= ~m;
-        s->count--;
-    }
-}
-
-void sim_set_clear(sim_set *s)
-{
-    if (s->bits && s->wlo < s->whi) {
-        uint64_t *p = sim_set_word(s, s->wlo);
-        uint32_t n = s->whi - s->wlo;
-        if (n <= 8)
-            for (uint32_t i = 0; i < n; i++)
-                p[i] = 0;
-        else
-            memset(p, 0, (size_t)n * sizeof *p);
-    }
-    s->count = 0;
-    s->wlo = s->whi = 0;
 }
 
 int sim_set_take_words(sim_set *s, uint64_t *src, uint32_t lo, uint32_t hi, uint32_t count)
@@ -93,17 +66,17 @@ int sim_set_take_words(sim_set *s, uint64_t *src, uint32_t lo, uint32_t hi, uint
         return 0;
     }
     /* a window much larger than needed is given back, not kept at its high-water size */
-    if (s->window && s->bits && (uint64_t)s->wcap > 8 * (uint64_t)(hi - lo) + 64) {
+    if (sim_set_windowed(s) && s->bits && (uint64_t)s->wcap > 8 * (uint64_t)(hi - lo) + 64) {
         free(s->bits);
         s->bits = NULL;
         s->wcap = 0;
     }
-    if (s->window && (!s->bits || lo < s->base || hi > s->base + s->wcap)) {
+    if (sim_set_windowed(s) && (!s->bits || lo < s->base || hi > s->base + s->wcap)) {
         free(s->bits);
         s->bits = malloc((size_t)(hi - lo) * sizeof *s->bits);
         s->base = lo;
         s->wcap = s->bits ? hi - lo : 0;
-    } else if (!s->window && sim_set_cover(s, lo, hi) != 0) {
+    } else if (!sim_set_windowed(s) && sim_set_cover(s, lo, hi) != 0) {
         s->bits = NULL;
     }
     if (!s->bits) {
@@ -123,7 +96,7 @@ int sim_set_take_words(sim_set *s, uint64_t *src, uint32_t lo, uint32_t hi, uint
 
 void sim_set_release(sim_set *s)
 {
-    if (!s->window) {
+    if (!sim_set_windowed(s)) {
         sim_set_clear(s);
         return;
     }

@@ -14,17 +14,31 @@
 #ifndef SIM_SET_H
 #define SIM_SET_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct sim_set {
     uint64_t *bits;    /* words [base, base + wcap) of the bitset (NULL until first needed) */
     uint32_t base;     /* first word held (0 for a full set) */
     uint32_t wcap;     /* words held */
-    uint32_t words;    /* the universe: ids < 64 * words */
     uint32_t count;
     uint32_t wlo, whi; /* every set bit lies in words [wlo, whi) (empty: equal) */
-    uint8_t window;    /* 1: windowed layout, 0: full */
+    /* the universe (ids < 64 * words) times 2, plus 1 for the windowed layout: 32 bytes a
+     * set, four sets per storage in DTR's regions (issue 15) */
+    uint32_t layout;
 } sim_set;
+
+/* The universe's words (ids < 64 * words). */
+static inline uint32_t sim_set_words(const sim_set *s)
+{
+    return s->layout >> 1;
+}
+
+/* 1 for the windowed layout, 0 for the full one. */
+static inline int sim_set_windowed(const sim_set *s)
+{
+    return (int)(s->layout & 1);
+}
 
 /* Records that words [lo, hi) may now hold set bits (for code that writes the words
  * directly; they must lie in the window, see sim_set_cover). */
@@ -43,18 +57,16 @@ static inline void sim_set_touch(sim_set *s, uint32_t lo, uint32_t hi)
         s->whi = hi;
 }
 
-/* Switches an empty, never-used set to the full layout for ids < 64 * words. */
+/* Switches an empty, never-used set to the full layout for ids < 64 * words (< 2^31). */
 static inline void sim_set_use_bits(sim_set *s, uint32_t words)
 {
-    s->words = words;
-    s->window = 0;
+    s->layout = words << 1;
 }
 
 /* Switches an empty, never-used set to the windowed layout for ids < 64 * words. */
 static inline void sim_set_use_window(sim_set *s, uint32_t words)
 {
-    s->words = words;
-    s->window = 1;
+    s->layout = words << 1 | 1;
 }
 
 /* Word w (absolute index, inside the window) of s. */
@@ -99,9 +111,35 @@ static inline int sim_set_add(sim_set *s, uint32_t x)
     return 1;
 }
 /* Removes x if present. */
-void sim_set_remove(sim_set *s, uint32_t x);
-/* Empties s, keeping its memory. */
-void sim_set_clear(sim_set *s);
+static inline void sim_set_remove(sim_set *s, uint32_t x)
+{
+    uint32_t w = x >> 6;
+    if (s->count == 0 || w < s->wlo || w >= s->whi)
+        return;
+    uint64_t m = UINT64_C(1) << (x & 63);
+    uint64_t *p = sim_set_word(s, w);
+    if (*p & m) {
+        *p &= ~m;
+        s->count--;
+    }
+}
+
+/* Empties s, keeping its memory (inline: called for every region rebuild, usually on a few
+ * words). */
+static inline void sim_set_clear(sim_set *s)
+{
+    if (s->bits && s->wlo < s->whi) {
+        uint64_t *p = sim_set_word(s, s->wlo);
+        uint32_t n = s->whi - s->wlo;
+        if (n <= 8)
+            for (uint32_t i = 0; i < n; i++)
+                p[i] = 0;
+        else
+            __builtin_memset(p, 0, (size_t)n * sizeof *p);
+    }
+    s->count = 0;
+    s->wlo = s->whi = 0;
+}
 /* Makes s the set whose words [lo, hi) are src[lo..hi) (absolute word indices), with count
  * members, and zeroes those words of src. 0, or -1 when out of memory (s is then empty). */
 int sim_set_take_words(sim_set *s, uint64_t *src, uint32_t lo, uint32_t hi, uint32_t count);

@@ -11,6 +11,7 @@
 
 #include "graph.h"
 #include "sim_internal.h" /* sim_region_bitset_max */
+#include "sim_pool_min.h"  /* sim_psc_summaries */
 
 /* x(8, const) -> a=f(x) 100 -> b=g(a) 100 -> c=h(b) 100, a and b released after use. */
 static sim_trace *chain_trace(void)
@@ -929,6 +930,48 @@ START_TEST(test_deferred_region_rebuilds_give_eager_runs)
 }
 END_TEST
 
+/* MSPS's scan over the block summaries of its cached scores (sim_pool_min.h) chooses what
+ * the plain scan of every slot chooses and counts the same candidates: on a chain and random
+ * DAGs (pools compacted many times over), full and windowed region sets, four budgets. */
+START_TEST(test_msps_block_summaries_choose_like_the_slot_scan)
+{
+    sim_trace *traces[3];
+    gms_error err = {0};
+    ck_assert_int_eq(sim_trace_chain(600, &traces[0], &err), 0);
+    for (int i = 1; i < 3; i++)
+        traces[i] = random_dag_trace((uint64_t)i + 7, 1500);
+    const double ratios[4] = {0.1, 0.2, 0.3, 0.6};
+    int saved = sim_psc_summaries;
+    uint32_t saved_max = sim_region_bitset_max;
+    uint64_t evictions = 0;
+    for (int ti = 0; ti < 3; ti++)
+        for (int w = 0; w < 2; w++)
+            for (int k = 0; k < 4; k++) {
+                uint64_t budget = sim_budget_for_ratio(traces[ti], ratios[k]);
+                sim_result r[2];
+                uint64_t h[2];
+                sim_region_bitset_max = w ? 0 : saved_max;
+                for (int d = 0; d < 2; d++) {
+                    sim_runner *run;
+                    sim_psc_summaries = d;
+                    ck_assert_int_eq(sim_runner_new(traces[ti], &run, &err), 0);
+                    h[d] = hashed_run(run, pol_find("msps"), budget, &r[d]);
+                    sim_runner_free(run);
+                }
+                ck_assert_msg(h[0] == h[1], "trace %d at %g (windowed %d): summaries and slot "
+                              "scan differ", ti, ratios[k], w);
+                ck_assert_uint_eq(r[0].clock, r[1].clock);
+                ck_assert_uint_eq(r[0].candidates, r[1].candidates);
+                evictions += r[0].evictions;
+            }
+    sim_psc_summaries = saved;
+    sim_region_bitset_max = saved_max;
+    ck_assert_uint_gt(evictions, 1000);
+    for (int i = 0; i < 3; i++)
+        sim_trace_free(traces[i]);
+}
+END_TEST
+
 /* A view op created on an evicted storage raises that storage's compute, so a reverse region
  * requested before it and running through that storage is rebuilt first, as simrd rebuilt
  * it at the request (sim_regions_on_new_op). x -> a -> e -> b -> c (a and e evicted), q ages
@@ -991,6 +1034,7 @@ int main(void)
     tcase_add_test(tc, test_copy_keeps_storage_alive_until_last_release);
     tcase_add_test(tc, test_first_zero_score_ends_the_scan);
     tcase_add_test(tc, test_msps_cached_scan_stops_at_the_first_zero);
+    tcase_add_test(tc, test_msps_block_summaries_choose_like_the_slot_scan);
     tcase_add_test(tc, test_all_infinite_scores_evict_the_last_pool_element);
     tcase_add_test(tc, test_runner_reuse_gives_identical_results);
     tcase_add_test(tc, test_run_without_policy_is_a_caller_error);

@@ -1,0 +1,122 @@
+/* sim_pool_min: block summaries over MSPS's cached pool scores (see sim_pool_min.h). */
+#include "sim_pool_min.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+int sim_psc_summaries = 1;
+
+void sim_psc_block(sim_view *v, uint32_t b)
+{
+    uint32_t lo = b * 64, hi = lo + 64 < v->psc_hw ? lo + 64 : v->psc_hw;
+    const double *sc = v->pool_sc;
+    /* four running minima (x < m ? x : m keeps m when x is NaN, a hole): the minimum of
+     * the non-NaN values does not depend on the order they are taken in */
+    double m0 = INFINITY, m1 = INFINITY, m2 = INFINITY, m3 = INFINITY;
+    uint32_t i = lo;
+    for (; i + 4 <= hi; i += 4) {
+        m0 = sc[i] < m0 ? sc[i] : m0;
+        m1 = sc[i + 1] < m1 ? sc[i + 1] : m1;
+        m2 = sc[i + 2] < m2 ? sc[i + 2] : m2;
+        m3 = sc[i + 3] < m3 ? sc[i + 3] : m3;
+    }
+    for (; i < hi; i++)
+        m0 = sc[i] < m0 ? sc[i] : m0;
+    m0 = m1 < m0 ? m1 : m0;
+    m2 = m3 < m2 ? m3 : m2;
+    v->psc_min[b] = m2 < m0 ? m2 : m0;
+}
+
+int sim_psc_reset(sim_view *v)
+{
+    size_t nb = (size_t)v->pool_cap / 64 + 1;
+    if (!v->psc_min) {
+        v->psc_min = malloc(nb * sizeof *v->psc_min);
+        v->psc_zero = malloc(nb * sizeof *v->psc_zero);
+        if (!v->psc_min || !v->psc_zero) {
+            sim_psc_free(v);
+            return -1;
+        }
+    }
+    for (size_t b = 0; b < nb; b++) {
+        v->psc_min[b] = INFINITY;
+        v->psc_zero[b] = 0;
+    }
+    v->psc_hw = 0;
+    return 0;
+}
+
+void sim_psc_compacted(sim_view *v, uint32_t old_len)
+{
+    for (uint32_t i = v->pool_len; i < old_len; i++)
+        v->pool_sc[i] = NAN;
+    for (uint32_t b = 0; b < (old_len + 63) / 64; b++) {
+        uint64_t z = 0;
+        for (uint32_t i = b * 64; i < b * 64 + 64 && i < old_len; i++)
+            if (v->pool_sc[i] == 0)
+                z |= UINT64_C(1) << (i & 63);
+        v->psc_zero[b] = z;
+        sim_psc_block(v, b);
+    }
+}
+
+uint32_t sim_psc_scan(const sim_view *v, double *best_cost, uint64_t *scored)
+{
+    const double *sc = v->pool_sc;
+    uint32_t n = v->pool_len, nb = (n + 63) / 64;
+    if (n == 0)
+        return SIM_NONE;
+    /* the scan ends at the first zero, else at the end */
+    uint32_t end = n, zb;
+    for (zb = 0; zb < nb; zb++)
+        if (v->psc_zero[zb]) {
+            end = zb * 64 + (uint32_t)__builtin_ctzll(v->psc_zero[zb]) + 1;
+            break;
+        }
+    /* the minimum over [0, end): whole blocks from their summaries, the last one by slot */
+    uint32_t eb = (end - 1) / 64; /* the block of slot end - 1 */
+    double m = *best_cost;
+    for (uint32_t b = 0; b < eb; b++)
+        if (v->psc_min[b] < m)
+            m = v->psc_min[b];
+    for (uint32_t i = eb * 64; i < end; i++)
+        if (sc[i] < m)
+            m = sc[i];
+    /* the last slot before end that holds it */
+    uint32_t bi = SIM_NONE;
+    for (uint32_t i = end; i-- > eb * 64;)
+        if (sc[i] == m) {
+            bi = i;
+            break;
+        }
+    for (uint32_t b = eb; bi == SIM_NONE && b-- > 0;)
+        if (v->psc_min[b] == m)
+            for (uint32_t i = b * 64 + 64; i-- > b * 64;)
+                if (sc[i] == m) {
+                    bi = i;
+                    break;
+                }
+    if (zb == nb) {
+        *scored += v->pool_size;
+    } else { /* stopped at slot end - 1: count the members in [0, end) */
+        uint32_t i = end - 1;
+        uint64_t k = 0;
+        for (uint32_t w = 0; w < i / 64; w++)
+            k += (uint64_t)__builtin_popcountll(v->pool_occ[w]);
+        uint32_t r = i % 64 + 1;
+        uint64_t mk = r == 64 ? ~UINT64_C(0) : (UINT64_C(1) << r) - 1;
+        *scored += k + (uint64_t)__builtin_popcountll(v->pool_occ[i / 64] & mk);
+    }
+    if (bi == SIM_NONE)
+        return SIM_NONE;
+    *best_cost = sc[bi];
+    return v->pool_ord[bi];
+}
+
+void sim_psc_free(sim_view *v)
+{
+    free(v->psc_min);
+    free(v->psc_zero);
+    v->psc_min = NULL;
+    v->psc_zero = NULL;
+}

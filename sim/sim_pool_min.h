@@ -1,0 +1,74 @@
+/*
+ * sim_pool_min: MSPS's cached pool scores (v->pool_sc, one per pool slot, NaN in holes) with
+ * a summary per block of 64 slots: the block's minimum score (+inf when it holds none) and a
+ * mask of its zero scores. The exact scan (simrd's choose: the last minimum in pool order
+ * wins, the first zero ends it) then reads the summaries and only the blocks that hold the
+ * answer, instead of every slot at every eviction (issue 15).
+ *
+ * Invariant: slots in [pool_len, psc_hw) hold NaN; slots at or above psc_hw were never
+ * written in this run and are not read.
+ */
+#ifndef SIM_POOL_MIN_H
+#define SIM_POOL_MIN_H
+
+#include <math.h>
+
+#include "sim_internal.h"
+
+/* Block b's minimum from its slots (called when the minimum itself rose or left). */
+void sim_psc_block(sim_view *v, uint32_t b);
+
+/* Slot i's score changed from old to c: keeps its block's summary. */
+static inline void sim_psc_note(sim_view *v, uint32_t i, double old, double c)
+{
+    uint32_t b = i >> 6;
+    uint64_t bit = UINT64_C(1) << (i & 63);
+    if (c == 0)
+        v->psc_zero[b] |= bit;
+    else
+        v->psc_zero[b] &= ~bit;
+    if (c < v->psc_min[b])
+        v->psc_min[b] = c;
+    else if (old == v->psc_min[b] && !(c == old))
+        sim_psc_block(v, b);
+}
+
+/* Writes slot i's score. */
+static inline void sim_psc_set(sim_view *v, uint32_t i, double c)
+{
+    double old = v->pool_sc[i];
+    v->pool_sc[i] = c;
+    sim_psc_note(v, i, old, c);
+}
+
+/* Refreshes pool member s's cached MSPS score after its compute or reverse sum changed (a
+ * storage out of the pool gets it when it enters). */
+static inline void sim_mscore_update(sim_view *v, uint32_t s)
+{
+    uint32_t i;
+    if (v->pool_sc && (i = v->ss[s].pool_idx) != SIM_NONE)
+        sim_psc_set(v, i, sim_ratio_inline((int64_t)(v->scomp[s] + v->rcomp[2 * (size_t)s + 1]),
+                                           v->tr->st_size[s], 1));
+}
+
+/* Empties the summaries for a new run (0, or -1 when out of memory). */
+int sim_psc_reset(sim_view *v);
+/* Slot pool_len is about to be used: makes sure it is initialised (NaN). */
+static inline void sim_psc_extend(sim_view *v)
+{
+    if (v->pool_len >= v->psc_hw)
+        v->pool_sc[v->psc_hw++] = NAN;
+}
+/* After the pool was compacted from old_len slots to pool_len: slots [pool_len, old_len) are
+ * NaN again and every summary is recomputed. */
+void sim_psc_compacted(sim_view *v, uint32_t old_len);
+/* SCAN_POOL over the cached scores with the summaries: the chosen storage (SIM_NONE if
+ * none) and its score in *best_cost (which comes in as +inf); *scored += the members a
+ * plain scan visits. */
+uint32_t sim_psc_scan(const sim_view *v, double *best_cost, uint64_t *scored);
+void sim_psc_free(sim_view *v);
+/* 1 (default): the MSPS scan reads the block summaries; 0: it reads every slot in order.
+ * Same results; tests compare. Set it only while no simulation runs. */
+extern int sim_psc_summaries;
+
+#endif
