@@ -37,7 +37,8 @@ int store_put_solution(store *s, const store_solution *sol, gms_error *err)
     sqlite3_bind_text(st, 7, sol->status, -1, SQLITE_STATIC);
     if (sol->schedule) {
         sqlite3_bind_double(st, 8, sol->objective);
-        sqlite3_bind_double(st, 10, sol->gap);
+        if (sol->gap >= 0) /* < 0: no bound was known (the time limit stopped the LP) */
+            sqlite3_bind_double(st, 10, sol->gap);
         sqlite3_bind_blob64(st, 13, sol->schedule, sol->schedule_len, SQLITE_STATIC);
     }
     if (sol->lower_bound >= 0)
@@ -92,7 +93,7 @@ int store_get_solution(store *s, const store_solution_key *k, store_solution *ou
     out->status = status_copy;
     out->objective = sqlite3_column_double(st, 1);
     out->lower_bound = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_double(st, 2);
-    out->gap = sqlite3_column_double(st, 3);
+    out->gap = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_double(st, 3);
     out->solve_s = sqlite3_column_double(st, 4);
     out->nodes = (uint32_t)sqlite3_column_int64(st, 5);
     out->schedule = copy;

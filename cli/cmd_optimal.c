@@ -43,7 +43,8 @@ static void usage(FILE *f)
             "  --budget B        a ratio of the graph's unconstrained peak (0.5, 50%%) or bytes\n"
             "                    with a unit (800MB, 2GiB); includes constant_bytes\n"
             "  --time-limit S    stop the search after S seconds (default: none) and report the\n"
-            "                    best schedule found with its gap\n"
+            "                    best schedule found with its gap; a hard stop: a solver that\n"
+            "                    overruns is killed after S s + 1 s + 5%% (docs/optimal.md)\n"
             "  --relax           the LP relaxation's bound alone\n"
             "  --approx          the authors' deterministic rounding of the LP (LP at 0.9 x\n"
             "                    budget, checkpoints rounded at 0.1 .. 0.9, the cheapest that\n"
@@ -157,7 +158,10 @@ static void print_text(const char *path, const opt_graph *g, uint64_t budget, ui
                a->compute > 0 ? a->objective / a->compute : 1);
         if (a->lower_bound >= 0)
             printf("lower_bound: %.9g ms (LP relaxation, %.3g s)\n", a->lower_bound, a->lp_seconds);
-        printf("gap:         %.4g%%\n", 100 * a->gap);
+        if (a->gap >= 0)
+            printf("gap:         %.4g%%\n", 100 * a->gap);
+        else
+            printf("gap:         unknown (the time limit stopped the LP before a bound)\n");
         printf("schedule:    peak %s, %u recomputations", cli_format_bytes(a->peak, b1, sizeof b1),
                recomputations(g, a->schedule));
         if (mode == OPT_MODE_APPROX)
@@ -181,8 +185,12 @@ static void print_text(const char *path, const opt_graph *g, uint64_t budget, ui
     }
     if (a->seeded)
         printf("seed:        a heuristic schedule of %.9g ms%s\n", a->seed_objective,
-               a->skipped_search ? " (no search: the time left was shorter than the LP took, "
+               a->skipped_search && !a->killed_at_limit ? " (no search: the time left was shorter than the LP took, "
                                    "and CBC's root LP ignores the time limit)" : "");
+    if (a->killed_at_limit)
+        printf("search:      stopped by the time limit (the solver ran past it and its process "
+               "was killed; what it found died with it, so %s)\n",
+               a->schedule ? "the answer is the seed" : "no schedule is known");
     printf("solve time:  %.3f s\n", a->seconds);
 }
 
@@ -360,9 +368,11 @@ int cmd_optimal(int argc, char **argv)
         infeasible_sentence(g, budget, &a, sentence, sizeof sentence);
     else if (a.status == OPT_STATUS_UNKNOWN)
         snprintf(sentence, sizeof sentence, "%s",
-                 mode == OPT_MODE_APPROX
-                     ? "no rounding of the LP fits the budget; try the MILP (without --approx)"
-                     : "no schedule found within the time limit; give more time");
+                 mode != OPT_MODE_APPROX ? "no schedule found within the time limit; give more time"
+                 : a.killed_at_limit ? "the time limit stopped the LP before any rounding; give "
+                                       "more time"
+                                     : "no rounding of the LP fits the budget; try the MILP "
+                                       "(without --approx)");
     if (json) {
         json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:f, s:I, s:I, s:f, s:f}", "graph", path,
                               "status", opt_status_name(a.status), "mode",
@@ -394,11 +404,12 @@ int cmd_optimal(int argc, char **argv)
             json_object_set_new(o, "seed_objective", a.seeded ? json_real(a.seed_objective) : json_null());
             json_object_set_new(o, "bb_nodes", json_integer(a.nodes));
             json_object_set_new(o, "search_skipped", json_boolean(a.skipped_search));
+            json_object_set_new(o, "killed_at_limit", json_boolean(a.killed_at_limit));
         }
         if (mode == OPT_MODE_APPROX)
             json_object_set_new(o, "threshold", a.schedule ? json_real(a.threshold) : json_null());
         if (a.schedule) {
-            json_object_set_new(o, "gap", json_real(a.gap));
+            json_object_set_new(o, "gap", a.gap >= 0 ? json_real(a.gap) : json_null());
             json_object_set_new(o, "overhead", json_real(a.compute > 0 ? a.objective / a.compute : 1));
             json_object_set_new(o, "peak", json_integer((json_int_t)a.peak));
             json_object_set_new(o, "recomputations", json_integer(recomputations(g, a.schedule)));

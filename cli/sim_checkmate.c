@@ -61,7 +61,8 @@ static void usage(FILE *f)
             "  --coarsen MODE    layers (default: one node per layer's forward and backward)\n"
             "                    or none (one node per op; large graphs solve slowly)\n"
             "  --time-limit S    seconds for the solve (60, 60s, 2m; default none); at the limit\n"
-            "                    the best schedule found is replayed, with its gap\n"
+            "                    the best schedule found is replayed, with its gap (a hard\n"
+            "                    stop: a solver that overruns is killed, docs/optimal.md)\n"
             "  --db FILE         the solver's answer cached in this result store (created if\n"
             "                    missing; the one 'sweep' writes): a budget solved before for\n"
             "                    this trace, iteration, coarsening and time limit replays the\n"
@@ -99,12 +100,14 @@ static void print_text(const ck_run *k)
     printf("solver           %s%s, objective ", opt_status_name(k->a.status),
            k->cached ? " (cached in the store)" : "");
     if (k->a.schedule)
-        printf("%.9g ms, gap %.4g%%", k->a.objective, 100 * k->a.gap);
+        printf(k->a.gap >= 0 ? "%.9g ms, gap %.4g%%" : "%.9g ms, gap unknown", k->a.objective,
+               100 * k->a.gap);
     else
         printf("none");
     if (k->a.lower_bound >= 0)
         printf(", LP bound %.9g ms", k->a.lower_bound);
-    printf(", %.3f s\n", k->a.seconds);
+    printf(", %.3f s%s\n", k->a.seconds,
+           k->a.killed_at_limit ? " (the time limit stopped the solver: the seed is the answer)" : "");
     if (k->replayed) {
         if (k->ok)
             printf("overhead         %.6f\n", k->compute > 0 ? k->r.compute / k->compute : 1);
@@ -146,8 +149,11 @@ static int print_json(const ck_run *k)
     json_object_set_new(o, "objective", k->a.schedule ? json_real(k->a.objective) : json_null());
     json_object_set_new(o, "lower_bound",
                         k->a.lower_bound >= 0 ? json_real(k->a.lower_bound) : json_null());
-    json_object_set_new(o, "gap", k->a.schedule ? json_real(k->a.gap) : json_null());
+    json_object_set_new(o, "gap", k->a.schedule && k->a.gap >= 0 ? json_real(k->a.gap) : json_null());
     json_object_set_new(o, "solve_s", json_real(k->a.seconds));
+    /* the store does not keep it: unknown for a cached answer */
+    json_object_set_new(o, "killed_at_limit",
+                        k->cached ? json_null() : json_boolean(k->a.killed_at_limit));
     json_object_set_new(o, "cached", json_boolean(k->cached));
     json_object_set_new(o, "replayed_compute", k->replayed ? json_real(k->r.compute) : json_null());
     json_object_set_new(o, "peak_memory",
@@ -199,8 +205,9 @@ static int solve_and_replay(ck_run *k, const opt_graph *g, double limit, store *
             k->reason = k->reason_buf;
             return 0;
         }
-        k->reason = rq.mode == OPT_MODE_APPROX ? "no rounding of the LP fits the budget"
-                                                 : "no schedule found within the time limit";
+        k->reason = rq.mode != OPT_MODE_APPROX ? "no schedule found within the time limit"
+                    : k->a.killed_at_limit ? "the time limit stopped the LP before any rounding"
+                                           : "no rounding of the LP fits the budget";
         return 0;
     }
     if (opt_replay_run(g, k->a.schedule, 0, &k->r, err) != 0)

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "opt_bound.h"
+#include "opt_child.h"
 #include "opt_moccasin.h"
 #include "opt_program.h"
 
@@ -57,10 +58,11 @@ static int build(const opt_graph *g, uint64_t act, int integral, const opt_reque
 }
 
 /* Solves the LP relaxation at an activation budget; *pout gets the program (pout NULL: it is
- * freed). */
+ * freed). Clp's limit counts CPU time, so under a limit the LP too runs in a child process
+ * that is killed at the limit (*killed). */
 static int solve_lp(const opt_graph *g, uint64_t act, const opt_request *rq, double limit,
                     const char *model, int log, opt_program **pout, opt_solver_result *r,
-                    gms_error *err)
+                    int *killed, gms_error *err)
 {
     opt_program *p;
     int rc = build(g, act, 0, rq, &p, err);
@@ -71,7 +73,7 @@ static int solve_lp(const opt_graph *g, uint64_t act, const opt_request *rq, dou
         return rc;
     }
     opt_solver_opts o = {.time_limit = limit, .log = log};
-    rc = opt_solver_solve(p, g, &o, r, err);
+    rc = opt_child_solve(p, g, &o, r, killed, err);
     if (rc || !pout)
         opt_program_free(p);
     else
@@ -144,8 +146,12 @@ static int approx(const opt_graph *g, uint64_t act, const opt_request *rq, doubl
 {
     opt_program *p = NULL;
     opt_solver_result r;
+    if (a->killed_at_limit) { /* the limit stopped the bound's LP: no time for another */
+        a->status = OPT_STATUS_UNKNOWN;
+        return 0;
+    }
     int rc = solve_lp(g, (uint64_t)(0.9 * (double)act), rq, remaining(rq, t0), NULL,
-                      rq->log, &p, &r, err);
+                      rq->log, &p, &r, &a->killed_at_limit, err);
     if (rc)
         return rc;
     a->status = OPT_STATUS_UNKNOWN;
@@ -199,14 +205,19 @@ static int milp(const opt_graph *g, uint64_t act, const opt_request *rq, double 
     if (rq->write_model)
         rc = opt_program_write_lp(p, g, rq->write_model, err);
     /* CBC's root LP (the same LP we just solved) ignores its time limit: with less time left
-     * than about that LP took, searching would only overrun, so the seed is the answer */
-    if (rc == 0 && seed && rq->time_limit > 0 && o.time_limit < 1.5 * a->lp_seconds) {
+     * than about that LP took, searching would only be killed, so the seed is the answer; so
+     * it is when the limit already stopped the LP */
+    if (rc == 0 && rq->time_limit > 0 &&
+        (a->killed_at_limit || (seed && o.time_limit < 1.5 * a->lp_seconds))) {
         memset(&r, 0, sizeof r);
-        r.status = OPT_STATUS_FEASIBLE;
+        r.status = seed ? OPT_STATUS_FEASIBLE : OPT_STATUS_UNKNOWN;
         r.bound = -1;
         a->skipped_search = 1;
     } else if (rc == 0) {
-        rc = opt_solver_solve(p, g, &o, &r, err);
+        /* CBC's root processing checks no clock either: a child process killed at the limit */
+        int killed = 0;
+        rc = opt_child_solve(p, g, &o, &r, &killed, err);
+        a->killed_at_limit |= killed;
     }
     free(start);
     if (rc) {
@@ -274,7 +285,7 @@ int opt_solve(const opt_graph *g, const opt_request *rq, opt_answer *a, gms_erro
     opt_program *lp_prog = NULL;
     int rc = solve_lp(g, act, rq, remaining(rq, t0),
                       rq->mode == OPT_MODE_RELAX ? rq->write_model : NULL, rq->log, &lp_prog, &lp,
-                      err);
+                      &a->killed_at_limit, err);
     if (rc)
         return rc;
     a->lp_seconds = lp.seconds;
@@ -315,8 +326,10 @@ int opt_solve(const opt_graph *g, const opt_request *rq, opt_answer *a, gms_erro
         double bound = a->lower_bound;
         if (a->solver_bound > bound)
             bound = a->solver_bound;
-        if (a->status == OPT_STATUS_OPTIMAL || bound < 0 || a->objective <= 0)
+        if (a->status == OPT_STATUS_OPTIMAL || a->objective <= 0)
             a->gap = 0;
+        else if (bound < 0)
+            a->gap = -1; /* the time limit stopped the LP: no bound */
         else
             a->gap = fmax(0, (a->objective - bound) / a->objective);
     }

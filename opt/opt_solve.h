@@ -40,7 +40,8 @@ typedef struct opt_answer {
     double objective;       /* the schedule's total compute (ms), or the LP value for RELAX */
     double lower_bound;     /* the LP relaxation's value (ms); < 0 when not known */
     double solver_bound;    /* the best bound the MILP search proved (ms); < 0 when none */
-    double gap;             /* (objective - best bound) / objective; 0 when optimal */
+    double gap;             /* (objective - best bound) / objective; 0 when optimal; -1 when
+                             * no bound is known (the time limit stopped the LP) */
     double seconds;         /* wall time of everything */
     double lp_seconds;      /* of the LP relaxation */
     double compute;         /* the graph's compute without recomputation (ms) */
@@ -52,6 +53,8 @@ typedef struct opt_answer {
     long nodes;             /* branch-and-bound nodes */
     int skipped_search;     /* the time left after the LP was too short for CBC's root LP:
                              * the seed is the answer (opt_solve.c) */
+    int killed_at_limit;    /* CBC overran the limit and its process was killed: the seed is
+                             * the answer (opt_child.h) */
     /* INFEASIBLE: what the smallest feasible budget needs */
     uint64_t floor;         /* no budget below this can work (largest node with its inputs) */
     uint32_t floor_node;

@@ -108,5 +108,13 @@ done
 [ ! -e bad.db ] || fail "a refused sweep left a store"
 out=$("$GMS_BIN" optimal diamond.json --budget 30B --time-limit 1m --json) || fail "--time-limit 1m: $out"
 "$GMS_BIN" optimal --help | grep -q -- "--time-limit" || fail "help"
+# the limit is a hard stop: the op-level graph (165 nodes) at 0.7, whose CBC root ran 252 s
+# past a 20 s limit before, answers within 2 s + the grace (and some load) with the seed
+t0=$(date +%s.%N)
+out=$("$GMS_BIN" optimal ops.json --budget 0.7 --time-limit 2 --json) || fail "op level, 2 s: $out"
+wall=$(python3 -c "print($(date +%s.%N) - $t0)")
+echo "$out" | field 'd["status"], d["seeded"], d["solve_seconds"] <= '"$wall"', '"$wall"' < 2 + 5' \
+  | grep -q "feasible True True True" || fail "2 s limit at op level: wall $wall s: $out"
+echo "$out" | field '"killed_at_limit" in d' | grep -q True || fail "no killed_at_limit: $out"
 "$GMS_BIN" graph --help | grep -q -- "--coarsen" || fail "graph help"
 echo ok

@@ -2,7 +2,8 @@
 # End-to-end: 'sim --policy checkmate|checkmate-approx' solves a trace's iteration and replays
 # the schedule: replayed compute equals the solver's objective, overhead is it over the
 # graph's compute, the peak fits the budget; an infeasible budget is status oom with the
-# reason, exit 0; bad options exit 2 with a message; other policies are untouched.
+# reason, exit 0; bad options exit 2 with a message; other policies are untouched; a time
+# limit on the op-level graph is a hard stop whose answer the store caches.
 set -u
 : "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -54,6 +55,29 @@ grep -q "does not apply" err || fail "no word on --seed: $(cat err)"
 "$GMS_BIN" sim "$T" --policy=checkmate --budget 0.8 --iteration 9 2>err; [ $? -eq 2 ] || fail "iteration 9"
 "$GMS_BIN" sim nosuch.gmt --policy checkmate --budget 0.8 2>err; [ $? -eq 1 ] || fail "missing trace"
 "$GMS_BIN" sim --policy checkmate --help | grep -q "checkmate-approx" || fail "no help"
+# the time limit is a hard stop: op level at 0.7 (CBC's root ran 252 s past 20 s before)
+# answers within 2 s + the grace (the LP or CBC killed, or the search skipped) with the seed,
+# which replays; the store keeps it under its time limit, with the same gap (null when the
+# limit stopped the LP) and no killed flag
+rm -f lim.db
+t0=$(date +%s.%N)
+out=$("$GMS_BIN" sim "$T" --policy checkmate --coarsen none --budget 0.7 --time-limit 2 \
+      --db lim.db --json) || fail "op level, 2 s: $out"
+wall=$(python3 -c "print($(date +%s.%N) - $t0)")
+check_ok "$out"
+python3 -c "
+import json, sys
+d = json.loads(sys.argv[1])
+assert d['solver_status'] == 'feasible' and d['killed_at_limit'] in (True, False), d
+assert d['solve_s'] <= $wall < 2 + 5, ($wall, d)" "$out" || fail "2 s limit: wall $wall s: $out"
+again=$("$GMS_BIN" sim "$T" --policy checkmate --coarsen none --budget 0.7 --time-limit 2 \
+        --db lim.db --json) || fail "op level again: $again"
+python3 -c "
+import json, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+assert b['cached'] is True and b['killed_at_limit'] is None, b
+assert (a['objective'], a['gap'], a['solve_s']) == (b['objective'], b['gap'], b['solve_s']), (a, b)
+" "$out" "$again" || fail "cached limited answer differs: $out / $again"
 # the other policies still take their own path
 out=$("$GMS_BIN" sim "$T" --policy dtr --budget 0.7 --json) || fail "dtr: $out"
 echo "$out" | grep -q '"semantics": "simrd"' || fail "dtr went elsewhere: $out"
