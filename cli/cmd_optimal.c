@@ -23,6 +23,8 @@ static void usage(FILE *f)
             "usage: gpumemsim optimal GRAPH|TRACE --budget B [--time-limit S] [--relax|--approx]\n"
             "                         [--write-model F.lp] [--json] [--iteration N]\n"
             "                         [--coarsen layers|none] [--log]\n"
+            "                         [--formulation checkmate|moccasin [--copies C|max]]\n"
+            "                         [--bound lp|boundary]\n"
             "\n"
             "Finds the schedule of least total compute that fits the budget: which node to\n"
             "compute, recompute and keep at each stage, by Checkmate's MILP (Jain et al., MLSys\n"
@@ -54,6 +56,14 @@ static void usage(FILE *f)
             "  --tighten         our extension of the authors' program: one inequality per\n"
             "                    hazard instead of their aggregated FREE_E bound, FREE_E\n"
             "                    continuous; same optimum, tighter LP bound (docs/optimal.md)\n"
+            "  --formulation F   checkmate (default: the authors' program) or moccasin\n"
+            "                    (MOCCASIN's, Bartan et al. 2023, as a MILP: the tightened\n"
+            "                    program with each node computed at most C times)\n"
+            "  --copies C        MOCCASIN's C (default 2, as its authors; max: no limit, the\n"
+            "                    same optimum as checkmate); below max the optimum may be higher\n"
+            "  --bound B         with no MILP: lp (= --relax) or boundary, a cheaper valid\n"
+            "                    lower bound (one column per edge, one row per node) for graphs\n"
+            "                    too large for the LP (docs/optimal.md, \"The boundary bound\")\n"
             "  -h, --help        show this help\n"
             "\n"
             "examples:\n"
@@ -138,9 +148,9 @@ static void print_text(const char *path, const opt_graph *g, uint64_t budget, ui
     printf("budget:      %s (%.4g of the unconstrained peak)\n",
            cli_format_bytes(budget, b3, sizeof b3), peak0 ? (double)budget / (double)peak0 : 0);
     const char *what = mode == OPT_MODE_RELAX ? "LP relaxation" : mode == OPT_MODE_APPROX ?
-                       "LP rounding (approx)" : "MILP";
+                       "LP rounding (approx)" : mode == OPT_MODE_BOUND ? "boundary bound" : "MILP";
     printf("status:      %s (%s, %s)\n", opt_status_name(a->status), what, opt_solver_name());
-    if (mode == OPT_MODE_RELAX) {
+    if (mode == OPT_MODE_RELAX || mode == OPT_MODE_BOUND) {
         printf("lower_bound: %.9g ms (overhead %.6g)\n", a->objective,
                a->compute > 0 ? a->objective / a->compute : 1);
     } else if (a->schedule) {
@@ -198,6 +208,9 @@ int cmd_optimal(int argc, char **argv)
         {"log", no_argument, NULL, 'l'},
         {"no-seed", no_argument, NULL, 'n'},
         {"tighten", no_argument, NULL, 'T'},
+        {"formulation", required_argument, NULL, 'F'},
+        {"copies", required_argument, NULL, 'C'},
+        {"bound", required_argument, NULL, 'B'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -205,7 +218,8 @@ int cmd_optimal(int argc, char **argv)
     double limit = 0;
     int json = 0, log = 0, no_seed = 0, tighten = 0, coarsen = OPT_COARSEN_LAYERS, c;
     opt_mode mode = OPT_MODE_MILP;
-    int relax = 0, appr = 0;
+    int relax = 0, appr = 0, moccasin = 0, boundary = 0, copies_given = 0;
+    uint32_t copies = 0;
     uint32_t iteration = 0;
     optind = 1;
     opterr = 0;
@@ -225,6 +239,38 @@ int cmd_optimal(int argc, char **argv)
         case 'l': log = 1; break;
         case 'n': no_seed = 1; break;
         case 'T': tighten = 1; break;
+        case 'F':
+            if (strcmp(optarg, "checkmate") && strcmp(optarg, "moccasin")) {
+                cli_error(CMD, "--formulation '%s': give 'checkmate' (the default) or "
+                          "'moccasin'", optarg);
+                return 2;
+            }
+            moccasin = !strcmp(optarg, "moccasin");
+            break;
+        case 'C': {
+            char *end;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (!strcmp(optarg, "max"))
+                copies = UINT32_MAX;
+            else if (*optarg < '0' || *optarg > '9' || *end || v < 1 || v > 1000000) {
+                cli_error(CMD, "--copies '%s': give how many times a node may be computed, "
+                          "1 or more (2 as MOCCASIN's authors), or 'max'", optarg);
+                return 2;
+            } else {
+                copies = (uint32_t)v;
+            }
+            copies_given = 1;
+            break;
+        }
+        case 'B':
+            if (strcmp(optarg, "lp") && strcmp(optarg, "boundary")) {
+                cli_error(CMD, "--bound '%s': give 'lp' (the LP relaxation, as --relax) or "
+                          "'boundary'", optarg);
+                return 2;
+            }
+            relax = 1;
+            boundary = !strcmp(optarg, "boundary");
+            break;
         case 'i':
             if (cli_parse_iteration(optarg, &iteration)) {
                 cli_error(CMD, "--iteration '%s': give an iteration number from 0", optarg);
@@ -254,7 +300,22 @@ int cmd_optimal(int argc, char **argv)
         cli_error(CMD, "--relax and --approx exclude each other: --relax gives the bound alone");
         return 2;
     }
-    mode = relax ? OPT_MODE_RELAX : appr ? OPT_MODE_APPROX : OPT_MODE_MILP;
+    if (copies_given && !moccasin) {
+        cli_error(CMD, "--copies is MOCCASIN's C: give it with --formulation moccasin");
+        return 2;
+    }
+    if (moccasin && tighten) {
+        cli_error(CMD, "--tighten is a variant of checkmate's program; moccasin's is "
+                  "built tightened already");
+        return 2;
+    }
+    if (boundary && (moccasin || tighten || model)) {
+        cli_error(CMD, "--bound boundary is its own LP: it takes no --formulation, --tighten "
+                  "or --write-model");
+        return 2;
+    }
+    mode = boundary ? OPT_MODE_BOUND : relax ? OPT_MODE_RELAX : appr ? OPT_MODE_APPROX
+                                                                       : OPT_MODE_MILP;
     if (!budget_s) {
         cli_error(CMD, "give a budget: --budget 0.5 (of the unconstrained peak) or --budget 2GiB");
         return 2;
@@ -293,7 +354,9 @@ int cmd_optimal(int argc, char **argv)
     uint64_t budget = bytes ? bytes : (uint64_t)((double)peak0 * ratio);
     opt_request rq = {.budget = budget, .mode = mode, .time_limit = limit,
                       .write_model = model, .log = log, .no_seed = no_seed,
-                      .tighten = tighten};
+                      .tighten = tighten,
+                      .formulation = moccasin ? OPT_FORM_MOCCASIN : OPT_FORM_CHECKMATE,
+                      .copies = copies};
     opt_answer a;
     if (opt_solve(g, &rq, &a, &err) != 0) {
         cli_error(CMD, "%s: %s", path, err.msg);
@@ -313,7 +376,8 @@ int cmd_optimal(int argc, char **argv)
     if (json) {
         json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:f, s:I, s:I, s:f, s:f}", "graph", path,
                               "status", opt_status_name(a.status), "mode",
-                              mode == OPT_MODE_RELAX ? "relax" : mode == OPT_MODE_APPROX ? "approx" : "milp",
+                              mode == OPT_MODE_RELAX || mode == OPT_MODE_BOUND ? "relax"
+                              : mode == OPT_MODE_APPROX ? "approx" : "milp",
                               "budget", (json_int_t)budget,
                               "budget_ratio", peak0 ? (double)budget / (double)peak0 : 0.0,
                               "unconstrained_peak", (json_int_t)peak0,
@@ -322,8 +386,13 @@ int cmd_optimal(int argc, char **argv)
         json_object_set_new(o, "nodes", json_integer(g->n));
         json_object_set_new(o, "edges", json_integer(g->n_edges));
         json_object_set_new(o, "solver", json_string(opt_solver_name()));
-        json_object_set_new(o, "program", json_string(tighten ? "tightened" : "checkmate"));
-        if (mode == OPT_MODE_RELAX)
+        const char *program = mode == OPT_MODE_BOUND ? "boundary" : moccasin ? "moccasin"
+                              : tighten ? "tightened" : "checkmate";
+        json_object_set_new(o, "program", json_string(program));
+        if (moccasin)
+            json_object_set_new(o, "copies", copies == UINT32_MAX ? json_string("max") :
+                                json_integer(copies ? copies : 2));
+        if (mode == OPT_MODE_RELAX || mode == OPT_MODE_BOUND)
             json_object_set_new(o, "objective", a.status == OPT_STATUS_OPTIMAL ? json_real(a.objective) : json_null());
         else
             json_object_set_new(o, "objective", a.schedule ? json_real(a.objective) : json_null());

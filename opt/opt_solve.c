@@ -8,7 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "opt_bound.h"
 #include "opt_child.h"
+#include "opt_moccasin.h"
 #include "opt_program.h"
 
 static double now_s(void)
@@ -40,15 +42,30 @@ uint64_t opt_greedy_min_budget(const opt_graph *g, uint64_t lo, uint64_t hi)
     return hi;
 }
 
+/* The program rq asks for: Checkmate's (the authors', or tightened) or MOCCASIN's. */
+static uint32_t copies_of(const opt_request *rq)
+{
+    return rq->formulation == OPT_FORM_MOCCASIN
+               ? (rq->copies ? rq->copies : OPT_MOCCASIN_COPIES_DEFAULT) : UINT32_MAX;
+}
+
+static int build(const opt_graph *g, uint64_t act, int integral, const opt_request *rq,
+                 opt_program **p, gms_error *err)
+{
+    if (rq->formulation == OPT_FORM_MOCCASIN)
+        return opt_moccasin_build(g, act, integral, copies_of(rq), p, err);
+    return opt_program_build(g, act, integral, rq->tighten, p, err);
+}
+
 /* Solves the LP relaxation at an activation budget; *pout gets the program (pout NULL: it is
  * freed). Clp's limit counts CPU time, so under a limit the LP too runs in a child process
  * that is killed at the limit (*killed). */
-static int solve_lp(const opt_graph *g, uint64_t act, int tighten, double limit,
+static int solve_lp(const opt_graph *g, uint64_t act, const opt_request *rq, double limit,
                     const char *model, int log, opt_program **pout, opt_solver_result *r,
                     int *killed, gms_error *err)
 {
     opt_program *p;
-    int rc = opt_program_build(g, act, 0, tighten, &p, err);
+    int rc = build(g, act, 0, rq, &p, err);
     if (rc)
         return rc;
     if (model && (rc = opt_program_write_lp(p, g, model, err)) != 0) {
@@ -76,9 +93,11 @@ static void explain_infeasible(const opt_graph *g, opt_answer *a)
 
 /* Keeps *best the cheaper of *best and cand when cand fits act and is correct; frees the
  * other. */
-static void keep_cheaper(const opt_graph *g, uint64_t act, opt_schedule **best, opt_schedule *cand)
+static void keep_cheaper(const opt_graph *g, uint64_t act, uint32_t copies, opt_schedule **best,
+                         opt_schedule *cand)
 {
     if (cand && opt_schedule_peak(g, cand) <= act && opt_schedule_check(g, cand, NULL, 0) == 0 &&
+        opt_moccasin_fits(cand, copies) &&
         (!*best || opt_schedule_cost(g, cand) < opt_schedule_cost(g, *best))) {
         opt_schedule_free(*best);
         *best = cand;
@@ -89,25 +108,25 @@ static void keep_cheaper(const opt_graph *g, uint64_t act, opt_schedule **best, 
 
 /* The seed: the cheapest of checkpoint-all (when it fits), the greedy schedule and the LP
  * solution rounded at 0.1 .. 0.9 (lp may be NULL). NULL when none fits. */
-static opt_schedule *seed_schedule(const opt_graph *g, uint64_t act, const opt_program *lp,
-                                   const double *x)
+static opt_schedule *seed_schedule(const opt_graph *g, uint64_t act, uint32_t copies,
+                                   const opt_program *lp, const double *x)
 {
     opt_schedule *best = NULL, *s = opt_schedule_new(g->n);
     if (s) {
         opt_schedule_checkpoint_all(g, s);
-        keep_cheaper(g, act, &best, s);
+        keep_cheaper(g, act, copies, &best, s);
     }
     s = opt_schedule_new(g->n);
     if (s && opt_schedule_greedy(g, act, s) != 0) {
         opt_schedule_free(s);
         s = NULL;
     }
-    keep_cheaper(g, act, &best, s);
+    keep_cheaper(g, act, copies, &best, s);
     for (int k = 1; lp && x && k <= 9; k++) {
         s = opt_schedule_new(g->n);
         if (s)
             opt_program_schedule(lp, g, x, k / 10.0, 1, s);
-        keep_cheaper(g, act, &best, s);
+        keep_cheaper(g, act, copies, &best, s);
     }
     return best;
 }
@@ -131,7 +150,7 @@ static int approx(const opt_graph *g, uint64_t act, const opt_request *rq, doubl
         a->status = OPT_STATUS_UNKNOWN;
         return 0;
     }
-    int rc = solve_lp(g, (uint64_t)(0.9 * (double)act), rq->tighten, remaining(rq, t0), NULL,
+    int rc = solve_lp(g, (uint64_t)(0.9 * (double)act), rq, remaining(rq, t0), NULL,
                       rq->log, &p, &r, &a->killed_at_limit, err);
     if (rc)
         return rc;
@@ -169,11 +188,11 @@ static int milp(const opt_graph *g, uint64_t act, const opt_request *rq, double 
                 const opt_program *lp, const double *lp_x, opt_answer *a, gms_error *err)
 {
     opt_program *p;
-    int rc = opt_program_build(g, act, 1, rq->tighten, &p, err);
+    int rc = build(g, act, 1, rq, &p, err);
     if (rc)
         return rc;
     double *start = NULL;
-    opt_schedule *seed = rq->no_seed ? NULL : seed_schedule(g, act, lp, lp_x);
+    opt_schedule *seed = rq->no_seed ? NULL : seed_schedule(g, act, copies_of(rq), lp, lp_x);
     if (seed) {
         start = malloc(((size_t)p->n_cols + 1) * sizeof *start);
         if (start)
@@ -248,10 +267,23 @@ int opt_solve(const opt_graph *g, const opt_request *rq, opt_answer *a, gms_erro
         return 0;
     }
     uint64_t act = rq->budget - g->constant_bytes;
+    if (rq->mode == OPT_MODE_BOUND) {
+        opt_bound_result b;
+        int rc = opt_boundary_bound(g, act, rq->time_limit, &b, err);
+        if (rc)
+            return rc;
+        a->status = b.status;
+        a->objective = a->lower_bound = b.status == OPT_STATUS_OPTIMAL ? b.value : -1;
+        a->lp_seconds = b.seconds;
+        if (b.status == OPT_STATUS_INFEASIBLE)
+            explain_infeasible(g, a);
+        a->seconds = now_s() - t0;
+        return 0;
+    }
 
     opt_solver_result lp;
     opt_program *lp_prog = NULL;
-    int rc = solve_lp(g, act, rq->tighten, remaining(rq, t0),
+    int rc = solve_lp(g, act, rq, remaining(rq, t0),
                       rq->mode == OPT_MODE_RELAX ? rq->write_model : NULL, rq->log, &lp_prog, &lp,
                       &a->killed_at_limit, err);
     if (rc)

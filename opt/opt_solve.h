@@ -15,7 +15,13 @@ typedef enum opt_mode {
     OPT_MODE_MILP = 0,
     OPT_MODE_RELAX = 1,  /* the LP bound alone */
     OPT_MODE_APPROX = 2, /* LP at 0.9 x budget, S rounded at 0.1 .. 0.9, cheapest that fits */
+    OPT_MODE_BOUND = 3,  /* the boundary bound alone (opt_bound.h): cheap on large graphs */
 } opt_mode;
+
+typedef enum opt_formulation {
+    OPT_FORM_CHECKMATE = 0, /* opt_program.h (tighten: our tightened variant) */
+    OPT_FORM_MOCCASIN = 1,  /* opt_moccasin.h, every node computed at most copies times */
+} opt_formulation;
 
 typedef struct opt_request {
     uint64_t budget;         /* bytes, constant_bytes included */
@@ -25,6 +31,8 @@ typedef struct opt_request {
     int log;                 /* solver log on stderr */
     int no_seed;             /* do not seed the MILP (for measuring what seeding does) */
     int tighten;             /* our tightened program (opt_program.h), not the authors' */
+    opt_formulation formulation;
+    uint32_t copies;         /* MOCCASIN's C (0: OPT_MOCCASIN_COPIES_DEFAULT) */
 } opt_request;
 
 typedef struct opt_answer {
