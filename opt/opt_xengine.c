@@ -301,7 +301,7 @@ static int on_host(const opt_graph *g, uint32_t i)
 /* Builds the program. act: GPU activation budget (bytes); host: host bytes or UINT64_MAX.
  * Columns that can only be 0 (the host's, for nodes without cost_host) are not created. */
 static int build(const opt_graph *g, uint64_t act, uint64_t host, const sim_link *link,
-                 int integral, opt_program **out, xe_layout *L, gms_error *err)
+                 int integral, double shrink, opt_program **out, xe_layout *L, gms_error *err)
 {
     *out = NULL;
     uint32_t T = g->n;
@@ -328,8 +328,10 @@ static int build(const opt_graph *g, uint64_t act, uint64_t host, const sim_link
         total += (double)g->nodes[i].bytes;
     p->ram_unit = unit;
     p->budget_units = (double)act / unit;
-    double cap[2] = {(double)act / unit,
-                     host == UINT64_MAX ? total / unit + 1 : (double)host / unit};
+    /* shrink: the budgets made smaller by a fraction, when the solver's feasibility tolerance
+     * (1e-7) let a solution overrun a budget by a few bytes (opt_xe_solve) */
+    double cap[2] = {(double)act / unit * (1 - shrink),
+                     host == UINT64_MAX ? total / unit + 1 : (double)host / unit * (1 - shrink)};
     double *m = malloc(((size_t)T + 1) * sizeof *m);
     if (!m) {
         opt_program_free(p);
@@ -558,6 +560,66 @@ static void read_schedule(const opt_graph *g, const xe_layout *L, const double *
             }
 }
 
+/* 1 when every node fits, with all its inputs (kept or copied), on a device it may run on:
+ * the two-device floor (opt_graph_floor, for the GPU alone). Checked before the program, as
+ * opt_solve does, since at the floor's very edge the solver's tolerance would let a schedule
+ * overrun by a byte. */
+static int fits_somewhere(const opt_graph *g, uint64_t act, uint64_t host)
+{
+    for (uint32_t k = 0; k < g->n; k++) {
+        uint64_t need = g->nodes[k].bytes;
+        for (uint32_t q = 0; q < g->nodes[k].n_inputs; q++)
+            need += g->nodes[g->nodes[k].inputs[q]].bytes;
+        if (need > act && !(on_host(g, k) && need <= host))
+            return 0;
+    }
+    return 1;
+}
+
+/* One MILP solve at the given shrink of the budgets; the schedule read back and evaluated. */
+static int solve_milp(const opt_graph *g, const opt_xe_request *rq, uint64_t act, double shrink,
+                      double t0, opt_xe_answer *a, gms_error *err)
+{
+    xe_layout L = {0};
+    opt_program *p = NULL;
+    int rc = build(g, act, rq->host_memory, &rq->link, 1, shrink, &p, &L, err);
+    if (rc)
+        return rc;
+    a->n_cols = p->n_cols, a->n_rows = p->n_rows;
+    double *start = rq->no_seed ? NULL : seed_start(g, act, p, &L, &a->seed_objective);
+    a->seeded = start != NULL;
+    if (rq->write_model)
+        rc = opt_program_write_lp(p, g, rq->write_model, err);
+    opt_solver_opts o = {.time_limit = remaining(rq, t0), .start = start, .log = rq->log};
+    opt_solver_result r;
+    memset(&r, 0, sizeof r);
+    if (rc == 0)
+        rc = opt_solver_solve(p, g, &o, &r, err);
+    free(start);
+    if (rc) {
+        opt_program_free(p);
+        layout_free(&L);
+        return rc;
+    }
+    a->status = r.status;
+    a->nodes = r.nodes;
+    a->solver_bound = r.bound;
+    opt_xe_schedule_free(a->schedule);
+    a->schedule = NULL;
+    if (r.x && (a->schedule = opt_xe_schedule_new(g->n)) != NULL) {
+        read_schedule(g, &L, r.x, a->schedule);
+        char why[256];
+        if (opt_xe_evaluate(g, &rq->link, a->schedule, &a->eval, why, sizeof why) != 0)
+            rc = gms_error_set(err, GMS_EINVAL, "the solver's two-device schedule is not "
+                               "correct (%s); please report it with the graph", why);
+        a->objective = a->eval.total_ms;
+    }
+    free(r.x);
+    opt_program_free(p);
+    layout_free(&L);
+    return rc;
+}
+
 int opt_xe_solve(const opt_graph *g, const opt_xe_request *rq, opt_xe_answer *a,
                  gms_error *err)
 {
@@ -572,10 +634,15 @@ int opt_xe_solve(const opt_graph *g, const opt_xe_request *rq, opt_xe_answer *a,
         return 0;
     }
     uint64_t act = rq->budget - g->constant_bytes;
+    if (!fits_somewhere(g, act, rq->host_memory)) {
+        a->status = OPT_STATUS_INFEASIBLE;
+        a->seconds = now_s() - t0;
+        return 0;
+    }
     xe_layout L = {0};
     opt_program *p = NULL;
     /* the LP relaxation: the bound, and the answer when relax */
-    int rc = build(g, act, rq->host_memory, &rq->link, 0, &p, &L, err);
+    int rc = build(g, act, rq->host_memory, &rq->link, 0, 0, &p, &L, err);
     if (rc)
         return rc;
     a->n_cols = p->n_cols, a->n_rows = p->n_rows;
@@ -601,40 +668,25 @@ int opt_xe_solve(const opt_graph *g, const opt_xe_request *rq, opt_xe_answer *a,
         return 0;
     }
 
-    if ((rc = build(g, act, rq->host_memory, &rq->link, 1, &p, &L, err)) != 0)
-        return rc;
-    a->n_cols = p->n_cols, a->n_rows = p->n_rows;
-    double *start = rq->no_seed ? NULL : seed_start(g, act, p, &L, &a->seed_objective);
-    a->seeded = start != NULL;
-    if (rq->write_model)
-        rc = opt_program_write_lp(p, g, rq->write_model, err);
-    o = (opt_solver_opts){.time_limit = remaining(rq, t0), .start = start, .log = rq->log};
-    if (rc == 0)
-        rc = opt_solver_solve(p, g, &o, &r, err);
-    free(start);
-    if (rc) {
-        opt_program_free(p);
-        layout_free(&L);
-        return rc;
-    }
-    a->status = r.status;
-    a->nodes = r.nodes;
-    a->solver_bound = r.bound;
-    if (r.x && (a->schedule = opt_xe_schedule_new(g->n)) != NULL) {
-        read_schedule(g, &L, r.x, a->schedule);
-        char why[256];
-        if (opt_xe_evaluate(g, &rq->link, a->schedule, &a->eval, why, sizeof why) != 0) {
-            rc = gms_error_set(err, GMS_EINVAL, "the solver's two-device schedule is not "
-                               "correct (%s); please report it with the graph", why);
+    /* a schedule that overruns a budget by the solver's tolerance is solved again with the
+     * budgets a millionth smaller, then refused */
+    for (int attempt = 0; attempt < 3; attempt++) {
+        double shrink = attempt == 0 ? 0 : attempt == 1 ? 1e-6 : 1e-5;
+        if ((rc = solve_milp(g, rq, act, shrink, t0, a, err)) != 0) {
+            opt_xe_answer_clear(a);
+            return rc;
         }
-        a->objective = a->eval.total_ms;
-    }
-    free(r.x);
-    opt_program_free(p);
-    layout_free(&L);
-    if (rc) {
-        opt_xe_answer_clear(a);
-        return rc;
+        if (!a->schedule || (a->eval.peak[OPT_XE_GPU] <= act &&
+                             a->eval.peak[OPT_XE_HOST] <= rq->host_memory))
+            break;
+        if (attempt == 2) {
+            char b[160];
+            snprintf(b, sizeof b, "the solver's schedule overruns a budget (GPU %llu of %llu, "
+                     "host %llu bytes) beyond its tolerance", (unsigned long long)a->eval.peak[0],
+                     (unsigned long long)act, (unsigned long long)a->eval.peak[1]);
+            opt_xe_answer_clear(a);
+            return gms_error_set(err, GMS_EINVAL, "%s; please report it with the graph", b);
+        }
     }
     if (a->schedule) {
         a->eval.peak[OPT_XE_GPU] += g->constant_bytes;
