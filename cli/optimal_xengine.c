@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "opt_xengine.h"
@@ -118,7 +119,8 @@ static void print_text(const opt_graph *g, const optimal_xe_opts *o, const opt_x
             printf("  ... (--json lists every stage)\n");
     }
     if (a->seeded)
-        printf("seed:        the GPU-only heuristic schedule, %.9g ms\n", a->seed_objective);
+        printf("seed:        %s, %.9g ms\n", a->seed_kind && !strcmp(a->seed_kind, "host-only")
+               ? "every node on the host" : "the single-device (GPU) answer", a->seed_objective);
     printf("solve time:  %.3f s\n", a->seconds);
 }
 
@@ -152,6 +154,7 @@ static void print_json(const opt_graph *g, const optimal_xe_opts *o, const opt_x
         json_object_set_new(j, "solver_bound", a->solver_bound >= 0 ? json_real(a->solver_bound) : json_null());
         json_object_set_new(j, "seeded", json_boolean(a->seeded));
         json_object_set_new(j, "seed_objective", a->seeded ? json_real(a->seed_objective) : json_null());
+        json_object_set_new(j, "seed", a->seeded ? json_string(a->seed_kind) : json_null());
         json_object_set_new(j, "bb_nodes", json_integer(a->nodes));
     }
     if (a->schedule) {

@@ -21,6 +21,7 @@
 
 #include "opt_program.h"
 #include "opt_schedule.h"
+#include "opt_solve.h"
 
 static double now_s(void)
 {
@@ -513,37 +514,65 @@ static double remaining(const opt_xe_request *rq, double t0)
     return left > 0.05 ? left : 0.05;
 }
 
-/* The seed: the cheaper of checkpoint-all and the greedy schedule on the GPU alone, when one
- * fits; its R and S as a start for the integer columns. NULL when none fits. */
-static double *seed_start(const opt_graph *g, uint64_t act, const opt_program *p,
-                          const xe_layout *L, double *cost)
+/* The seed, the best of two schedules the program surely admits, as R and S of the integer
+ * columns (CBC completes the rest):
+ * - GPU alone: Checkmate's answer at the same budget (opt_solve: its MILP, seeded with the
+ *   greedy schedule, within half the time left), so the two-device answer is never worse than
+ *   the single-device one even when the search stops early;
+ * - host alone: every node on the host, each output kept while needed (checkpoint-all), when
+ *   every node has a cost_host and that fits the host memory.
+ * NULL when neither exists. */
+static double *seed_start(const opt_graph *g, const opt_xe_request *rq, uint64_t act,
+                          double t0, const opt_program *p, const xe_layout *L, double *cost,
+                          const char **kind)
 {
-    opt_schedule *best = NULL;
-    for (int k = 0; k < 2; k++) {
-        opt_schedule *s = opt_schedule_new(g->n);
-        if (!s)
-            break;
-        int ok = k == 0 ? (opt_schedule_checkpoint_all(g, s), 1) : opt_schedule_greedy(g, act, s) == 0;
-        if (ok && opt_schedule_peak(g, s) <= act && opt_schedule_check(g, s, NULL, 0) == 0 &&
-            (!best || opt_schedule_cost(g, s) < opt_schedule_cost(g, best))) {
-            opt_schedule_free(best);
-            best = s;
-        } else {
-            opt_schedule_free(s);
+    uint32_t T = g->n;
+    opt_schedule *gpu = NULL, *host = NULL;
+    double limit = rq->time_limit > 0 ? remaining(rq, t0) / 2 : 0;
+    opt_request sq = {.budget = act + g->constant_bytes, .mode = OPT_MODE_MILP,
+                      .time_limit = limit};
+    opt_answer sa;
+    gms_error e2 = {0};
+    if (opt_solve(g, &sq, &sa, &e2) == 0) {
+        if (sa.schedule && opt_schedule_peak(g, sa.schedule) <= act) {
+            gpu = sa.schedule;
+            sa.schedule = NULL;
+        }
+        opt_answer_clear(&sa);
+    }
+    int all = 1;
+    for (uint32_t i = 0; i < T; i++)
+        all &= on_host(g, i);
+    if (all && (host = opt_schedule_new(T)) != NULL) {
+        opt_schedule_checkpoint_all(g, host);
+        if (opt_schedule_peak(g, host) > rq->host_memory) {
+            opt_schedule_free(host);
+            host = NULL;
         }
     }
-    if (!best)
-        return NULL;
-    double *x = calloc((size_t)p->n_cols + 1, sizeof *x);
-    uint32_t T = g->n;
-    for (uint32_t t = 0; x && t < T; t++)
-        for (uint32_t i = 0; i <= t; i++) {
-            x[L->R[0][(size_t)t * T + i]] = best->R[(size_t)t * T + i];
-            if (i < t)
-                x[L->S[0][(size_t)t * T + i]] = best->S[(size_t)t * T + i];
-        }
-    *cost = opt_schedule_cost(g, best);
-    opt_schedule_free(best);
+    double cg = gpu ? opt_schedule_cost(g, gpu) : INFINITY, ch = INFINITY;
+    if (host) {
+        ch = 0;
+        for (uint32_t t = 0; t < T; t++)
+            for (uint32_t i = 0; i <= t; i++)
+                ch += host->R[(size_t)t * T + i] ? g->nodes[i].cost_host : 0;
+    }
+    double *x = NULL;
+    if (gpu || host) {
+        int d = ch < cg ? OPT_XE_HOST : OPT_XE_GPU;
+        const opt_schedule *s = d == OPT_XE_HOST ? host : gpu;
+        x = calloc((size_t)p->n_cols + 1, sizeof *x);
+        for (uint32_t t = 0; x && t < T; t++)
+            for (uint32_t i = 0; i <= t; i++) {
+                x[L->R[d][(size_t)t * T + i]] = s->R[(size_t)t * T + i];
+                if (i < t)
+                    x[L->S[d][(size_t)t * T + i]] = s->S[(size_t)t * T + i];
+            }
+        *cost = d == OPT_XE_HOST ? ch : cg;
+        *kind = d == OPT_XE_HOST ? "host-only" : "gpu-only";
+    }
+    opt_schedule_free(gpu);
+    opt_schedule_free(host);
     return x;
 }
 
@@ -586,7 +615,8 @@ static int solve_milp(const opt_graph *g, const opt_xe_request *rq, uint64_t act
     if (rc)
         return rc;
     a->n_cols = p->n_cols, a->n_rows = p->n_rows;
-    double *start = rq->no_seed ? NULL : seed_start(g, act, p, &L, &a->seed_objective);
+    double *start = rq->no_seed ? NULL : seed_start(g, rq, act, t0, p, &L, &a->seed_objective,
+                                                    &a->seed_kind);
     a->seeded = start != NULL;
     if (rq->write_model)
         rc = opt_program_write_lp(p, g, rq->write_model, err);

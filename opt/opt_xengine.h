@@ -60,7 +60,7 @@ typedef struct opt_xe_request {
     double time_limit;     /* seconds for the whole request; <= 0: none */
     const char *write_model; /* LP file of the program solved */
     int log;               /* solver log on stderr */
-    int no_seed;           /* do not seed the MILP with the GPU-only heuristic schedule */
+    int no_seed;           /* do not seed the MILP (opt_xengine.c: seed_start) */
 } opt_xe_request;
 
 typedef struct opt_xe_answer {
@@ -73,6 +73,7 @@ typedef struct opt_xe_answer {
     long nodes;             /* branch-and-bound nodes */
     int seeded;
     double seed_objective;
+    const char *seed_kind;  /* "gpu-only" (Checkmate's answer) or "host-only" */
     uint32_t host_capable;  /* nodes with a cost_host */
     uint32_t n_cols, n_rows; /* size of the program */
     opt_xe_schedule *schedule; /* OPTIMAL / FEASIBLE, not relax */

@@ -24,14 +24,20 @@ static opt_graph *parse(const char *json)
 /* 1 GB/s, no latency: a copy of B bytes takes B / 1e6 ms */
 static const sim_link LINK_1GBPS = {1.0, 0};
 
-static opt_xe_answer xsolve(const opt_graph *g, uint64_t budget, uint64_t host, int relax)
+static opt_xe_answer xsolve_seeded(const opt_graph *g, uint64_t budget, uint64_t host,
+                                   int relax, int no_seed)
 {
     opt_xe_request rq = {.budget = budget, .host_memory = host, .link = LINK_1GBPS,
-                         .relax = relax};
+                         .relax = relax, .no_seed = no_seed};
     opt_xe_answer a;
     gms_error err = {0};
     ck_assert_msg(opt_xe_solve(g, &rq, &a, &err) == 0, "%s", err.msg);
     return a;
+}
+
+static opt_xe_answer xsolve(const opt_graph *g, uint64_t budget, uint64_t host, int relax)
+{
+    return xsolve_seeded(g, budget, host, relax, 0);
 }
 
 /* a -> b -> c; b costs 10 ms on the GPU, 2 on the host; each output is 1 MB, 1 ms over the
@@ -169,10 +175,12 @@ START_TEST(test_without_cost_host_the_optimum_is_checkmates)
             opt_answer s;
             gms_error err = {0};
             ck_assert_msg(opt_solve(g, &rq, &s, &err) == 0, "%s", err.msg);
-            opt_xe_answer a = xsolve(g, budgets[k], UINT64_MAX, 0);
+            /* unseeded too: the seed is Checkmate's own answer */
+            opt_xe_answer a = xsolve_seeded(g, budgets[k], UINT64_MAX, 0, k % 2);
             ck_assert_msg(a.status == s.status, "trial %d budget %llu: two devices %s, one %s",
                           trial, (unsigned long long)budgets[k], opt_status_name(a.status),
                           opt_status_name(s.status));
+            ck_assert_int_eq(a.seeded, !(k % 2) && s.status == OPT_STATUS_OPTIMAL);
             if (s.status == OPT_STATUS_OPTIMAL) {
                 ck_assert_msg(fabs(a.objective - s.objective) <= 1e-6 * s.objective,
                               "trial %d budget %llu: two devices %.9g, Checkmate %.9g", trial,
@@ -236,7 +244,7 @@ START_TEST(test_three_node_graphs_agree_with_brute_force)
         for (int k = 0; k < 3; k++)
             for (int h = 0; h < 2; h++) {
                 double want = brute_force(g, gpu[k] - g->constant_bytes, host[h]);
-                opt_xe_answer a = xsolve(g, gpu[k], host[h], 0);
+                opt_xe_answer a = xsolve_seeded(g, gpu[k], host[h], 0, h);
                 if (isinf(want)) {
                     ck_assert_msg(a.status == OPT_STATUS_INFEASIBLE, "trial %d: brute force "
                                   "finds nothing, the program %s", trial,
