@@ -119,8 +119,10 @@ static void print_text(const opt_graph *g, const optimal_xe_opts *o, const opt_x
             printf("  ... (--json lists every stage)\n");
     }
     if (a->seeded)
-        printf("seed:        %s, %.9g ms\n", a->seed_kind && !strcmp(a->seed_kind, "host-only")
-               ? "every node on the host" : "the single-device (GPU) answer", a->seed_objective);
+        printf("seed:        %s, %.9g ms%s\n", a->seed_kind && !strcmp(a->seed_kind, "host-only")
+               ? "every node on the host" : "the single-device (GPU) answer", a->seed_objective,
+               a->skipped_search ? " (no search: the time left was shorter than the LP took, "
+                                   "and CBC's root LP ignores the time limit)" : "");
     printf("solve time:  %.3f s\n", a->seconds);
 }
 
@@ -155,6 +157,7 @@ static void print_json(const opt_graph *g, const optimal_xe_opts *o, const opt_x
         json_object_set_new(j, "seeded", json_boolean(a->seeded));
         json_object_set_new(j, "seed_objective", a->seeded ? json_real(a->seed_objective) : json_null());
         json_object_set_new(j, "seed", a->seeded ? json_string(a->seed_kind) : json_null());
+        json_object_set_new(j, "search_skipped", json_boolean(a->skipped_search));
         json_object_set_new(j, "bb_nodes", json_integer(a->nodes));
     }
     if (a->schedule) {

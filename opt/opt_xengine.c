@@ -524,7 +524,7 @@ static double remaining(const opt_xe_request *rq, double t0)
  * NULL when neither exists. */
 static double *seed_start(const opt_graph *g, const opt_xe_request *rq, uint64_t act,
                           double t0, const opt_program *p, const xe_layout *L, double *cost,
-                          const char **kind)
+                          const char **kind, opt_xe_schedule **seed)
 {
     uint32_t T = g->n;
     opt_schedule *gpu = NULL, *host = NULL;
@@ -562,6 +562,11 @@ static double *seed_start(const opt_graph *g, const opt_xe_request *rq, uint64_t
         int d = ch < cg ? OPT_XE_HOST : OPT_XE_GPU;
         const opt_schedule *s = d == OPT_XE_HOST ? host : gpu;
         x = calloc((size_t)p->n_cols + 1, sizeof *x);
+        *seed = opt_xe_schedule_new(T);
+        if (*seed) {
+            memcpy((*seed)->R[d], s->R, (size_t)T * T);
+            memcpy((*seed)->S[d], s->S, (size_t)T * T);
+        }
         for (uint32_t t = 0; x && t < T; t++)
             for (uint32_t i = 0; i <= t; i++) {
                 x[L->R[d][(size_t)t * T + i]] = s->R[(size_t)t * T + i];
@@ -615,23 +620,37 @@ static int solve_milp(const opt_graph *g, const opt_xe_request *rq, uint64_t act
     if (rc)
         return rc;
     a->n_cols = p->n_cols, a->n_rows = p->n_rows;
+    opt_xe_schedule *seed = NULL;
     double *start = rq->no_seed ? NULL : seed_start(g, rq, act, t0, p, &L, &a->seed_objective,
-                                                    &a->seed_kind);
+                                                    &a->seed_kind, &seed);
     a->seeded = start != NULL;
     if (rq->write_model)
         rc = opt_program_write_lp(p, g, rq->write_model, err);
     opt_solver_opts o = {.time_limit = remaining(rq, t0), .start = start, .log = rq->log};
     opt_solver_result r;
     memset(&r, 0, sizeof r);
-    if (rc == 0)
+    /* as opt_solve: CBC's root LP ignores the time limit, and when it stops there it says
+     * "infeasible"; with less time left than 1.5 x the LP took, the seed is the answer */
+    a->skipped_search = seed && rq->time_limit > 0 && o.time_limit < 1.5 * a->lp_seconds;
+    if (a->skipped_search) {
+        r.status = OPT_STATUS_FEASIBLE;
+        r.bound = -1;
+    } else if (rc == 0) {
         rc = opt_solver_solve(p, g, &o, &r, err);
+    }
     free(start);
     if (rc) {
+        opt_xe_schedule_free(seed);
         opt_program_free(p);
         layout_free(&L);
         return rc;
     }
     a->status = r.status;
+    /* CBC stopped by the clock before any proof can report "infeasible" (opt_cbc.c reads a
+     * finished status without a solution so); the LP was feasible, so say unknown */
+    if (r.status == OPT_STATUS_INFEASIBLE && rq->time_limit > 0 && !a->skipped_search &&
+        r.seconds >= 0.9 * o.time_limit)
+        a->status = OPT_STATUS_UNKNOWN;
     a->nodes = r.nodes;
     a->solver_bound = r.bound;
     opt_xe_schedule_free(a->schedule);
@@ -644,6 +663,20 @@ static int solve_milp(const opt_graph *g, const opt_xe_request *rq, uint64_t act
                                "correct (%s); please report it with the graph", why);
         a->objective = a->eval.total_ms;
     }
+    /* the solver lost the seed (stopped before reading it, or numerics): the seed is still a
+     * feasible answer, and a schedule exists, so nothing is "infeasible" */
+    opt_xe_eval se;
+    if (rc == 0 && seed && opt_xe_evaluate(g, &rq->link, seed, &se, NULL, 0) == 0 &&
+        (!a->schedule || se.total_ms < a->objective - 1e-12)) {
+        opt_xe_schedule_free(a->schedule);
+        a->schedule = seed;
+        seed = NULL;
+        a->eval = se;
+        a->objective = se.total_ms;
+        if (a->status != OPT_STATUS_OPTIMAL)
+            a->status = OPT_STATUS_FEASIBLE;
+    }
+    opt_xe_schedule_free(seed);
     free(r.x);
     opt_program_free(p);
     layout_free(&L);

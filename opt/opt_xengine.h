@@ -74,6 +74,7 @@ typedef struct opt_xe_answer {
     int seeded;
     double seed_objective;
     const char *seed_kind;  /* "gpu-only" (Checkmate's answer) or "host-only" */
+    int skipped_search;     /* too little time left for CBC's root LP: the seed is the answer */
     uint32_t host_capable;  /* nodes with a cost_host */
     uint32_t n_cols, n_rows; /* size of the program */
     opt_xe_schedule *schedule; /* OPTIMAL / FEASIBLE, not relax */

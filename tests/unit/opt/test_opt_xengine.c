@@ -334,6 +334,43 @@ START_TEST(test_the_evaluator_refuses_incorrect_schedules)
 }
 END_TEST
 
+/* A 40-node chain with skip edges and host costs at a tight budget: a 1 s limit ends the
+ * search with a schedule (the seed's at least) and is reported. */
+START_TEST(test_time_limit_is_honoured)
+{
+    char json[16384];
+    size_t len = (size_t)snprintf(json, sizeof json, "{\"nodes\": [");
+    for (int v = 0; v < 40; v++) {
+        len += (size_t)snprintf(json + len, sizeof json - len,
+                                "%s{\"cost\": %d, \"cost_host\": %d, \"bytes\": %d, "
+                                "\"inputs\": [", v ? "," : "", 1 + v % 7, 3 + v % 5,
+                                1000 * (1 + v % 3));
+        if (v > 0)
+            len += (size_t)snprintf(json + len, sizeof json - len, "%d", v - 1);
+        if (v >= 20)
+            len += (size_t)snprintf(json + len, sizeof json - len, ",%d", 39 - v);
+        len += (size_t)snprintf(json + len, sizeof json - len, "]}");
+    }
+    snprintf(json + len, sizeof json - len, "]}");
+    opt_graph *g = parse(json);
+    uint64_t budget = opt_graph_floor(g) + (opt_graph_peak(g) - opt_graph_floor(g)) / 4;
+    opt_xe_request rq = {.budget = budget, .host_memory = 8000, .link = LINK_1GBPS,
+                         .time_limit = 1};
+    opt_xe_answer a;
+    gms_error err = {0};
+    ck_assert_msg(opt_xe_solve(g, &rq, &a, &err) == 0, "%s", err.msg);
+    ck_assert_msg(a.status == OPT_STATUS_OPTIMAL || a.status == OPT_STATUS_FEASIBLE, "%s",
+                  opt_status_name(a.status));
+    ck_assert_ptr_nonnull(a.schedule);
+    ck_assert(a.seeded);
+    ck_assert(a.objective <= a.seed_objective + 1e-9);
+    ck_assert_msg(a.seconds < 6, "1 s limit took %.2f s", a.seconds); /* loaded 2-core box */
+    ck_assert(a.gap >= 0 && a.gap < 1);
+    opt_xe_answer_clear(&a);
+    opt_graph_free(g);
+}
+END_TEST
+
 static void refused(const char *json, const char *want1, const char *want2)
 {
     opt_graph *g = NULL;
@@ -379,6 +416,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_host_costs_never_make_the_optimum_worse_than_the_gpu_alone);
     tcase_add_test(tc, test_the_evaluator_refuses_incorrect_schedules);
     tcase_add_test(tc, test_cost_host_is_validated_and_written_back);
+    tcase_add_test(tc, test_time_limit_is_honoured);
     suite_add_tcase(s, tc);
     return s;
 }
