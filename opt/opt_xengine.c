@@ -179,6 +179,7 @@ static int grow(void **ptr, size_t *cap, size_t need, size_t elem)
     if (!n)
         return -1;
     *ptr = n;
+    *cap = c;
     return 0;
 }
 
