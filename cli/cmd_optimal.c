@@ -13,7 +13,9 @@
 #include "opt_extract.h"
 #include "opt_graph_json.h"
 #include "opt_solve.h"
+#include "optimal_xengine.h"
 #include "sim.h"
+#include "swap_opts.h"
 
 static const char *const CMD = "optimal";
 
@@ -25,6 +27,7 @@ static void usage(FILE *f)
             "                         [--coarsen layers|none] [--log]\n"
             "                         [--formulation checkmate|moccasin [--copies C|max]]\n"
             "                         [--bound lp|boundary]\n"
+            "                         [--host-memory B] [--link L]\n"
             "\n"
             "Finds the schedule of least total compute that fits the budget: which node to\n"
             "compute, recompute and keep at each stage, by Checkmate's MILP (Jain et al., MLSys\n"
@@ -64,11 +67,21 @@ static void usage(FILE *f)
             "  --bound B         with no MILP: lp (= --relax) or boundary, a cheaper valid\n"
             "                    lower bound (one column per edge, one row per node) for graphs\n"
             "                    too large for the LP (docs/optimal.md, \"The boundary bound\")\n"
+            "\n"
+            "two devices (after XEngine, Schuler et al., TACO 2022; docs/optimal.md):\n"
+            "  when a node of the graph has a \"cost_host\" (ms), or --host-memory or --link is\n"
+            "  given, each node may run on the GPU or on the host, a value used on the other\n"
+            "  device is copied over the link, and the objective is the total time: compute on\n"
+            "  both devices plus the copies, one after another. --budget is the GPU's.\n"
+            "  --host-memory B    the host's memory for activations (64GiB; default unlimited)\n"
+            "  --link L           the link: pcie3, pcie4 (default), pcie5, nvlink-c2c, or\n"
+            "                     GBPS[,LATENCY_US] (docs/swap.md)\n"
             "  -h, --help        show this help\n"
             "\n"
             "examples:\n"
             "  gpumemsim optimal g.json --budget 0.6\n"
-            "  gpumemsim optimal resnet.gmt --budget 300MB --time-limit 60 --json\n");
+            "  gpumemsim optimal resnet.gmt --budget 300MB --time-limit 60 --json\n"
+            "  gpumemsim optimal g-host.json --budget 0.5 --host-memory 16GiB --link pcie4\n");
 }
 
 /* A graph JSON starts with '{' and names "nodes" early; a DTR log's lines are objects too, so
@@ -211,6 +224,8 @@ int cmd_optimal(int argc, char **argv)
         {"formulation", required_argument, NULL, 'F'},
         {"copies", required_argument, NULL, 'C'},
         {"bound", required_argument, NULL, 'B'},
+        {"host-memory", required_argument, NULL, 'H'},
+        {"link", required_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -221,6 +236,7 @@ int cmd_optimal(int argc, char **argv)
     int relax = 0, appr = 0, moccasin = 0, boundary = 0, copies_given = 0;
     uint32_t copies = 0;
     uint32_t iteration = 0;
+    swap_opts xo = {0};
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -271,6 +287,8 @@ int cmd_optimal(int argc, char **argv)
             relax = 1;
             boundary = !strcmp(optarg, "boundary");
             break;
+        case 'H': xo.host = optarg; break;
+        case 'L': xo.link = optarg; break;
         case 'i':
             if (cli_parse_iteration(optarg, &iteration)) {
                 cli_error(CMD, "--iteration '%s': give an iteration number from 0", optarg);
@@ -329,6 +347,11 @@ int cmd_optimal(int argc, char **argv)
         return 2;
     }
 
+    optimal_xe_opts xe = {.host_memory = UINT64_MAX};
+    sim_link_default(&xe.link);
+    if (swap_opts_parse(CMD, &xo, &xe.link, &xe.host_memory))
+        return 2;
+
     const char *path = argv[optind];
     gms_error err = {0};
     opt_graph *g = NULL;
@@ -352,6 +375,23 @@ int cmd_optimal(int argc, char **argv)
     }
     uint64_t peak0 = opt_graph_peak(g);
     uint64_t budget = bytes ? bytes : (uint64_t)((double)peak0 * ratio);
+    if (xo.host || xo.link || optimal_xe_any_host_cost(g)) {
+        const char *no = appr ? "--approx" : tighten ? "--tighten"
+                       : moccasin ? "--formulation moccasin" : boundary ? "--bound boundary"
+                       : NULL;
+        if (no) {
+            cli_error(CMD, "%s is for the single-device program; the two-device program "
+                      "(a cost_host in the graph, --host-memory or --link) has no %s", no, no);
+            opt_graph_free(g);
+            return 2;
+        }
+        xe.path = path, xe.budget = budget, xe.peak0 = peak0, xe.relax = relax;
+        xe.json = json, xe.log = log, xe.no_seed = no_seed, xe.time_limit = limit;
+        xe.write_model = model;
+        int xrc = optimal_xe_run(CMD, g, &xe);
+        opt_graph_free(g);
+        return xrc;
+    }
     opt_request rq = {.budget = budget, .mode = mode, .time_limit = limit,
                       .write_model = model, .log = log, .no_seed = no_seed,
                       .tighten = tighten,

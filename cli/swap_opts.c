@@ -21,27 +21,37 @@ static void cfg_link(const sim_config *cfg, sim_link *l)
         sim_link_default(l);
 }
 
-int swap_opts_apply(const char *cmd, const swap_opts *o, sim_config *cfg)
+int swap_opts_parse(const char *cmd, const swap_opts *o, sim_link *link, uint64_t *host)
 {
     if (o->link) {
-        sim_link l;
         gms_error err = {0};
-        if (sim_link_parse(o->link, &l, &err)) {
+        if (sim_link_parse(o->link, link, &err)) {
             cli_error(cmd, "--link: %s", err.msg);
             return 2;
         }
-        cfg->link_gbps = l.gbps;
-        cfg->link_latency_ns = l.latency_ns;
     }
     if (o->host) {
-        uint64_t b;
-        if (cli_parse_bytes(o->host, &b) || b == 0) {
+        if (cli_parse_bytes(o->host, host) || *host == 0) {
             cli_error(cmd, "--host-memory '%s' must be a positive byte count (64GiB, 500MB)",
                       o->host);
             return 2;
         }
-        cfg->host_memory = b;
     }
+    return 0;
+}
+
+int swap_opts_apply(const char *cmd, const swap_opts *o, sim_config *cfg)
+{
+    sim_link l;
+    uint64_t host;
+    if (swap_opts_parse(cmd, o, &l, &host))
+        return 2;
+    if (o->link) {
+        cfg->link_gbps = l.gbps;
+        cfg->link_latency_ns = l.latency_ns;
+    }
+    if (o->host)
+        cfg->host_memory = host;
     return 0;
 }
 

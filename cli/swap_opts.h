@@ -8,12 +8,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "link.h"
 #include "sim.h"
 
 typedef struct swap_opts {
     const char *link;     /* --link text, NULL = default */
     const char *host;     /* --host-memory text, NULL = unlimited */
 } swap_opts;
+
+/* Parses the options alone (also for `optimal`'s two-device program): *link and *host are
+ * set only for the options given. On bad text prints an error for cmd and returns 2. */
+int swap_opts_parse(const char *cmd, const swap_opts *o, sim_link *link, uint64_t *host);
 
 /* Fills cfg's link and host memory from the options. On bad text prints an error for cmd and
  * returns 2. */

@@ -20,6 +20,8 @@ opt_graph *opt_graph_new(uint32_t n)
         free(g);
         return NULL;
     }
+    for (uint32_t i = 0; i < n; i++)
+        g->nodes[i].cost_host = -1; /* none: GPU only */
     return g;
 }
 

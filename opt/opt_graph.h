@@ -15,6 +15,8 @@
 typedef struct opt_node {
     char *name;
     double cost;       /* compute, in milliseconds */
+    double cost_host;  /* compute on the host (ms, the two-device program, opt_xengine.h);
+                        * < 0: none given, the node runs on the GPU only */
     uint64_t bytes;    /* the size of its output */
     uint32_t *inputs;  /* indices of earlier nodes, ascending, no duplicates */
     uint32_t n_inputs;

@@ -62,6 +62,17 @@ static int parse_node(opt_graph *g, size_t i, json_t *jn, const char *what, uint
     if (!isfinite(cost) || cost < 0)
         return node_error(err, what, i, name, "negative cost%s: give the node's compute in "
                           "milliseconds, >= 0", "");
+    json_t *jh = json_object_get(jn, "cost_host");
+    double cost_host = -1; /* absent: the node runs on the GPU only */
+    if (jh && !json_is_number(jh))
+        return node_error(err, what, i, name, "\"cost_host\" is not a number%s: give the "
+                          "node's compute on the host in milliseconds, or leave it out", "");
+    if (jh) {
+        cost_host = json_number_value(jh);
+        if (!isfinite(cost_host) || cost_host < 0)
+            return node_error(err, what, i, name, "negative cost_host%s: give the node's "
+                              "compute on the host in milliseconds, >= 0, or leave it out", "");
+    }
     uint64_t bytes;
     if (!jb || read_bytes(jb, &bytes) != 0)
         return node_error(err, what, i, name,
@@ -106,6 +117,7 @@ static int parse_node(opt_graph *g, size_t i, json_t *jn, const char *what, uint
     }
     int rc = opt_graph_set_node(g, (uint32_t)i, name, cost, bytes, in, (uint32_t)n_in, err);
     free(in);
+    g->nodes[i].cost_host = cost_host;
     return rc;
 }
 
@@ -231,6 +243,10 @@ int opt_graph_write(const opt_graph *g, FILE *f, gms_error *err)
         write_string(f, nd->name ? nd->name : "");
         fprintf(f, ", \"cost\": ");
         write_double(f, nd->cost);
+        if (nd->cost_host >= 0) {
+            fprintf(f, ", \"cost_host\": ");
+            write_double(f, nd->cost_host);
+        }
         fprintf(f, ", \"bytes\": %llu, \"inputs\": [", (unsigned long long)nd->bytes);
         for (uint32_t k = 0; k < nd->n_inputs; k++)
             fprintf(f, "%s%u", k ? ", " : "", nd->inputs[k]);

@@ -265,6 +265,9 @@ void opt_program_free(opt_program *p)
     free(p->ent_col);
     free(p->ent_val);
     free(p->f_stage_off);
+    for (uint32_t c = 0; p->col_names && c < p->n_cols; c++)
+        free(p->col_names[c]);
+    free(p->col_names);
     free(p);
 }
 
@@ -292,6 +295,10 @@ void opt_program_col_name(const opt_program *p, const opt_graph *g, uint32_t col
                           size_t len)
 {
     uint32_t t, i;
+    if (p->col_names) {
+        snprintf(buf, len, "%s", p->col_names[col] ? p->col_names[col] : "x");
+        return;
+    }
     if (col < p->s_base) {
         tri_pos(col - p->r_base, 1, &t, &i);
         snprintf(buf, len, "R_%u_%u", t, i);

@@ -45,6 +45,8 @@ typedef struct opt_program {
     double ram_unit;          /* bytes per memory unit (the gcd) */
     double budget_units;      /* activation budget / ram_unit */
     int integral;
+    char **col_names;         /* NULL, or each column's name (another program's layout,
+                               * opt_xengine.c); freed with the program */
 } opt_program;
 
 /* Column indices (callers keep i <= t for R and U, i < t for S, edge v < t for FREE). */

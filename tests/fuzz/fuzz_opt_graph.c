@@ -19,6 +19,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort(); /* a refused graph is never handed out */
         return 0;
     }
+    for (uint32_t v = 0; v < g->n; v++) {
+        double h = g->nodes[v].cost_host; /* absent (-1) or a finite cost >= 0 */
+        if (h != -1 && !(h >= 0 && h <= 1.8e308))
+            abort();
+    }
     for (uint32_t v = 0; v < g->n; v++)
         for (uint32_t k = 0; k < g->nodes[v].n_inputs; k++)
             if (g->nodes[v].inputs[k] >= v)
@@ -44,6 +49,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rc == 0 && (opt_graph_parse(buf, len, "again", &h, &err) != 0 || h->n != g->n ||
                         h->n_edges != g->n_edges || h->constant_bytes != g->constant_bytes))
             abort();
+        for (uint32_t v = 0; h && v < g->n; v++)
+            if (h->nodes[v].cost_host != g->nodes[v].cost_host)
+                abort(); /* cost_host reads back exactly (or stays absent) */
         opt_graph_free(h);
     }
     free(buf);
