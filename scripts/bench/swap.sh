@@ -11,7 +11,8 @@
 # row per trace: the user CPU summed over the budgets per policy and binary, then the ratios
 # swap-lru/lru, hybrid/dtr, capuchin/dtr, autoswap/lru (each swapping policy against the
 # eviction-only policy whose victim choice it falls back on). Numbers go to docs/benchmarks.md
-# "## Swapping to host memory".
+# "## Swapping to host memory". Takes about 15 minutes a round with both binaries on a loaded
+# 2-core machine.
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/../.."
