@@ -30,6 +30,8 @@ typedef struct cap_state {
     uint32_t *host, *host_next;
     uint32_t n_host, cap_host;
     uint64_t max_copy; /* the longest copy of a storage it swapped (bounds the trigger scan) */
+    uint64_t *copy;    /* per storage: its copy time, 0 = not known yet (a storage's size and
+                        * the link never change within a run) */
     unsigned action;   /* what the last choice decided */
 } cap_state;
 
@@ -48,6 +50,7 @@ static void cap_free(void *state)
     cap_state *c = state;
     if (c) {
         free(c->start);
+        free(c->copy);
         free(c->host);
         free(c->host_next);
         free(c);
@@ -60,7 +63,8 @@ static int profile(const sim_view *v, cap_state *c)
     if (c->start)
         return 0;
     uint32_t n = sim_view_op_count(v);
-    if (!(c->start = malloc(((size_t)n + 1) * sizeof *c->start)))
+    if (!(c->copy = calloc((size_t)sim_view_storage_count(v) + 1, sizeof *c->copy)) ||
+        !(c->start = malloc(((size_t)n + 1) * sizeof *c->start)))
         return -1;
     c->start[0] = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -81,6 +85,15 @@ static uint64_t queue(uint64_t free_at, uint64_t now)
     return free_at > now ? free_at - now : 0;
 }
 
+static uint64_t copy_ns(const sim_view *v, cap_state *c, uint32_t s, uint64_t size)
+{
+    if (!c->copy[s])
+        c->copy[s] = sim_view_copy_ns(v, size);
+    return c->copy[s];
+}
+
+/* One pass over the pool, read through the columns (no call per member for the walk, sizes
+ * and compute), scoring each member both ways. */
 static uint32_t cap_choose(const sim_view *v, void *state)
 {
     cap_state *c = state;
@@ -94,8 +107,13 @@ static uint32_t cap_choose(const sim_view *v, void *state)
     uint32_t swap = SIM_NONE, msps = SIM_NONE;
     uint64_t swap_over = 0, swap_idle = 0, msps_cost = 0;
     double msps_best = 0;
-    for (uint32_t s = first; s != SIM_NONE; s = sim_view_pool_next(v, s)) {
-        uint64_t size = sim_view_size(v, s);
+    sim_view_columns col;
+    sim_view_get_columns(v, &col);
+    for (uint32_t k = 0; k < col.pool_len; k++) {
+        uint32_t s = col.pool[k];
+        if (s == SIM_NONE)
+            continue; /* a hole */
+        uint64_t size = col.size[s];
         uint32_t next = sim_view_next_use(v, s);
         /* never read again by a model op: no use swapping it (a recompute of a child may
          * still need it, which MSPS prices) */
@@ -103,7 +121,7 @@ static uint32_t cap_choose(const sim_view *v, void *state)
             /* the op waiting for the room waits for the copy out; the copy back is
              * prefetched, so only what the idle time after the copy out cannot cover of
              * it is overhead */
-            uint64_t copy = sim_view_copy_ns(v, size), out = d2h_wait + copy;
+            uint64_t copy = copy_ns(v, c, s, size), out = d2h_wait + copy;
             uint64_t free_time = idle(c, now, next);
             uint64_t left = free_time > out ? free_time - out : 0;
             uint64_t over = out + (copy > left ? copy - left : 0);
@@ -114,7 +132,7 @@ static uint32_t cap_choose(const sim_view *v, void *state)
                 swap_idle = free_time;
             }
         }
-        uint64_t rc = sim_view_compute(v, s) + sim_view_region_rev_cost(v, s);
+        uint64_t rc = col.compute[s] + sim_view_region_rev_cost(v, s);
         double m = sim_score_ratio((int64_t)rc, size, 1);
         if (msps == SIM_NONE || m <= msps_best) {
             msps = s;

@@ -141,7 +141,8 @@ uint64_t sim_view_staleness(const sim_view *v, uint32_t s);
 /* Local cost: compute of the storage's op plus the view ops created on it (spec section 2). */
 uint64_t sim_view_compute(const sim_view *v, uint32_t s);
 /* Evicted-neighbourhood costs as simrd caches them (spec section 6); needs SIM_NEEDS_REGIONS.
- * fwd: through children, rev: through parents. */
+ * fwd: through children, rev: through parents. A swapped-out storage is not evicted for them
+ * (it comes back by a copy; docs/swap.md). */
 uint64_t sim_view_region_fwd_cost(const sim_view *v, uint32_t s);
 uint64_t sim_view_region_rev_cost(const sim_view *v, uint32_t s);
 /* Sum of the values of the distinct equivalence classes of s's evicted neighbours (spec

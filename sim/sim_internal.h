@@ -120,6 +120,11 @@ typedef struct sim_region {
  * per storage. */
 #define SIM_FL_MAT 1u    /* material (resident) */
 #define SIM_FL_PINNED 2u /* pinned: locked forever */
+/* swapped out (on the host or on its way): not material, but the evicted-neighbourhood
+ * regions treat it as material, since it comes back by a copy, not a recomputation
+ * (docs/swap.md); never set without a swapping policy */
+#define SIM_FL_HOST 4u
+#define SIM_FL_RMAT (SIM_FL_MAT | SIM_FL_HOST) /* material as far as the regions go */
 
 typedef struct sim_sstate {
     uint32_t ref_int;  /* locks */

@@ -193,7 +193,7 @@ static inline __attribute__((always_inline)) void rebuild_walk(sim_view *v, uint
             uint32_t su = adj[j].s;
             uint64_t m = UINT64_C(1) << (su & 63);
             uint8_t f = fl[su];
-            if (f & SIM_FL_MAT) {
+            if (f & SIM_FL_RMAT) {
                 if (!(f & SIM_FL_PINNED)) {
                     fb[su >> 6] |= m; /* the base itself: cleared below */
                     lo = su < lo ? su : lo;
@@ -410,7 +410,7 @@ static uint32_t closure(sim_view *v, uint32_t q, int forward)
             uint32_t su = adj[j].s;
             uint64_t m = UINT64_C(1) << (su & 63);
             uint8_t f = fl[su];
-            if (f & SIM_FL_MAT) {
+            if (f & SIM_FL_RMAT) {
                 if (!(f & SIM_FL_PINNED)) {
                     F[su >> 6] |= m;
                     lo = (su >> 6) < lo ? su >> 6 : lo;
@@ -469,7 +469,7 @@ static void rebuild_memo(sim_view *v, uint32_t base, int forward)
     for (uint32_t j = 0; j < ne; j++) {
         uint32_t su = adj[j].s;
         uint8_t f = v->fl[su];
-        if (f & SIM_FL_MAT) {
+        if (f & SIM_FL_RMAT) {
             if (!(f & SIM_FL_PINNED)) {
                 fb[su >> 6] |= UINT64_C(1) << (su & 63);
                 rlo = (su >> 6) < rlo ? su >> 6 : rlo;
@@ -565,7 +565,7 @@ static inline void mb_visit(sim_view *v, mb_ctx *c, uint32_t x, const uint32_t *
     uint64_t m = UINT64_C(1) << (x & 63);
     uint64_t mi = in[x], mf = fr[x];
     in[x] = fr[x] = 0;
-    if (fl[x] & SIM_FL_MAT) {
+    if (fl[x] & SIM_FL_RMAT) {
         mf &= ~mi; /* "unless it is the base" */
         c->tmf |= mf;
         for (; mf; mf &= mf - 1)
@@ -584,7 +584,7 @@ static inline void mb_visit(sim_view *v, mb_ctx *c, uint32_t x, const uint32_t *
     for (uint32_t e = 0; e < ne; e++) {
         uint32_t y = adj[e].s;
         uint8_t f = fl[y];
-        if (f & SIM_FL_MAT) {
+        if (f & SIM_FL_RMAT) {
             if (f & SIM_FL_PINNED)
                 continue; /* pinned: see visit() */
             fr[y] |= mi;

@@ -156,6 +156,8 @@ static void evict(sim_view *v, uint32_t s, int eager)
     /* a swapped victim keeps its device bytes until its copy ends (streams.h) */
     int swapped = v->sw.on && sim_swap_on_evict(v, s, eager);
     v->fl[s] &= (uint8_t)~SIM_FL_MAT;
+    if (swapped) /* the regions do not see it leave (SIM_FL_HOST) */
+        v->fl[s] |= SIM_FL_HOST;
     if (!swapped) {
         v->memory -= tr->storages[s].size;
         if (v->mem)
@@ -166,7 +168,7 @@ static void evict(sim_view *v, uint32_t s, int eager)
     uint32_t n = sim_storage_live_tensors(v, s, &ts);
     for (uint32_t i = 0; i < n; i++)
         v->defined[ts[i]] = 0;
-    if (v->regions_on)
+    if (v->regions_on && !swapped)
         sim_regions_on_evict(v, s);
     if (v->eq_on)
         sim_eq_on_evict(v, s);

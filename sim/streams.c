@@ -210,7 +210,7 @@ static void resident_again(sim_view *v, uint32_t s)
 {
     sim_streams *sw = &v->sw;
     sw->where[s] = SIM_SW_DEVICE;
-    v->fl[s] |= SIM_FL_MAT;
+    v->fl[s] = (uint8_t)((v->fl[s] | SIM_FL_MAT) & ~SIM_FL_HOST);
     const uint32_t *ts;
     uint32_t n = sim_storage_live_tensors(v, s, &ts);
     for (uint32_t i = 0; i < n; i++) {
@@ -218,8 +218,7 @@ static void resident_again(sim_view *v, uint32_t s)
             v->defined[ts[i]] = 1;
         sw->was_defined[ts[i]] = 0;
     }
-    if (v->regions_on)
-        sim_regions_on_compute(v, &s, 1);
+    /* the regions counted it as material all along (SIM_FL_HOST): nothing to rebuild */
     if (v->eq_on)
         sim_eq_on_material(v, s);
 }
@@ -295,6 +294,13 @@ void sim_swap_forget(sim_view *v, uint32_t s)
     uint32_t n = sim_storage_live_tensors(v, s, &ts);
     for (uint32_t i = 0; i < n; i++)
         sw->was_defined[ts[i]] = 0;
+    v->fl[s] &= (uint8_t)~SIM_FL_HOST;
+    if (!(v->fl[s] & SIM_FL_MAT) && v->regions_on) {
+        /* dead on the host: the regions now see it evicted, as a dead resident storage is */
+        if (SIM_REGIONS_PENDING(v))
+            sim_regions_flush(v);
+        sim_regions_on_evict(v, s);
+    }
 }
 
 uint64_t sim_trace_smallest_storage(const sim_trace *t)

@@ -255,6 +255,78 @@ START_TEST(test_autoswap_plans_around_the_peak)
 }
 END_TEST
 
+/* The evicted-neighbourhood regions (DTR's and MSPS's costs) see a swapped-out storage as
+ * material: it comes back by a copy, not a recomputation (docs/swap.md). c; A = f(c) (cost
+ * 5000); B = g(A); D = k(B) needs room and the probe policy frees A, dropping or swapping it
+ * as told; F = m(D); A released; G = n(F). B's reverse cost (its evicted ancestors' compute) is
+ * read after m, while A is away, and after n, once A is dead. */
+static unsigned probe_action;
+static uint64_t probe_cost[2];
+static int probe_on_host;
+
+static uint32_t probe_choose(const sim_view *v, void *state)
+{
+    (void)state;
+    for (uint32_t s = sim_view_pool_first(v); s != SIM_NONE; s = sim_view_pool_next(v, s))
+        if (s == 1)
+            return s;
+    return sim_view_pool_first(v);
+}
+
+static unsigned probe_act(const sim_view *v, uint32_t s, void *state)
+{
+    (void)v, (void)s, (void)state;
+    return probe_action;
+}
+
+static void probe_access(const sim_view *v, uint32_t op, void *state)
+{
+    (void)state;
+    if (op == 4) {
+        probe_cost[0] = sim_view_region_rev_cost(v, 2);
+        probe_on_host = sim_view_on_host(v, 1);
+    } else if (op == 5) {
+        probe_cost[1] = sim_view_region_rev_cost(v, 2);
+    }
+}
+
+static const sim_policy region_probe = {
+    .name = "test-regions",
+    .description = "frees A, drops or swaps it as told, reads B's region cost",
+    .needs = SIM_NEEDS_SWAP | SIM_NEEDS_REGIONS,
+    .choose = probe_choose,
+    .action = probe_act,
+    .on_access = probe_access,
+};
+
+START_TEST(test_a_swapped_neighbour_adds_no_recompute_cost)
+{
+    sim_trace_builder *b = g_new();
+    g_constant(b, 1, 1);
+    g_call(b, "f", 5000, 2, S, 1, (uint64_t)1);
+    g_call(b, "g", 20, 3, S, 1, (uint64_t)2);
+    g_call(b, "k", 30, 4, S, 1, (uint64_t)3);
+    g_call(b, "m", 40, 5, 1, 1, (uint64_t)4);
+    g_release(b, 2);
+    g_call(b, "n", 50, 6, 1, 1, (uint64_t)5);
+    sim_trace *t = g_finish(b);
+    for (int swap = 0; swap < 2; swap++) {
+        probe_action = swap ? SIM_ACTION_SWAP : SIM_ACTION_DROP;
+        probe_cost[0] = probe_cost[1] = 12345;
+        sim_result r = run_cfg(t, &region_probe, 2 * S + 10, UINT64_MAX, NULL);
+        ck_assert_int_eq(r.status, SIM_OK);
+        ck_assert_uint_eq(r.swaps_out, (uint64_t)swap);
+        ck_assert_uint_eq(r.evictions, (uint64_t)!swap);
+        ck_assert_int_eq(probe_on_host, swap);
+        /* dropped, A is recomputed if B must be: its 5000 ns count; swapped, they do not */
+        ck_assert_uint_eq(probe_cost[0], swap ? 0 : 5000);
+        /* once A died on the host it is evicted like any dead storage: they count again */
+        ck_assert_uint_eq(probe_cost[1], 5000);
+    }
+    sim_trace_free(t);
+}
+END_TEST
+
 /* sim_view_baseline_load is the builder's baseline replay: its peak is the baseline memory. */
 static uint64_t load_peak;
 static void record_load_peak(const sim_view *v, uint32_t op, void *state)
@@ -507,6 +579,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_full_host_memory_falls_back_to_recomputation);
     tcase_add_test(tc, test_hybrid_swaps_only_what_is_dearer_to_recompute);
     tcase_add_test(tc, test_capuchin_prefetches_in_time);
+    tcase_add_test(tc, test_a_swapped_neighbour_adds_no_recompute_cost);
     tcase_add_test(tc, test_autoswap_plans_around_the_peak);
     tcase_add_test(tc, test_baseline_load_peaks_at_the_baseline_memory);
     tcase_add_test(tc, test_engines_serve_in_order_and_the_books_balance);
