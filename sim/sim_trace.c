@@ -167,13 +167,12 @@ static int build_adjacency(sim_trace *tr, int forward, uint32_t **off_out, sim_e
     for (uint32_t o = 0; o < tr->n_ops; o++) { /* raw list lengths */
         const sim_op *op = &tr->ops[o];
         const uint32_t *ast = tr->arg_st + op->args_off;
-        if (forward) {
-            for (uint32_t i = 0; i < op->n_args; i++)
-                off[ast[i] + 1] += op->n_out;
-        } else {
-            for (uint32_t k = 0; k < op->n_out; k++)
-                off[te[op->out_first + k].storage + 1] += op->n_args;
-        }
+        for (uint32_t i = 0; i < op->n_args; i++)
+            for (uint32_t k = 0; k < op->n_out; k++) {
+                uint32_t so = te[op->out_first + k].storage;
+                if (so != ast[i]) /* self edges (a view of an argument) are dropped */
+                    off[(forward ? ast[i] : so) + 1]++;
+            }
     }
     for (uint32_t x = 0; x < ns; x++) {
         pos[x] = off[x];
@@ -185,6 +184,8 @@ static int build_adjacency(sim_trace *tr, int forward, uint32_t **off_out, sim_e
         for (uint32_t i = 0; i < op->n_args; i++)
             for (uint32_t k = 0; k < op->n_out; k++) {
                 uint32_t so = te[op->out_first + k].storage;
+                if (so == ast[i])
+                    continue;
                 if (forward)
                     adj[pos[ast[i]]++] = (sim_edge){so, o};
                 else
