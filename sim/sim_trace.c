@@ -54,16 +54,23 @@ static int build_links(sim_trace *tr)
     uint32_t off = 0;
     for (uint32_t t = 0; t < tr->n_tensors; t++) {
         tr->tensors[t].children_off = off;
-        tr->tensors[t].n_children = 0;
-        off += cnt[t];
+        tr->tensors[t].n_children = cnt[t];
+        uint32_t c = cnt[t];
+        cnt[t] = off; /* from here on: tensor t's next child slot */
+        off += c;
         scnt[tr->tensors[t].storage]++;
     }
+    /* filled through the 4-byte cursors, not the 40-byte tensors (a random read and
+     * write per child) */
+    uint32_t *children = tr->children;
     for (uint32_t o = 0; o < tr->n_ops; o++) {
         const sim_op *op = &tr->ops[o];
-        for (uint32_t i = 0; i < op->n_args; i++) {
-            sim_tensor *a = &tr->tensors[tr->args[op->args_off + i]];
-            for (uint32_t k = 0; k < op->n_out; k++)
-                tr->children[a->children_off + a->n_children++] = op->out_first + k;
+        const uint32_t *args = tr->args + op->args_off;
+        uint32_t n_args = op->n_args, n_out = op->n_out, first = op->out_first;
+        for (uint32_t i = 0; i < n_args; i++) {
+            uint32_t *cur = &cnt[args[i]];
+            for (uint32_t k = 0; k < n_out; k++)
+                children[(*cur)++] = first + k;
         }
     }
     off = 0;
