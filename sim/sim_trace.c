@@ -157,7 +157,8 @@ static void dedup_lists(uint32_t ns, uint32_t *off, sim_edge *adj, uint32_t *see
  * The raw lists are filled by one pass over the ops in order (sequential reads of the ops,
  * args and outputs; the lists come out nearly sorted), not by following each tensor's
  * children, a random read of a tensor per edge. */
-static int build_adjacency(sim_trace *tr, int forward, uint32_t **off_out, sim_edge **adj_out)
+static int build_adjacency(sim_trace *tr, const uint32_t *tst, int forward, uint32_t **off_out,
+                           sim_edge **adj_out)
 {
     uint32_t ns = tr->n_storages;
     uint64_t total = tr->n_children_total; /* = sum over ops of n_args * n_out */
@@ -170,13 +171,12 @@ static int build_adjacency(sim_trace *tr, int forward, uint32_t **off_out, sim_e
         free(pos);
         return -1;
     }
-    const sim_tensor *te = tr->tensors;
     for (uint32_t o = 0; o < tr->n_ops; o++) { /* raw list lengths */
         const sim_op *op = &tr->ops[o];
         const uint32_t *ast = tr->arg_st + op->args_off;
         for (uint32_t i = 0; i < op->n_args; i++)
             for (uint32_t k = 0; k < op->n_out; k++) {
-                uint32_t so = te[op->out_first + k].storage;
+                uint32_t so = tst[op->out_first + k];
                 if (so != ast[i]) /* self edges (a view of an argument) are dropped */
                     off[(forward ? ast[i] : so) + 1]++;
             }
@@ -190,7 +190,7 @@ static int build_adjacency(sim_trace *tr, int forward, uint32_t **off_out, sim_e
         const uint32_t *ast = tr->arg_st + op->args_off;
         for (uint32_t i = 0; i < op->n_args; i++)
             for (uint32_t k = 0; k < op->n_out; k++) {
-                uint32_t so = te[op->out_first + k].storage;
+                uint32_t so = tst[op->out_first + k];
                 if (so == ast[i])
                     continue;
                 if (forward)
@@ -213,8 +213,17 @@ int sim_trace_link(sim_trace *tr)
         return -1;
     for (uint32_t i = 0; i < tr->n_args_total; i++)
         tr->arg_st[i] = tr->tensors[tr->args[i]].storage;
-    if (build_links(tr) != 0 || build_adjacency(tr, 1, &tr->fwd_off, &tr->fwd_adj) != 0 ||
-        build_adjacency(tr, 0, &tr->rev_off, &tr->rev_adj) != 0)
+    /* each tensor's storage in 4 bytes, not 40: the adjacency passes read it per edge */
+    uint32_t *tst = malloc(((size_t)tr->n_tensors + 1) * sizeof *tst);
+    if (!tst)
+        return -1;
+    for (uint32_t t = 0; t < tr->n_tensors; t++)
+        tst[t] = tr->tensors[t].storage;
+    int rc = build_links(tr) != 0 ||
+             build_adjacency(tr, tst, 1, &tr->fwd_off, &tr->fwd_adj) != 0 ||
+             build_adjacency(tr, tst, 0, &tr->rev_off, &tr->rev_adj) != 0;
+    free(tst);
+    if (rc)
         return -1;
     tr->st_size = malloc(((size_t)tr->n_storages + 1) * sizeof *tr->st_size);
     if (!tr->st_size)
