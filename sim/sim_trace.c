@@ -54,16 +54,23 @@ static int build_links(sim_trace *tr)
     uint32_t off = 0;
     for (uint32_t t = 0; t < tr->n_tensors; t++) {
         tr->tensors[t].children_off = off;
-        tr->tensors[t].n_children = 0;
-        off += cnt[t];
+        tr->tensors[t].n_children = cnt[t];
+        uint32_t c = cnt[t];
+        cnt[t] = off; /* from here on: tensor t's next child slot */
+        off += c;
         scnt[tr->tensors[t].storage]++;
     }
+    /* filled through the 4-byte cursors, not the 40-byte tensors (a random read and
+     * write per child) */
+    uint32_t *children = tr->children;
     for (uint32_t o = 0; o < tr->n_ops; o++) {
         const sim_op *op = &tr->ops[o];
-        for (uint32_t i = 0; i < op->n_args; i++) {
-            sim_tensor *a = &tr->tensors[tr->args[op->args_off + i]];
-            for (uint32_t k = 0; k < op->n_out; k++)
-                tr->children[a->children_off + a->n_children++] = op->out_first + k;
+        const uint32_t *args = tr->args + op->args_off;
+        uint32_t n_args = op->n_args, n_out = op->n_out, first = op->out_first;
+        for (uint32_t i = 0; i < n_args; i++) {
+            uint32_t *cur = &cnt[args[i]];
+            for (uint32_t k = 0; k < n_out; k++)
+                children[(*cur)++] = first + k;
         }
     }
     off = 0;
@@ -116,53 +123,84 @@ static void sort_edges(sim_edge *e, uint32_t n)
     }
 }
 
-/* Builds one direction of the storage graph: per storage, the distinct neighbour storages
- * (self edges dropped) with the op from which each edge exists, sorted by that op. */
-static int build_adjacency(sim_trace *tr, int forward, uint32_t **off_out, sim_edge **adj_out)
+/* Keeps, in each list off[x]..off[x+1] of adj (raw lists, written in place from the front
+ * into the final CSR), the distinct neighbours (self edges dropped) with their earliest op,
+ * sorted by op: sorting by (op, storage) first makes the kept edge each neighbour's earliest
+ * whatever order the raw list had. seen is ns + 1 words of scratch. */
+static void dedup_lists(uint32_t ns, uint32_t *off, sim_edge *adj, uint32_t *seen)
 {
-    uint32_t ns = tr->n_storages;
-    uint64_t total = tr->n_children_total; /* = sum over tensors of their op's args */
-    uint32_t *off = calloc((size_t)ns + 1, sizeof *off);
-    sim_edge *adj = malloc((size_t)(total ? total : 1) * sizeof *adj);
-    uint32_t *seen = malloc(((size_t)ns + 1) * sizeof *seen);
-    if (!off || !adj || !seen) {
-        free(off);
-        free(adj);
-        free(seen);
-        return -1;
-    }
     memset(seen, 0xff, ((size_t)ns + 1) * sizeof *seen);
-    uint32_t n = 0;
+    uint32_t n = 0, start = 0;
     for (uint32_t x = 0; x < ns; x++) {
-        const sim_storage_info *si = &tr->storages[x];
-        uint32_t start = n;
-        for (uint32_t i = 0; i < si->n_tensors; i++) {
-            uint32_t t = tr->storage_tensors[si->tensors_off + i];
-            const sim_tensor *te = &tr->tensors[t];
-            if (forward) {
-                for (uint32_t j = 0; j < te->n_children; j++) {
-                    uint32_t c = tr->children[te->children_off + j];
-                    adj[n++] = (sim_edge){tr->tensors[c].storage, tr->tensors[c].op};
-                }
-            } else {
-                const sim_op *op = &tr->ops[te->op];
-                for (uint32_t j = 0; j < op->n_args; j++)
-                    adj[n++] = (sim_edge){tr->tensors[tr->args[op->args_off + j]].storage, te->op};
-            }
-        }
-        sort_edges(adj + start, n - start);
-        uint32_t k = start; /* keep each neighbour's earliest edge, drop self edges */
-        for (uint32_t i = start; i < n; i++) {
+        uint32_t end = off[x + 1];
+        sort_edges(adj + start, end - start);
+        uint32_t k = n;
+        for (uint32_t i = start; i < end; i++) {
             uint32_t y = adj[i].s;
             if (y == x || seen[y] == x)
                 continue;
             seen[y] = x;
             adj[k++] = adj[i];
         }
+        start = end;
         n = k;
         off[x + 1] = n;
     }
-    free(seen);
+}
+
+/* Builds one direction of the storage graph: per storage, the distinct neighbour storages
+ * (self edges dropped) with the op from which each edge exists, sorted by that op.
+ *
+ * Forward, storage x has an edge to the storage of every output of every op reading a
+ * tensor of x (one per read and output, as the children lists hold them); reverse, the
+ * storage of each tensor of x has one to the storage of every argument of the tensor's op.
+ * The raw lists are filled by one pass over the ops in order (sequential reads of the ops,
+ * args and outputs; the lists come out nearly sorted), not by following each tensor's
+ * children, a random read of a tensor per edge. */
+static int build_adjacency(sim_trace *tr, const uint32_t *tst, int forward, uint32_t **off_out,
+                           sim_edge **adj_out)
+{
+    uint32_t ns = tr->n_storages;
+    uint64_t total = tr->n_children_total; /* = sum over ops of n_args * n_out */
+    uint32_t *off = calloc((size_t)ns + 2, sizeof *off);
+    sim_edge *adj = malloc((size_t)(total ? total : 1) * sizeof *adj);
+    uint32_t *pos = malloc(((size_t)ns + 1) * sizeof *pos);
+    if (!off || !adj || !pos) {
+        free(off);
+        free(adj);
+        free(pos);
+        return -1;
+    }
+    for (uint32_t o = 0; o < tr->n_ops; o++) { /* raw list lengths */
+        const sim_op *op = &tr->ops[o];
+        const uint32_t *ast = tr->arg_st + op->args_off;
+        for (uint32_t i = 0; i < op->n_args; i++)
+            for (uint32_t k = 0; k < op->n_out; k++) {
+                uint32_t so = tst[op->out_first + k];
+                if (so != ast[i]) /* self edges (a view of an argument) are dropped */
+                    off[(forward ? ast[i] : so) + 1]++;
+            }
+    }
+    for (uint32_t x = 0; x < ns; x++) {
+        pos[x] = off[x];
+        off[x + 1] += off[x];
+    }
+    for (uint32_t o = 0; o < tr->n_ops; o++) {
+        const sim_op *op = &tr->ops[o];
+        const uint32_t *ast = tr->arg_st + op->args_off;
+        for (uint32_t i = 0; i < op->n_args; i++)
+            for (uint32_t k = 0; k < op->n_out; k++) {
+                uint32_t so = tst[op->out_first + k];
+                if (so == ast[i])
+                    continue;
+                if (forward)
+                    adj[pos[ast[i]]++] = (sim_edge){so, o};
+                else
+                    adj[pos[so]++] = (sim_edge){ast[i], o};
+            }
+    }
+    dedup_lists(ns, off, adj, pos);
+    free(pos);
     *off_out = off;
     *adj_out = adj;
     return 0;
@@ -175,8 +213,17 @@ int sim_trace_link(sim_trace *tr)
         return -1;
     for (uint32_t i = 0; i < tr->n_args_total; i++)
         tr->arg_st[i] = tr->tensors[tr->args[i]].storage;
-    if (build_links(tr) != 0 || build_adjacency(tr, 1, &tr->fwd_off, &tr->fwd_adj) != 0 ||
-        build_adjacency(tr, 0, &tr->rev_off, &tr->rev_adj) != 0)
+    /* each tensor's storage in 4 bytes, not 40: the adjacency passes read it per edge */
+    uint32_t *tst = malloc(((size_t)tr->n_tensors + 1) * sizeof *tst);
+    if (!tst)
+        return -1;
+    for (uint32_t t = 0; t < tr->n_tensors; t++)
+        tst[t] = tr->tensors[t].storage;
+    int rc = build_links(tr) != 0 ||
+             build_adjacency(tr, tst, 1, &tr->fwd_off, &tr->fwd_adj) != 0 ||
+             build_adjacency(tr, tst, 0, &tr->rev_off, &tr->rev_adj) != 0;
+    free(tst);
+    if (rc)
         return -1;
     tr->st_size = malloc(((size_t)tr->n_storages + 1) * sizeof *tr->st_size);
     if (!tr->st_size)
