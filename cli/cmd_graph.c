@@ -22,7 +22,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: gpumemsim graph TRACE [--iteration N] [--coarsen layers]\n"
-            "                       [--host-trace HOST_TRACE | --host-estimate SPEC] -o GRAPH.json\n"
+            "                       [--host-trace FILE | --host-estimate SPEC] -o GRAPH.json\n"
             "\n"
             "Writes one training iteration of TRACE (.gmt, DTR log or PyTorch ET) as a static\n"
             "dataflow graph in JSON (docs/optimal.md): nodes in execution order with their\n"
@@ -52,8 +52,9 @@ static void usage(FILE *f)
             "example:\n"
             "  gpumemsim graph resnet.gmt --coarsen layers -o resnet.json\n"
             "  gpumemsim optimal resnet.json --budget 0.5\n"
-            "  gpumemsim graph resnet.gmt --coarsen layers --host-estimate slowdown=8 -o r2.json\n"
-            "  gpumemsim optimal r2.json --budget 0.5 --link pcie4\n");
+            "  gpumemsim graph resnet.gmt --coarsen layers --host-estimate slowdown=8 \\\n"
+            "      -o resnet2.json\n"
+            "  gpumemsim optimal resnet2.json --budget 0.5 --link pcie4\n");
 }
 
 int cli_parse_coarsen(const char *s, int *out)
