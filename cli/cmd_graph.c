@@ -171,8 +171,8 @@ int cmd_graph(int argc, char **argv)
         return rc;
     if (host_trace) {
         opt_graph *hg;
-        if ((rc = load_graph("--host-trace ", host_trace, iteration, coarsen, NULL, &hg, NULL)) == 0 &&
-            opt_graph_take_host(g, hg, &err) != 0) {
+        rc = load_graph("--host-trace ", host_trace, iteration, coarsen, NULL, &hg, NULL);
+        if (rc == 0 && opt_graph_take_host(g, hg, &err) != 0) {
             cli_error(CMD, "--host-trace %s: %s", host_trace, err.msg);
             rc = 1;
         }
