@@ -13,6 +13,7 @@
 #include "gmt_outfile.h"
 #include "opt_extract.h"
 #include "opt_graph_json.h"
+#include "opt_hostcost.h"
 #include "sim.h"
 
 static const char *const CMD = "graph";
@@ -20,7 +21,8 @@ static const char *const CMD = "graph";
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: gpumemsim graph TRACE [--iteration N] [--coarsen layers] -o GRAPH.json\n"
+            "usage: gpumemsim graph TRACE [--iteration N] [--coarsen layers]\n"
+            "                       [--host-trace FILE | --host-estimate SPEC] -o GRAPH.json\n"
             "\n"
             "Writes one training iteration of TRACE (.gmt, DTR log or PyTorch ET) as a static\n"
             "dataflow graph in JSON (docs/optimal.md): nodes in execution order with their\n"
@@ -37,11 +39,22 @@ static void usage(FILE *f)
             "                      ops (layer scopes, or without scopes the segmentation of\n"
             "                      docs/layers.md), so real models fit the program; default:\n"
             "                      one node per op\n"
+            "  --host-trace FILE   the same job traced on the host: its graph (same iteration\n"
+            "                      and --coarsen) must match node for node (names, bytes,\n"
+            "                      inputs); each node's cost there becomes its cost_host, for\n"
+            "                      optimal's two-device program (docs/optimal.md)\n"
+            "  --host-estimate SPEC  cost_host estimated per op, an assumption, not a\n"
+            "                      measurement: slowdown=K (K x the GPU time), roofline=GBPS\n"
+            "                      (bytes read + written at GBPS GB/s; traces carry no FLOPs)\n"
+            "                      or slowdown=K,roofline=GBPS (the larger)\n"
             "  -h, --help          show this help\n"
             "\n"
             "example:\n"
             "  gpumemsim graph resnet.gmt --coarsen layers -o resnet.json\n"
-            "  gpumemsim optimal resnet.json --budget 0.5\n");
+            "  gpumemsim optimal resnet.json --budget 0.5\n"
+            "  gpumemsim graph resnet.gmt --coarsen layers --host-estimate slowdown=8 \\\n"
+            "      -o resnet2.json\n"
+            "  gpumemsim optimal resnet2.json --budget 0.5 --link pcie4\n");
 }
 
 int cli_parse_coarsen(const char *s, int *out)
@@ -55,18 +68,45 @@ int cli_parse_coarsen(const char *s, int *out)
     return 0;
 }
 
+/* The graph of path's iteration; 0, or the exit code after saying what went wrong (label
+ * names the option the path came from, or ""). */
+static int load_graph(const char *label, const char *path, uint32_t iteration, int coarsen,
+                      const opt_host_estimate *host, opt_graph **g, opt_extract_info *info)
+{
+    gms_error err = {0};
+    sim_trace *t;
+    opt_extract_info tmp;
+    *g = NULL;
+    if (sim_trace_load(path, &t, &err) != 0) {
+        cli_error(CMD, "%s%s", label, err.msg);
+        return 1;
+    }
+    int rc = opt_graph_from_trace_host(t, iteration, (opt_coarsen)coarsen, host, g,
+                                       info ? info : &tmp, &err);
+    sim_trace_free(t);
+    if (rc) {
+        cli_error(CMD, "%s%s: %s", label, path, err.msg);
+        return rc == GMS_EINVAL ? 2 : 1;
+    }
+    return 0;
+}
+
 int cmd_graph(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'},
         {"iteration", required_argument, NULL, 'i'},
         {"coarsen", required_argument, NULL, 'c'},
+        {"host-trace", required_argument, NULL, 'H'},
+        {"host-estimate", required_argument, NULL, 'E'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *out = NULL;
     uint32_t iteration = 0;
     int coarsen = OPT_COARSEN_NONE, c;
+    const char *host_trace = NULL;
+    opt_host_estimate est, *host_est = NULL;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
@@ -86,6 +126,18 @@ int cmd_graph(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'H':
+            host_trace = optarg;
+            break;
+        case 'E': {
+            gms_error perr = {0};
+            if (opt_host_estimate_parse(optarg, &est, &perr)) {
+                cli_error(CMD, "--host-estimate '%s': %s", optarg, perr.msg);
+                return 2;
+            }
+            host_est = &est;
+            break;
+        }
         case 'h':
             usage(stdout);
             return 0;
@@ -106,20 +158,29 @@ int cmd_graph(int argc, char **argv)
         cli_error(CMD, "give the graph file to write with -o GRAPH.json");
         return 2;
     }
+    if (host_trace && host_est) {
+        cli_error(CMD, "give --host-trace or --host-estimate, not both");
+        return 2;
+    }
     const char *path = argv[optind];
     gms_error err = {0};
-    sim_trace *t;
-    if (sim_trace_load(path, &t, &err) != 0) {
-        cli_error(CMD, "%s", err.msg);
-        return 1;
-    }
     opt_graph *g;
     opt_extract_info info;
-    int rc = opt_graph_from_trace(t, iteration, (opt_coarsen)coarsen, &g, &info, &err);
-    sim_trace_free(t);
-    if (rc) {
-        cli_error(CMD, "%s: %s", path, err.msg);
-        return rc == GMS_EINVAL ? 2 : 1;
+    int rc = load_graph("", path, iteration, coarsen, host_est, &g, &info);
+    if (rc)
+        return rc;
+    if (host_trace) {
+        opt_graph *hg;
+        rc = load_graph("--host-trace ", host_trace, iteration, coarsen, NULL, &hg, NULL);
+        if (rc == 0 && opt_graph_take_host(g, hg, &err) != 0) {
+            cli_error(CMD, "--host-trace %s: %s", host_trace, err.msg);
+            rc = 1;
+        }
+        opt_graph_free(hg);
+        if (rc) {
+            opt_graph_free(g);
+            return rc;
+        }
     }
     FILE *f;
     char *tmp;
@@ -142,9 +203,11 @@ int cmd_graph(int argc, char **argv)
     if (rc == 0) {
         char cb[32];
         fprintf(stderr, "graph: %s: iteration %u of %u, %u ops -> %u nodes, %u edges%s%s%s, "
-                "constant %s\n", path, iteration, info.iterations, info.ops, g->n, g->n_edges,
+                "constant %s%s%s\n", path, iteration, info.iterations, info.ops, g->n, g->n_edges,
                 coarsen ? " (layers from " : "", coarsen ? info.layers : "", coarsen ? ")" : "",
-                cli_format_bytes(g->constant_bytes, cb, sizeof cb));
+                cli_format_bytes(g->constant_bytes, cb, sizeof cb),
+                host_trace ? ", cost_host from " : host_est ? ", cost_host estimated" : "",
+                host_trace ? host_trace : "");
     }
     opt_graph_free(g);
     return rc ? 1 : 0;

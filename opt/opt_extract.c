@@ -151,19 +151,22 @@ static int normalize(groups *gs, uint32_t first, uint32_t end, const sim_trace *
     return 0;
 }
 
-static int build_op_level(const sim_flow *f, opt_graph *g, gms_error *err)
+static int build_op_level(const sim_flow *f, const opt_host_estimate *host, opt_graph *g,
+                          gms_error *err)
 {
     for (uint32_t i = 0; i < f->n_ops; i++) {
         const sim_flow_op *o = &f->ops[i];
         if (opt_graph_set_node(g, i, o->name, (double)o->cost / 1e6, o->bytes,
                                f->inputs + o->inputs_off, o->n_inputs, err))
             return -1;
+        if (host)
+            g->nodes[i].cost_host = opt_host_estimate_op(host, o->cost, o->touched);
     }
     return 0;
 }
 
-static int build_coarse(const sim_flow *f, const groups *gs, uint32_t first, opt_graph **gout,
-                        gms_error *err)
+static int build_coarse(const sim_flow *f, const groups *gs, const opt_host_estimate *host,
+                        opt_graph **gout, gms_error *err)
 {
     uint32_t *grp = malloc(((size_t)f->n_ops + 1) * sizeof *grp);
     uint32_t *node_of_group = malloc(((size_t)gs->n + 1) * sizeof *node_of_group);
@@ -178,22 +181,25 @@ static int build_coarse(const sim_flow *f, const groups *gs, uint32_t first, opt
         grp[i] = gi;
         members[gi]++;
     }
-    (void)first;
     uint32_t n_nodes = 0;
     for (uint32_t k = 0; k < gs->n; k++)
         node_of_group[k] = members[k] ? n_nodes++ : NONE;
     opt_graph *g = opt_graph_new(n_nodes);
     double *cost = calloc((size_t)n_nodes + 1, sizeof *cost);
+    double *hcost = calloc((size_t)n_nodes + 1, sizeof *hcost);
     uint64_t *bytes = calloc((size_t)n_nodes + 1, sizeof *bytes);
     uint8_t *external = calloc((size_t)f->n_ops + 1, 1);
     uint32_t *in = malloc(((size_t)f->n_ops + 1) * sizeof *in);
-    if (!g || !cost || !bytes || !external || !in) {
+    if (!g || !cost || !hcost || !bytes || !external || !in) {
         opt_graph_free(g);
-        free(cost), free(bytes), free(external), free(in);
+        free(cost), free(hcost), free(bytes), free(external), free(in);
         goto oom;
     }
     for (uint32_t i = 0; i < f->n_ops; i++) {
         cost[node_of_group[grp[i]]] += (double)f->ops[i].cost / 1e6;
+        if (host)
+            hcost[node_of_group[grp[i]]] +=
+                opt_host_estimate_op(host, f->ops[i].cost, f->ops[i].touched);
         for (uint32_t k = 0; k < f->ops[i].n_inputs; k++) {
             uint32_t u = f->inputs[f->ops[i].inputs_off + k];
             if (grp[u] != grp[i])
@@ -217,8 +223,10 @@ static int build_coarse(const sim_flow *f, const groups *gs, uint32_t first, opt
             }
         uint32_t v = node_of_group[k];
         rc = opt_graph_set_node(g, v, gs->g[k].name, cost[v], bytes[v], in, n_in, err);
+        if (host)
+            g->nodes[v].cost_host = hcost[v];
     }
-    free(cost), free(bytes), free(external), free(in);
+    free(cost), free(hcost), free(bytes), free(external), free(in);
     free(grp), free(node_of_group), free(members);
     if (rc) {
         opt_graph_free(g);
@@ -233,6 +241,13 @@ oom:
 
 int opt_graph_from_trace(const sim_trace *t, uint32_t iteration, opt_coarsen coarsen,
                          opt_graph **out, opt_extract_info *info, gms_error *err)
+{
+    return opt_graph_from_trace_host(t, iteration, coarsen, NULL, out, info, err);
+}
+
+int opt_graph_from_trace_host(const sim_trace *t, uint32_t iteration, opt_coarsen coarsen,
+                              const opt_host_estimate *host, opt_graph **out,
+                              opt_extract_info *info, gms_error *err)
 {
     *out = NULL;
     sim_layers *L = NULL;
@@ -263,7 +278,7 @@ int opt_graph_from_trace(const sim_trace *t, uint32_t iteration, opt_coarsen coa
             rc = gms_error_set(err, GMS_ENOMEM, "out of memory building the graph");
             goto done;
         }
-        if (build_op_level(f, g, err)) {
+        if (build_op_level(f, host, g, err)) {
             rc = err ? err->code : GMS_ENOMEM;
             goto done;
         }
@@ -276,7 +291,7 @@ int opt_graph_from_trace(const sim_trace *t, uint32_t iteration, opt_coarsen coa
             rc = gms_error_set(err, GMS_ENOMEM, "out of memory coarsening the graph");
             goto done;
         }
-        if ((rc = build_coarse(f, &gs, sp->first_op, &g, err)))
+        if ((rc = build_coarse(f, &gs, host, &g, err)))
             goto done;
     }
     g->constant_bytes = f->constant_bytes;

@@ -9,6 +9,7 @@
 #define OPT_EXTRACT_H
 
 #include "opt_graph.h"
+#include "opt_hostcost.h"
 #include "sim.h"
 
 typedef enum opt_coarsen {
@@ -27,5 +28,11 @@ typedef struct opt_extract_info {
  * there are) or GMS_ENOMEM. */
 int opt_graph_from_trace(const sim_trace *t, uint32_t iteration, opt_coarsen coarsen,
                          opt_graph **out, opt_extract_info *info, gms_error *err);
+
+/* The same, and with host non-NULL each node's cost_host estimated from its ops
+ * (opt_host_estimate_op summed over a coarse node's members). */
+int opt_graph_from_trace_host(const sim_trace *t, uint32_t iteration, opt_coarsen coarsen,
+                              const opt_host_estimate *host, opt_graph **out,
+                              opt_extract_info *info, gms_error *err);
 
 #endif

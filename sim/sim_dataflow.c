@@ -86,6 +86,14 @@ int sim_flow_build(const sim_trace *t, uint32_t first_op, uint32_t end_op, sim_f
         fo->name = t->strings + op->name;
         fo->cost = op->cost;
         fo->bytes = 0;
+        fo->touched = op->total_size;
+        for (uint32_t a = 0; a < op->n_args; a++) {
+            uint32_t st = t->tensors[t->args[op->args_off + a]].storage, b = 0;
+            while (b < a && t->tensors[t->args[op->args_off + b]].storage != st)
+                b++;
+            if (b == a) /* first argument on this storage */
+                fo->touched += t->storages[st].size;
+        }
         for (uint32_t k = 0; k < op->n_out; k++) {
             const sim_tensor *te = &t->tensors[op->out_first + k];
             if (te->is_view || t->storages[te->storage].root != op->out_first + k)

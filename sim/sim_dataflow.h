@@ -27,6 +27,9 @@ typedef struct sim_flow_op {
     const char *name;    /* the op's name (lives with the trace) */
     uint64_t cost;       /* ns */
     uint64_t bytes;      /* see above */
+    uint64_t touched;    /* bytes read (each distinct argument storage, whole: views are not
+                          * sized) plus written (its new storages): the host roofline's
+                          * traffic (opt_hostcost.h) */
     uint32_t inputs_off; /* into sim_flow.inputs */
     uint32_t n_inputs;   /* indices of earlier flow ops, ascending, no duplicates */
 } sim_flow_op;

@@ -142,6 +142,39 @@ START_TEST(test_layers_without_scopes_segment_and_keep_all_compute)
 }
 END_TEST
 
+/* --host-estimate slowdown=20,roofline=1: at 1 GB/s a byte is a nanosecond, so each op's
+ * host time in ns is max(20 x its duration, bytes read + written); a coarse node's is its
+ * members' total. Reads count each argument's whole storage (the view's is l1's 200). */
+START_TEST(test_host_estimate_per_op_and_summed_by_layer)
+{
+    sim_trace *t = step(1);
+    opt_host_estimate e = {.slowdown = 20, .gbps = 1};
+    gms_error err = {0};
+    opt_graph *g = NULL, *c = NULL;
+    ck_assert_msg(opt_graph_from_trace_host(t, 0, OPT_COARSEN_NONE, &e, &g, NULL, &err) == 0,
+                  "%s", err.msg);
+    /* input 100 B written; l1 200 + 100 + 64; view 200 (its base); l2 300 + 200;
+     * g2 20 x 40 > 50 + 300 + 200; g1 20 x 30 > 60 + 50 + 200; upd 8 + 60 + 64 */
+    const double ns[] = {100, 364, 200, 500, 800, 600, 132};
+    for (uint32_t i = 0; i < 7; i++)
+        ck_assert_double_eq_tol(g->nodes[i].cost_host, ns[i] / 1e6, 1e-15);
+    ck_assert_msg(opt_graph_from_trace_host(t, 0, OPT_COARSEN_LAYERS, &e, &c, NULL, &err) == 0,
+                  "%s", err.msg);
+    const double cns[] = {100, 564, 500, 800, 600, 132}; /* input+0 a b b.bwd a.bwd upd+0 */
+    ck_assert_uint_eq(c->n, 6);
+    for (uint32_t i = 0; i < 6; i++)
+        ck_assert_double_eq_tol(c->nodes[i].cost_host, cns[i] / 1e6, 1e-15);
+    opt_graph_free(g);
+    opt_graph_free(c);
+    /* without an estimate no node has a host cost */
+    g = extract(t, OPT_COARSEN_NONE);
+    for (uint32_t i = 0; i < g->n; i++)
+        ck_assert(g->nodes[i].cost_host < 0);
+    opt_graph_free(g);
+    sim_trace_free(t);
+}
+END_TEST
+
 START_TEST(test_missing_iteration_is_refused_with_the_count)
 {
     sim_trace *t = step(0);
@@ -162,6 +195,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_layers_merge_forward_and_backward_scopes);
     tcase_add_test(tc, test_layers_without_scopes_segment_and_keep_all_compute);
     tcase_add_test(tc, test_missing_iteration_is_refused_with_the_count);
+    tcase_add_test(tc, test_host_estimate_per_op_and_summed_by_layer);
     suite_add_tcase(s, tc);
     return s;
 }
