@@ -20,7 +20,7 @@ static const char *const CMD = "graph";
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: gpumemsim graph TRACE [--iteration N] [--coarsen layers] -o GRAPH.json\n"
+            "usage: gpumemsim graph TRACE [--iteration N] [--coarsen layers|outputs] -o GRAPH.json\n"
             "\n"
             "Writes one training iteration of TRACE (.gmt, DTR log or PyTorch ET) as a static\n"
             "dataflow graph in JSON (docs/optimal.md): nodes in execution order with their\n"
@@ -37,6 +37,10 @@ static void usage(FILE *f)
             "                      ops (layer scopes, or without scopes the segmentation of\n"
             "                      docs/layers.md), so real models fit the program; default:\n"
             "                      one node per op\n"
+            "  --coarsen outputs   one node per output storage, each held until its own last\n"
+            "                      reader (an extension of Checkmate's graph, docs/optimal.md\n"
+            "                      \"Outputs one by one\"): the program then frees as the\n"
+            "                      replay does and its unconstrained peak is the trace's\n"
             "  -h, --help          show this help\n"
             "\n"
             "example:\n"
@@ -50,6 +54,8 @@ int cli_parse_coarsen(const char *s, int *out)
         *out = OPT_COARSEN_LAYERS;
     else if (strcmp(s, "none") == 0 || strcmp(s, "ops") == 0)
         *out = OPT_COARSEN_NONE;
+    else if (strcmp(s, "outputs") == 0)
+        *out = OPT_COARSEN_OUTPUTS;
     else
         return -1;
     return 0;
@@ -82,7 +88,8 @@ int cmd_graph(int argc, char **argv)
             break;
         case 'c':
             if (cli_parse_coarsen(optarg, &coarsen)) {
-                cli_error(CMD, "--coarsen '%s': give 'layers' (or 'none', the default)", optarg);
+                cli_error(CMD, "--coarsen '%s': give 'layers', 'outputs' (or 'none', the default)",
+                          optarg);
                 return 2;
             }
             break;
@@ -143,7 +150,9 @@ int cmd_graph(int argc, char **argv)
         char cb[32];
         fprintf(stderr, "graph: %s: iteration %u of %u, %u ops -> %u nodes, %u edges%s%s%s, "
                 "constant %s\n", path, iteration, info.iterations, info.ops, g->n, g->n_edges,
-                coarsen ? " (layers from " : "", coarsen ? info.layers : "", coarsen ? ")" : "",
+                coarsen == OPT_COARSEN_LAYERS ? " (layers from " : "",
+                coarsen == OPT_COARSEN_LAYERS ? info.layers : "",
+                coarsen == OPT_COARSEN_LAYERS ? ")" : "",
                 cli_format_bytes(g->constant_bytes, cb, sizeof cb));
     }
     opt_graph_free(g);

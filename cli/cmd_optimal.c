@@ -22,7 +22,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gpumemsim optimal GRAPH|TRACE --budget B [--time-limit S] [--relax|--approx]\n"
             "                         [--write-model F.lp] [--json] [--iteration N]\n"
-            "                         [--coarsen layers|none] [--log]\n"
+            "                         [--coarsen layers|none|outputs] [--log]\n"
             "\n"
             "Finds the schedule of least total compute that fits the budget: which node to\n"
             "compute, recompute and keep at each stage, by Checkmate's MILP (Jain et al., MLSys\n"
@@ -233,7 +233,8 @@ int cmd_optimal(int argc, char **argv)
             break;
         case 'c':
             if (cli_parse_coarsen(optarg, &coarsen)) {
-                cli_error(CMD, "--coarsen '%s': give 'layers' (the default) or 'none'", optarg);
+                cli_error(CMD, "--coarsen '%s': give 'layers' (the default), 'none' or 'outputs'",
+                          optarg);
                 return 2;
             }
             break;
