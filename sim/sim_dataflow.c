@@ -130,11 +130,26 @@ static void sort_unique(uint32_t *inputs, uint32_t off, uint32_t *n)
     *n = w;
 }
 
-/* The storages an op makes (non-view roots), in output order. */
+/* 1 when output tensor `tensor` is a new storage's root (not a view). */
 static int makes_storage(const sim_trace *t, uint32_t tensor)
 {
     const sim_tensor *te = &t->tensors[tensor];
     return !te->is_view && t->storages[te->storage].root == tensor;
+}
+
+/* An op's parts: one per storage it makes, plus one of 0 bytes for its views when it makes
+ * storages too (a view's reader needs the view op, not the op's other outputs); at least one. */
+static uint32_t parts_of(const sim_trace *t, uint32_t o, uint32_t *storages, int *views)
+{
+    uint32_t m = 0;
+    *views = 0;
+    for (uint32_t k = 0; k < t->ops[o].n_out; k++) {
+        int st = makes_storage(t, t->ops[o].out_first + k);
+        m += (uint32_t)st;
+        *views |= !st;
+    }
+    *storages = m;
+    return m == 0 ? 1 : m + (uint32_t)*views;
 }
 
 int sim_flow_build_outputs(const sim_trace *t, uint32_t first_op, uint32_t end_op,
@@ -144,35 +159,31 @@ int sim_flow_build_outputs(const sim_trace *t, uint32_t first_op, uint32_t end_o
     if (first_op > end_op || end_op > t->n_ops)
         return gms_error_set(err, GMS_EINVAL, "op range [%u, %u) is outside the trace's %u ops",
                              first_op, end_op, t->n_ops);
-    /* flow ops: one per storage made, at least one per non-constant op */
-    size_t n_nodes = 0;
+    /* each part reads the op's producers (2 per argument) and its earlier parts; the last
+     * flow op reads every outliving part */
+    size_t n_nodes = 0, cap_in = 1;
     for (uint32_t o = first_op; o < end_op; o++) {
+        uint32_t m;
+        int views;
         if (is_constant(t, o))
             continue;
-        uint32_t m = 0;
-        for (uint32_t k = 0; k < t->ops[o].n_out; k++)
-            m += (uint32_t)makes_storage(t, t->ops[o].out_first + k);
-        n_nodes += m ? m : 1;
-    }
-    sim_flow *f = calloc(1, sizeof *f);
-    uint32_t *rel = release_points(t);
-    uint32_t *first_part = malloc(((size_t)(end_op - first_op) + 1) * sizeof *first_part);
-    uint32_t *node_of_st = malloc(((size_t)t->n_storages + 1) * sizeof *node_of_st);
-    uint8_t *outlives = calloc(n_nodes + 1, 1);
-    /* inputs: each part reads the op's producers (2 per argument) and its earlier parts; the
-     * last reads every outliving part */
-    size_t cap_in = 1;
-    for (uint32_t o = first_op; o < end_op; o++) {
-        uint32_t m = 0;
-        for (uint32_t k = 0; k < t->ops[o].n_out; k++)
-            m += (uint32_t)makes_storage(t, t->ops[o].out_first + k);
-        cap_in += (size_t)(m ? m : 1) * (2 * (size_t)t->ops[o].n_args + m);
+        uint32_t p = parts_of(t, o, &m, &views);
+        n_nodes += p;
+        cap_in += (size_t)p * (2 * (size_t)t->ops[o].n_args + p);
     }
     cap_in += n_nodes;
+    sim_flow *f = calloc(1, sizeof *f);
+    uint32_t *rel = release_points(t);
+    size_t n_range = (size_t)(end_op - first_op) + 1;
+    uint32_t *first_part = malloc(n_range * sizeof *first_part);
+    uint32_t *view_part = malloc(n_range * sizeof *view_part);
+    uint32_t *node_of_st = malloc(((size_t)t->n_storages + 1) * sizeof *node_of_st);
+    uint8_t *outlives = calloc(n_nodes + 1, 1);
     if (f)
         f->ops = malloc((n_nodes + 1) * sizeof *f->ops), f->inputs = malloc(cap_in * sizeof *f->inputs);
-    if (!f || !rel || !first_part || !node_of_st || !outlives || !f->ops || !f->inputs) {
-        free(rel), free(first_part), free(node_of_st), free(outlives);
+    if (!f || !rel || !first_part || !view_part || !node_of_st || !outlives || !f->ops ||
+        !f->inputs) {
+        free(rel), free(first_part), free(view_part), free(node_of_st), free(outlives);
         sim_flow_free(f);
         return gms_error_set(err, GMS_ENOMEM, "out of memory extracting the dataflow graph");
     }
@@ -186,18 +197,17 @@ int sim_flow_build_outputs(const sim_trace *t, uint32_t first_op, uint32_t end_o
     for (uint32_t o = first_op; o < end_op; o++) {
         const sim_op *op = &t->ops[o];
         if (is_constant(t, o)) {
-            first_part[o - first_op] = NOT_NODE;
+            first_part[o - first_op] = view_part[o - first_op] = NOT_NODE;
             f->constant_bytes += op->total_size;
             continue;
         }
-        first_part[o - first_op] = f->n_ops;
-        uint32_t part = 0, k = 0;
-        do {
-            /* the next storage this op makes, if any */
-            while (k < op->n_out && !makes_storage(t, op->out_first + k))
-                k++;
-            if (k == op->n_out && part > 0)
-                break;
+        uint32_t m;
+        int views;
+        uint32_t n_parts = parts_of(t, o, &m, &views);
+        uint32_t first = f->n_ops, k = 0;
+        first_part[o - first_op] = first;
+        view_part[o - first_op] = first + n_parts - 1;
+        for (uint32_t part = 0; part < n_parts; part++) {
             uint32_t v = f->n_ops++;
             sim_flow_op *fo = &f->ops[v];
             fo->op = o;
@@ -205,28 +215,29 @@ int sim_flow_build_outputs(const sim_trace *t, uint32_t first_op, uint32_t end_o
             fo->cost = part == 0 ? op->cost : 0;
             fo->bytes = 0;
             fo->part = part;
-            if (k < op->n_out) {
-                uint32_t st = t->tensors[op->out_first + k].storage;
+            while (k < op->n_out && !makes_storage(t, op->out_first + k))
+                k++;
+            if (part < m) {
+                uint32_t st = t->tensors[op->out_first + k++].storage;
                 fo->bytes = t->storages[st].size;
                 node_of_st[st] = v;
                 outlives[v] = rel[st] == NEVER || rel[st] > end_op;
-                k++;
             }
             fo->inputs_off = n_in;
             for (uint32_t a = 0; a < op->n_args; a++) {
-                const sim_tensor *te = &t->tensors[t->args[op->args_off + a]];
+                uint32_t arg = t->args[op->args_off + a];
+                const sim_tensor *te = &t->tensors[arg];
                 if (node_of_st[te->storage] != NOT_NODE)
                     f->inputs[n_in++] = node_of_st[te->storage];
-                if (te->op >= first_op && te->op < o && !makes_storage(t, t->args[op->args_off + a]) &&
-                    first_part[te->op - first_op] != NOT_NODE)
-                    f->inputs[n_in++] = first_part[te->op - first_op];
+                if (!makes_storage(t, arg) && te->op >= first_op && te->op < o &&
+                    view_part[te->op - first_op] != NOT_NODE)
+                    f->inputs[n_in++] = view_part[te->op - first_op];
             }
-            for (uint32_t q = first_part[o - first_op]; q < v; q++)
+            for (uint32_t q = first; q < v; q++)
                 f->inputs[n_in++] = q;
             sort_unique(f->inputs, fo->inputs_off, &n_in);
             fo->n_inputs = n_in - fo->inputs_off;
-            part++;
-        } while (k < op->n_out);
+        }
     }
     /* the last flow op reads every outliving part, which holds it to the end */
     if (f->n_ops > 0) {
@@ -237,7 +248,7 @@ int sim_flow_build_outputs(const sim_trace *t, uint32_t first_op, uint32_t end_o
         sort_unique(f->inputs, last->inputs_off, &n_in);
         last->n_inputs = n_in - last->inputs_off;
     }
-    free(rel), free(first_part), free(node_of_st), free(outlives);
+    free(rel), free(first_part), free(view_part), free(node_of_st), free(outlives);
     *out = f;
     return 0;
 }

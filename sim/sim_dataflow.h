@@ -51,9 +51,10 @@ void sim_flow_free(sim_flow *f);
  *              order: part 0 costs the op and holds s_0; part q > 0 costs 0, holds s_q and
  *              reads parts 0..q-1 and the op's inputs, so the last part's stage holds every
  *              output at once, as the op's compute does. An op without storages is one
- *              flow op of 0 bytes.
- *   inputs     for each argument tensor: the part holding its storage, and part 0 of the op
- *              that made it when that is another op (a view).
+ *              flow op of 0 bytes; an op with storages and views has one more part of 0 bytes for
+ *              its views.
+ *   inputs     for each argument tensor: the part holding its storage and, for a view, the
+ *              view op's last part (its views' part, or its only part).
  *   outliving  a storage that outlives the iteration is a part too, read by the last flow op,
  *              so it is held from its op to the end instead of counting in constant_bytes.
  *   constant   bytes live at the iteration's start and CONSTANTs made inside it.
