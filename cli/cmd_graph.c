@@ -20,7 +20,8 @@ static const char *const CMD = "graph";
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: gpumemsim graph TRACE [--iteration N] [--coarsen layers|outputs] -o GRAPH.json\n"
+            "usage: gpumemsim graph TRACE [--iteration N] [--coarsen layers|outputs]\n"
+            "                       -o GRAPH.json\n"
             "\n"
             "Writes one training iteration of TRACE (.gmt, DTR log or PyTorch ET) as a static\n"
             "dataflow graph in JSON (docs/optimal.md): nodes in execution order with their\n"
@@ -38,9 +39,9 @@ static void usage(FILE *f)
             "                      docs/layers.md), so real models fit the program; default:\n"
             "                      one node per op\n"
             "  --coarsen outputs   one node per output storage, each held until its own last\n"
-            "                      reader (an extension of Checkmate's graph, docs/optimal.md\n"
-            "                      \"Outputs one by one\"): the program then frees as the\n"
-            "                      replay does and its unconstrained peak is the trace's\n"
+            "                      reader (our extension of Checkmate's graph, docs/optimal.md\n"
+            "                      \"From a trace\"): the program then frees as the replay\n"
+            "                      does and its unconstrained peak is the trace's baseline\n"
             "  -h, --help          show this help\n"
             "\n"
             "example:\n"

@@ -46,7 +46,7 @@ int sim_flow_build(const sim_trace *t, uint32_t first_op, uint32_t end_op, sim_f
 void sim_flow_free(sim_flow *f);
 
 /* As sim_flow_build, one flow op per output storage (an extension of Checkmate's graph, so the
- * program frees as the replay does; docs/optimal.md, "Outputs one by one"):
+ * program frees as the replay does; docs/optimal.md, "`--coarsen outputs`"):
  *   parts      an op with storages s_0..s_m-1 (views add none) becomes m flow ops, in op
  *              order: part 0 costs the op and holds s_0; part q > 0 costs 0, holds s_q and
  *              reads parts 0..q-1 and the op's inputs, so the last part's stage holds every
