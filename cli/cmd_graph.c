@@ -21,7 +21,7 @@ static const char *const CMD = "graph";
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: gpumemsim graph TRACE [--iteration N] [--coarsen layers]\n"
+            "usage: gpumemsim graph TRACE [--iteration N] [--coarsen layers|outputs]\n"
             "                       [--host-trace FILE | --host-estimate SPEC] -o GRAPH.json\n"
             "\n"
             "Writes one training iteration of TRACE (.gmt, DTR log or PyTorch ET) as a static\n"
@@ -39,6 +39,10 @@ static void usage(FILE *f)
             "                      ops (layer scopes, or without scopes the segmentation of\n"
             "                      docs/layers.md), so real models fit the program; default:\n"
             "                      one node per op\n"
+            "  --coarsen outputs   one node per output storage, each held until its own last\n"
+            "                      reader (our extension of Checkmate's graph, docs/optimal.md\n"
+            "                      \"From a trace\"): the program then frees as the replay\n"
+            "                      does and its unconstrained peak is the trace's baseline\n"
             "  --host-trace FILE   the same job traced on the host: its graph (same iteration\n"
             "                      and --coarsen) must match node for node (names, bytes,\n"
             "                      inputs); each node's cost there becomes its cost_host, for\n"
@@ -63,6 +67,8 @@ int cli_parse_coarsen(const char *s, int *out)
         *out = OPT_COARSEN_LAYERS;
     else if (strcmp(s, "none") == 0 || strcmp(s, "ops") == 0)
         *out = OPT_COARSEN_NONE;
+    else if (strcmp(s, "outputs") == 0)
+        *out = OPT_COARSEN_OUTPUTS;
     else
         return -1;
     return 0;
@@ -122,7 +128,8 @@ int cmd_graph(int argc, char **argv)
             break;
         case 'c':
             if (cli_parse_coarsen(optarg, &coarsen)) {
-                cli_error(CMD, "--coarsen '%s': give 'layers' (or 'none', the default)", optarg);
+                cli_error(CMD, "--coarsen '%s': give 'layers', 'outputs' (or 'none', the default)",
+                          optarg);
                 return 2;
             }
             break;
@@ -204,7 +211,9 @@ int cmd_graph(int argc, char **argv)
         char cb[32];
         fprintf(stderr, "graph: %s: iteration %u of %u, %u ops -> %u nodes, %u edges%s%s%s, "
                 "constant %s%s%s\n", path, iteration, info.iterations, info.ops, g->n, g->n_edges,
-                coarsen ? " (layers from " : "", coarsen ? info.layers : "", coarsen ? ")" : "",
+                coarsen == OPT_COARSEN_LAYERS ? " (layers from " : "",
+                coarsen == OPT_COARSEN_LAYERS ? info.layers : "",
+                coarsen == OPT_COARSEN_LAYERS ? ")" : "",
                 cli_format_bytes(g->constant_bytes, cb, sizeof cb),
                 host_trace ? ", cost_host from " : host_est ? ", cost_host estimated" : "",
                 host_trace ? host_trace : "");

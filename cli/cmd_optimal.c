@@ -24,7 +24,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gpumemsim optimal GRAPH|TRACE --budget B [--time-limit S] [--relax|--approx]\n"
             "                         [--write-model F.lp] [--json] [--iteration N]\n"
-            "                         [--coarsen layers|none] [--log]\n"
+            "                         [--coarsen layers|none|outputs] [--log]\n"
             "                         [--formulation checkmate|moccasin [--copies C|max]]\n"
             "                         [--bound lp|boundary]\n"
             "                         [--host-memory B] [--link L]\n"
@@ -297,7 +297,8 @@ int cmd_optimal(int argc, char **argv)
             break;
         case 'c':
             if (cli_parse_coarsen(optarg, &coarsen)) {
-                cli_error(CMD, "--coarsen '%s': give 'layers' (the default) or 'none'", optarg);
+                cli_error(CMD, "--coarsen '%s': give 'layers' (the default), 'none' or 'outputs'",
+                          optarg);
                 return 2;
             }
             break;

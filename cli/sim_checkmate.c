@@ -260,7 +260,8 @@ int sim_checkmate_main(int argc, char **argv)
             }
             break;
         case 'c':
-            if (cli_parse_coarsen(optarg, &k.coarsen)) {
+            /* the store keys solutions by layers or none: 'outputs' is for `optimal` only */
+            if (cli_parse_coarsen(optarg, &k.coarsen) || k.coarsen == OPT_COARSEN_OUTPUTS) {
                 cli_error(CMD, "--coarsen '%s': give 'layers' (the default) or 'none'", optarg);
                 return 2;
             }

@@ -156,7 +156,10 @@ static int build_op_level(const sim_flow *f, const opt_host_estimate *host, opt_
 {
     for (uint32_t i = 0; i < f->n_ops; i++) {
         const sim_flow_op *o = &f->ops[i];
-        if (opt_graph_set_node(g, i, o->name, (double)o->cost / 1e6, o->bytes,
+        char name[200];
+        if (o->part)
+            snprintf(name, sizeof name, "%.160s:out%u", o->name, o->part);
+        if (opt_graph_set_node(g, i, o->part ? name : o->name, (double)o->cost / 1e6, o->bytes,
                                f->inputs + o->inputs_off, o->n_inputs, err))
             return -1;
         if (host)
@@ -271,9 +274,11 @@ int opt_graph_from_trace_host(const sim_trace *t, uint32_t iteration, opt_coarse
         info->ops = sp->end_op - sp->first_op;
         info->layers = "none";
     }
-    if ((rc = sim_flow_build(t, sp->first_op, sp->end_op, &f, err)))
+    rc = coarsen == OPT_COARSEN_OUTPUTS ? sim_flow_build_outputs(t, sp->first_op, sp->end_op, &f, err)
+                                        : sim_flow_build(t, sp->first_op, sp->end_op, &f, err);
+    if (rc)
         goto done;
-    if (coarsen == OPT_COARSEN_NONE) {
+    if (coarsen == OPT_COARSEN_NONE || coarsen == OPT_COARSEN_OUTPUTS) {
         if (!(g = opt_graph_new(f->n_ops))) {
             rc = gms_error_set(err, GMS_ENOMEM, "out of memory building the graph");
             goto done;

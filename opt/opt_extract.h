@@ -15,6 +15,10 @@
 typedef enum opt_coarsen {
     OPT_COARSEN_NONE = 0,
     OPT_COARSEN_LAYERS = 1,
+    /* op level, one node per output storage, each held until its own last reader and the
+     * storages that outlive the iteration held from their op on (sim_flow_build_outputs): an
+     * extension of the authors' graph whose unconstrained peak is the trace's baseline */
+    OPT_COARSEN_OUTPUTS = 2,
 } opt_coarsen;
 
 /* What opt_graph_from_trace did, for messages. */

@@ -40,6 +40,20 @@ static uint32_t *release_points(const sim_trace *t)
     return rel;
 }
 
+/* Bytes an op reads and writes: each distinct argument storage, whole, plus its outputs. */
+static uint64_t bytes_touched(const sim_trace *t, const sim_op *op)
+{
+    uint64_t n = op->total_size;
+    for (uint32_t a = 0; a < op->n_args; a++) {
+        uint32_t st = t->tensors[t->args[op->args_off + a]].storage, b = 0;
+        while (b < a && t->tensors[t->args[op->args_off + b]].storage != st)
+            b++;
+        if (b == a) /* first argument on this storage */
+            n += t->storages[st].size;
+    }
+    return n;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -86,14 +100,8 @@ int sim_flow_build(const sim_trace *t, uint32_t first_op, uint32_t end_op, sim_f
         fo->name = t->strings + op->name;
         fo->cost = op->cost;
         fo->bytes = 0;
-        fo->touched = op->total_size;
-        for (uint32_t a = 0; a < op->n_args; a++) {
-            uint32_t st = t->tensors[t->args[op->args_off + a]].storage, b = 0;
-            while (b < a && t->tensors[t->args[op->args_off + b]].storage != st)
-                b++;
-            if (b == a) /* first argument on this storage */
-                fo->touched += t->storages[st].size;
-        }
+        fo->touched = bytes_touched(t, op);
+        fo->part = 0;
         for (uint32_t k = 0; k < op->n_out; k++) {
             const sim_tensor *te = &t->tensors[op->out_first + k];
             if (te->is_view || t->storages[te->storage].root != op->out_first + k)
@@ -122,6 +130,141 @@ int sim_flow_build(const sim_trace *t, uint32_t first_op, uint32_t end_op, sim_f
     }
     free(rel);
     free(node_of);
+    *out = f;
+    return 0;
+}
+
+/* Sorts and de-duplicates inputs[off, *n) in place. */
+static void sort_unique(uint32_t *inputs, uint32_t off, uint32_t *n)
+{
+    qsort(inputs + off, *n - off, sizeof *inputs, cmp_u32);
+    uint32_t w = off;
+    for (uint32_t r = off; r < *n; r++)
+        if (w == off || inputs[w - 1] != inputs[r])
+            inputs[w++] = inputs[r];
+    *n = w;
+}
+
+/* 1 when output tensor `tensor` is a new storage's root (not a view). */
+static int makes_storage(const sim_trace *t, uint32_t tensor)
+{
+    const sim_tensor *te = &t->tensors[tensor];
+    return !te->is_view && t->storages[te->storage].root == tensor;
+}
+
+/* An op's parts: one per storage it makes, plus one of 0 bytes for its views when it makes
+ * storages too (a view's reader needs the view op, not the op's other outputs); at least one. */
+static uint32_t parts_of(const sim_trace *t, uint32_t o, uint32_t *storages, int *views)
+{
+    uint32_t m = 0;
+    *views = 0;
+    for (uint32_t k = 0; k < t->ops[o].n_out; k++) {
+        int st = makes_storage(t, t->ops[o].out_first + k);
+        m += (uint32_t)st;
+        *views |= !st;
+    }
+    *storages = m;
+    return m == 0 ? 1 : m + (uint32_t)*views;
+}
+
+int sim_flow_build_outputs(const sim_trace *t, uint32_t first_op, uint32_t end_op,
+                           sim_flow **out, gms_error *err)
+{
+    *out = NULL;
+    if (first_op > end_op || end_op > t->n_ops)
+        return gms_error_set(err, GMS_EINVAL, "op range [%u, %u) is outside the trace's %u ops",
+                             first_op, end_op, t->n_ops);
+    /* each part reads the op's producers (2 per argument) and its earlier parts; the last
+     * flow op reads every outliving part */
+    size_t n_nodes = 0, cap_in = 1;
+    for (uint32_t o = first_op; o < end_op; o++) {
+        uint32_t m;
+        int views;
+        if (is_constant(t, o))
+            continue;
+        uint32_t p = parts_of(t, o, &m, &views);
+        n_nodes += p;
+        cap_in += (size_t)p * (2 * (size_t)t->ops[o].n_args + p);
+    }
+    cap_in += n_nodes;
+    sim_flow *f = calloc(1, sizeof *f);
+    uint32_t *rel = release_points(t);
+    size_t n_range = (size_t)(end_op - first_op) + 1;
+    uint32_t *first_part = malloc(n_range * sizeof *first_part);
+    uint32_t *view_part = malloc(n_range * sizeof *view_part);
+    uint32_t *node_of_st = malloc(((size_t)t->n_storages + 1) * sizeof *node_of_st);
+    uint8_t *outlives = calloc(n_nodes + 1, 1);
+    if (f)
+        f->ops = malloc((n_nodes + 1) * sizeof *f->ops), f->inputs = malloc(cap_in * sizeof *f->inputs);
+    if (!f || !rel || !first_part || !view_part || !node_of_st || !outlives || !f->ops ||
+        !f->inputs) {
+        free(rel), free(first_part), free(view_part), free(node_of_st), free(outlives);
+        sim_flow_free(f);
+        return gms_error_set(err, GMS_ENOMEM, "out of memory extracting the dataflow graph");
+    }
+    for (uint32_t s = 0; s < t->n_storages; s++) {
+        node_of_st[s] = NOT_NODE;
+        uint32_t root_op = t->tensors[t->storages[s].root].op;
+        if (root_op < first_op && rel[s] > first_op)
+            f->constant_bytes += t->storages[s].size;
+    }
+    uint32_t n_in = 0;
+    for (uint32_t o = first_op; o < end_op; o++) {
+        const sim_op *op = &t->ops[o];
+        if (is_constant(t, o)) {
+            first_part[o - first_op] = view_part[o - first_op] = NOT_NODE;
+            f->constant_bytes += op->total_size;
+            continue;
+        }
+        uint32_t m;
+        int views;
+        uint32_t n_parts = parts_of(t, o, &m, &views);
+        uint32_t first = f->n_ops, k = 0;
+        first_part[o - first_op] = first;
+        view_part[o - first_op] = first + n_parts - 1;
+        for (uint32_t part = 0; part < n_parts; part++) {
+            uint32_t v = f->n_ops++;
+            sim_flow_op *fo = &f->ops[v];
+            fo->op = o;
+            fo->name = t->strings + op->name;
+            fo->cost = part == 0 ? op->cost : 0;
+            fo->touched = part == 0 ? bytes_touched(t, op) : 0; /* the op's, once */
+            fo->bytes = 0;
+            fo->part = part;
+            while (k < op->n_out && !makes_storage(t, op->out_first + k))
+                k++;
+            if (part < m) {
+                uint32_t st = t->tensors[op->out_first + k++].storage;
+                fo->bytes = t->storages[st].size;
+                node_of_st[st] = v;
+                outlives[v] = rel[st] == NEVER || rel[st] > end_op;
+            }
+            fo->inputs_off = n_in;
+            for (uint32_t a = 0; a < op->n_args; a++) {
+                uint32_t arg = t->args[op->args_off + a];
+                const sim_tensor *te = &t->tensors[arg];
+                if (node_of_st[te->storage] != NOT_NODE)
+                    f->inputs[n_in++] = node_of_st[te->storage];
+                if (!makes_storage(t, arg) && te->op >= first_op && te->op < o &&
+                    view_part[te->op - first_op] != NOT_NODE)
+                    f->inputs[n_in++] = view_part[te->op - first_op];
+            }
+            for (uint32_t q = first; q < v; q++)
+                f->inputs[n_in++] = q;
+            sort_unique(f->inputs, fo->inputs_off, &n_in);
+            fo->n_inputs = n_in - fo->inputs_off;
+        }
+    }
+    /* the last flow op reads every outliving part, which holds it to the end */
+    if (f->n_ops > 0) {
+        sim_flow_op *last = &f->ops[f->n_ops - 1];
+        for (uint32_t v = 0; v + 1 < f->n_ops; v++)
+            if (outlives[v])
+                f->inputs[n_in++] = v;
+        sort_unique(f->inputs, last->inputs_off, &n_in);
+        last->n_inputs = n_in - last->inputs_off;
+    }
+    free(rel), free(first_part), free(view_part), free(node_of_st), free(outlives);
     *out = f;
     return 0;
 }

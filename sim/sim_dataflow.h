@@ -32,6 +32,7 @@ typedef struct sim_flow_op {
                           * traffic (opt_hostcost.h) */
     uint32_t inputs_off; /* into sim_flow.inputs */
     uint32_t n_inputs;   /* indices of earlier flow ops, ascending, no duplicates */
+    uint32_t part;       /* sim_flow_build_outputs: which of the op's output storages (0 first) */
 } sim_flow_op;
 
 typedef struct sim_flow {
@@ -46,6 +47,24 @@ typedef struct sim_flow {
 int sim_flow_build(const sim_trace *t, uint32_t first_op, uint32_t end_op, sim_flow **out,
                    gms_error *err);
 void sim_flow_free(sim_flow *f);
+
+/* As sim_flow_build, one flow op per output storage (an extension of Checkmate's graph, so the
+ * program frees as the replay does; docs/optimal.md, "`--coarsen outputs`"):
+ *   parts      an op with storages s_0..s_m-1 (views add none) becomes m flow ops, in op
+ *              order: part 0 costs the op and holds s_0; part q > 0 costs 0, holds s_q and
+ *              reads parts 0..q-1 and the op's inputs, so the last part's stage holds every
+ *              output at once, as the op's compute does. An op without storages is one
+ *              flow op of 0 bytes; an op with storages and views has one more part of 0 bytes for
+ *              its views.
+ *   inputs     for each argument tensor: the part holding its storage and, for a view, the
+ *              view op's last part (its views' part, or its only part).
+ *   outliving  a storage that outlives the iteration is a part too, read by the last flow op,
+ *              so it is held from its op to the end instead of counting in constant_bytes.
+ *   constant   bytes live at the iteration's start and CONSTANTs made inside it.
+ * A storage is then held until the last op that reads it (the replay holds it until its last
+ * reference dies, at or after that). 0, GMS_EINVAL or GMS_ENOMEM. */
+int sim_flow_build_outputs(const sim_trace *t, uint32_t first_op, uint32_t end_op,
+                           sim_flow **out, gms_error *err);
 
 /* The i-th scope of t in begin order (i < sim_trace_scope_count): ops [first, end) ran while
  * it was open; depth 0 = top level; name lives with the trace. */

@@ -1,12 +1,16 @@
 /* opt_extract: a trace's iteration as a dataflow graph, at op level and by layers, on a
  * hand-made training step whose graph is known. */
 #include <check.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph.h"
 #include "opt_extract.h"
+#include "opt_replay.h"
+#include "opt_schedule.h"
+#include "opt_solve.h"
 
 static void scope(sim_trace_builder *b, const char *name, int end)
 {
@@ -187,6 +191,205 @@ START_TEST(test_missing_iteration_is_refused_with_the_count)
 }
 END_TEST
 
+/* A batch norm with two outputs: y (400 B), read only by the next op, and saved (16 B), read
+ * in the backward pass; upd (8 B) outlives the iteration and is not its last op. Each storage
+ * is released right after its last reader. */
+static sim_trace *two_outputs(void)
+{
+    sim_trace_builder *b = g_new();
+    g_annotate(b, "START");
+    g_constant(b, 1, 64);
+    g_call(b, "input", 5, 10, 100, 0);
+    uint64_t in[2] = {10, 1};
+    gmt_output outs[2] = {{.id = 11, .size = 400, .alias_of = -1},
+                          {.id = 12, .size = 16, .alias_of = -1}};
+    g_call_multi(b, "bn", 10, in, 2, outs, 2);
+    g_release(b, 10);
+    g_call(b, "relu", 3, 13, 400, 1, (uint64_t)11);
+    g_release(b, 11);
+    g_annotate(b, "BACKWARD");
+    g_call(b, "grad", 40, 14, 50, 2, (uint64_t)13, (uint64_t)12);
+    g_release(b, 13);
+    g_release(b, 12);
+    g_call(b, "upd", 2, 15, 8, 2, (uint64_t)14, (uint64_t)1);
+    g_call(b, "z", 1, 16, 4, 1, (uint64_t)14);
+    g_release(b, 14);
+    g_release(b, 16);
+    return g_finish(b);
+}
+
+START_TEST(test_outputs_graph_holds_each_storage_until_its_own_reader)
+{
+    sim_trace *t = two_outputs();
+    opt_graph *g = extract(t, OPT_COARSEN_OUTPUTS);
+    ck_assert_uint_eq(g->n, 7);
+    const char *names[] = {"input", "bn", "bn:out1", "relu", "grad", "upd", "z"};
+    const uint64_t bytes[] = {100, 400, 16, 400, 50, 8, 4};
+    const double cost[] = {5, 10, 0, 3, 40, 2, 1};
+    for (uint32_t i = 0; i < 7; i++) {
+        ck_assert_str_eq(g->nodes[i].name, names[i]);
+        ck_assert_uint_eq(g->nodes[i].bytes, bytes[i]);
+        ck_assert_double_eq_tol(g->nodes[i].cost, cost[i] * 1e-6, 1e-15);
+    }
+    ck_assert_uint_eq(g->constant_bytes, 64); /* upd is a node now, w alone is constant */
+    has_inputs(g, 1, 1, 0u);
+    has_inputs(g, 2, 2, 0u, 1u); /* the op's inputs and its earlier part */
+    has_inputs(g, 3, 1, 1u);     /* y only */
+    has_inputs(g, 4, 2, 2u, 3u); /* saved, not y */
+    has_inputs(g, 5, 1, 4u);
+    has_inputs(g, 6, 2, 4u, 5u); /* the last node holds upd to the end */
+    /* the program frees as the replay does: its unconstrained peak is the baseline's (relu's
+     * stage: w, y, saved and relu's output), where the authors' graph holds y until grad */
+    uint64_t base = sim_trace_baseline(t)->memory;
+    ck_assert_uint_eq(base, 64 + 400 + 16 + 400);
+    ck_assert_uint_eq(opt_graph_peak(g), base);
+    opt_graph *ops = extract(t, OPT_COARSEN_NONE);
+    ck_assert_uint_eq(opt_graph_peak(ops), 72 + 416 + 400 + 50);
+    ck_assert_double_eq_tol(opt_graph_compute(g), opt_graph_compute(ops), 1e-12);
+    opt_graph_free(ops);
+    opt_graph_free(g);
+    sim_trace_free(t);
+}
+END_TEST
+
+START_TEST(test_outputs_graph_of_views_reads_the_storage_and_the_view_op)
+{
+    sim_trace *t = step(0);
+    opt_graph *g = extract(t, OPT_COARSEN_OUTPUTS);
+    opt_graph *ops = extract(t, OPT_COARSEN_NONE);
+    /* one output each: the same nodes and inputs as the authors' graph, but upd's 8 B are a
+     * node's (held from upd on) instead of constant */
+    ck_assert_uint_eq(g->n, ops->n);
+    for (uint32_t i = 0; i < g->n; i++) {
+        ck_assert_str_eq(g->nodes[i].name, ops->nodes[i].name);
+        ck_assert_uint_eq(g->nodes[i].n_inputs, ops->nodes[i].n_inputs);
+    }
+    ck_assert_uint_eq(g->nodes[6].bytes, 8);
+    ck_assert_uint_eq(g->constant_bytes, 64);
+    has_inputs(g, 3, 2, 1u, 2u);
+    /* x (100 B) is released after g1, long after its last reader l1: the replay holds it,
+     * the program frees it after l1, so the program's peak is below the baseline by it */
+    ck_assert_uint_eq(opt_graph_peak(g) + 100, sim_trace_baseline(t)->memory);
+    opt_graph_free(ops);
+    opt_graph_free(g);
+    sim_trace_free(t);
+}
+END_TEST
+
+static uint64_t rng_state = 99991;
+static uint32_t rnd(uint32_t m)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)(rng_state >> 33) % m;
+}
+
+/* A random one-iteration trace: ops of 0 to 3 new outputs (some ops also a view of an
+ * input) reading 1 to 3 earlier tensors; each storage released right after its last reader
+ * (at once when none), a few never (they outlive the iteration). */
+static sim_trace *random_trace(int n_ops)
+{
+    enum { MAXT = 128 };
+    uint64_t id[MAXT], last[MAXT];
+    int n_t = 0, keep[MAXT] = {0};
+    int op_in[64][3], op_nin[64], op_nout[64], op_first[64], op_view[64];
+    uint64_t size[MAXT];
+    /* plan: tensors made per op and what each op reads */
+    for (int o = 0; o < n_ops; o++) {
+        op_nin[o] = n_t ? 1 + (int)rnd(3) : 0;
+        for (int k = 0; k < op_nin[o]; k++)
+            op_in[o][k] = (int)rnd((uint32_t)n_t);
+        op_nout[o] = (int)rnd(4);
+        op_view[o] = op_nin[o] > 0 && rnd(4) == 0;
+        op_first[o] = n_t;
+        for (int k = 0; k < op_nout[o] + op_view[o]; k++, n_t++) {
+            size[n_t] = 8 * (1 + rnd(50));
+            keep[n_t] = rnd(8) == 0;
+        }
+    }
+    for (int i = 0; i < n_t; i++)
+        last[i] = UINT64_MAX;
+    for (int o = 0; o < n_ops; o++)
+        for (int k = 0; k < op_nin[o]; k++)
+            last[op_in[o][k]] = (uint64_t)o;
+    sim_trace_builder *b = g_new();
+    g_annotate(b, "START");
+    g_constant(b, 1, 32);
+    for (int i = 0; i < n_t; i++)
+        id[i] = 100 + (uint64_t)i;
+    for (int o = 0; o < n_ops; o++) {
+        uint64_t in[4];
+        gmt_output outs[5];
+        for (int k = 0; k < op_nin[o]; k++)
+            in[k] = id[op_in[o][k]];
+        in[op_nin[o]] = 1; /* the constant, read by every op */
+        int n_out = 0;
+        for (int k = 0; k < op_nout[o]; k++)
+            outs[n_out++] = (gmt_output){.id = id[op_first[o] + k], .size = size[op_first[o] + k],
+                                         .alias_of = -1};
+        if (op_view[o])
+            outs[n_out++] = (gmt_output){.id = id[op_first[o] + op_nout[o]], .size = 1,
+                                         .alias_of = 0};
+        g_call_multi(b, "op", 1 + rnd(100), in, op_nin[o] + 1, outs, n_out);
+        /* release what this op read last, and its own outputs that nobody reads */
+        for (int i = 0; i < n_t; i++)
+            if (!keep[i] && ((last[i] == (uint64_t)o) ||
+                             (last[i] == UINT64_MAX && i >= op_first[o] &&
+                              i < op_first[o] + op_nout[o] + op_view[o])))
+                g_release(b, id[i]);
+    }
+    return g_finish(b);
+}
+
+/* On random traces the extended program's unconstrained peak is the replay's baseline, and
+ * its optimal schedules replay to the solver's objective within the budget. */
+START_TEST(test_outputs_graph_peaks_at_the_baseline_on_random_traces)
+{
+    int solved = 0, multi = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        sim_trace *t = random_trace(3 + trial % 6);
+        opt_graph *g = extract(t, OPT_COARSEN_OUTPUTS);
+        opt_graph *ops = extract(t, OPT_COARSEN_NONE);
+        uint64_t base = sim_trace_baseline(t)->memory;
+        ck_assert_msg(opt_graph_peak(g) == base, "trial %d: peak %llu, baseline %llu", trial,
+                      (unsigned long long)opt_graph_peak(g), (unsigned long long)base);
+        /* the authors' graph never frees earlier */
+        ck_assert_uint_ge(opt_graph_peak(ops), base);
+        multi += opt_graph_peak(ops) > base;
+        ck_assert_double_eq_tol(opt_graph_compute(g), opt_graph_compute(ops), 1e-12);
+        if (g->n <= 12) {
+            uint64_t floor = opt_graph_floor(g);
+            uint64_t budgets[2] = {floor + (base - floor) / 3, base};
+            for (int k = 0; k < 2; k++) {
+                opt_request rq = {.budget = budgets[k], .mode = OPT_MODE_MILP};
+                opt_answer a;
+                gms_error err = {0};
+                ck_assert_msg(opt_solve(g, &rq, &a, &err) == 0, "%s", err.msg);
+                if (k == 1)
+                    ck_assert_msg(a.status == OPT_STATUS_OPTIMAL &&
+                                  fabs(a.objective - opt_graph_compute(g)) < 1e-9,
+                                  "trial %d: at the baseline peak %s", trial,
+                                  opt_status_name(a.status));
+                if (a.status == OPT_STATUS_OPTIMAL) {
+                    opt_replay r;
+                    ck_assert_msg(opt_replay_run(g, a.schedule, 1, &r, &err) == 0, "%s", err.msg);
+                    ck_assert_msg(fabs(r.compute - a.objective) <= 1e-9 * fmax(1, a.objective),
+                                  "replayed %.12g, solver %.12g", r.compute, a.objective);
+                    ck_assert_uint_le(r.peak, budgets[k]);
+                    solved++;
+                    opt_replay_clear(&r);
+                }
+                opt_answer_clear(&a);
+            }
+        }
+        opt_graph_free(ops);
+        opt_graph_free(g);
+        sim_trace_free(t);
+    }
+    ck_assert_int_gt(solved, 30);
+    ck_assert_int_gt(multi, 5); /* the extension mattered on some traces */
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("opt_extract");
@@ -196,6 +399,10 @@ static Suite *suite(void)
     tcase_add_test(tc, test_layers_without_scopes_segment_and_keep_all_compute);
     tcase_add_test(tc, test_missing_iteration_is_refused_with_the_count);
     tcase_add_test(tc, test_host_estimate_per_op_and_summed_by_layer);
+    tcase_add_test(tc, test_outputs_graph_holds_each_storage_until_its_own_reader);
+    tcase_add_test(tc, test_outputs_graph_of_views_reads_the_storage_and_the_view_op);
+    tcase_add_test(tc, test_outputs_graph_peaks_at_the_baseline_on_random_traces);
+    tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;
 }
