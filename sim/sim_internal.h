@@ -206,6 +206,7 @@ struct sim_view {
     int fwd_frontier_only;
     int dtr_eq_approx; /* DTR in sampled mode: equivalence classes instead of regions */
     sim_region *fwd, *rev; /* per storage, when regions_on */
+    sim_set_pool set_pool; /* their sets' words, given back at sim_regions_free */
     /* per storage: the cached compute sums (spec section 6) of its forward and reverse
      * regions, side by side (sim_rcomp): the pool scans read them and nothing else */
     uint64_t *rcomp;

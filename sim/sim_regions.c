@@ -21,7 +21,7 @@ static void fail(sim_view *v)
 
 static void add(sim_view *v, sim_set *set, uint32_t x)
 {
-    if (sim_set_add(set, x) < 0)
+    if (sim_set_add(set, &v->set_pool, x) < 0)
         fail(v);
 }
 
@@ -34,10 +34,10 @@ static void region_clear(sim_region *r)
 /* An evicted storage's regions stay empty until it is material again (then rebuilt):
  * windowed sets give their memory back, or every storage that ever bordered a long evicted
  * chain would keep a window of its high-water size (issue 15). */
-static void region_release(sim_region *r)
+static void region_release(sim_view *v, sim_region *r)
 {
-    sim_set_release(&r->interior);
-    sim_set_release(&r->frontier);
+    sim_set_release(&r->interior, &v->set_pool);
+    sim_set_release(&r->frontier, &v->set_pool);
 }
 
 uint32_t sim_region_bitset_max = SIM_REGION_BITSET_MAX;
@@ -126,12 +126,15 @@ void sim_regions_free(sim_view *v)
     v->n_rev_pend = 0;
     if (!v->fwd)
         return;
-    for (uint32_t s = 0; s < v->tr->n_storages; s++) {
-        sim_set_free(&v->fwd[s].interior);
-        sim_set_free(&v->fwd[s].frontier);
-        sim_set_free(&v->rev[s].interior);
-        sim_set_free(&v->rev[s].frontier);
+    /* once every set's words left lie in the pool's chunks, freeing those is enough: no pass
+     * over the four sets of a million storages at exit (issue 15) */
+    for (uint32_t s = 0; !sim_set_pool_holds_all(&v->set_pool) && s < v->tr->n_storages; s++) {
+        sim_set_free(&v->fwd[s].interior, &v->set_pool);
+        sim_set_free(&v->fwd[s].frontier, &v->set_pool);
+        sim_set_free(&v->rev[s].interior, &v->set_pool);
+        sim_set_free(&v->rev[s].frontier, &v->set_pool);
     }
+    sim_set_pool_free(&v->set_pool);
     free(v->fwd);
     free(v->rev);
     free(v->rcomp);
@@ -172,8 +175,8 @@ static inline __attribute__((always_inline)) void rebuild_walk(sim_view *v, uint
     int win = sim_set_windowed(&R->interior);
     if (sim_grow((void **)&v->scratch, &v->cap_scratch, tr->n_storages + 1, sizeof(uint32_t)) ||
         (win ? win_scratch(v)
-             : (sim_set_cover(&R->interior, 0, sim_set_words(&R->interior)) ||
-                sim_set_cover(&R->frontier, 0, sim_set_words(&R->frontier))))) {
+             : (sim_set_cover(&R->interior, &v->set_pool, 0, sim_set_words(&R->interior)) ||
+                sim_set_cover(&R->frontier, &v->set_pool, 0, sim_set_words(&R->frontier))))) {
         fail(v);
         return;
     }
@@ -227,8 +230,8 @@ static inline __attribute__((always_inline)) void rebuild_walk(sim_view *v, uint
     if (!forward)
         sim_mscore_update(v, base);
     if (win) {
-        if (sim_set_take_words(&R->interior, ib, lo >> 6, (hi >> 6) + 1, icount) ||
-            sim_set_take_words(&R->frontier, fb, lo >> 6, (hi >> 6) + 1, fcount))
+        if (sim_set_take_words(&R->interior, &v->set_pool, ib, lo >> 6, (hi >> 6) + 1, icount) ||
+            sim_set_take_words(&R->frontier, &v->set_pool, fb, lo >> 6, (hi >> 6) + 1, fcount))
             fail(v);
         return;
     }
@@ -262,7 +265,7 @@ static void absorb(sim_view *v, sim_region *R, uint64_t *compute, uint32_t s,
     const sim_set *SF = &S->frontier, *SI = &S->interior;
     sim_set *RF = &R->frontier, *RI = &R->interior;
     if (SF->count) {
-        if (sim_set_cover(RF, SF->wlo, SF->whi)) {
+        if (sim_set_cover(RF, &v->set_pool, SF->wlo, SF->whi)) {
             fail(v);
             return;
         }
@@ -281,7 +284,7 @@ static void absorb(sim_view *v, sim_region *R, uint64_t *compute, uint32_t s,
     if (frontier_only)
         return; /* S's interior is not kept either (sim_view.fwd_frontier_only) */
     if (SI->count) {
-        if (sim_set_cover(RI, SI->wlo, SI->whi)) {
+        if (sim_set_cover(RI, &v->set_pool, SI->wlo, SI->whi)) {
             fail(v);
             return;
         }
@@ -317,8 +320,8 @@ void sim_regions_on_evict(sim_view *v, uint32_t s)
             absorb(v, &v->rev[x], sim_rcomp(v, x, 0), s, &v->rev[s], 0);
             sim_mscore_update(v, x);
         }
-    region_release(&v->fwd[s]);
-    region_release(&v->rev[s]);
+    region_release(v, &v->fwd[s]);
+    region_release(v, &v->rev[s]);
     *sim_rcomp(v, s, 1) = *sim_rcomp(v, s, 0) = 0; /* s left the pool: its MSPS score is
                                                       * refreshed when it comes back */
 }
@@ -455,7 +458,8 @@ static void rebuild_memo(sim_view *v, uint32_t base, int forward)
     sim_region *R = forward ? &v->fwd[base] : &v->rev[base];
     region_clear(R);
     uint32_t W = sim_set_words(&R->interior);
-    if (sim_set_cover(&R->interior, 0, W) || sim_set_cover(&R->frontier, 0, W)) {
+    if (sim_set_cover(&R->interior, &v->set_pool, 0, W) ||
+        sim_set_cover(&R->frontier, &v->set_pool, 0, W)) {
         fail(v);
         return;
     }
@@ -650,7 +654,7 @@ static int mb_take_list(sim_view *v, sim_set *set, uint32_t k, uint32_t n, uint3
     uint32_t lo = a < b ? a : b, hi = (a < b ? b : a) + 1;
     for (uint32_t i = 0; i < n; i++)
         v->win_in[l[2 * i]] = l[2 * i + 1];
-    return sim_set_take_words(set, v->win_in, lo, hi, count);
+    return sim_set_take_words(set, &v->set_pool, v->win_in, lo, hi, count);
 }
 
 /* The sweep leaves word w: writes the bits the bases gained in it. */
@@ -700,7 +704,8 @@ static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int fo
         sim_region *R = forward ? &v->fwd[bases[i]] : &v->rev[bases[i]];
         region_clear(R);
         *sim_rcomp(v, bases[i], forward) = 0; /* MSPS scores: below, with the sums */
-        if (sim_set_cover(&R->interior, 0, W) || sim_set_cover(&R->frontier, 0, W)) {
+        if (sim_set_cover(&R->interior, &v->set_pool, 0, W) ||
+            sim_set_cover(&R->frontier, &v->set_pool, 0, W)) {
             fail(v);
             return;
         }

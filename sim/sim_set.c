@@ -5,29 +5,31 @@
 #include <string.h>
 
 /* Moves the window to [lo, lo + cap) (covering every word in use), new words zero. */
-static int rewindow(sim_set *s, uint32_t lo, uint32_t cap)
+static int rewindow(sim_set *s, sim_set_pool *pool, uint32_t lo, uint32_t cap)
 {
-    uint64_t *n = calloc(cap, sizeof *n);
+    uint64_t *n = sim_set_pool_get(pool, cap);
     if (!n)
         return -1;
+    memset(n, 0, (size_t)cap * sizeof *n);
     if (s->bits && s->wlo < s->whi)
         memcpy(n + (s->wlo - lo), sim_set_word(s, s->wlo),
                (size_t)(s->whi - s->wlo) * sizeof *n);
-    free(s->bits);
+    sim_set_pool_put(pool, s->bits, s->wcap);
     s->bits = n;
     s->base = lo;
     s->wcap = cap;
     return 0;
 }
 
-int sim_set_cover_slow(sim_set *s, uint32_t lo, uint32_t hi)
+int sim_set_cover_slow(sim_set *s, sim_set_pool *pool, uint32_t lo, uint32_t hi)
 {
     uint32_t words = sim_set_words(s);
     if (!sim_set_windowed(s)) {
         if (!s->bits) {
-            s->bits = calloc(words, sizeof *s->bits);
+            s->bits = sim_set_pool_get(pool, words);
             if (!s->bits)
                 return -1;
+            memset(s->bits, 0, (size_t)words * sizeof *s->bits);
             s->base = 0;
             s->wcap = words;
         }
@@ -54,10 +56,11 @@ int sim_set_cover_slow(sim_set *s, uint32_t lo, uint32_t hi)
         start = nhi > cap ? nhi - (uint32_t)cap : 0;
     if (start + cap > words)
         start = words - (uint32_t)cap;
-    return rewindow(s, start, (uint32_t)cap);
+    return rewindow(s, pool, start, (uint32_t)cap);
 }
 
-int sim_set_take_words(sim_set *s, uint64_t *src, uint32_t lo, uint32_t hi, uint32_t count)
+int sim_set_take_words(sim_set *s, sim_set_pool *pool, uint64_t *src, uint32_t lo, uint32_t hi,
+                       uint32_t count)
 {
     sim_set_clear(s);
     if (count == 0 || lo >= hi) {
@@ -67,16 +70,16 @@ int sim_set_take_words(sim_set *s, uint64_t *src, uint32_t lo, uint32_t hi, uint
     }
     /* a window much larger than needed is given back, not kept at its high-water size */
     if (sim_set_windowed(s) && s->bits && (uint64_t)s->wcap > 8 * (uint64_t)(hi - lo) + 64) {
-        free(s->bits);
+        sim_set_pool_put(pool, s->bits, s->wcap);
         s->bits = NULL;
         s->wcap = 0;
     }
     if (sim_set_windowed(s) && (!s->bits || lo < s->base || hi > s->base + s->wcap)) {
-        free(s->bits);
-        s->bits = malloc((size_t)(hi - lo) * sizeof *s->bits);
+        sim_set_pool_put(pool, s->bits, s->wcap);
+        s->bits = sim_set_pool_get(pool, hi - lo);
         s->base = lo;
         s->wcap = s->bits ? hi - lo : 0;
-    } else if (!sim_set_windowed(s) && sim_set_cover(s, lo, hi) != 0) {
+    } else if (!sim_set_windowed(s) && sim_set_cover(s, pool, lo, hi) != 0) {
         s->bits = NULL;
     }
     if (!s->bits) {
@@ -94,22 +97,22 @@ int sim_set_take_words(sim_set *s, uint64_t *src, uint32_t lo, uint32_t hi, uint
     return 0;
 }
 
-void sim_set_release(sim_set *s)
+void sim_set_release(sim_set *s, sim_set_pool *pool)
 {
     if (!sim_set_windowed(s)) {
         sim_set_clear(s);
         return;
     }
-    free(s->bits);
+    sim_set_pool_put(pool, s->bits, s->wcap);
     s->bits = NULL;
     s->base = s->wcap = 0;
     s->count = 0;
     s->wlo = s->whi = 0;
 }
 
-void sim_set_free(sim_set *s)
+void sim_set_free(sim_set *s, sim_set_pool *pool)
 {
-    free(s->bits);
+    sim_set_pool_put(pool, s->bits, s->wcap);
     s->bits = NULL;
     s->base = s->wcap = 0;
     s->count = 0;

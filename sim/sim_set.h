@@ -10,12 +10,16 @@
  * Either way add/has/remove are single bit operations, union and difference are word loops
  * over the words in use, clearing is a short memset. Sets are emptied and refilled
  * constantly during a run, so they keep their memory until released.
+ * Functions that allocate or free take the run's sim_set_pool (sim_set_pool.h; NULL: plain
+ * malloc): a set must be used with the same pool throughout.
  */
 #ifndef SIM_SET_H
 #define SIM_SET_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "sim_set_pool.h"
 
 typedef struct sim_set {
     uint64_t *bits;    /* words [base, base + wcap) of the bitset (NULL until first needed) */
@@ -75,15 +79,15 @@ static inline uint64_t *sim_set_word(const sim_set *s, uint32_t w)
     return s->bits + (w - s->base);
 }
 
-int sim_set_cover_slow(sim_set *s, uint32_t lo, uint32_t hi);
+int sim_set_cover_slow(sim_set *s, sim_set_pool *pool, uint32_t lo, uint32_t hi);
 
 /* Makes the words [lo, hi) addressable (allocating or growing the window; new words are
  * zero). 0, or -1 when out of memory (s unchanged). */
-static inline int sim_set_cover(sim_set *s, uint32_t lo, uint32_t hi)
+static inline int sim_set_cover(sim_set *s, sim_set_pool *pool, uint32_t lo, uint32_t hi)
 {
     if (s->bits && lo >= s->base && hi <= s->base + s->wcap)
         return 0;
-    return sim_set_cover_slow(s, lo, hi);
+    return sim_set_cover_slow(s, pool, lo, hi);
 }
 
 /* 1 when x is in s. */
@@ -96,10 +100,10 @@ static inline int sim_set_has(const sim_set *s, uint32_t x)
 }
 
 /* Adds x. Returns 1 when added, 0 when already present, -1 when out of memory. */
-static inline int sim_set_add(sim_set *s, uint32_t x)
+static inline int sim_set_add(sim_set *s, sim_set_pool *pool, uint32_t x)
 {
     uint32_t w = x >> 6;
-    if (sim_set_cover(s, w, w + 1) != 0)
+    if (sim_set_cover(s, pool, w, w + 1) != 0)
         return -1;
     uint64_t m = UINT64_C(1) << (x & 63);
     uint64_t *p = sim_set_word(s, w);
@@ -142,10 +146,11 @@ static inline void sim_set_clear(sim_set *s)
 }
 /* Makes s the set whose words [lo, hi) are src[lo..hi) (absolute word indices), with count
  * members, and zeroes those words of src. 0, or -1 when out of memory (s is then empty). */
-int sim_set_take_words(sim_set *s, uint64_t *src, uint32_t lo, uint32_t hi, uint32_t count);
+int sim_set_take_words(sim_set *s, sim_set_pool *pool, uint64_t *src, uint32_t lo, uint32_t hi,
+                       uint32_t count);
 /* Empties s for a while: a windowed set gives its memory back, a full one keeps it. */
-void sim_set_release(sim_set *s);
-void sim_set_free(sim_set *s);
+void sim_set_release(sim_set *s, sim_set_pool *pool);
+void sim_set_free(sim_set *s, sim_set_pool *pool);
 
 /* Iteration in increasing order (s must not change meanwhile):
  *   sim_set_iter it; uint32_t x;

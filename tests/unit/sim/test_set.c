@@ -25,14 +25,14 @@ static uint32_t members(const sim_set *s, uint32_t *out, uint32_t cap)
 
 /* Adds ids in an order that grows the window upwards, downwards and far away, and checks
  * has/count/iteration against a plain array of flags after every step. */
-static void exercise(sim_set *s)
+static void exercise(sim_set *s, sim_set_pool *pool)
 {
     static const uint32_t ids[] = {5000, 5001, 5063, 5064, 4999, 4000, 9000, 64, 0, 127999,
                                    70000, 5000, 4000, 1, 63, 127936};
     uint8_t *in = calloc(64 * UNIVERSE_WORDS, 1);
     uint32_t expect = 0, got[64];
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
-        int r = sim_set_add(s, ids[i]);
+        int r = sim_set_add(s, pool, ids[i]);
         ck_assert_int_eq(r, in[ids[i]] ? 0 : 1);
         if (!in[ids[i]])
             expect++;
@@ -57,21 +57,26 @@ static void exercise(sim_set *s)
     ck_assert_uint_eq(s->count, 0);
     ck_assert_uint_eq(members(s, got, 64), 0);
     ck_assert_int_eq(sim_set_has(s, 5000), 0);
-    ck_assert_int_eq(sim_set_add(s, 5000), 1); /* usable again after clearing */
+    ck_assert_int_eq(sim_set_add(s, pool, 5000), 1); /* usable again after clearing */
     free(in);
 }
 
 START_TEST(test_windowed_set_grows_both_ways_and_keeps_members)
 {
-    sim_set s;
-    memset(&s, 0, sizeof s);
-    sim_set_use_window(&s, UNIVERSE_WORDS);
-    exercise(&s);
-    ck_assert_uint_le(s.wcap, UNIVERSE_WORDS);
-    sim_set_release(&s); /* a windowed set gives its memory back */
-    ck_assert_ptr_null(s.bits);
-    ck_assert_uint_eq(s.count, 0);
-    sim_set_free(&s);
+    sim_set_pool pool = {0};
+    for (int with_pool = 0; with_pool < 2; with_pool++) {
+        sim_set_pool *p = with_pool ? &pool : NULL;
+        sim_set s;
+        memset(&s, 0, sizeof s);
+        sim_set_use_window(&s, UNIVERSE_WORDS);
+        exercise(&s, p);
+        ck_assert_uint_le(s.wcap, UNIVERSE_WORDS);
+        sim_set_release(&s, p); /* a windowed set gives its memory back */
+        ck_assert_ptr_null(s.bits);
+        ck_assert_uint_eq(s.count, 0);
+        sim_set_free(&s, p);
+    }
+    sim_set_pool_free(&pool);
 }
 END_TEST
 
@@ -80,11 +85,11 @@ START_TEST(test_full_set_behaves_like_the_windowed_one)
     sim_set s;
     memset(&s, 0, sizeof s);
     sim_set_use_bits(&s, UNIVERSE_WORDS);
-    exercise(&s);
-    sim_set_release(&s); /* a full set keeps its words */
+    exercise(&s, NULL);
+    sim_set_release(&s, NULL); /* a full set keeps its words */
     ck_assert_ptr_nonnull(s.bits);
     ck_assert_uint_eq(s.count, 0);
-    sim_set_free(&s);
+    sim_set_free(&s, NULL);
 }
 END_TEST
 
@@ -93,14 +98,15 @@ END_TEST
 START_TEST(test_take_words_copies_and_zeroes_the_scratch)
 {
     uint64_t *scratch = calloc(UNIVERSE_WORDS, sizeof *scratch);
+    sim_set_pool pool = {0};
     sim_set s;
     memset(&s, 0, sizeof s);
     sim_set_use_window(&s, UNIVERSE_WORDS);
     for (uint32_t x = 0; x < 64 * 1000; x += 7) /* a wide window first */
-        ck_assert_int_ge(sim_set_add(&s, x), 0);
+        ck_assert_int_ge(sim_set_add(&s, &pool, x), 0);
     scratch[300] = 0x5;          /* ids 19200, 19202 */
     scratch[302] = 1ull << 63;   /* id 19391 */
-    ck_assert_int_eq(sim_set_take_words(&s, scratch, 300, 303, 3), 0);
+    ck_assert_int_eq(sim_set_take_words(&s, &pool, scratch, 300, 303, 3), 0);
     for (uint32_t w = 0; w < UNIVERSE_WORDS; w++)
         ck_assert_uint_eq(scratch[w], 0);
     ck_assert_uint_le(s.wcap, 8 * 3 + 64); /* the wide window was not kept */
@@ -110,11 +116,58 @@ START_TEST(test_take_words_copies_and_zeroes_the_scratch)
     ck_assert_uint_eq(got[1], 19202);
     ck_assert_uint_eq(got[2], 19391);
     ck_assert_int_eq(sim_set_has(&s, 7 * 2743), 0); /* 19201: an earlier member, gone */
-    ck_assert_int_eq(sim_set_take_words(&s, scratch, 10, 12, 0), 0); /* empty */
+    ck_assert_int_eq(sim_set_take_words(&s, &pool, scratch, 10, 12, 0), 0); /* empty */
     ck_assert_uint_eq(s.count, 0);
     ck_assert_uint_eq(members(&s, got, 8), 0);
-    sim_set_free(&s);
+    sim_set_free(&s, &pool);
+    sim_set_pool_free(&pool);
     free(scratch);
+}
+END_TEST
+
+/* The pool hands out distinct, writable blocks of every size class, reuses a block given
+ * back for the next request of its class, and passes blocks above its largest class to
+ * malloc. */
+START_TEST(test_pool_reuses_blocks_per_size_class)
+{
+    sim_set_pool pool = {0};
+    enum { N = 300 };
+    uint64_t *b[N];
+    uint32_t n[N];
+    for (int i = 0; i < N; i++) { /* sizes 1 .. 5000 words: every class, and beyond */
+        n[i] = 1 + (uint32_t)(i * 17) % 5000;
+        b[i] = sim_set_pool_get(&pool, n[i]);
+        ck_assert_ptr_nonnull(b[i]);
+        for (uint32_t w = 0; w < n[i]; w++)
+            b[i][w] = (uint64_t)i << 32 | w;
+    }
+    for (int i = 0; i < N; i++) /* no block overlaps another */
+        for (uint32_t w = 0; w < n[i]; w++)
+            ck_assert_uint_eq(b[i][w], (uint64_t)i << 32 | w);
+#ifndef GMS_SIM_SET_POOL_MALLOC
+    sim_set_pool_put(&pool, b[3], n[3]); /* 52 words: the 64-word class */
+    ck_assert_ptr_eq(sim_set_pool_get(&pool, 40), b[3]);
+    b[3] = NULL;
+#endif
+#ifndef GMS_SIM_SET_POOL_MALLOC
+    ck_assert_int_eq(sim_set_pool_holds_all(&pool), 0); /* the blocks above 4096 words */
+#endif
+    for (int i = 0; i < N; i++) {
+#ifndef GMS_SIM_SET_POOL_MALLOC
+        if (n[i] <= SIM_SET_POOL_MAX_WORDS && i % 2 == 0)
+            continue; /* left out: they go with the chunks */
+#endif
+        sim_set_pool_put(&pool, b[i], n[i]);
+    }
+#ifndef GMS_SIM_SET_POOL_MALLOC
+    ck_assert_int_eq(sim_set_pool_holds_all(&pool), 1); /* they were given back */
+#else
+    ck_assert_int_eq(sim_set_pool_holds_all(&pool), 0); /* never: each block is a malloc */
+#endif
+    sim_set_pool_free(&pool);
+    for (int c = 0; c < SIM_SET_POOL_CLASSES; c++)
+        ck_assert_ptr_null(pool.free_list[c]);
+    ck_assert_ptr_null(pool.chunks);
 }
 END_TEST
 
@@ -125,6 +178,7 @@ int main(void)
     tcase_add_test(tc, test_windowed_set_grows_both_ways_and_keeps_members);
     tcase_add_test(tc, test_full_set_behaves_like_the_windowed_one);
     tcase_add_test(tc, test_take_words_copies_and_zeroes_the_scratch);
+    tcase_add_test(tc, test_pool_reuses_blocks_per_size_class);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,106 @@
+/* sim_set_pool: size-class free lists for sim_set's words (see sim_set_pool.h). */
+#include "sim_set_pool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_WORDS (UINT64_C(1) << 16) /* 512 KiB: one malloc per many thousand sets */
+
+#ifndef GMS_SIM_SET_POOL_MALLOC
+
+/* The class of n words: the smallest c with 2^c >= n. */
+static unsigned size_class(uint32_t n)
+{
+    return n <= 1 ? 0 : 32 - (unsigned)__builtin_clz(n - 1);
+}
+
+uint64_t *sim_set_pool_get(sim_set_pool *p, uint32_t n)
+{
+    if (!p)
+        return malloc((size_t)n * sizeof(uint64_t));
+    if (n > SIM_SET_POOL_MAX_WORDS) {
+        uint64_t *big = malloc((size_t)n * sizeof(uint64_t));
+        p->n_big += big != NULL;
+        return big;
+    }
+    unsigned c = size_class(n);
+    uint64_t *b = p->free_list[c];
+    if (b) {
+        memcpy(&p->free_list[c], b, sizeof b);
+        return b;
+    }
+    uint64_t size = UINT64_C(1) << c;
+    if (p->left < size) { /* the rest of the chunk (< 4096 words) is left unused */
+        uint64_t *chunk = malloc(CHUNK_WORDS * sizeof *chunk);
+        if (!chunk)
+            return NULL;
+        memcpy(chunk, &p->chunks, sizeof chunk);
+        p->chunks = chunk;
+        p->next = chunk + 1;
+        p->left = CHUNK_WORDS - 1;
+    }
+    b = p->next;
+    p->next += size;
+    p->left -= size;
+    return b;
+}
+
+void sim_set_pool_put(sim_set_pool *p, uint64_t *b, uint32_t n)
+{
+    if (!b)
+        return;
+    if (!p || n > SIM_SET_POOL_MAX_WORDS) {
+        if (p)
+            p->n_big--;
+        free(b);
+        return;
+    }
+    unsigned c = size_class(n);
+    memcpy(b, &p->free_list[c], sizeof b);
+    p->free_list[c] = b;
+}
+
+int sim_set_pool_holds_all(const sim_set_pool *p)
+{
+    return p->n_big == 0;
+}
+
+void sim_set_pool_free(sim_set_pool *p)
+{
+    uint64_t *c = p->chunks;
+    while (c) {
+        uint64_t *next;
+        memcpy(&next, c, sizeof next);
+        free(c);
+        c = next;
+    }
+    memset(p, 0, sizeof *p);
+}
+
+#else /* every block its own allocation, for the sanitizers */
+
+uint64_t *sim_set_pool_get(sim_set_pool *p, uint32_t n)
+{
+    (void)p;
+    return malloc((size_t)n * sizeof(uint64_t));
+}
+
+void sim_set_pool_put(sim_set_pool *p, uint64_t *b, uint32_t n)
+{
+    (void)p;
+    (void)n;
+    free(b);
+}
+
+int sim_set_pool_holds_all(const sim_set_pool *p)
+{
+    (void)p;
+    return 0;
+}
+
+void sim_set_pool_free(sim_set_pool *p)
+{
+    memset(p, 0, sizeof *p);
+}
+
+#endif
