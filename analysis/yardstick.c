@@ -40,9 +40,9 @@ void yardstick_gap_of(int run_ok, double overhead, const yardstick_solution *s,
                          ? "the heuristic fits a budget where the layer-coarsened program is "
                            "infeasible (a layer node holds its outputs at once, and the "
                            "program frees later than the replay)"
-                         : "the heuristic fits a budget where the program is infeasible (the "
-                           "program frees an output only after a consumer in the same stage, "
-                           "the replay at its last use)";
+                         : "the heuristic fits a budget where the program is infeasible (an "
+                           "op's outputs are one node, held until the last reader of any; "
+                           "graph --coarsen outputs frees as the replay does)";
         return;
     }
     if (isfinite(g->opt_overhead) && g->opt_overhead > 0)
@@ -52,14 +52,15 @@ void yardstick_gap_of(int run_ok, double overhead, const yardstick_solution *s,
     if (g->gap_bound < -YS_EPS)
         g->finding = is_layers(s) ? "below the LP bound of the layer-coarsened program, which "
                                     "is no bound for an op-level heuristic (coarser choices)"
-                                  : "below the program's LP bound: the program's memory "
-                                    "accounting is more pessimistic than the replay's";
+                                  : "below the program's LP bound: the op-level graph holds an "
+                                    "op's outputs until the last reader of any (graph "
+                                    "--coarsen outputs frees as the replay does)";
     else if (g->gap_optimum < -YS_EPS)
         g->finding = is_layers(s) ? "beats the layer-coarsened optimum, which is no bound for "
                                     "an op-level heuristic (coarser choices)"
-                                  : g->proven ? "beats the program's optimum: the program's "
-                                                "memory accounting is more pessimistic than "
-                                                "the replay's"
+                                  : g->proven ? "beats the program's optimum: the op-level "
+                                                "graph holds an op's outputs until the last "
+                                                "reader of any (graph --coarsen outputs)"
                                               : "beats the best schedule the solver found "
                                                 "within its time limit";
 }
