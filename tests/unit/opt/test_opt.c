@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opt_brute.h"
 #include "opt_graph.h"
 #include "opt_graph_json.h"
 #include "opt_schedule.h"
@@ -107,95 +108,7 @@ START_TEST(test_infeasible_budget_says_what_the_smallest_needs)
 END_TEST
 
 /* ------------------------------------------------------------------------------------------
- * An independent implementation of the same program: every R and S of a graph of at most 5
- * nodes, checked and measured by rules written again from the authors' constraints (not with
- * opt_schedule.c), the cheapest that fits. */
-
-typedef struct bf_graph {
-    int n;
-    double cost[8];
-    uint64_t bytes[8];
-    int adj[8][8]; /* adj[u][v]: v reads u */
-} bf_graph;
-
-/* The authors' memory: U[t,0] = R[t,0] m0 + sum S[t,i] m_i, U[t,k+1] = U[t,k] + R[t,k+1]
- * m_{k+1} - sum over edges (i,k) of m_i FREE; FREE = no hazard: R[t,k], i not kept into t+1,
- * no consumer j > k of i computed in t. */
-static uint64_t bf_peak(const bf_graph *b, int R[8][8], int S[8][8])
-{
-    int n = b->n;
-    uint64_t peak = 0;
-    for (int t = 0; t < n; t++) {
-        int64_t u = R[t][0] ? (int64_t)b->bytes[0] : 0;
-        for (int i = 0; i < n; i++)
-            u += S[t][i] ? (int64_t)b->bytes[i] : 0;
-        if ((uint64_t)u > peak)
-            peak = (uint64_t)u;
-        for (int k = 0; k + 1 <= t; k++) {
-            for (int i = 0; i < n; i++) {
-                if (!b->adj[i][k])
-                    continue;
-                int hazard = !R[t][k] || (t + 1 < n && S[t + 1][i]);
-                for (int j = k + 1; j < n; j++)
-                    hazard |= b->adj[i][j] && R[t][j];
-                if (!hazard)
-                    u -= (int64_t)b->bytes[i];
-            }
-            u += R[t][k + 1] ? (int64_t)b->bytes[k + 1] : 0;
-            if ((uint64_t)u > peak)
-                peak = (uint64_t)u;
-        }
-    }
-    return peak;
-}
-
-static int bf_correct(const bf_graph *b, int R[8][8], int S[8][8])
-{
-    int n = b->n;
-    for (int t = 0; t < n; t++) {
-        if (!R[t][t])
-            return 0;
-        for (int i = 0; i < n; i++) {
-            if (t + 1 < n && S[t + 1][i] > S[t][i] + R[t][i])
-                return 0;
-            for (int v = 0; v < n; v++)
-                if (b->adj[i][v] && R[t][v] > R[t][i] + S[t][i])
-                    return 0;
-        }
-    }
-    return 1;
-}
-
-/* The optimum of the program by enumeration; INFINITY when nothing fits. */
-static double bf_optimum(const bf_graph *b, uint64_t budget)
-{
-    int n = b->n, cells[64][2], nc = 0;
-    for (int t = 0; t < n; t++)
-        for (int i = 0; i < t; i++)
-            cells[nc][0] = t, cells[nc][1] = i, nc++;
-    double best = INFINITY;
-    for (uint64_t sm = 0; sm < (UINT64_C(1) << nc); sm++) {
-        int S[8][8] = {{0}};
-        for (int c = 0; c < nc; c++)
-            S[cells[c][0]][cells[c][1]] = (int)((sm >> c) & 1);
-        for (uint64_t rm = 0; rm < (UINT64_C(1) << nc); rm++) {
-            int R[8][8] = {{0}};
-            for (int t = 0; t < n; t++)
-                R[t][t] = 1;
-            for (int c = 0; c < nc; c++)
-                R[cells[c][0]][cells[c][1]] = (int)((rm >> c) & 1);
-            if (!bf_correct(b, R, S))
-                continue;
-            double cost = 0;
-            for (int t = 0; t < n; t++)
-                for (int i = 0; i <= t; i++)
-                    cost += R[t][i] ? b->cost[i] : 0;
-            if (cost < best && bf_peak(b, R, S) <= budget)
-                best = cost;
-        }
-    }
-    return best;
-}
+ * Against the independent implementation of the same program (opt_brute.h). */
 
 static uint64_t rng_state = 12345;
 static uint32_t rnd(uint32_t m)
@@ -247,7 +160,7 @@ START_TEST(test_random_graphs_agree_with_brute_force_and_sit_between_bound_and_h
         for (int k = 0; k < 4; k++) {
             uint64_t budget = budgets[k];
             double want = budget >= g->constant_bytes
-                              ? bf_optimum(&b, budget - g->constant_bytes) : INFINITY;
+                              ? bf_optimum(&b, budget - g->constant_bytes, n) : INFINITY;
             for (int tighten = 0; tighten < 2; tighten++) {
                 opt_answer a = solve(g, budget, OPT_MODE_MILP, tighten);
                 if (isinf(want)) {

@@ -1,12 +1,13 @@
 /* opt: MOCCASIN's program and the boundary bound against a brute force over every schedule of
- * small random graphs (written again here from the authors' constraints, with MOCCASIN's
- * limit on computations per node), and their schedules replayed. */
+ * small random graphs (opt_brute.h, with MOCCASIN's limit on computations per node), and
+ * their schedules replayed. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "opt_brute.h"
 #include "opt_bound.h"
 #include "opt_graph.h"
 #include "opt_graph_json.h"
@@ -14,85 +15,6 @@
 #include "opt_replay.h"
 #include "opt_schedule.h"
 #include "opt_solve.h"
-
-typedef struct bf_graph {
-    int n;
-    double cost[6];
-    uint64_t bytes[6];
-    int adj[6][6]; /* adj[u][v]: v reads u */
-} bf_graph;
-
-/* Checkmate's memory: a stage starts with its checkpoints; after node k, input i is freed
- * when k ran, i is not kept into the next stage and no later consumer of i runs in it. */
-static uint64_t bf_peak(const bf_graph *b, int R[6][6], int S[6][6])
-{
-    int n = b->n;
-    uint64_t peak = 0;
-    for (int t = 0; t < n; t++) {
-        int64_t u = 0;
-        for (int i = 0; i < n; i++)
-            u += S[t][i] ? (int64_t)b->bytes[i] : 0;
-        for (int k = 0; k <= t; k++) {
-            u += R[t][k] ? (int64_t)b->bytes[k] : 0;
-            if ((uint64_t)u > peak)
-                peak = (uint64_t)u;
-            for (int i = 0; i < k; i++) {
-                if (!b->adj[i][k] || !R[t][k] || (t + 1 < n && S[t + 1][i]))
-                    continue;
-                int later = 0;
-                for (int j = k + 1; j <= t; j++)
-                    later |= b->adj[i][j] && R[t][j];
-                if (!later)
-                    u -= (int64_t)b->bytes[i];
-            }
-        }
-    }
-    return peak;
-}
-
-/* The cheapest correct schedule that fits budget and computes no node more than copies
- * times; INFINITY when none. */
-static double bf_optimum(const bf_graph *b, uint64_t budget, int copies)
-{
-    int n = b->n, cells[16][2], nc = 0;
-    for (int t = 0; t < n; t++)
-        for (int i = 0; i < t; i++)
-            cells[nc][0] = t, cells[nc][1] = i, nc++;
-    double best = INFINITY;
-    for (uint32_t sm = 0; sm < (1u << nc); sm++)
-        for (uint32_t rm = 0; rm < (1u << nc); rm++) {
-            int R[6][6] = {{0}}, S[6][6] = {{0}}, ok = 1;
-            for (int c = 0; c < nc; c++) {
-                S[cells[c][0]][cells[c][1]] = (int)((sm >> c) & 1);
-                R[cells[c][0]][cells[c][1]] = (int)((rm >> c) & 1);
-            }
-            for (int t = 0; t < n; t++)
-                R[t][t] = 1;
-            for (int t = 0; t < n && ok; t++)
-                for (int i = 0; i < n && ok; i++) {
-                    if (t + 1 < n && S[t + 1][i] > S[t][i] + R[t][i])
-                        ok = 0;
-                    for (int v = 0; v < n; v++)
-                        if (b->adj[i][v] && R[t][v] > R[t][i] + S[t][i])
-                            ok = 0;
-                }
-            for (int v = 0; v < n && ok; v++) {
-                int c = 0;
-                for (int t = 0; t < n; t++)
-                    c += R[t][v];
-                ok = c <= copies;
-            }
-            if (!ok)
-                continue;
-            double cost = 0;
-            for (int t = 0; t < n; t++)
-                for (int i = 0; i <= t; i++)
-                    cost += R[t][i] ? b->cost[i] : 0;
-            if (cost < best && bf_peak(b, R, S) <= budget)
-                best = cost;
-        }
-    return best;
-}
 
 static uint64_t rng_state = 777;
 static uint32_t rnd(uint32_t m)
