@@ -56,16 +56,9 @@ void sim_regions_init(sim_view *v)
             v->memo_gen = v->memo_slot = NULL;
         }
     }
-    sim_set empty = {0};
-    if (v->memo_gen)
-        sim_set_use_bits(&empty, words);
-    else
-        sim_set_use_window(&empty, words);
-    const sim_region r = {empty, empty};
-    for (uint32_t s = 0; s < n; s++) {
-        v->fwd[s] = r;
-        v->rev[s] = r;
-    }
+    /* fwd and rev come zeroed (calloc): all-zero sets are empty, so a million storages'
+     * regions cost no pass and no page until used (issue 15) */
+    sim_set_pool_layout(&v->set_pool, words, v->memo_gen == NULL);
     if (v->memo_n && v->memo) /* as sim_regions_reset: a half-done batch's closures */
         memset(v->memo, 0, v->memo_cap * 2 * words * sizeof *v->memo);
     v->memo_n = 0;
@@ -93,7 +86,7 @@ static int win_scratch(sim_view *v)
 void sim_regions_reset(sim_view *v)
 {
     if (v->memo_n && v->memo) /* a batch that stopped half-way left closures behind */
-        memset(v->memo, 0, v->memo_cap * 2 * sim_set_words(&v->fwd[0].interior) * sizeof *v->memo);
+        memset(v->memo, 0, v->memo_cap * 2 * sim_set_pool_words(&v->set_pool) * sizeof *v->memo);
     v->memo_n = 0;
     if (v->rev_pend_on)
         memset(v->rev_pend_on, 0, v->tr->n_storages);
@@ -172,11 +165,12 @@ static inline __attribute__((always_inline)) void rebuild_walk(sim_view *v, uint
     const uint32_t *live = forward ? v->live_fwd : v->live_rev;
     region_clear(R);
     *sim_rcomp(v, base, forward) = 0; /* its MSPS score: at the end (a failure stops the run) */
-    int win = sim_set_windowed(&R->interior);
+    int win = sim_set_pool_windowed(&v->set_pool);
+    uint32_t words = sim_set_pool_words(&v->set_pool);
     if (sim_grow((void **)&v->scratch, &v->cap_scratch, tr->n_storages + 1, sizeof(uint32_t)) ||
         (win ? win_scratch(v)
-             : (sim_set_cover(&R->interior, &v->set_pool, 0, sim_set_words(&R->interior)) ||
-                sim_set_cover(&R->frontier, &v->set_pool, 0, sim_set_words(&R->frontier))))) {
+             : (sim_set_cover(&R->interior, &v->set_pool, 0, words) ||
+                sim_set_cover(&R->frontier, &v->set_pool, 0, words)))) {
         fail(v);
         return;
     }
@@ -247,7 +241,7 @@ static inline __attribute__((always_inline)) void rebuild_walk(sim_view *v, uint
  * regions kept as frontiers only, sim_view.fwd_frontier_only). */
 static void rebuild(sim_view *v, uint32_t base, int forward)
 {
-    if (forward && v->fwd_frontier_only && sim_set_windowed(&v->fwd[base].interior))
+    if (forward && v->fwd_frontier_only && sim_set_pool_windowed(&v->set_pool))
         rebuild_walk(v, base, 1, 0);
     else
         rebuild_walk(v, base, forward, 1);
@@ -374,7 +368,7 @@ static uint32_t closure(sim_view *v, uint32_t q, int forward)
     if (v->memo_gen[q] == v->memo_batch)
         return v->memo_slot[q];
     const sim_trace *tr = v->tr;
-    uint32_t W = sim_set_words(&v->fwd[0].interior);
+    uint32_t W = sim_set_pool_words(&v->set_pool);
     uint32_t slot = v->memo_n;
     if (slot >= v->memo_cap) {
         size_t cap = v->memo_cap ? v->memo_cap * 2 : 64;
@@ -457,7 +451,7 @@ static void rebuild_memo(sim_view *v, uint32_t base, int forward)
     const sim_trace *tr = v->tr;
     sim_region *R = forward ? &v->fwd[base] : &v->rev[base];
     region_clear(R);
-    uint32_t W = sim_set_words(&R->interior);
+    uint32_t W = sim_set_pool_words(&v->set_pool);
     if (sim_set_cover(&R->interior, &v->set_pool, 0, W) ||
         sim_set_cover(&R->frontier, &v->set_pool, 0, W)) {
         fail(v);
@@ -695,7 +689,7 @@ static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int fo
     mb_ctx c;
     uint32_t W = (tr->n_storages + 63) / 64;
     c.v = v;
-    c.lists = sim_set_windowed(&v->fwd[0].interior);
+    c.lists = sim_set_pool_windowed(&v->set_pool);
     if (c.lists && win_scratch(v)) {
         fail(v);
         return;
@@ -817,7 +811,7 @@ static void rebuild_batch(sim_view *v, const uint32_t *bases, uint32_t n, int fo
     for (uint32_t i = 0; i < n && !v->failed_alloc; i++)
         rebuild_memo(v, bases[i], forward);
     /* zero the words the batch's closures used, for the next batch */
-    uint32_t W = sim_set_words(&v->fwd[0].interior);
+    uint32_t W = sim_set_pool_words(&v->set_pool);
     for (uint32_t k = 0; k < v->memo_n; k++) {
         uint64_t *A = v->memo + (size_t)k * 2 * W;
         uint32_t lo = (uint32_t)(v->memo_sum[2 * k + 1] >> 32);

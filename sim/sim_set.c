@@ -23,8 +23,8 @@ static int rewindow(sim_set *s, sim_set_pool *pool, uint32_t lo, uint32_t cap)
 
 int sim_set_cover_slow(sim_set *s, sim_set_pool *pool, uint32_t lo, uint32_t hi)
 {
-    uint32_t words = sim_set_words(s);
-    if (!sim_set_windowed(s)) {
+    uint32_t words = sim_set_pool_words(pool);
+    if (!sim_set_pool_windowed(pool)) {
         if (!s->bits) {
             s->bits = sim_set_pool_get(pool, words);
             if (!s->bits)
@@ -69,17 +69,17 @@ int sim_set_take_words(sim_set *s, sim_set_pool *pool, uint64_t *src, uint32_t l
         return 0;
     }
     /* a window much larger than needed is given back, not kept at its high-water size */
-    if (sim_set_windowed(s) && s->bits && (uint64_t)s->wcap > 8 * (uint64_t)(hi - lo) + 64) {
+    if (sim_set_pool_windowed(pool) && s->bits && (uint64_t)s->wcap > 8 * (uint64_t)(hi - lo) + 64) {
         sim_set_pool_put(pool, s->bits, s->wcap);
         s->bits = NULL;
         s->wcap = 0;
     }
-    if (sim_set_windowed(s) && (!s->bits || lo < s->base || hi > s->base + s->wcap)) {
+    if (sim_set_pool_windowed(pool) && (!s->bits || lo < s->base || hi > s->base + s->wcap)) {
         sim_set_pool_put(pool, s->bits, s->wcap);
         s->bits = sim_set_pool_get(pool, hi - lo);
         s->base = lo;
         s->wcap = s->bits ? hi - lo : 0;
-    } else if (!sim_set_windowed(s) && sim_set_cover(s, pool, lo, hi) != 0) {
+    } else if (!sim_set_pool_windowed(pool) && sim_set_cover(s, pool, lo, hi) != 0) {
         s->bits = NULL;
     }
     if (!s->bits) {
@@ -99,7 +99,7 @@ int sim_set_take_words(sim_set *s, sim_set_pool *pool, uint64_t *src, uint32_t l
 
 void sim_set_release(sim_set *s, sim_set_pool *pool)
 {
-    if (!sim_set_windowed(s)) {
+    if (!sim_set_pool_windowed(pool)) {
         sim_set_clear(s);
         return;
     }

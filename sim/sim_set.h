@@ -1,17 +1,18 @@
 /*
  * sim_set: a set of uint32 ids (storage indices) for the interior and frontier sets of DTR
  * regions (spec section 6): a bitset over a known universe of ids, in one of two layouts:
- *   - full (sim_set_use_bits): the words of the whole universe, allocated on first add;
- *     for traces small enough (every real model log: a few thousand storages);
- *   - windowed (sim_set_use_window): only the words [base, base + wcap) that hold members,
- *     grown on demand and given back when the set is released. Regions are local in storage
+ *   - full (sim_set_pool_layout(p, words, 0)): the words of the whole universe, allocated on
+ *     first add; for traces small enough (every real model log: a few thousand storages);
+ *   - windowed (sim_set_pool_layout(p, words, 1)): only the words [base, base + wcap) that
+ *     hold members, grown on demand and given back when the set is released. Regions are local in storage
  *     index (they run through neighbouring, mostly consecutive storages), so a window is a
  *     few words where the universe is a million ids: memory stays linear in the trace.
  * Either way add/has/remove are single bit operations, union and difference are word loops
  * over the words in use, clearing is a short memset. Sets are emptied and refilled
  * constantly during a run, so they keep their memory until released.
- * Functions that allocate or free take the run's sim_set_pool (sim_set_pool.h; NULL: plain
- * malloc): a set must be used with the same pool throughout.
+ * Functions that allocate or free take the run's sim_set_pool (sim_set_pool.h), which also
+ * holds the layout and universe its sets share: a set must be used with the same pool
+ * throughout. An all-zero sim_set is an empty set.
  */
 #ifndef SIM_SET_H
 #define SIM_SET_H
@@ -27,22 +28,7 @@ typedef struct sim_set {
     uint32_t wcap;     /* words held */
     uint32_t count;
     uint32_t wlo, whi; /* every set bit lies in words [wlo, whi) (empty: equal) */
-    /* the universe (ids < 64 * words) times 2, plus 1 for the windowed layout: 32 bytes a
-     * set, four sets per storage in DTR's regions (issue 15) */
-    uint32_t layout;
 } sim_set;
-
-/* The universe's words (ids < 64 * words). */
-static inline uint32_t sim_set_words(const sim_set *s)
-{
-    return s->layout >> 1;
-}
-
-/* 1 for the windowed layout, 0 for the full one. */
-static inline int sim_set_windowed(const sim_set *s)
-{
-    return (int)(s->layout & 1);
-}
 
 /* Records that words [lo, hi) may now hold set bits (for code that writes the words
  * directly; they must lie in the window, see sim_set_cover). */
@@ -59,18 +45,6 @@ static inline void sim_set_touch(sim_set *s, uint32_t lo, uint32_t hi)
         s->wlo = lo;
     if (hi > s->whi)
         s->whi = hi;
-}
-
-/* Switches an empty, never-used set to the full layout for ids < 64 * words (< 2^31). */
-static inline void sim_set_use_bits(sim_set *s, uint32_t words)
-{
-    s->layout = words << 1;
-}
-
-/* Switches an empty, never-used set to the windowed layout for ids < 64 * words. */
-static inline void sim_set_use_window(sim_set *s, uint32_t words)
-{
-    s->layout = words << 1 | 1;
 }
 
 /* Word w (absolute index, inside the window) of s. */

@@ -16,8 +16,6 @@ static unsigned size_class(uint32_t n)
 
 uint64_t *sim_set_pool_get(sim_set_pool *p, uint32_t n)
 {
-    if (!p)
-        return malloc((size_t)n * sizeof(uint64_t));
     if (n > SIM_SET_POOL_MAX_WORDS) {
         uint64_t *big = malloc((size_t)n * sizeof(uint64_t));
         p->n_big += big != NULL;
@@ -49,9 +47,8 @@ void sim_set_pool_put(sim_set_pool *p, uint64_t *b, uint32_t n)
 {
     if (!b)
         return;
-    if (!p || n > SIM_SET_POOL_MAX_WORDS) {
-        if (p)
-            p->n_big--;
+    if (n > SIM_SET_POOL_MAX_WORDS) {
+        p->n_big--;
         free(b);
         return;
     }
@@ -74,7 +71,9 @@ void sim_set_pool_free(sim_set_pool *p)
         free(c);
         c = next;
     }
+    uint32_t layout = p->layout;
     memset(p, 0, sizeof *p);
+    p->layout = layout;
 }
 
 #else /* every block its own allocation, for the sanitizers */
@@ -100,7 +99,9 @@ int sim_set_pool_holds_all(const sim_set_pool *p)
 
 void sim_set_pool_free(sim_set_pool *p)
 {
+    uint32_t layout = p->layout;
     memset(p, 0, sizeof *p);
+    p->layout = layout;
 }
 
 #endif

@@ -24,10 +24,33 @@ typedef struct sim_set_pool {
     uint64_t *next;      /* the unused rest of the newest chunk */
     uint64_t left;       /* its words */
     uint64_t n_big;      /* blocks above SIM_SET_POOL_MAX_WORDS handed out, not given back */
+    /* the universe its sets share, words << 1, | 1 for the windowed layout: kept here, not
+     * in each set, so that an all-zero sim_set is a valid empty one and a million storages'
+     * regions need no initialising pass (issue 15) */
+    uint32_t layout;
 } sim_set_pool;
 
-/* Words for n (> 0) uninitialised words, or NULL when out of memory. p may be NULL: then
- * plain malloc. */
+/* Makes p's sets range over ids < 64 * words (< 2^31), in the full layout (windowed 0) or
+ * the windowed one (sim_set.h). Set once, before any set of p is used; it outlives
+ * sim_set_pool_free. */
+static inline void sim_set_pool_layout(sim_set_pool *p, uint32_t words, int windowed)
+{
+    p->layout = words << 1 | (windowed ? 1u : 0u);
+}
+
+/* The universe's words (ids < 64 * words). */
+static inline uint32_t sim_set_pool_words(const sim_set_pool *p)
+{
+    return p->layout >> 1;
+}
+
+/* 1 for the windowed layout, 0 for the full one. */
+static inline int sim_set_pool_windowed(const sim_set_pool *p)
+{
+    return (int)(p->layout & 1);
+}
+
+/* Words for n (> 0) uninitialised words, or NULL when out of memory. */
 uint64_t *sim_set_pool_get(sim_set_pool *p, uint32_t n);
 /* Gives back a block of n words from sim_set_pool_get(p, n) (NULL: nothing). */
 void sim_set_pool_put(sim_set_pool *p, uint64_t *b, uint32_t n);
@@ -35,7 +58,7 @@ void sim_set_pool_put(sim_set_pool *p, uint64_t *b, uint32_t n);
  * sim_set_pool_free frees them all (the owner need not give each back first); 0 when some
  * block is its own malloc (always so with GMS_SIM_SET_POOL_MALLOC). */
 int sim_set_pool_holds_all(const sim_set_pool *p);
-/* Frees every chunk: all blocks of p are gone; p is empty and usable again. */
+/* Frees every chunk: all blocks of p are gone; p is empty and usable again (same layout). */
 void sim_set_pool_free(sim_set_pool *p);
 
 #endif

@@ -61,35 +61,41 @@ static void exercise(sim_set *s, sim_set_pool *pool)
     free(in);
 }
 
+/* (The sanitizer build runs these with every block its own malloc: GMS_SIM_SET_POOL_MALLOC.) */
 START_TEST(test_windowed_set_grows_both_ways_and_keeps_members)
 {
     sim_set_pool pool = {0};
-    for (int with_pool = 0; with_pool < 2; with_pool++) {
-        sim_set_pool *p = with_pool ? &pool : NULL;
+    sim_set_pool_layout(&pool, UNIVERSE_WORDS, 1);
+    for (int round = 0; round < 2; round++) { /* again after the pool gave all back */
         sim_set s;
-        memset(&s, 0, sizeof s);
-        sim_set_use_window(&s, UNIVERSE_WORDS);
-        exercise(&s, p);
+        memset(&s, 0, sizeof s); /* all zero: an empty set */
+        exercise(&s, &pool);
         ck_assert_uint_le(s.wcap, UNIVERSE_WORDS);
-        sim_set_release(&s, p); /* a windowed set gives its memory back */
+        sim_set_release(&s, &pool); /* a windowed set gives its memory back */
         ck_assert_ptr_null(s.bits);
         ck_assert_uint_eq(s.count, 0);
-        sim_set_free(&s, p);
+        sim_set_free(&s, &pool);
+        sim_set_pool_free(&pool);
+        ck_assert_uint_eq(sim_set_pool_words(&pool), UNIVERSE_WORDS); /* layout kept */
+        ck_assert_int_eq(sim_set_pool_windowed(&pool), 1);
     }
-    sim_set_pool_free(&pool);
 }
 END_TEST
 
 START_TEST(test_full_set_behaves_like_the_windowed_one)
 {
+    sim_set_pool pool = {0};
+    sim_set_pool_layout(&pool, UNIVERSE_WORDS, 0);
+    ck_assert_int_eq(sim_set_pool_windowed(&pool), 0);
     sim_set s;
     memset(&s, 0, sizeof s);
-    sim_set_use_bits(&s, UNIVERSE_WORDS);
-    exercise(&s, NULL);
-    sim_set_release(&s, NULL); /* a full set keeps its words */
+    exercise(&s, &pool);
+    ck_assert_uint_eq(s.wcap, UNIVERSE_WORDS); /* the whole universe */
+    sim_set_release(&s, &pool); /* a full set keeps its words */
     ck_assert_ptr_nonnull(s.bits);
     ck_assert_uint_eq(s.count, 0);
-    sim_set_free(&s, NULL);
+    sim_set_free(&s, &pool);
+    sim_set_pool_free(&pool);
 }
 END_TEST
 
@@ -99,9 +105,9 @@ START_TEST(test_take_words_copies_and_zeroes_the_scratch)
 {
     uint64_t *scratch = calloc(UNIVERSE_WORDS, sizeof *scratch);
     sim_set_pool pool = {0};
+    sim_set_pool_layout(&pool, UNIVERSE_WORDS, 1);
     sim_set s;
     memset(&s, 0, sizeof s);
-    sim_set_use_window(&s, UNIVERSE_WORDS);
     for (uint32_t x = 0; x < 64 * 1000; x += 7) /* a wide window first */
         ck_assert_int_ge(sim_set_add(&s, &pool, x), 0);
     scratch[300] = 0x5;          /* ids 19200, 19202 */
