@@ -17,6 +17,20 @@
 #include "sim_set.h"
 #include "streams.h"
 
+/* For the functions whose loops count the bits of set words: on x86-64 they are also built
+ * for CPUs with the POPCNT instruction (every x86-64 CPU since 2008, but not the baseline
+ * ISA a portable build targets, where a popcount is a dozen instructions), the version
+ * chosen once when the program loads (an ifunc). Results cannot differ: only how bits are
+ * counted. Measured on the 1M-op GPT trace: msps ~4% faster (issue 15). */
+#if defined(__x86_64__) && defined(__has_attribute) && !defined(GMS_NO_TARGET_CLONES)
+#if __has_attribute(target_clones)
+#define SIM_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#endif
+#endif
+#ifndef SIM_POPCNT_CLONES
+#define SIM_POPCNT_CLONES
+#endif
+
 /* Schedule entries: kind in the low 3 bits, index above. */
 enum {
     SCH_COMPUTE = 0,      /* index: op */

@@ -60,7 +60,7 @@ void sim_psc_compacted(sim_view *v, uint32_t old_len)
     }
 }
 
-uint32_t sim_psc_scan(const sim_view *v, double *best_cost, uint64_t *scored)
+SIM_POPCNT_CLONES uint32_t sim_psc_scan(const sim_view *v, double *best_cost, uint64_t *scored)
 {
     const double *sc = v->pool_sc;
     uint32_t n = v->pool_len, nb = (n + 63) / 64;

@@ -239,7 +239,7 @@ static inline __attribute__((always_inline)) void rebuild_walk(sim_view *v, uint
 
 /* rebuild_walk without the interior's sum and count where nothing reads them (forward
  * regions kept as frontiers only, sim_view.fwd_frontier_only). */
-static void rebuild(sim_view *v, uint32_t base, int forward)
+SIM_POPCNT_CLONES static void rebuild(sim_view *v, uint32_t base, int forward)
 {
     if (forward && v->fwd_frontier_only && sim_set_pool_windowed(&v->set_pool))
         rebuild_walk(v, base, 1, 0);
@@ -251,8 +251,8 @@ static void rebuild(sim_view *v, uint32_t base, int forward)
  * region S) joins R's interior and S's frontier joins R's frontier, as word-wide unions.
  * Members that became pinned since they joined S's frontier may come along, which is
  * harmless (every use skips pinned storages). */
-static void absorb(sim_view *v, sim_region *R, uint64_t *compute, uint32_t s,
-                   const sim_region *S, int frontier_only)
+SIM_POPCNT_CLONES static void absorb(sim_view *v, sim_region *R, uint64_t *compute,
+                                     uint32_t s, const sim_region *S, int frontier_only)
 {
     sim_set_remove(&R->frontier, s);
     uint64_t sum = 0;
@@ -680,7 +680,8 @@ static inline void mb_flush_word(mb_ctx *c, uint32_t w)
 }
 
 /* Rebuilds the regions of bases[0..k) (k <= 64, distinct, material) in one direction. */
-static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k, int forward)
+SIM_POPCNT_CLONES static void rebuild_multi(sim_view *v, const uint32_t *bases, uint32_t k,
+                                            int forward)
 {
     const sim_trace *tr = v->tr;
     const uint32_t *off = forward ? tr->fwd_off : tr->rev_off;
@@ -792,7 +793,8 @@ static int rebuild_multi_all(sim_view *v, const uint32_t *bases, uint32_t n, int
 }
 
 /* Rebuilds the regions of bases[0..n) in one direction, as one batch. */
-static void rebuild_batch(sim_view *v, const uint32_t *bases, uint32_t n, int forward)
+SIM_POPCNT_CLONES static void rebuild_batch(sim_view *v, const uint32_t *bases, uint32_t n,
+                                            int forward)
 {
     if (!v->memo_gen || n < SIM_MEMO_MIN_BATCH || forward) {
         for (uint32_t i = 0; i < n && !v->failed_alloc; i++)
