@@ -19,6 +19,7 @@
 #include "sim_ckpt.h"
 #include "sim_cost.h"
 #include "sim_internal.h"
+#include "sim_prefault.h"
 #include "sim_pool_min.h"
 
 void sim_config_init(sim_config *cfg)
@@ -663,6 +664,16 @@ int sim_runner_new(const sim_trace *t, sim_runner **out, gms_error *err)
         sim_runner_free(r);
         return gms_error_set(err, GMS_ENOMEM, "out of memory creating a simulation runner");
     }
+    /* every run writes these throughout (sim_prefault.h) */
+    size_t ns = (size_t)t->n_storages + 1;
+    sim_prefault(r->v.ss, ns * sizeof *r->v.ss);
+    sim_prefault(r->v.defined, (size_t)t->n_tensors + 1);
+    sim_prefault(r->v.fl, ns);
+    sim_prefault(r->v.pool_pos, ns * sizeof(uint32_t));
+    sim_prefault(r->v.scomp, ns * sizeof *r->v.scomp);
+    sim_prefault(r->v.last, ns * sizeof *r->v.last);
+    sim_prefault(r->v.live_fwd, ns * sizeof *r->v.live_fwd);
+    sim_prefault(r->v.live_rev, ns * sizeof *r->v.live_rev);
     *out = r;
     return 0;
 }
@@ -781,6 +792,11 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
                 sim_regions_free(v);
                 return gms_error_set(err, GMS_ENOMEM, "out of memory for DTR regions");
             }
+            /* the runs that keep regions touch nearly every storage's (sim_prefault.h) */
+            size_t ns = (size_t)tr->n_storages + 1;
+            sim_prefault(v->fwd, ns * sizeof *v->fwd);
+            sim_prefault(v->rev, ns * sizeof *v->rev);
+            sim_prefault(v->rcomp, 2 * ns * sizeof *v->rcomp);
             sim_regions_init(v);
         } else {
             sim_regions_reset(v);
