@@ -340,6 +340,9 @@ void sim_regions_reset(sim_view *v);
  * before an eviction and a choice (sim_run.c calls it), and before an op is created
  * (sim_regions_on_new_op). */
 void sim_regions_flush(sim_view *v);
+/* Before evicting s (material, regions on): what the eviction needs of the deferred
+ * rebuilds (s's own reverse region), the rest waiting for the next flush. */
+void sim_regions_before_evict(sim_view *v, uint32_t s);
 /* Op o is about to be created: does the deferred rebuilds whose result it would change. */
 void sim_regions_on_new_op(sim_view *v, uint32_t o);
 #define SIM_REGIONS_PENDING(v) ((v)->n_rev_pend != 0)

@@ -309,8 +309,9 @@ void sim_regions_on_evict(sim_view *v, uint32_t s)
     for (sim_set_iter_init(&it, &v->rev[s].frontier); sim_set_iter_next(&it, &x);)
         if (!(v->fl[x] & SIM_FL_PINNED))
             absorb(v, &v->fwd[x], sim_rcomp(v, x, 1), s, &v->fwd[s], v->fwd_frontier_only);
+    const uint8_t *pend = v->n_rev_pend ? v->rev_pend_on : NULL;
     for (sim_set_iter_init(&it, &v->fwd[s].frontier); sim_set_iter_next(&it, &x);)
-        if (!(v->fl[x] & SIM_FL_PINNED)) {
+        if (!(v->fl[x] & SIM_FL_PINNED) && !(pend && pend[x])) { /* pending: see below */
             absorb(v, &v->rev[x], sim_rcomp(v, x, 0), s, &v->rev[s], 0);
             sim_mscore_update(v, x);
         }
@@ -886,6 +887,13 @@ static void defer_rev(sim_view *v, const uint32_t *bases, uint32_t n)
             return;
         }
     }
+    if (v->n_rev_pend + n > ns) { /* drop the entries rebuilt at evictions meanwhile */
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < v->n_rev_pend; i++)
+            if (v->rev_pend_on[v->rev_pend[i]])
+                v->rev_pend[k++] = v->rev_pend[i];
+        v->n_rev_pend = k;
+    }
     for (uint32_t i = 0; i < n; i++) {
         uint32_t b = bases[i];
         if (!v->rev_pend_on[b]) {
@@ -895,11 +903,30 @@ static void defer_rev(sim_view *v, const uint32_t *bases, uint32_t n)
     }
 }
 
+/* Evicting s reads s's reverse region, and changes the reverse regions that border it;
+ * the pending ones among those need not be brought up to date first. A pending region is
+ * rebuilt at the flush from the state then, and rebuilding after s's eviction gives what
+ * rebuilding before it and absorbing s gives (the interior is the evicted storages reachable
+ * from the base through evicted ones, and s's own region, rebuilt here, is exactly those
+ * reachable from s; the frontier follows; no compute changes while a rebuild is pending, see
+ * sim_regions_on_new_op). So only s's own pending reverse region is rebuilt now, and
+ * sim_regions_on_evict leaves the pending ones alone: the flushes that every eviction used
+ * to do now wait for the next choice, and merge (issue 15). */
+void sim_regions_before_evict(sim_view *v, uint32_t s)
+{
+    if (!v->n_rev_pend || !v->rev_pend_on[s])
+        return;
+    v->rev_pend_on[s] = 0; /* its entry in rev_pend is skipped by the flush */
+    rebuild(v, s, 0);
+}
+
 void sim_regions_flush(sim_view *v)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < v->n_rev_pend; i++) {
         uint32_t b = v->rev_pend[i];
+        if (!v->rev_pend_on[b])
+            continue; /* rebuilt at its eviction (sim_regions_before_evict) */
         v->rev_pend_on[b] = 0;
         /* a base pinned since its request: its regions are never read again */
         if (!(v->fl[b] & SIM_FL_PINNED))

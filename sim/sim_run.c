@@ -152,8 +152,12 @@ static void notify(sim_view *v, sim_event_kind kind, uint64_t size, uint32_t op,
 static void evict(sim_view *v, uint32_t s, int eager)
 {
     const sim_trace *tr = v->tr;
-    if (SIM_REGIONS_PENDING(v))
-        sim_regions_flush(v);
+    if (SIM_REGIONS_PENDING(v)) {
+        if (v->sw.on) /* swaps change flags the regions do not follow: everything now */
+            sim_regions_flush(v);
+        else
+            sim_regions_before_evict(v, s);
+    }
     /* a swapped victim keeps its device bytes until its copy ends (streams.h) */
     int swapped = v->sw.on && sim_swap_on_evict(v, s, eager);
     v->fl[s] &= (uint8_t)~SIM_FL_MAT;
