@@ -17,10 +17,11 @@
 
 #define NO_SLOT UINT32_MAX
 
-typedef struct name_slot {
+/* An entry of the name map's hash table: a handle and its slot (NO_SLOT = empty). */
+typedef struct name_entry {
     uint64_t handle;
-    uint32_t tensor;
-} name_slot;
+    uint32_t slot;
+} name_entry;
 
 struct sim_trace_builder {
     sim_trace *tr; /* arrays being filled */
@@ -31,16 +32,18 @@ struct sim_trace_builder {
     int64_t *sref;     /* per storage: external references */
     uint32_t cap_sref;
 
-    name_slot *slots;  /* bound names in first-binding order */
+    /* bound names in first-binding order: each one's tensor (a slot). The handles are not
+     * kept per slot: a direct one is its index in `direct`, a hashed one is in its entry. */
+    uint32_t *slots;
     uint32_t n_slots, cap_slots;
     /* handle -> slot. Handles below direct_cap are looked up in `direct` (NO_SLOT = unbound),
-     * the others in `index`, a hash table of slot numbers (NO_SLOT = empty). Traces number
-     * their tensors densely (synth, DTR logs through the name map, most importers), and a
+     * the others in `index`, a hash table of (handle, slot) entries. Traces number their
+     * tensors densely (synth, DTR logs through the name map, most importers), and a
      * million-op trace's hash table is a cache miss per lookup: the direct table keeps them
      * local. It grows while it stays dense (see direct_grow). */
     uint32_t *direct;
     uint64_t direct_cap;
-    uint32_t *index;
+    name_entry *index;
     uint32_t index_cap;
     uint32_t n_hashed; /* slots in index */
 
@@ -137,19 +140,22 @@ static int intern(sim_trace_builder *b, const char *name, uint32_t *off)
 /* ------------------------------------------------------------------------------------------
  * The name map (handle -> tensor), in first-binding order like a Python dict
  */
+/* Rebuilds the hash table with cap entries, leaving out the handles the direct table now
+ * covers. */
 static int index_rehash(sim_trace_builder *b, uint32_t cap)
 {
-    uint32_t *n = malloc((size_t)cap * sizeof *n);
+    name_entry *n = malloc((size_t)cap * sizeof *n);
     if (!n)
         return -1;
     memset(n, 0xff, (size_t)cap * sizeof *n);
-    for (uint32_t i = 0; i < b->n_slots; i++) {
-        if (b->slots[i].handle < b->direct_cap)
-            continue; /* in the direct table */
-        uint32_t j = (uint32_t)hash64(b->slots[i].handle) & (cap - 1);
-        while (n[j] != NO_SLOT)
+    for (uint32_t i = 0; i < b->index_cap; i++) {
+        const name_entry *e = &b->index[i];
+        if (e->slot == NO_SLOT || e->handle < b->direct_cap)
+            continue; /* empty, or now in the direct table */
+        uint32_t j = (uint32_t)hash64(e->handle) & (cap - 1);
+        while (n[j].slot != NO_SLOT)
             j = (j + 1) & (cap - 1);
-        n[j] = i;
+        n[j] = *e;
     }
     free(b->index);
     b->index = n;
@@ -176,9 +182,12 @@ static int direct_grow(sim_trace_builder *b, uint64_t h)
     if (b->n_hashed == 0)
         return 0;
     b->n_hashed = 0;
-    for (uint32_t i = 0; i < b->n_slots; i++) {
-        if (b->slots[i].handle < cap)
-            d[b->slots[i].handle] = i;
+    for (uint32_t i = 0; i < b->index_cap; i++) {
+        const name_entry *e = &b->index[i];
+        if (e->slot == NO_SLOT)
+            continue;
+        if (e->handle < cap)
+            d[e->handle] = e->slot;
         else
             b->n_hashed++;
     }
@@ -193,9 +202,9 @@ static uint32_t name_find(const sim_trace_builder *b, uint64_t h)
     if (b->index_cap == 0)
         return NO_SLOT;
     uint32_t mask = b->index_cap - 1;
-    for (uint32_t j = (uint32_t)hash64(h) & mask; b->index[j] != NO_SLOT; j = (j + 1) & mask)
-        if (b->slots[b->index[j]].handle == h)
-            return b->index[j];
+    for (uint32_t j = (uint32_t)hash64(h) & mask; b->index[j].slot != NO_SLOT; j = (j + 1) & mask)
+        if (b->index[j].handle == h)
+            return b->index[j].slot;
     return NO_SLOT;
 }
 
@@ -204,7 +213,7 @@ static int name_bind(sim_trace_builder *b, uint64_t h, uint32_t t)
 {
     uint32_t s = name_find(b, h);
     if (s != NO_SLOT) {
-        b->slots[s].tensor = t;
+        b->slots[s] = t;
         return 0;
     }
     if (b->n_slots == NO_SLOT ||
@@ -213,20 +222,20 @@ static int name_bind(sim_trace_builder *b, uint64_t h, uint32_t t)
     if (h >= b->direct_cap && direct_grow(b, h) != 0)
         return -1;
     if (h < b->direct_cap) {
-        b->slots[b->n_slots] = (name_slot){h, t};
+        b->slots[b->n_slots] = t;
         b->direct[h] = b->n_slots++;
         return 0;
     }
     if ((b->n_hashed + 1) * 2 > b->index_cap &&
         index_rehash(b, b->index_cap ? b->index_cap * 2 : 1024) != 0)
         return -1;
-    b->slots[b->n_slots] = (name_slot){h, t};
+    b->slots[b->n_slots] = t;
     b->n_hashed++;
     uint32_t mask = b->index_cap - 1;
     uint32_t j = (uint32_t)hash64(h) & mask;
-    while (b->index[j] != NO_SLOT)
+    while (b->index[j].slot != NO_SLOT)
         j = (j + 1) & mask;
-    b->index[j] = b->n_slots++;
+    b->index[j] = (name_entry){h, b->n_slots++};
     return 0;
 }
 
@@ -255,7 +264,7 @@ static int resolve(sim_trace_builder *b, uint64_t h, const char *what, const cha
                              (unsigned long long)b->events, what, op ? " " : "", op ? op : "",
                              (unsigned long long)h);
     }
-    *t = b->slots[s].tensor;
+    *t = b->slots[s];
     return 0;
 }
 
@@ -597,7 +606,7 @@ int sim_trace_builder_add(sim_trace_builder *b, const gmt_event *ev, gms_error *
         uint32_t s = name_find(b, ev->id);
         if (s == NO_SLOT)
             return 0; /* bound before START: simrd ignores it */
-        t = b->slots[s].tensor;
+        t = b->slots[s];
         b->tref[t]--;
         return release_ref(b, t, err);
     }
@@ -675,7 +684,7 @@ int sim_trace_builder_finish(sim_trace_builder *b, sim_trace **out, gms_error *e
     uint8_t *pinned = calloc((size_t)tr->n_tensors + 1, 1);
     int rc = pinned ? 0 : -1;
     for (uint32_t i = 0; rc == 0 && i < b->n_slots; i++) {
-        uint32_t t = b->slots[i].tensor;
+        uint32_t t = b->slots[i];
         if (b->tref[t] > 0 && !pinned[t]) {
             pinned[t] = 1;
             rc = sched(b, SCH_PIN, t);
