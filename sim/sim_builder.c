@@ -27,9 +27,11 @@ struct sim_trace_builder {
     sim_trace *tr; /* arrays being filled */
     uint32_t cap_ops, cap_args, cap_tensors, cap_storages, cap_schedule, cap_strings;
 
-    int64_t *tref;     /* per tensor: simrd's parse-time _ref */
+    /* 32 bits each (ref_step refuses a count beyond them: only a trace of billions of
+     * events could reach one) */
+    int32_t *tref;     /* per tensor: simrd's parse-time _ref */
     uint32_t cap_tref;
-    int64_t *sref;     /* per storage: external references */
+    int32_t *sref;     /* per storage: external references */
     uint32_t cap_sref;
 
     /* bound names in first-binding order: each one's tensor (a slot). The handles are not
@@ -46,6 +48,9 @@ struct sim_trace_builder {
     name_entry *index;
     uint32_t index_cap;
     uint32_t n_hashed; /* slots in index */
+
+    uint32_t *argbuf;  /* the current event's resolved inputs (resolve_inputs) */
+    uint32_t cap_argbuf;
 
     uint32_t *intern;  /* hash table of string offsets, NO_SLOT = empty */
     uint32_t intern_cap, intern_n;
@@ -268,6 +273,21 @@ static int resolve(sim_trace_builder *b, uint64_t h, const char *what, const cha
     return 0;
 }
 
+/* Adds d (+1 or -1) to the reference count *r. 0, or -1 (err set) when the count would leave
+ * 32 bits. */
+static int ref_step(sim_trace_builder *b, int32_t *r, int d, gms_error *err)
+{
+    if (d > 0 ? *r == INT32_MAX : *r == INT32_MIN) {
+        b->failed = 1;
+        return gms_error_set(err, GMS_EFORMAT,
+                             "event %llu: a tensor's reference count leaves 32 bits (more than "
+                             "2^31 references: split the trace)",
+                             (unsigned long long)b->events);
+    }
+    *r += d;
+    return 0;
+}
+
 /* simrd's rt.get: one more external reference on t's storage. */
 static int get_ref(sim_trace_builder *b, uint32_t t, const char *what, gms_error *err)
 {
@@ -280,8 +300,7 @@ static int get_ref(sim_trace_builder *b, uint32_t t, const char *what, gms_error
                              (unsigned long long)b->events, what,
                              (unsigned long long)b->tr->tensors[t].handle);
     }
-    b->sref[s]++;
-    return 0;
+    return ref_step(b, &b->sref[s], 1, err);
 }
 
 /* simrd's rt.release: drops a reference; the storage's last one becomes a runtime event and
@@ -367,7 +386,8 @@ static int add_output(sim_trace_builder *b, uint32_t o, uint64_t handle, uint32_
         te->size = size;
         tr->ops[o].total_size += size;
     }
-    b->sref[te->storage]++;
+    if (ref_step(b, &b->sref[te->storage], 1, err))
+        return -1;
     b->tref[t] = 1;
     tr->ops[o].n_out++;
     *out = t;
@@ -481,21 +501,19 @@ static int add_constant(sim_trace_builder *b, const gmt_event *ev, gms_error *er
     return 0;
 }
 
+/* Resolves the event's inputs into the builder's buffer (no allocation per event). */
 static int resolve_inputs(sim_trace_builder *b, const gmt_event *ev, uint32_t **args,
                           gms_error *err)
 {
     *args = NULL;
     if (ev->n_inputs == 0)
         return 0;
-    *args = malloc((size_t)ev->n_inputs * sizeof **args);
-    if (!*args)
+    if (sim_grow((void **)&b->argbuf, &b->cap_argbuf, ev->n_inputs, sizeof *b->argbuf))
         return oom(b, err);
+    *args = b->argbuf;
     for (uint32_t i = 0; i < ev->n_inputs; i++)
-        if (resolve(b, ev->inputs[i], gmt_kind_name(ev->kind), ev->op, &(*args)[i], err)) {
-            free(*args);
-            *args = NULL;
+        if (resolve(b, ev->inputs[i], gmt_kind_name(ev->kind), ev->op, &(*args)[i], err))
             return -1;
-        }
     return 0;
 }
 
@@ -512,7 +530,6 @@ static int add_call(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
         uint32_t view_of = out->alias_of < 0 ? SIM_NONE : tr->tensors[args[out->alias_of]].storage;
         rc = add_output(b, o, out->id, view_of, view_of == SIM_NONE ? out->size : 0, 0, &t, err);
     }
-    free(args);
     if (rc)
         return -1;
     baseline_op(b, o);
@@ -541,7 +558,6 @@ static int add_mutate(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
         rc = add_output(b, o, tr->tensors[a].handle, SIM_NONE, size, tr->tensors[a].mutated + 1,
                         &t, err);
     }
-    free(args);
     if (rc)
         return -1;
     baseline_op(b, o);
@@ -554,8 +570,7 @@ static int add_mutate(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
             return -1;
         if (name_bind(b, h, first + i))
             return oom(b, err);
-        b->tref[old]--;
-        if (release_ref(b, old, err))
+        if (ref_step(b, &b->tref[old], -1, err) || release_ref(b, old, err))
             return -1;
     }
     return 0;
@@ -589,9 +604,9 @@ int sim_trace_builder_add(sim_trace_builder *b, const gmt_event *ev, gms_error *
     case GMT_SCOPE:
         return add_scope(b, ev, err);
     case GMT_COPY:
-        if (resolve(b, ev->src, "COPY", NULL, &t, err) || get_ref(b, t, "COPY", err))
+        if (resolve(b, ev->src, "COPY", NULL, &t, err) || get_ref(b, t, "COPY", err) ||
+            ref_step(b, &b->tref[t], 1, err))
             return -1;
-        b->tref[t]++;
         return name_bind(b, ev->id, t) ? oom(b, err) : 0;
     case GMT_COPY_FROM:
         if (resolve(b, ev->id, "COPY_FROM", NULL, &old, err) ||
@@ -599,16 +614,16 @@ int sim_trace_builder_add(sim_trace_builder *b, const gmt_event *ev, gms_error *
             return -1;
         if (name_bind(b, ev->id, t))
             return oom(b, err);
-        b->tref[old]--;
-        b->tref[t]++;
-        return release_ref(b, old, err) || get_ref(b, t, "COPY_FROM", err) ? -1 : 0;
+        return ref_step(b, &b->tref[old], -1, err) || ref_step(b, &b->tref[t], 1, err) ||
+                       release_ref(b, old, err) || get_ref(b, t, "COPY_FROM", err)
+                   ? -1
+                   : 0;
     case GMT_RELEASE: {
         uint32_t s = name_find(b, ev->id);
         if (s == NO_SLOT)
             return 0; /* bound before START: simrd ignores it */
         t = b->slots[s];
-        b->tref[t]--;
-        return release_ref(b, t, err);
+        return ref_step(b, &b->tref[t], -1, err) || release_ref(b, t, err) ? -1 : 0;
     }
     case GMT_ANNOTATE:
         if (strcmp(ev->text, "START") == 0 && !b->started) {
@@ -657,6 +672,7 @@ static void builder_free_parts(sim_trace_builder *b)
     free(b->index);
     free(b->direct);
     free(b->intern);
+    free(b->argbuf);
     free(b->open);
     free(b);
 }
