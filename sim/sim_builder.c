@@ -664,7 +664,8 @@ int sim_trace_builder_new(sim_trace_builder **out, gms_error *err)
     return 0;
 }
 
-static void builder_free_parts(sim_trace_builder *b)
+/* Frees the parse-time state (everything but the trace and b itself). */
+static void builder_drop_state(sim_trace_builder *b)
 {
     free(b->tref);
     free(b->sref);
@@ -674,6 +675,14 @@ static void builder_free_parts(sim_trace_builder *b)
     free(b->intern);
     free(b->argbuf);
     free(b->open);
+    b->tref = b->sref = NULL;
+    b->slots = b->direct = b->intern = b->argbuf = b->open = NULL;
+    b->index = NULL;
+}
+
+static void builder_free_parts(sim_trace_builder *b)
+{
+    builder_drop_state(b);
     free(b);
 }
 
@@ -696,22 +705,22 @@ int sim_trace_builder_finish(sim_trace_builder *b, sim_trace **out, gms_error *e
     }
     sim_trace *tr = b->tr;
     /* End of log: PIN every still-referenced tensor, in name order (each tensor once: a
-     * repeated PIN of a pinned tensor does nothing). */
-    uint8_t *pinned = calloc((size_t)tr->n_tensors + 1, 1);
-    int rc = pinned ? 0 : -1;
+     * repeated PIN of a pinned tensor does nothing, so a pinned tensor's count is zeroed) */
+    int rc = 0;
     for (uint32_t i = 0; rc == 0 && i < b->n_slots; i++) {
         uint32_t t = b->slots[i];
-        if (b->tref[t] > 0 && !pinned[t]) {
-            pinned[t] = 1;
+        if (b->tref[t] > 0) {
+            b->tref[t] = 0;
             rc = sched(b, SCH_PIN, t);
         }
     }
-    free(pinned);
     /* scopes a truncated trace left open end with it */
     for (uint32_t i = 0; i < b->n_open; i++)
         tr->scopes[b->open[i]].end_op = tr->n_ops;
     if (!b->have_model_op)
         tr->first_model_op = tr->n_ops;
+    /* the parse-time state is dead: its memory goes back before the links are built */
+    builder_drop_state(b);
     if (rc == 0)
         rc = sim_trace_link(tr);
     if (rc != 0) {
