@@ -33,6 +33,8 @@ struct sim_trace_builder {
     uint32_t cap_tref;
     int32_t *sref;     /* per storage: external references */
     uint32_t cap_sref;
+    uint64_t *thandle; /* per tensor: the trace's id of it (for messages and MUTATE) */
+    uint32_t cap_thandle;
 
     /* bound names in first-binding order: each one's tensor (a slot). The handles are not
      * kept per slot: a direct one is its index in `direct`, a hashed one is in its entry. */
@@ -298,7 +300,7 @@ static int get_ref(sim_trace_builder *b, uint32_t t, const char *what, gms_error
                              "event %llu: %s: tensor %llu is used after all its references "
                              "were released",
                              (unsigned long long)b->events, what,
-                             (unsigned long long)b->tr->tensors[t].handle);
+                             (unsigned long long)b->thandle[t]);
     }
     return ref_step(b, &b->sref[s], 1, err);
 }
@@ -313,7 +315,7 @@ static int release_ref(sim_trace_builder *b, uint32_t t, gms_error *err)
         b->failed = 1;
         return gms_error_set(err, GMS_EFORMAT,
                              "event %llu: RELEASE: tensor %llu has no reference left to release",
-                             (unsigned long long)b->events, (unsigned long long)tr->tensors[t].handle);
+                             (unsigned long long)b->events, (unsigned long long)b->thandle[t]);
     }
     if (--b->sref[s] == 0) {
         b->mem -= tr->storages[s].size;
@@ -365,6 +367,7 @@ static int add_output(sim_trace_builder *b, uint32_t o, uint64_t handle, uint32_
     }
     if (sim_grow((void **)&tr->tensors, &b->cap_tensors, tr->n_tensors + 1, sizeof *tr->tensors) ||
         sim_grow((void **)&b->tref, &b->cap_tref, tr->n_tensors + 1, sizeof *b->tref) ||
+        sim_grow((void **)&b->thandle, &b->cap_thandle, tr->n_tensors + 1, sizeof *b->thandle) ||
         sim_grow((void **)&tr->storages, &b->cap_storages, tr->n_storages + 1,
                  sizeof *tr->storages) ||
         sim_grow((void **)&b->sref, &b->cap_sref, tr->n_storages + 1, sizeof *b->sref))
@@ -372,7 +375,7 @@ static int add_output(sim_trace_builder *b, uint32_t o, uint64_t handle, uint32_
     uint32_t t = tr->n_tensors++;
     sim_tensor *te = &tr->tensors[t];
     memset(te, 0, sizeof *te);
-    te->handle = handle;
+    b->thandle[t] = handle;
     te->op = o;
     te->mutated = (uint8_t)(mutated > 255 ? 255 : mutated);
     if (view_of != SIM_NONE) {
@@ -555,7 +558,7 @@ static int add_mutate(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
     for (uint32_t i = 0; rc == 0 && i < ev->n_mutated; i++) {
         uint32_t a = args[ev->mutated[i]];
         uint64_t size = tr->storages[tr->tensors[a].storage].size;
-        rc = add_output(b, o, tr->tensors[a].handle, SIM_NONE, size, tr->tensors[a].mutated + 1,
+        rc = add_output(b, o, b->thandle[a], SIM_NONE, size, tr->tensors[a].mutated + 1,
                         &t, err);
     }
     if (rc)
@@ -669,6 +672,7 @@ static void builder_drop_state(sim_trace_builder *b)
 {
     free(b->tref);
     free(b->sref);
+    free(b->thandle);
     free(b->slots);
     free(b->index);
     free(b->direct);
@@ -676,6 +680,7 @@ static void builder_drop_state(sim_trace_builder *b)
     free(b->argbuf);
     free(b->open);
     b->tref = b->sref = NULL;
+    b->thandle = NULL;
     b->slots = b->direct = b->intern = b->argbuf = b->open = NULL;
     b->index = NULL;
 }

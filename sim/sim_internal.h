@@ -38,9 +38,10 @@ typedef struct sim_op {
     uint32_t name;       /* offset of the op name in trace->strings */
 } sim_op;
 
+/* 32 bytes: the trace's own tensor ids are the builder's business (sim_builder.c keeps them
+ * while loading, for its messages), the replay never reads them. */
 typedef struct sim_tensor {
     uint64_t size;         /* own bytes (0 for a view) */
-    uint64_t handle;       /* the trace's tensor id (for messages and event dumps) */
     uint32_t op;
     uint32_t storage;
     uint32_t children_off; /* into trace->children */
