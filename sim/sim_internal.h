@@ -38,14 +38,14 @@ typedef struct sim_op {
     uint32_t name;       /* offset of the op name in trace->strings */
 } sim_op;
 
-/* 32 bytes: the trace's own tensor ids are the builder's business (sim_builder.c keeps them
- * while loading, for its messages), the replay never reads them. */
+/* 24 bytes: the trace's own tensor ids are the builder's business (sim_builder.c keeps them
+ * while loading, for its messages), the replay never reads them; a tensor's children count
+ * is the distance to the next tensor's (sim_tensor_n_children). */
 typedef struct sim_tensor {
     uint64_t size;         /* own bytes (0 for a view) */
     uint32_t op;
     uint32_t storage;
-    uint32_t children_off; /* into trace->children */
-    uint32_t n_children;
+    uint32_t children_off; /* into trace->children; tensors[n_tensors] is a sentinel */
     uint8_t is_view;
     uint8_t mutated;       /* MUTATE depth: simrd names the tensor "<name>" + this many '$' */
 } sim_tensor;
@@ -77,7 +77,7 @@ struct sim_trace {
     uint32_t *args; /* op arguments (tensor indices), duplicates kept */
     uint32_t *arg_st; /* the storage of each args[] entry (built by sim_trace_link) */
     uint32_t n_args_total;
-    sim_tensor *tensors;
+    sim_tensor *tensors; /* n_tensors + 1: the last one only ends the children lists */
     uint32_t n_tensors;
     uint32_t *children; /* per tensor: outputs of every op that used it, op order */
     uint32_t n_children_total;
@@ -446,13 +446,19 @@ static inline uint32_t sim_storage_live_tensors(const sim_view *v, uint32_t s,
     return sim_live_prefix(v, *out, si->n_tensors);
 }
 
+/* How many children tensor t has (outputs of every op that used it). */
+static inline uint32_t sim_tensor_n_children(const sim_trace *tr, uint32_t t)
+{
+    return tr->tensors[t + 1].children_off - tr->tensors[t].children_off;
+}
+
 /* Children of tensor t that exist now (their ops are created; children are in op order). */
 static inline uint32_t sim_tensor_live_children(const sim_view *v, uint32_t t,
                                                 const uint32_t **out)
 {
     const sim_tensor *te = &v->tr->tensors[t];
     *out = v->tr->children + te->children_off;
-    return sim_live_prefix(v, *out, te->n_children);
+    return sim_live_prefix(v, *out, te[1].children_off - te->children_off);
 }
 
 #endif

@@ -54,12 +54,12 @@ static int build_links(sim_trace *tr)
     uint32_t off = 0;
     for (uint32_t t = 0; t < tr->n_tensors; t++) {
         tr->tensors[t].children_off = off;
-        tr->tensors[t].n_children = cnt[t];
         uint32_t c = cnt[t];
         cnt[t] = off; /* from here on: tensor t's next child slot */
         off += c;
         scnt[tr->tensors[t].storage]++;
     }
+    tr->tensors[tr->n_tensors] = (sim_tensor){.children_off = off}; /* the sentinel */
     /* filled through the 4-byte cursors, not the 40-byte tensors (a random read and
      * write per child) */
     uint32_t *children = tr->children;
@@ -208,6 +208,11 @@ static int build_adjacency(sim_trace *tr, const uint32_t *tst, int forward, uint
 
 int sim_trace_link(sim_trace *tr)
 {
+    /* exactly n_tensors + 1 tensors: the builder's spare capacity goes, the sentinel comes */
+    sim_tensor *te = realloc(tr->tensors, ((size_t)tr->n_tensors + 1) * sizeof *te);
+    if (!te)
+        return -1;
+    tr->tensors = te;
     tr->arg_st = malloc(((size_t)tr->n_args_total + 1) * sizeof *tr->arg_st);
     if (!tr->arg_st)
         return -1;
