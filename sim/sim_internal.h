@@ -296,8 +296,13 @@ struct sim_view {
  * schedule is complete (sim_trace.c). 0 or -1 when out of memory. */
 int sim_trace_link(sim_trace *tr);
 
-/* Grows *arr (elements of size sz) to hold at least need elements. 0 or -1. */
-int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz);
+/* Grows *arr (elements of size sz) to hold at least need elements. 0 or -1. The check is
+ * inline (the loader calls this several times per op and tensor), the growth is not. */
+int sim_grow_slow(void **arr, uint32_t *cap, uint32_t need, size_t sz);
+static inline int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
+{
+    return need <= *cap ? 0 : sim_grow_slow(arr, cap, need, sz);
+}
 
 /* regions (sim_regions.c). Traces with at most this many storages keep region sets as
  * bitsets over the whole universe (allocated on first use; 4 x n^2 bits per runner at most:

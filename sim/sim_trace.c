@@ -8,7 +8,7 @@
 
 #include "sim_internal.h"
 
-int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
+int sim_grow_slow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
 {
     if (need <= *cap)
         return 0;
