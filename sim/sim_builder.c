@@ -514,9 +514,12 @@ static int resolve_inputs(sim_trace_builder *b, const gmt_event *ev, uint32_t **
     if (sim_grow((void **)&b->argbuf, &b->cap_argbuf, ev->n_inputs, sizeof *b->argbuf))
         return oom(b, err);
     *args = b->argbuf;
-    for (uint32_t i = 0; i < ev->n_inputs; i++)
-        if (resolve(b, ev->inputs[i], gmt_kind_name(ev->kind), ev->op, &(*args)[i], err))
-            return -1;
+    for (uint32_t i = 0; i < ev->n_inputs; i++) {
+        uint32_t s = name_find(b, ev->inputs[i]);
+        if (s == NO_SLOT) /* resolve says why (the kind's name looked up for it only) */
+            return resolve(b, ev->inputs[i], gmt_kind_name(ev->kind), ev->op, &(*args)[i], err);
+        (*args)[i] = b->slots[s];
+    }
     return 0;
 }
 
