@@ -727,10 +727,16 @@ int sim_trace_builder_finish(sim_trace_builder *b, sim_trace **out, gms_error *e
         tr->scopes[b->open[i]].end_op = tr->n_ops;
     if (!b->have_model_op)
         tr->first_model_op = tr->n_ops;
-    /* the parse-time state is dead: its memory goes back before the links are built */
+    /* the parse-time state is dead: its memory goes back before the links are built, but
+     * for the reference counts (a word per tensor and per storage), which the link reuses as
+     * its scratch */
+    sim_link_scratch sc = {(uint32_t *)b->tref, (uint32_t *)b->sref, b->cap_tref, b->cap_sref};
+    b->tref = b->sref = NULL;
     builder_drop_state(b);
     if (rc == 0)
-        rc = sim_trace_link(tr);
+        rc = sim_trace_link(tr, &sc);
+    free(sc.t);
+    free(sc.s);
     if (rc != 0) {
         sim_trace_builder_free(b);
         return gms_error_set(err, GMS_ENOMEM, "out of memory finishing the schedule");

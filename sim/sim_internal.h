@@ -292,9 +292,16 @@ struct sim_view {
     sim_streams sw;      /* streams.h: copy engines, on for swapping policies only */
 };
 
+/* Scratch words for sim_trace_link: t per tensor, s per storage (grown as needed; the caller
+ * frees them). The builder lends its dead reference counts, so no fresh memory is touched. */
+typedef struct sim_link_scratch {
+    uint32_t *t, *s;
+    uint32_t cap_t, cap_s;
+} sim_link_scratch;
+
 /* Builds the trace's derived links (children, storage tensors, storage graph) once the
  * schedule is complete (sim_trace.c). 0 or -1 when out of memory. */
-int sim_trace_link(sim_trace *tr);
+int sim_trace_link(sim_trace *tr, sim_link_scratch *sc);
 
 /* Grows *arr (elements of size sz) to hold at least need elements. 0 or -1. The check is
  * inline (the loader calls this several times per op and tensor), the growth is not. */

@@ -27,16 +27,12 @@ int sim_grow_slow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
     return 0;
 }
 
-/* Builds the CSR arrays: children per tensor and tensors per storage. */
-static int build_links(sim_trace *tr)
+/* Builds the CSR arrays: children per tensor and tensors per storage. cnt and scnt are
+ * n_tensors + 1 and n_storages + 1 words of scratch. */
+static int build_links(sim_trace *tr, uint32_t *cnt, uint32_t *scnt)
 {
-    uint32_t *cnt = calloc((size_t)tr->n_tensors + 1, sizeof *cnt);
-    uint32_t *scnt = calloc((size_t)tr->n_storages + 1, sizeof *scnt);
-    if (!cnt || !scnt) {
-        free(cnt);
-        free(scnt);
-        return -1;
-    }
+    memset(cnt, 0, ((size_t)tr->n_tensors + 1) * sizeof *cnt);
+    memset(scnt, 0, ((size_t)tr->n_storages + 1) * sizeof *scnt);
     uint64_t total = 0;
     for (uint32_t o = 0; o < tr->n_ops; o++) {
         const sim_op *op = &tr->ops[o];
@@ -45,12 +41,12 @@ static int build_links(sim_trace *tr)
         total += (uint64_t)op->n_args * op->n_out;
     }
     if (total > UINT32_MAX)
-        goto fail;
+        return -1;
     tr->n_children_total = (uint32_t)total;
     tr->children = malloc((size_t)(total ? total : 1) * sizeof *tr->children);
     tr->storage_tensors = malloc((size_t)(tr->n_tensors ? tr->n_tensors : 1) * sizeof(uint32_t));
     if (!tr->children || !tr->storage_tensors)
-        goto fail;
+        return -1;
     uint32_t off = 0;
     for (uint32_t t = 0; t < tr->n_tensors; t++) {
         tr->tensors[t].children_off = off;
@@ -83,13 +79,7 @@ static int build_links(sim_trace *tr)
         sim_storage_info *si = &tr->storages[tr->tensors[t].storage];
         tr->storage_tensors[si->tensors_off + si->n_tensors++] = t;
     }
-    free(cnt);
-    free(scnt);
     return 0;
-fail:
-    free(cnt);
-    free(scnt);
-    return -1;
 }
 
 static int edge_cmp(const void *a, const void *b)
@@ -157,18 +147,16 @@ static void dedup_lists(uint32_t ns, uint32_t *off, sim_edge *adj, uint32_t *see
  * The raw lists are filled by one pass over the ops in order (sequential reads of the ops,
  * args and outputs; the lists come out nearly sorted), not by following each tensor's
  * children, a random read of a tensor per edge. */
-static int build_adjacency(sim_trace *tr, const uint32_t *tst, int forward, uint32_t **off_out,
-                           sim_edge **adj_out)
+static int build_adjacency(sim_trace *tr, const uint32_t *tst, uint32_t *pos, int forward,
+                           uint32_t **off_out, sim_edge **adj_out)
 {
     uint32_t ns = tr->n_storages;
     uint64_t total = tr->n_children_total; /* = sum over ops of n_args * n_out */
     uint32_t *off = calloc((size_t)ns + 2, sizeof *off);
     sim_edge *adj = malloc((size_t)(total ? total : 1) * sizeof *adj);
-    uint32_t *pos = malloc(((size_t)ns + 1) * sizeof *pos);
-    if (!off || !adj || !pos) {
+    if (!off || !adj) {
         free(off);
         free(adj);
-        free(pos);
         return -1;
     }
     for (uint32_t o = 0; o < tr->n_ops; o++) { /* raw list lengths */
@@ -200,13 +188,12 @@ static int build_adjacency(sim_trace *tr, const uint32_t *tst, int forward, uint
             }
     }
     dedup_lists(ns, off, adj, pos);
-    free(pos);
     *off_out = off;
     *adj_out = adj;
     return 0;
 }
 
-int sim_trace_link(sim_trace *tr)
+int sim_trace_link(sim_trace *tr, sim_link_scratch *sc)
 {
     /* exactly n_tensors + 1 tensors: the builder's spare capacity goes, the sentinel comes */
     sim_tensor *te = realloc(tr->tensors, ((size_t)tr->n_tensors + 1) * sizeof *te);
@@ -218,17 +205,18 @@ int sim_trace_link(sim_trace *tr)
         return -1;
     for (uint32_t i = 0; i < tr->n_args_total; i++)
         tr->arg_st[i] = tr->tensors[tr->args[i]].storage;
-    /* each tensor's storage in 4 bytes, not 40: the adjacency passes read it per edge */
-    uint32_t *tst = malloc(((size_t)tr->n_tensors + 1) * sizeof *tst);
-    if (!tst)
+    /* one word per tensor and one per storage of scratch, in turn: the children cursors and
+     * the storages' tensor counts, then each tensor's storage (in 4 bytes, not 24: the
+     * adjacency passes read it per edge) and the edge lists' cursors */
+    if (sim_grow((void **)&sc->t, &sc->cap_t, tr->n_tensors + 1, sizeof *sc->t) ||
+        sim_grow((void **)&sc->s, &sc->cap_s, tr->n_storages + 1, sizeof *sc->s) ||
+        build_links(tr, sc->t, sc->s) != 0)
         return -1;
+    uint32_t *tst = sc->t;
     for (uint32_t t = 0; t < tr->n_tensors; t++)
         tst[t] = tr->tensors[t].storage;
-    int rc = build_links(tr) != 0 ||
-             build_adjacency(tr, tst, 1, &tr->fwd_off, &tr->fwd_adj) != 0 ||
-             build_adjacency(tr, tst, 0, &tr->rev_off, &tr->rev_adj) != 0;
-    free(tst);
-    if (rc)
+    if (build_adjacency(tr, tst, sc->s, 1, &tr->fwd_off, &tr->fwd_adj) != 0 ||
+        build_adjacency(tr, tst, sc->s, 0, &tr->rev_off, &tr->rev_adj) != 0)
         return -1;
     tr->st_size = malloc(((size_t)tr->n_storages + 1) * sizeof *tr->st_size);
     if (!tr->st_size)
