@@ -138,58 +138,62 @@ static void dedup_lists(uint32_t ns, uint32_t *off, sim_edge *adj, uint32_t *see
     }
 }
 
-/* Builds one direction of the storage graph: per storage, the distinct neighbour storages
+/* Builds both directions of the storage graph: per storage, the distinct neighbour storages
  * (self edges dropped) with the op from which each edge exists, sorted by that op.
  *
  * Forward, storage x has an edge to the storage of every output of every op reading a
  * tensor of x (one per read and output, as the children lists hold them); reverse, the
  * storage of each tensor of x has one to the storage of every argument of the tensor's op.
- * The raw lists are filled by one pass over the ops in order (sequential reads of the ops,
- * args and outputs; the lists come out nearly sorted), not by following each tensor's
- * children, a random read of a tensor per edge. */
-static int build_adjacency(sim_trace *tr, const uint32_t *tst, uint32_t *pos, int forward,
-                           uint32_t **off_out, sim_edge **adj_out)
+ * The raw lists of both are filled by one pass over the ops in order (sequential reads of
+ * the ops, args and outputs; the lists come out nearly sorted), not by following each
+ * tensor's children, a random read of a tensor per edge. Each offset array is its own fill
+ * cursor: counted into off[x + 2], summed so that off[x + 1] is where x's list starts, and
+ * advanced by the fill to where it ends, i.e. where x + 1's starts. seen is ns + 1 words of
+ * scratch. */
+static int build_graph(sim_trace *tr, const uint32_t *tst, uint32_t *seen)
 {
     uint32_t ns = tr->n_storages;
     uint64_t total = tr->n_children_total; /* = sum over ops of n_args * n_out */
-    uint32_t *off = calloc((size_t)ns + 2, sizeof *off);
-    sim_edge *adj = malloc((size_t)(total ? total : 1) * sizeof *adj);
-    if (!off || !adj) {
-        free(off);
-        free(adj);
+    uint32_t *fo = calloc((size_t)ns + 2, sizeof *fo);
+    uint32_t *ro = calloc((size_t)ns + 2, sizeof *ro);
+    sim_edge *fa = malloc((size_t)(total ? total : 1) * sizeof *fa);
+    sim_edge *ra = malloc((size_t)(total ? total : 1) * sizeof *ra);
+    tr->fwd_off = fo;
+    tr->rev_off = ro;
+    tr->fwd_adj = fa;
+    tr->rev_adj = ra; /* freed with the trace on failure */
+    if (!fo || !ro || !fa || !ra)
         return -1;
-    }
     for (uint32_t o = 0; o < tr->n_ops; o++) { /* raw list lengths */
         const sim_op *op = &tr->ops[o];
         const uint32_t *ast = tr->arg_st + op->args_off;
+        const uint32_t *ost = tst + op->out_first;
         for (uint32_t i = 0; i < op->n_args; i++)
-            for (uint32_t k = 0; k < op->n_out; k++) {
-                uint32_t so = tst[op->out_first + k];
-                if (so != ast[i]) /* self edges (a view of an argument) are dropped */
-                    off[(forward ? ast[i] : so) + 1]++;
-            }
+            for (uint32_t k = 0; k < op->n_out; k++)
+                if (ost[k] != ast[i]) { /* self edges (a view of an argument) are dropped */
+                    fo[ast[i] + 2]++;
+                    ro[ost[k] + 2]++;
+                }
     }
     for (uint32_t x = 0; x < ns; x++) {
-        pos[x] = off[x];
-        off[x + 1] += off[x];
+        fo[x + 2] += fo[x + 1];
+        ro[x + 2] += ro[x + 1];
     }
     for (uint32_t o = 0; o < tr->n_ops; o++) {
         const sim_op *op = &tr->ops[o];
         const uint32_t *ast = tr->arg_st + op->args_off;
+        const uint32_t *ost = tst + op->out_first;
         for (uint32_t i = 0; i < op->n_args; i++)
             for (uint32_t k = 0; k < op->n_out; k++) {
-                uint32_t so = tst[op->out_first + k];
-                if (so == ast[i])
+                uint32_t a = ast[i], so = ost[k];
+                if (so == a)
                     continue;
-                if (forward)
-                    adj[pos[ast[i]]++] = (sim_edge){so, o};
-                else
-                    adj[pos[so]++] = (sim_edge){ast[i], o};
+                fa[fo[a + 1]++] = (sim_edge){so, o};
+                ra[ro[so + 1]++] = (sim_edge){a, o};
             }
     }
-    dedup_lists(ns, off, adj, pos);
-    *off_out = off;
-    *adj_out = adj;
+    dedup_lists(ns, fo, fa, seen);
+    dedup_lists(ns, ro, ra, seen);
     return 0;
 }
 
@@ -207,7 +211,7 @@ int sim_trace_link(sim_trace *tr, sim_link_scratch *sc)
         tr->arg_st[i] = tr->tensors[tr->args[i]].storage;
     /* one word per tensor and one per storage of scratch, in turn: the children cursors and
      * the storages' tensor counts, then each tensor's storage (in 4 bytes, not 24: the
-     * adjacency passes read it per edge) and the edge lists' cursors */
+     * graph passes read it per edge) and the de-duplication's stamps */
     if (sim_grow((void **)&sc->t, &sc->cap_t, tr->n_tensors + 1, sizeof *sc->t) ||
         sim_grow((void **)&sc->s, &sc->cap_s, tr->n_storages + 1, sizeof *sc->s) ||
         build_links(tr, sc->t, sc->s) != 0)
@@ -215,8 +219,7 @@ int sim_trace_link(sim_trace *tr, sim_link_scratch *sc)
     uint32_t *tst = sc->t;
     for (uint32_t t = 0; t < tr->n_tensors; t++)
         tst[t] = tr->tensors[t].storage;
-    if (build_adjacency(tr, tst, sc->s, 1, &tr->fwd_off, &tr->fwd_adj) != 0 ||
-        build_adjacency(tr, tst, sc->s, 0, &tr->rev_off, &tr->rev_adj) != 0)
+    if (build_graph(tr, tst, sc->s) != 0)
         return -1;
     tr->st_size = malloc(((size_t)tr->n_storages + 1) * sizeof *tr->st_size);
     if (!tr->st_size)
