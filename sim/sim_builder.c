@@ -16,6 +16,7 @@
 #include "sim_internal.h"
 
 #define NO_SLOT UINT32_MAX
+#define INTERN_MEMO 64 /* a power of two */
 
 /* An entry of the name map's hash table: a handle and its slot (NO_SLOT = empty). */
 typedef struct name_entry {
@@ -56,6 +57,10 @@ struct sim_trace_builder {
 
     uint32_t *intern;  /* hash table of string offsets, NO_SLOT = empty */
     uint32_t intern_cap, intern_n;
+    /* the offsets of the last names interned, by the name's address (a .gmt source hands
+     * out each op name at one address): a hit still compares the strings */
+    const char *memo_name[INTERN_MEMO];
+    uint32_t memo_off[INTERN_MEMO];
 
     uint32_t cap_scopes, cap_iter, cap_bwd, cap_iter_val;
     uint32_t *open;    /* indices into tr->scopes of the open scopes, outermost first */
@@ -121,6 +126,12 @@ static int intern_rehash(sim_trace_builder *b, uint32_t cap)
 /* Offset of name in the trace's string table, adding it once. */
 static int intern(sim_trace_builder *b, const char *name, uint32_t *off)
 {
+    uint32_t m = (uint32_t)((uintptr_t)name >> 3) & (INTERN_MEMO - 1);
+    if (b->memo_name[m] == name && strcmp(b->tr->strings + b->memo_off[m], name) == 0) {
+        *off = b->memo_off[m];
+        return 0;
+    }
+    b->memo_name[m] = name;
     if ((b->intern_n + 1) * 2 > b->intern_cap &&
         intern_rehash(b, b->intern_cap ? b->intern_cap * 2 : 64) != 0)
         return -1;
@@ -128,7 +139,7 @@ static int intern(sim_trace_builder *b, const char *name, uint32_t *off)
     uint32_t j = str_hash(name) & mask;
     for (; b->intern[j] != NO_SLOT; j = (j + 1) & mask)
         if (strcmp(b->tr->strings + b->intern[j], name) == 0) {
-            *off = b->intern[j];
+            *off = b->memo_off[m] = b->intern[j];
             return 0;
         }
     size_t len = strlen(name) + 1;
@@ -137,7 +148,7 @@ static int intern(sim_trace_builder *b, const char *name, uint32_t *off)
         sim_grow((void **)&tr->strings, &b->cap_strings, tr->strings_len + (uint32_t)len, 1))
         return -1;
     memcpy(tr->strings + tr->strings_len, name, len);
-    *off = tr->strings_len;
+    *off = b->memo_off[m] = tr->strings_len;
     b->intern[j] = tr->strings_len;
     b->intern_n++;
     tr->strings_len += (uint32_t)len;
