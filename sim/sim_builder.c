@@ -27,6 +27,11 @@ typedef struct name_entry {
 struct sim_trace_builder {
     sim_trace *tr; /* arrays being filled */
     uint32_t cap_ops, cap_args, cap_tensors, cap_storages, cap_schedule, cap_strings;
+    uint32_t cap_arg_st, cap_st_size;
+    /* For sim_trace_link, counted as the ops come (their lines are in cache then): each
+     * tensor's children in its children_off, each storage's tensors in its n_tensors, and
+     * here their sum (sum over ops of args x outputs). */
+    uint64_t n_children;
 
     /* 32 bits each (ref_step refuses a count beyond them: only a trace of billions of
      * events could reach one) */
@@ -349,6 +354,8 @@ static int new_op(sim_trace_builder *b, const char *name, uint64_t cost, const u
     uint32_t name_off = 0;
     if (sim_grow((void **)&tr->ops, &b->cap_ops, tr->n_ops + 1, sizeof *tr->ops) ||
         sim_grow((void **)&tr->args, &b->cap_args, tr->n_args_total + n_args, sizeof(uint32_t)) ||
+        sim_grow((void **)&tr->arg_st, &b->cap_arg_st, tr->n_args_total + n_args,
+                 sizeof(uint32_t)) ||
         intern(b, name, &name_off))
         return oom(b, err);
     sim_op *op = &tr->ops[tr->n_ops];
@@ -358,8 +365,10 @@ static int new_op(sim_trace_builder *b, const char *name, uint64_t cost, const u
     op->n_args = n_args;
     op->out_first = tr->n_tensors;
     op->name = name_off;
-    if (n_args)
-        memcpy(tr->args + tr->n_args_total, args, (size_t)n_args * sizeof(uint32_t));
+    for (uint32_t i = 0; i < n_args; i++) {
+        tr->args[tr->n_args_total + i] = args[i];
+        tr->arg_st[tr->n_args_total + i] = tr->tensors[args[i]].storage;
+    }
     tr->n_args_total += n_args;
     *out = tr->n_ops++;
     return 0;
@@ -381,6 +390,8 @@ static int add_output(sim_trace_builder *b, uint32_t o, uint64_t handle, uint32_
         sim_grow((void **)&b->thandle, &b->cap_thandle, tr->n_tensors + 1, sizeof *b->thandle) ||
         sim_grow((void **)&tr->storages, &b->cap_storages, tr->n_storages + 1,
                  sizeof *tr->storages) ||
+        sim_grow((void **)&tr->st_size, &b->cap_st_size, tr->n_storages + 1,
+                 sizeof *tr->st_size) ||
         sim_grow((void **)&b->sref, &b->cap_sref, tr->n_storages + 1, sizeof *b->sref))
         return oom(b, err);
     uint32_t t = tr->n_tensors++;
@@ -395,6 +406,7 @@ static int add_output(sim_trace_builder *b, uint32_t o, uint64_t handle, uint32_
     } else {
         uint32_t s = tr->n_storages++;
         tr->storages[s] = (sim_storage_info){.size = size, .root = t};
+        tr->st_size[s] = size;
         b->sref[s] = 0;
         te->storage = s;
         te->size = size;
@@ -402,6 +414,7 @@ static int add_output(sim_trace_builder *b, uint32_t o, uint64_t handle, uint32_
     }
     if (ref_step(b, &b->sref[te->storage], 1, err))
         return -1;
+    tr->storages[te->storage].n_tensors++;
     b->tref[t] = 1;
     tr->ops[o].n_out++;
     *out = t;
@@ -415,8 +428,12 @@ static void baseline_op(sim_trace_builder *b, uint32_t o)
     const sim_op *op = &tr->ops[o];
     sim_baseline *bl = &tr->baseline;
     uint64_t foot = op->total_size;
-    for (uint32_t i = 0; i < op->n_args; i++)
-        foot += tr->tensors[tr->args[op->args_off + i]].size;
+    for (uint32_t i = 0; i < op->n_args; i++) {
+        sim_tensor *te = &tr->tensors[tr->args[op->args_off + i]];
+        foot += te->size;
+        te->children_off += op->n_out; /* its children count, until the link */
+    }
+    b->n_children += (uint64_t)op->n_args * op->n_out;
     if (foot > bl->bottleneck)
         bl->bottleneck = foot;
     b->mem += op->total_size;
@@ -439,6 +456,7 @@ static void reset(sim_trace_builder *b)
         memset(b->direct, 0xff, (size_t)b->direct_cap * sizeof *b->direct);
     b->n_hashed = 0;
     b->mem = 0;
+    b->n_children = 0;
     tr->n_scopes = tr->n_iter = tr->n_bwd = tr->max_scope_depth = 0;
     b->orphan_ends += b->n_open;
     b->n_open = 0;
@@ -504,7 +522,7 @@ static int add_scope(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
  */
 static int add_constant(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
 {
-    uint32_t o, t;
+    uint32_t o = 0, t = 0;
     if (new_op(b, "constant", 0, NULL, 0, &o, err) ||
         add_output(b, o, ev->id, SIM_NONE, ev->size, 0, &t, err))
         return -1;
@@ -537,7 +555,7 @@ static int resolve_inputs(sim_trace_builder *b, const gmt_event *ev, uint32_t **
 static int add_call(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
 {
     sim_trace *tr = b->tr;
-    uint32_t *args, o, t;
+    uint32_t *args, o = 0, t = 0;
     if (resolve_inputs(b, ev, &args, err))
         return -1;
     int rc = new_op(b, ev->op, ev->dur_ns, args, ev->n_inputs, &o, err);
@@ -564,7 +582,7 @@ static int add_call(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
 static int add_mutate(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
 {
     sim_trace *tr = b->tr;
-    uint32_t *args, o, t;
+    uint32_t *args, o = 0, t = 0;
     if (resolve_inputs(b, ev, &args, err))
         return -1;
     int rc = new_op(b, ev->op, ev->dur_ns, args, ev->n_inputs, &o, err);
@@ -744,6 +762,9 @@ int sim_trace_builder_finish(sim_trace_builder *b, sim_trace **out, gms_error *e
     sim_link_scratch sc = {(uint32_t *)b->tref, (uint32_t *)b->sref, b->cap_tref, b->cap_sref};
     b->tref = b->sref = NULL;
     builder_drop_state(b);
+    if (b->n_children > UINT32_MAX)
+        rc = -1;
+    tr->n_children_total = (uint32_t)b->n_children;
     if (rc == 0)
         rc = sim_trace_link(tr, &sc);
     free(sc.t);

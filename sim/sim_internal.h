@@ -75,7 +75,7 @@ struct sim_trace {
     sim_op *ops;
     uint32_t n_ops;
     uint32_t *args; /* op arguments (tensor indices), duplicates kept */
-    uint32_t *arg_st; /* the storage of each args[] entry (built by sim_trace_link) */
+    uint32_t *arg_st; /* the storage of each args[] entry */
     uint32_t n_args_total;
     sim_tensor *tensors; /* n_tensors + 1: the last one only ends the children lists */
     uint32_t n_tensors;
@@ -300,7 +300,10 @@ typedef struct sim_link_scratch {
 } sim_link_scratch;
 
 /* Builds the trace's derived links (children, storage tensors, storage graph) once the
- * schedule is complete (sim_trace.c). 0 or -1 when out of memory. */
+ * schedule is complete (sim_trace.c). 0 or -1 when out of memory. The builder has filled
+ * arg_st and st_size and counted as it went, so that each tensor's children_off holds its
+ * children count, each storage's n_tensors its tensor count, and n_children_total their
+ * sum (at most UINT32_MAX). */
 int sim_trace_link(sim_trace *tr, sim_link_scratch *sc);
 
 /* Grows *arr (elements of size sz) to hold at least need elements. 0 or -1. The check is

@@ -29,31 +29,19 @@ int sim_grow_slow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
 
 /* Builds the CSR arrays: children per tensor and tensors per storage. cnt and scnt are
  * n_tensors + 1 and n_storages + 1 words of scratch. */
-static int build_links(sim_trace *tr, uint32_t *cnt, uint32_t *scnt)
+static int build_links(sim_trace *tr, uint32_t *cnt)
 {
-    memset(cnt, 0, ((size_t)tr->n_tensors + 1) * sizeof *cnt);
-    memset(scnt, 0, ((size_t)tr->n_storages + 1) * sizeof *scnt);
-    uint64_t total = 0;
-    for (uint32_t o = 0; o < tr->n_ops; o++) {
-        const sim_op *op = &tr->ops[o];
-        for (uint32_t i = 0; i < op->n_args; i++)
-            cnt[tr->args[op->args_off + i]] += op->n_out;
-        total += (uint64_t)op->n_args * op->n_out;
-    }
-    if (total > UINT32_MAX)
-        return -1;
-    tr->n_children_total = (uint32_t)total;
+    uint32_t total = tr->n_children_total;
     tr->children = malloc((size_t)(total ? total : 1) * sizeof *tr->children);
     tr->storage_tensors = malloc((size_t)(tr->n_tensors ? tr->n_tensors : 1) * sizeof(uint32_t));
     if (!tr->children || !tr->storage_tensors)
         return -1;
     uint32_t off = 0;
     for (uint32_t t = 0; t < tr->n_tensors; t++) {
+        uint32_t c = tr->tensors[t].children_off; /* the count, until here */
         tr->tensors[t].children_off = off;
-        uint32_t c = cnt[t];
         cnt[t] = off; /* from here on: tensor t's next child slot */
         off += c;
-        scnt[tr->tensors[t].storage]++;
     }
     tr->tensors[tr->n_tensors] = (sim_tensor){.children_off = off}; /* the sentinel */
     /* filled through the 4-byte cursors, not the 40-byte tensors (a random read and
@@ -72,8 +60,8 @@ static int build_links(sim_trace *tr, uint32_t *cnt, uint32_t *scnt)
     off = 0;
     for (uint32_t s = 0; s < tr->n_storages; s++) {
         tr->storages[s].tensors_off = off;
+        off += tr->storages[s].n_tensors; /* the count, until here */
         tr->storages[s].n_tensors = 0;
-        off += scnt[s];
     }
     for (uint32_t t = 0; t < tr->n_tensors; t++) {
         sim_storage_info *si = &tr->storages[tr->tensors[t].storage];
@@ -204,28 +192,22 @@ int sim_trace_link(sim_trace *tr, sim_link_scratch *sc)
     if (!te)
         return -1;
     tr->tensors = te;
-    tr->arg_st = malloc(((size_t)tr->n_args_total + 1) * sizeof *tr->arg_st);
-    if (!tr->arg_st)
+    /* never NULL, so that arg_st + args_off is always defined */
+    if ((!tr->arg_st && !(tr->arg_st = malloc(sizeof *tr->arg_st))) ||
+        (!tr->st_size && !(tr->st_size = malloc(sizeof *tr->st_size))))
         return -1;
-    for (uint32_t i = 0; i < tr->n_args_total; i++)
-        tr->arg_st[i] = tr->tensors[tr->args[i]].storage;
-    /* one word per tensor and one per storage of scratch, in turn: the children cursors and
-     * the storages' tensor counts, then each tensor's storage (in 4 bytes, not 24: the
-     * graph passes read it per edge) and the de-duplication's stamps */
+    /* one word per tensor and one per storage of scratch: the children cursors, then each
+     * tensor's storage (in 4 bytes, not 24: the graph passes read it per edge); the
+     * de-duplication's stamps */
     if (sim_grow((void **)&sc->t, &sc->cap_t, tr->n_tensors + 1, sizeof *sc->t) ||
         sim_grow((void **)&sc->s, &sc->cap_s, tr->n_storages + 1, sizeof *sc->s) ||
-        build_links(tr, sc->t, sc->s) != 0)
+        build_links(tr, sc->t) != 0)
         return -1;
     uint32_t *tst = sc->t;
     for (uint32_t t = 0; t < tr->n_tensors; t++)
         tst[t] = tr->tensors[t].storage;
     if (build_graph(tr, tst, sc->s) != 0)
         return -1;
-    tr->st_size = malloc(((size_t)tr->n_storages + 1) * sizeof *tr->st_size);
-    if (!tr->st_size)
-        return -1;
-    for (uint32_t x = 0; x < tr->n_storages; x++)
-        tr->st_size[x] = tr->storages[x].size;
     tr->graph_ordered = 1;
     for (uint32_t x = 0; x < tr->n_storages && tr->graph_ordered; x++)
         for (uint32_t j = tr->fwd_off[x]; j < tr->fwd_off[x + 1]; j++)
