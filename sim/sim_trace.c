@@ -27,8 +27,8 @@ int sim_grow_slow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
     return 0;
 }
 
-/* Builds the CSR arrays: children per tensor and tensors per storage. cnt and scnt are
- * n_tensors + 1 and n_storages + 1 words of scratch. */
+/* Builds the CSR arrays: children per tensor and tensors per storage. cnt is n_tensors + 1
+ * words of scratch; it ends holding each tensor's storage. */
 static int build_links(sim_trace *tr, uint32_t *cnt)
 {
     uint32_t total = tr->n_children_total;
@@ -64,8 +64,10 @@ static int build_links(sim_trace *tr, uint32_t *cnt)
         tr->storages[s].n_tensors = 0;
     }
     for (uint32_t t = 0; t < tr->n_tensors; t++) {
-        sim_storage_info *si = &tr->storages[tr->tensors[t].storage];
+        uint32_t s = tr->tensors[t].storage;
+        sim_storage_info *si = &tr->storages[s];
         tr->storage_tensors[si->tensors_off + si->n_tensors++] = t;
+        cnt[t] = s; /* the cursors are done with: cnt becomes each tensor's storage */
     }
     return 0;
 }
@@ -104,8 +106,10 @@ static void sort_edges(sim_edge *e, uint32_t n)
 /* Keeps, in each list off[x]..off[x+1] of adj (raw lists, written in place from the front
  * into the final CSR), the distinct neighbours (self edges dropped) with their earliest op,
  * sorted by op: sorting by (op, storage) first makes the kept edge each neighbour's earliest
- * whatever order the raw list had. seen is ns + 1 words of scratch. */
-static void dedup_lists(uint32_t ns, uint32_t *off, sim_edge *adj, uint32_t *seen)
+ * whatever order the raw list had. seen is ns + 1 words of scratch; *ordered is cleared when
+ * a kept edge goes to a lower storage. */
+static void dedup_lists(uint32_t ns, uint32_t *off, sim_edge *adj, uint32_t *seen,
+                        int *ordered)
 {
     memset(seen, 0xff, ((size_t)ns + 1) * sizeof *seen);
     uint32_t n = 0, start = 0;
@@ -118,6 +122,8 @@ static void dedup_lists(uint32_t ns, uint32_t *off, sim_edge *adj, uint32_t *see
             if (y == x || seen[y] == x)
                 continue;
             seen[y] = x;
+            if (y < x)
+                *ordered = 0;
             adj[k++] = adj[i];
         }
         start = end;
@@ -180,8 +186,10 @@ static int build_graph(sim_trace *tr, const uint32_t *tst, uint32_t *seen)
                 ra[ro[so + 1]++] = (sim_edge){a, o};
             }
     }
-    dedup_lists(ns, fo, fa, seen);
-    dedup_lists(ns, ro, ra, seen);
+    int ordered = 1, unused = 1;
+    dedup_lists(ns, fo, fa, seen, &ordered);
+    dedup_lists(ns, ro, ra, seen, &unused);
+    tr->graph_ordered = ordered;
     return 0;
 }
 
@@ -203,17 +211,7 @@ int sim_trace_link(sim_trace *tr, sim_link_scratch *sc)
         sim_grow((void **)&sc->s, &sc->cap_s, tr->n_storages + 1, sizeof *sc->s) ||
         build_links(tr, sc->t) != 0)
         return -1;
-    uint32_t *tst = sc->t;
-    for (uint32_t t = 0; t < tr->n_tensors; t++)
-        tst[t] = tr->tensors[t].storage;
-    if (build_graph(tr, tst, sc->s) != 0)
-        return -1;
-    tr->graph_ordered = 1;
-    for (uint32_t x = 0; x < tr->n_storages && tr->graph_ordered; x++)
-        for (uint32_t j = tr->fwd_off[x]; j < tr->fwd_off[x + 1]; j++)
-            if (tr->fwd_adj[j].s <= x)
-                tr->graph_ordered = 0;
-    return 0;
+    return build_graph(tr, sc->t, sc->s);
 }
 
 void sim_trace_free(sim_trace *t)
