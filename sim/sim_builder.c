@@ -16,36 +16,56 @@
 #include "sim_internal.h"
 
 #define NO_SLOT UINT32_MAX
+#define INTERN_MEMO 64 /* a power of two */
 
-typedef struct name_slot {
+/* An entry of the name map's hash table: a handle and its slot (NO_SLOT = empty). */
+typedef struct name_entry {
     uint64_t handle;
-    uint32_t tensor;
-} name_slot;
+    uint32_t slot;
+} name_entry;
 
 struct sim_trace_builder {
     sim_trace *tr; /* arrays being filled */
     uint32_t cap_ops, cap_args, cap_tensors, cap_storages, cap_schedule, cap_strings;
+    uint32_t cap_arg_st, cap_st_size;
+    /* For sim_trace_link, counted as the ops come (their lines are in cache then): each
+     * tensor's children in its children_off, each storage's tensors in its n_tensors, and
+     * here their sum (sum over ops of args x outputs). */
+    uint64_t n_children;
 
-    int64_t *tref;     /* per tensor: simrd's parse-time _ref */
+    /* 32 bits each (ref_step refuses a count beyond them: only a trace of billions of
+     * events could reach one) */
+    int32_t *tref;     /* per tensor: simrd's parse-time _ref */
     uint32_t cap_tref;
-    int64_t *sref;     /* per storage: external references */
+    int32_t *sref;     /* per storage: external references */
     uint32_t cap_sref;
+    uint64_t *thandle; /* per tensor: the trace's id of it (for messages and MUTATE) */
+    uint32_t cap_thandle;
 
-    name_slot *slots;  /* bound names in first-binding order */
+    /* bound names in first-binding order: each one's tensor (a slot). The handles are not
+     * kept per slot: a direct one is its index in `direct`, a hashed one is in its entry. */
+    uint32_t *slots;
     uint32_t n_slots, cap_slots;
     /* handle -> slot. Handles below direct_cap are looked up in `direct` (NO_SLOT = unbound),
-     * the others in `index`, a hash table of slot numbers (NO_SLOT = empty). Traces number
-     * their tensors densely (synth, DTR logs through the name map, most importers), and a
+     * the others in `index`, a hash table of (handle, slot) entries. Traces number their
+     * tensors densely (synth, DTR logs through the name map, most importers), and a
      * million-op trace's hash table is a cache miss per lookup: the direct table keeps them
      * local. It grows while it stays dense (see direct_grow). */
     uint32_t *direct;
     uint64_t direct_cap;
-    uint32_t *index;
+    name_entry *index;
     uint32_t index_cap;
     uint32_t n_hashed; /* slots in index */
 
+    uint32_t *argbuf;  /* the current event's resolved inputs (resolve_inputs) */
+    uint32_t cap_argbuf;
+
     uint32_t *intern;  /* hash table of string offsets, NO_SLOT = empty */
     uint32_t intern_cap, intern_n;
+    /* the offsets of the last names interned, by the name's address (a .gmt source hands
+     * out each op name at one address): a hit still compares the strings */
+    const char *memo_name[INTERN_MEMO];
+    uint32_t memo_off[INTERN_MEMO];
 
     uint32_t cap_scopes, cap_iter, cap_bwd, cap_iter_val;
     uint32_t *open;    /* indices into tr->scopes of the open scopes, outermost first */
@@ -111,6 +131,12 @@ static int intern_rehash(sim_trace_builder *b, uint32_t cap)
 /* Offset of name in the trace's string table, adding it once. */
 static int intern(sim_trace_builder *b, const char *name, uint32_t *off)
 {
+    uint32_t m = (uint32_t)((uintptr_t)name >> 3) & (INTERN_MEMO - 1);
+    if (b->memo_name[m] == name && strcmp(b->tr->strings + b->memo_off[m], name) == 0) {
+        *off = b->memo_off[m];
+        return 0;
+    }
+    b->memo_name[m] = name;
     if ((b->intern_n + 1) * 2 > b->intern_cap &&
         intern_rehash(b, b->intern_cap ? b->intern_cap * 2 : 64) != 0)
         return -1;
@@ -118,7 +144,7 @@ static int intern(sim_trace_builder *b, const char *name, uint32_t *off)
     uint32_t j = str_hash(name) & mask;
     for (; b->intern[j] != NO_SLOT; j = (j + 1) & mask)
         if (strcmp(b->tr->strings + b->intern[j], name) == 0) {
-            *off = b->intern[j];
+            *off = b->memo_off[m] = b->intern[j];
             return 0;
         }
     size_t len = strlen(name) + 1;
@@ -127,7 +153,7 @@ static int intern(sim_trace_builder *b, const char *name, uint32_t *off)
         sim_grow((void **)&tr->strings, &b->cap_strings, tr->strings_len + (uint32_t)len, 1))
         return -1;
     memcpy(tr->strings + tr->strings_len, name, len);
-    *off = tr->strings_len;
+    *off = b->memo_off[m] = tr->strings_len;
     b->intern[j] = tr->strings_len;
     b->intern_n++;
     tr->strings_len += (uint32_t)len;
@@ -137,19 +163,22 @@ static int intern(sim_trace_builder *b, const char *name, uint32_t *off)
 /* ------------------------------------------------------------------------------------------
  * The name map (handle -> tensor), in first-binding order like a Python dict
  */
+/* Rebuilds the hash table with cap entries, leaving out the handles the direct table now
+ * covers. */
 static int index_rehash(sim_trace_builder *b, uint32_t cap)
 {
-    uint32_t *n = malloc((size_t)cap * sizeof *n);
+    name_entry *n = malloc((size_t)cap * sizeof *n);
     if (!n)
         return -1;
     memset(n, 0xff, (size_t)cap * sizeof *n);
-    for (uint32_t i = 0; i < b->n_slots; i++) {
-        if (b->slots[i].handle < b->direct_cap)
-            continue; /* in the direct table */
-        uint32_t j = (uint32_t)hash64(b->slots[i].handle) & (cap - 1);
-        while (n[j] != NO_SLOT)
+    for (uint32_t i = 0; i < b->index_cap; i++) {
+        const name_entry *e = &b->index[i];
+        if (e->slot == NO_SLOT || e->handle < b->direct_cap)
+            continue; /* empty, or now in the direct table */
+        uint32_t j = (uint32_t)hash64(e->handle) & (cap - 1);
+        while (n[j].slot != NO_SLOT)
             j = (j + 1) & (cap - 1);
-        n[j] = i;
+        n[j] = *e;
     }
     free(b->index);
     b->index = n;
@@ -176,9 +205,12 @@ static int direct_grow(sim_trace_builder *b, uint64_t h)
     if (b->n_hashed == 0)
         return 0;
     b->n_hashed = 0;
-    for (uint32_t i = 0; i < b->n_slots; i++) {
-        if (b->slots[i].handle < cap)
-            d[b->slots[i].handle] = i;
+    for (uint32_t i = 0; i < b->index_cap; i++) {
+        const name_entry *e = &b->index[i];
+        if (e->slot == NO_SLOT)
+            continue;
+        if (e->handle < cap)
+            d[e->handle] = e->slot;
         else
             b->n_hashed++;
     }
@@ -193,9 +225,9 @@ static uint32_t name_find(const sim_trace_builder *b, uint64_t h)
     if (b->index_cap == 0)
         return NO_SLOT;
     uint32_t mask = b->index_cap - 1;
-    for (uint32_t j = (uint32_t)hash64(h) & mask; b->index[j] != NO_SLOT; j = (j + 1) & mask)
-        if (b->slots[b->index[j]].handle == h)
-            return b->index[j];
+    for (uint32_t j = (uint32_t)hash64(h) & mask; b->index[j].slot != NO_SLOT; j = (j + 1) & mask)
+        if (b->index[j].handle == h)
+            return b->index[j].slot;
     return NO_SLOT;
 }
 
@@ -204,7 +236,7 @@ static int name_bind(sim_trace_builder *b, uint64_t h, uint32_t t)
 {
     uint32_t s = name_find(b, h);
     if (s != NO_SLOT) {
-        b->slots[s].tensor = t;
+        b->slots[s] = t;
         return 0;
     }
     if (b->n_slots == NO_SLOT ||
@@ -213,20 +245,20 @@ static int name_bind(sim_trace_builder *b, uint64_t h, uint32_t t)
     if (h >= b->direct_cap && direct_grow(b, h) != 0)
         return -1;
     if (h < b->direct_cap) {
-        b->slots[b->n_slots] = (name_slot){h, t};
+        b->slots[b->n_slots] = t;
         b->direct[h] = b->n_slots++;
         return 0;
     }
     if ((b->n_hashed + 1) * 2 > b->index_cap &&
         index_rehash(b, b->index_cap ? b->index_cap * 2 : 1024) != 0)
         return -1;
-    b->slots[b->n_slots] = (name_slot){h, t};
+    b->slots[b->n_slots] = t;
     b->n_hashed++;
     uint32_t mask = b->index_cap - 1;
     uint32_t j = (uint32_t)hash64(h) & mask;
-    while (b->index[j] != NO_SLOT)
+    while (b->index[j].slot != NO_SLOT)
         j = (j + 1) & mask;
-    b->index[j] = b->n_slots++;
+    b->index[j] = (name_entry){h, b->n_slots++};
     return 0;
 }
 
@@ -255,7 +287,22 @@ static int resolve(sim_trace_builder *b, uint64_t h, const char *what, const cha
                              (unsigned long long)b->events, what, op ? " " : "", op ? op : "",
                              (unsigned long long)h);
     }
-    *t = b->slots[s].tensor;
+    *t = b->slots[s];
+    return 0;
+}
+
+/* Adds d (+1 or -1) to the reference count *r. 0, or -1 (err set) when the count would leave
+ * 32 bits. */
+static int ref_step(sim_trace_builder *b, int32_t *r, int d, gms_error *err)
+{
+    if (d > 0 ? *r == INT32_MAX : *r == INT32_MIN) {
+        b->failed = 1;
+        return gms_error_set(err, GMS_EFORMAT,
+                             "event %llu: a tensor's reference count leaves 32 bits (more than "
+                             "2^31 references: split the trace)",
+                             (unsigned long long)b->events);
+    }
+    *r += d;
     return 0;
 }
 
@@ -269,10 +316,9 @@ static int get_ref(sim_trace_builder *b, uint32_t t, const char *what, gms_error
                              "event %llu: %s: tensor %llu is used after all its references "
                              "were released",
                              (unsigned long long)b->events, what,
-                             (unsigned long long)b->tr->tensors[t].handle);
+                             (unsigned long long)b->thandle[t]);
     }
-    b->sref[s]++;
-    return 0;
+    return ref_step(b, &b->sref[s], 1, err);
 }
 
 /* simrd's rt.release: drops a reference; the storage's last one becomes a runtime event and
@@ -285,7 +331,7 @@ static int release_ref(sim_trace_builder *b, uint32_t t, gms_error *err)
         b->failed = 1;
         return gms_error_set(err, GMS_EFORMAT,
                              "event %llu: RELEASE: tensor %llu has no reference left to release",
-                             (unsigned long long)b->events, (unsigned long long)tr->tensors[t].handle);
+                             (unsigned long long)b->events, (unsigned long long)b->thandle[t]);
     }
     if (--b->sref[s] == 0) {
         b->mem -= tr->storages[s].size;
@@ -308,6 +354,8 @@ static int new_op(sim_trace_builder *b, const char *name, uint64_t cost, const u
     uint32_t name_off = 0;
     if (sim_grow((void **)&tr->ops, &b->cap_ops, tr->n_ops + 1, sizeof *tr->ops) ||
         sim_grow((void **)&tr->args, &b->cap_args, tr->n_args_total + n_args, sizeof(uint32_t)) ||
+        sim_grow((void **)&tr->arg_st, &b->cap_arg_st, tr->n_args_total + n_args,
+                 sizeof(uint32_t)) ||
         intern(b, name, &name_off))
         return oom(b, err);
     sim_op *op = &tr->ops[tr->n_ops];
@@ -317,8 +365,10 @@ static int new_op(sim_trace_builder *b, const char *name, uint64_t cost, const u
     op->n_args = n_args;
     op->out_first = tr->n_tensors;
     op->name = name_off;
-    if (n_args)
-        memcpy(tr->args + tr->n_args_total, args, (size_t)n_args * sizeof(uint32_t));
+    for (uint32_t i = 0; i < n_args; i++) {
+        tr->args[tr->n_args_total + i] = args[i];
+        tr->arg_st[tr->n_args_total + i] = tr->tensors[args[i]].storage;
+    }
     tr->n_args_total += n_args;
     *out = tr->n_ops++;
     return 0;
@@ -337,14 +387,17 @@ static int add_output(sim_trace_builder *b, uint32_t o, uint64_t handle, uint32_
     }
     if (sim_grow((void **)&tr->tensors, &b->cap_tensors, tr->n_tensors + 1, sizeof *tr->tensors) ||
         sim_grow((void **)&b->tref, &b->cap_tref, tr->n_tensors + 1, sizeof *b->tref) ||
+        sim_grow((void **)&b->thandle, &b->cap_thandle, tr->n_tensors + 1, sizeof *b->thandle) ||
         sim_grow((void **)&tr->storages, &b->cap_storages, tr->n_storages + 1,
                  sizeof *tr->storages) ||
+        sim_grow((void **)&tr->st_size, &b->cap_st_size, tr->n_storages + 1,
+                 sizeof *tr->st_size) ||
         sim_grow((void **)&b->sref, &b->cap_sref, tr->n_storages + 1, sizeof *b->sref))
         return oom(b, err);
     uint32_t t = tr->n_tensors++;
     sim_tensor *te = &tr->tensors[t];
     memset(te, 0, sizeof *te);
-    te->handle = handle;
+    b->thandle[t] = handle;
     te->op = o;
     te->mutated = (uint8_t)(mutated > 255 ? 255 : mutated);
     if (view_of != SIM_NONE) {
@@ -353,12 +406,15 @@ static int add_output(sim_trace_builder *b, uint32_t o, uint64_t handle, uint32_
     } else {
         uint32_t s = tr->n_storages++;
         tr->storages[s] = (sim_storage_info){.size = size, .root = t};
+        tr->st_size[s] = size;
         b->sref[s] = 0;
         te->storage = s;
         te->size = size;
         tr->ops[o].total_size += size;
     }
-    b->sref[te->storage]++;
+    if (ref_step(b, &b->sref[te->storage], 1, err))
+        return -1;
+    tr->storages[te->storage].n_tensors++;
     b->tref[t] = 1;
     tr->ops[o].n_out++;
     *out = t;
@@ -372,8 +428,12 @@ static void baseline_op(sim_trace_builder *b, uint32_t o)
     const sim_op *op = &tr->ops[o];
     sim_baseline *bl = &tr->baseline;
     uint64_t foot = op->total_size;
-    for (uint32_t i = 0; i < op->n_args; i++)
-        foot += tr->tensors[tr->args[op->args_off + i]].size;
+    for (uint32_t i = 0; i < op->n_args; i++) {
+        sim_tensor *te = &tr->tensors[tr->args[op->args_off + i]];
+        foot += te->size;
+        te->children_off += op->n_out; /* its children count, until the link */
+    }
+    b->n_children += (uint64_t)op->n_args * op->n_out;
     if (foot > bl->bottleneck)
         bl->bottleneck = foot;
     b->mem += op->total_size;
@@ -396,6 +456,7 @@ static void reset(sim_trace_builder *b)
         memset(b->direct, 0xff, (size_t)b->direct_cap * sizeof *b->direct);
     b->n_hashed = 0;
     b->mem = 0;
+    b->n_children = 0;
     tr->n_scopes = tr->n_iter = tr->n_bwd = tr->max_scope_depth = 0;
     b->orphan_ends += b->n_open;
     b->n_open = 0;
@@ -461,7 +522,7 @@ static int add_scope(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
  */
 static int add_constant(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
 {
-    uint32_t o, t;
+    uint32_t o = 0, t = 0;
     if (new_op(b, "constant", 0, NULL, 0, &o, err) ||
         add_output(b, o, ev->id, SIM_NONE, ev->size, 0, &t, err))
         return -1;
@@ -472,28 +533,29 @@ static int add_constant(sim_trace_builder *b, const gmt_event *ev, gms_error *er
     return 0;
 }
 
+/* Resolves the event's inputs into the builder's buffer (no allocation per event). */
 static int resolve_inputs(sim_trace_builder *b, const gmt_event *ev, uint32_t **args,
                           gms_error *err)
 {
     *args = NULL;
     if (ev->n_inputs == 0)
         return 0;
-    *args = malloc((size_t)ev->n_inputs * sizeof **args);
-    if (!*args)
+    if (sim_grow((void **)&b->argbuf, &b->cap_argbuf, ev->n_inputs, sizeof *b->argbuf))
         return oom(b, err);
-    for (uint32_t i = 0; i < ev->n_inputs; i++)
-        if (resolve(b, ev->inputs[i], gmt_kind_name(ev->kind), ev->op, &(*args)[i], err)) {
-            free(*args);
-            *args = NULL;
-            return -1;
-        }
+    *args = b->argbuf;
+    for (uint32_t i = 0; i < ev->n_inputs; i++) {
+        uint32_t s = name_find(b, ev->inputs[i]);
+        if (s == NO_SLOT) /* resolve says why (the kind's name looked up for it only) */
+            return resolve(b, ev->inputs[i], gmt_kind_name(ev->kind), ev->op, &(*args)[i], err);
+        (*args)[i] = b->slots[s];
+    }
     return 0;
 }
 
 static int add_call(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
 {
     sim_trace *tr = b->tr;
-    uint32_t *args, o, t;
+    uint32_t *args, o = 0, t = 0;
     if (resolve_inputs(b, ev, &args, err))
         return -1;
     int rc = new_op(b, ev->op, ev->dur_ns, args, ev->n_inputs, &o, err);
@@ -503,7 +565,6 @@ static int add_call(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
         uint32_t view_of = out->alias_of < 0 ? SIM_NONE : tr->tensors[args[out->alias_of]].storage;
         rc = add_output(b, o, out->id, view_of, view_of == SIM_NONE ? out->size : 0, 0, &t, err);
     }
-    free(args);
     if (rc)
         return -1;
     baseline_op(b, o);
@@ -521,7 +582,7 @@ static int add_call(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
 static int add_mutate(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
 {
     sim_trace *tr = b->tr;
-    uint32_t *args, o, t;
+    uint32_t *args, o = 0, t = 0;
     if (resolve_inputs(b, ev, &args, err))
         return -1;
     int rc = new_op(b, ev->op, ev->dur_ns, args, ev->n_inputs, &o, err);
@@ -529,10 +590,9 @@ static int add_mutate(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
     for (uint32_t i = 0; rc == 0 && i < ev->n_mutated; i++) {
         uint32_t a = args[ev->mutated[i]];
         uint64_t size = tr->storages[tr->tensors[a].storage].size;
-        rc = add_output(b, o, tr->tensors[a].handle, SIM_NONE, size, tr->tensors[a].mutated + 1,
+        rc = add_output(b, o, b->thandle[a], SIM_NONE, size, tr->tensors[a].mutated + 1,
                         &t, err);
     }
-    free(args);
     if (rc)
         return -1;
     baseline_op(b, o);
@@ -545,8 +605,7 @@ static int add_mutate(sim_trace_builder *b, const gmt_event *ev, gms_error *err)
             return -1;
         if (name_bind(b, h, first + i))
             return oom(b, err);
-        b->tref[old]--;
-        if (release_ref(b, old, err))
+        if (ref_step(b, &b->tref[old], -1, err) || release_ref(b, old, err))
             return -1;
     }
     return 0;
@@ -580,9 +639,9 @@ int sim_trace_builder_add(sim_trace_builder *b, const gmt_event *ev, gms_error *
     case GMT_SCOPE:
         return add_scope(b, ev, err);
     case GMT_COPY:
-        if (resolve(b, ev->src, "COPY", NULL, &t, err) || get_ref(b, t, "COPY", err))
+        if (resolve(b, ev->src, "COPY", NULL, &t, err) || get_ref(b, t, "COPY", err) ||
+            ref_step(b, &b->tref[t], 1, err))
             return -1;
-        b->tref[t]++;
         return name_bind(b, ev->id, t) ? oom(b, err) : 0;
     case GMT_COPY_FROM:
         if (resolve(b, ev->id, "COPY_FROM", NULL, &old, err) ||
@@ -590,16 +649,16 @@ int sim_trace_builder_add(sim_trace_builder *b, const gmt_event *ev, gms_error *
             return -1;
         if (name_bind(b, ev->id, t))
             return oom(b, err);
-        b->tref[old]--;
-        b->tref[t]++;
-        return release_ref(b, old, err) || get_ref(b, t, "COPY_FROM", err) ? -1 : 0;
+        return ref_step(b, &b->tref[old], -1, err) || ref_step(b, &b->tref[t], 1, err) ||
+                       release_ref(b, old, err) || get_ref(b, t, "COPY_FROM", err)
+                   ? -1
+                   : 0;
     case GMT_RELEASE: {
         uint32_t s = name_find(b, ev->id);
         if (s == NO_SLOT)
             return 0; /* bound before START: simrd ignores it */
-        t = b->slots[s].tensor;
-        b->tref[t]--;
-        return release_ref(b, t, err);
+        t = b->slots[s];
+        return ref_step(b, &b->tref[t], -1, err) || release_ref(b, t, err) ? -1 : 0;
     }
     case GMT_ANNOTATE:
         if (strcmp(ev->text, "START") == 0 && !b->started) {
@@ -640,15 +699,27 @@ int sim_trace_builder_new(sim_trace_builder **out, gms_error *err)
     return 0;
 }
 
-static void builder_free_parts(sim_trace_builder *b)
+/* Frees the parse-time state (everything but the trace and b itself). */
+static void builder_drop_state(sim_trace_builder *b)
 {
     free(b->tref);
     free(b->sref);
+    free(b->thandle);
     free(b->slots);
     free(b->index);
     free(b->direct);
     free(b->intern);
+    free(b->argbuf);
     free(b->open);
+    b->tref = b->sref = NULL;
+    b->thandle = NULL;
+    b->slots = b->direct = b->intern = b->argbuf = b->open = NULL;
+    b->index = NULL;
+}
+
+static void builder_free_parts(sim_trace_builder *b)
+{
+    builder_drop_state(b);
     free(b);
 }
 
@@ -671,24 +742,33 @@ int sim_trace_builder_finish(sim_trace_builder *b, sim_trace **out, gms_error *e
     }
     sim_trace *tr = b->tr;
     /* End of log: PIN every still-referenced tensor, in name order (each tensor once: a
-     * repeated PIN of a pinned tensor does nothing). */
-    uint8_t *pinned = calloc((size_t)tr->n_tensors + 1, 1);
-    int rc = pinned ? 0 : -1;
+     * repeated PIN of a pinned tensor does nothing, so a pinned tensor's count is zeroed) */
+    int rc = 0;
     for (uint32_t i = 0; rc == 0 && i < b->n_slots; i++) {
-        uint32_t t = b->slots[i].tensor;
-        if (b->tref[t] > 0 && !pinned[t]) {
-            pinned[t] = 1;
+        uint32_t t = b->slots[i];
+        if (b->tref[t] > 0) {
+            b->tref[t] = 0;
             rc = sched(b, SCH_PIN, t);
         }
     }
-    free(pinned);
     /* scopes a truncated trace left open end with it */
     for (uint32_t i = 0; i < b->n_open; i++)
         tr->scopes[b->open[i]].end_op = tr->n_ops;
     if (!b->have_model_op)
         tr->first_model_op = tr->n_ops;
+    /* the parse-time state is dead: its memory goes back before the links are built, but
+     * for the reference counts (a word per tensor and per storage), which the link reuses as
+     * its scratch */
+    sim_link_scratch sc = {(uint32_t *)b->tref, (uint32_t *)b->sref, b->cap_tref, b->cap_sref};
+    b->tref = b->sref = NULL;
+    builder_drop_state(b);
+    if (b->n_children > UINT32_MAX)
+        rc = -1;
+    tr->n_children_total = (uint32_t)b->n_children;
     if (rc == 0)
-        rc = sim_trace_link(tr);
+        rc = sim_trace_link(tr, &sc);
+    free(sc.t);
+    free(sc.s);
     if (rc != 0) {
         sim_trace_builder_free(b);
         return gms_error_set(err, GMS_ENOMEM, "out of memory finishing the schedule");

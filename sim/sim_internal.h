@@ -52,13 +52,14 @@ typedef struct sim_op {
     uint32_t name;       /* offset of the op name in trace->strings */
 } sim_op;
 
+/* 24 bytes: the trace's own tensor ids are the builder's business (sim_builder.c keeps them
+ * while loading, for its messages), the replay never reads them; a tensor's children count
+ * is the distance to the next tensor's (sim_tensor_n_children). */
 typedef struct sim_tensor {
     uint64_t size;         /* own bytes (0 for a view) */
-    uint64_t handle;       /* the trace's tensor id (for messages and event dumps) */
     uint32_t op;
     uint32_t storage;
-    uint32_t children_off; /* into trace->children */
-    uint32_t n_children;
+    uint32_t children_off; /* into trace->children; tensors[n_tensors] is a sentinel */
     uint8_t is_view;
     uint8_t mutated;       /* MUTATE depth: simrd names the tensor "<name>" + this many '$' */
 } sim_tensor;
@@ -88,9 +89,9 @@ struct sim_trace {
     sim_op *ops;
     uint32_t n_ops;
     uint32_t *args; /* op arguments (tensor indices), duplicates kept */
-    uint32_t *arg_st; /* the storage of each args[] entry (built by sim_trace_link) */
+    uint32_t *arg_st; /* the storage of each args[] entry */
     uint32_t n_args_total;
-    sim_tensor *tensors;
+    sim_tensor *tensors; /* n_tensors + 1: the last one only ends the children lists */
     uint32_t n_tensors;
     uint32_t *children; /* per tensor: outputs of every op that used it, op order */
     uint32_t n_children_total;
@@ -305,12 +306,27 @@ struct sim_view {
     sim_streams sw;      /* streams.h: copy engines, on for swapping policies only */
 };
 
-/* Builds the trace's derived links (children, storage tensors, storage graph) once the
- * schedule is complete (sim_trace.c). 0 or -1 when out of memory. */
-int sim_trace_link(sim_trace *tr);
+/* Scratch words for sim_trace_link: t per tensor, s per storage (grown as needed; the caller
+ * frees them). The builder lends its dead reference counts, so no fresh memory is touched. */
+typedef struct sim_link_scratch {
+    uint32_t *t, *s;
+    uint32_t cap_t, cap_s;
+} sim_link_scratch;
 
-/* Grows *arr (elements of size sz) to hold at least need elements. 0 or -1. */
-int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz);
+/* Builds the trace's derived links (children, storage tensors, storage graph) once the
+ * schedule is complete (sim_trace.c). 0 or -1 when out of memory. The builder has filled
+ * arg_st and st_size and counted as it went, so that each tensor's children_off holds its
+ * children count, each storage's n_tensors its tensor count, and n_children_total their
+ * sum (at most UINT32_MAX). */
+int sim_trace_link(sim_trace *tr, sim_link_scratch *sc);
+
+/* Grows *arr (elements of size sz) to hold at least need elements. 0 or -1. The check is
+ * inline (the loader calls this several times per op and tensor), the growth is not. */
+int sim_grow_slow(void **arr, uint32_t *cap, uint32_t need, size_t sz);
+static inline int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
+{
+    return need <= *cap ? 0 : sim_grow_slow(arr, cap, need, sz);
+}
 
 /* regions (sim_regions.c). Traces with at most this many storages keep region sets as
  * bitsets over the whole universe (allocated on first use; 4 x n^2 bits per runner at most:
@@ -462,13 +478,19 @@ static inline uint32_t sim_storage_live_tensors(const sim_view *v, uint32_t s,
     return sim_live_prefix(v, *out, si->n_tensors);
 }
 
+/* How many children tensor t has (outputs of every op that used it). */
+static inline uint32_t sim_tensor_n_children(const sim_trace *tr, uint32_t t)
+{
+    return tr->tensors[t + 1].children_off - tr->tensors[t].children_off;
+}
+
 /* Children of tensor t that exist now (their ops are created; children are in op order). */
 static inline uint32_t sim_tensor_live_children(const sim_view *v, uint32_t t,
                                                 const uint32_t **out)
 {
     const sim_tensor *te = &v->tr->tensors[t];
     *out = v->tr->children + te->children_off;
-    return sim_live_prefix(v, *out, te->n_children);
+    return sim_live_prefix(v, *out, te[1].children_off - te->children_off);
 }
 
 #endif

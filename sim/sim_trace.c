@@ -8,7 +8,7 @@
 
 #include "sim_internal.h"
 
-int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
+int sim_grow_slow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
 {
     if (need <= *cap)
         return 0;
@@ -27,39 +27,23 @@ int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
     return 0;
 }
 
-/* Builds the CSR arrays: children per tensor and tensors per storage. */
-static int build_links(sim_trace *tr)
+/* Builds the CSR arrays: children per tensor and tensors per storage. cnt is n_tensors + 1
+ * words of scratch; it ends holding each tensor's storage. */
+static int build_links(sim_trace *tr, uint32_t *cnt)
 {
-    uint32_t *cnt = calloc((size_t)tr->n_tensors + 1, sizeof *cnt);
-    uint32_t *scnt = calloc((size_t)tr->n_storages + 1, sizeof *scnt);
-    if (!cnt || !scnt) {
-        free(cnt);
-        free(scnt);
-        return -1;
-    }
-    uint64_t total = 0;
-    for (uint32_t o = 0; o < tr->n_ops; o++) {
-        const sim_op *op = &tr->ops[o];
-        for (uint32_t i = 0; i < op->n_args; i++)
-            cnt[tr->args[op->args_off + i]] += op->n_out;
-        total += (uint64_t)op->n_args * op->n_out;
-    }
-    if (total > UINT32_MAX)
-        goto fail;
-    tr->n_children_total = (uint32_t)total;
+    uint32_t total = tr->n_children_total;
     tr->children = malloc((size_t)(total ? total : 1) * sizeof *tr->children);
     tr->storage_tensors = malloc((size_t)(tr->n_tensors ? tr->n_tensors : 1) * sizeof(uint32_t));
     if (!tr->children || !tr->storage_tensors)
-        goto fail;
+        return -1;
     uint32_t off = 0;
     for (uint32_t t = 0; t < tr->n_tensors; t++) {
+        uint32_t c = tr->tensors[t].children_off; /* the count, until here */
         tr->tensors[t].children_off = off;
-        tr->tensors[t].n_children = cnt[t];
-        uint32_t c = cnt[t];
         cnt[t] = off; /* from here on: tensor t's next child slot */
         off += c;
-        scnt[tr->tensors[t].storage]++;
     }
+    tr->tensors[tr->n_tensors] = (sim_tensor){.children_off = off}; /* the sentinel */
     /* filled through the 4-byte cursors, not the 40-byte tensors (a random read and
      * write per child) */
     uint32_t *children = tr->children;
@@ -76,20 +60,16 @@ static int build_links(sim_trace *tr)
     off = 0;
     for (uint32_t s = 0; s < tr->n_storages; s++) {
         tr->storages[s].tensors_off = off;
+        off += tr->storages[s].n_tensors; /* the count, until here */
         tr->storages[s].n_tensors = 0;
-        off += scnt[s];
     }
     for (uint32_t t = 0; t < tr->n_tensors; t++) {
-        sim_storage_info *si = &tr->storages[tr->tensors[t].storage];
+        uint32_t s = tr->tensors[t].storage;
+        sim_storage_info *si = &tr->storages[s];
         tr->storage_tensors[si->tensors_off + si->n_tensors++] = t;
+        cnt[t] = s; /* the cursors are done with: cnt becomes each tensor's storage */
     }
-    free(cnt);
-    free(scnt);
     return 0;
-fail:
-    free(cnt);
-    free(scnt);
-    return -1;
 }
 
 static int edge_cmp(const void *a, const void *b)
@@ -126,8 +106,10 @@ static void sort_edges(sim_edge *e, uint32_t n)
 /* Keeps, in each list off[x]..off[x+1] of adj (raw lists, written in place from the front
  * into the final CSR), the distinct neighbours (self edges dropped) with their earliest op,
  * sorted by op: sorting by (op, storage) first makes the kept edge each neighbour's earliest
- * whatever order the raw list had. seen is ns + 1 words of scratch. */
-static void dedup_lists(uint32_t ns, uint32_t *off, sim_edge *adj, uint32_t *seen)
+ * whatever order the raw list had. seen is ns + 1 words of scratch; *ordered is cleared when
+ * a kept edge goes to a lower storage. */
+static void dedup_lists(uint32_t ns, uint32_t *off, sim_edge *adj, uint32_t *seen,
+                        int *ordered)
 {
     memset(seen, 0xff, ((size_t)ns + 1) * sizeof *seen);
     uint32_t n = 0, start = 0;
@@ -140,6 +122,8 @@ static void dedup_lists(uint32_t ns, uint32_t *off, sim_edge *adj, uint32_t *see
             if (y == x || seen[y] == x)
                 continue;
             seen[y] = x;
+            if (y < x)
+                *ordered = 0;
             adj[k++] = adj[i];
         }
         start = end;
@@ -148,94 +132,86 @@ static void dedup_lists(uint32_t ns, uint32_t *off, sim_edge *adj, uint32_t *see
     }
 }
 
-/* Builds one direction of the storage graph: per storage, the distinct neighbour storages
+/* Builds both directions of the storage graph: per storage, the distinct neighbour storages
  * (self edges dropped) with the op from which each edge exists, sorted by that op.
  *
  * Forward, storage x has an edge to the storage of every output of every op reading a
  * tensor of x (one per read and output, as the children lists hold them); reverse, the
  * storage of each tensor of x has one to the storage of every argument of the tensor's op.
- * The raw lists are filled by one pass over the ops in order (sequential reads of the ops,
- * args and outputs; the lists come out nearly sorted), not by following each tensor's
- * children, a random read of a tensor per edge. */
-static int build_adjacency(sim_trace *tr, const uint32_t *tst, int forward, uint32_t **off_out,
-                           sim_edge **adj_out)
+ * The raw lists of both are filled by one pass over the ops in order (sequential reads of
+ * the ops, args and outputs; the lists come out nearly sorted), not by following each
+ * tensor's children, a random read of a tensor per edge. Each offset array is its own fill
+ * cursor: counted into off[x + 2], summed so that off[x + 1] is where x's list starts, and
+ * advanced by the fill to where it ends, i.e. where x + 1's starts. seen is ns + 1 words of
+ * scratch. */
+static int build_graph(sim_trace *tr, const uint32_t *tst, uint32_t *seen)
 {
     uint32_t ns = tr->n_storages;
     uint64_t total = tr->n_children_total; /* = sum over ops of n_args * n_out */
-    uint32_t *off = calloc((size_t)ns + 2, sizeof *off);
-    sim_edge *adj = malloc((size_t)(total ? total : 1) * sizeof *adj);
-    uint32_t *pos = malloc(((size_t)ns + 1) * sizeof *pos);
-    if (!off || !adj || !pos) {
-        free(off);
-        free(adj);
-        free(pos);
+    uint32_t *fo = calloc((size_t)ns + 2, sizeof *fo);
+    uint32_t *ro = calloc((size_t)ns + 2, sizeof *ro);
+    sim_edge *fa = malloc((size_t)(total ? total : 1) * sizeof *fa);
+    sim_edge *ra = malloc((size_t)(total ? total : 1) * sizeof *ra);
+    tr->fwd_off = fo;
+    tr->rev_off = ro;
+    tr->fwd_adj = fa;
+    tr->rev_adj = ra; /* freed with the trace on failure */
+    if (!fo || !ro || !fa || !ra)
         return -1;
-    }
     for (uint32_t o = 0; o < tr->n_ops; o++) { /* raw list lengths */
         const sim_op *op = &tr->ops[o];
         const uint32_t *ast = tr->arg_st + op->args_off;
+        const uint32_t *ost = tst + op->out_first;
         for (uint32_t i = 0; i < op->n_args; i++)
-            for (uint32_t k = 0; k < op->n_out; k++) {
-                uint32_t so = tst[op->out_first + k];
-                if (so != ast[i]) /* self edges (a view of an argument) are dropped */
-                    off[(forward ? ast[i] : so) + 1]++;
-            }
+            for (uint32_t k = 0; k < op->n_out; k++)
+                if (ost[k] != ast[i]) { /* self edges (a view of an argument) are dropped */
+                    fo[ast[i] + 2]++;
+                    ro[ost[k] + 2]++;
+                }
     }
     for (uint32_t x = 0; x < ns; x++) {
-        pos[x] = off[x];
-        off[x + 1] += off[x];
+        fo[x + 2] += fo[x + 1];
+        ro[x + 2] += ro[x + 1];
     }
     for (uint32_t o = 0; o < tr->n_ops; o++) {
         const sim_op *op = &tr->ops[o];
         const uint32_t *ast = tr->arg_st + op->args_off;
+        const uint32_t *ost = tst + op->out_first;
         for (uint32_t i = 0; i < op->n_args; i++)
             for (uint32_t k = 0; k < op->n_out; k++) {
-                uint32_t so = tst[op->out_first + k];
-                if (so == ast[i])
+                uint32_t a = ast[i], so = ost[k];
+                if (so == a)
                     continue;
-                if (forward)
-                    adj[pos[ast[i]]++] = (sim_edge){so, o};
-                else
-                    adj[pos[so]++] = (sim_edge){ast[i], o};
+                fa[fo[a + 1]++] = (sim_edge){so, o};
+                ra[ro[so + 1]++] = (sim_edge){a, o};
             }
     }
-    dedup_lists(ns, off, adj, pos);
-    free(pos);
-    *off_out = off;
-    *adj_out = adj;
+    int ordered = 1, unused = 1;
+    dedup_lists(ns, fo, fa, seen, &ordered);
+    dedup_lists(ns, ro, ra, seen, &unused);
+    tr->graph_ordered = ordered;
     return 0;
 }
 
-int sim_trace_link(sim_trace *tr)
+int sim_trace_link(sim_trace *tr, sim_link_scratch *sc)
 {
-    tr->arg_st = malloc(((size_t)tr->n_args_total + 1) * sizeof *tr->arg_st);
-    if (!tr->arg_st)
+    /* exactly n_tensors + 1 tensors: the builder's spare capacity goes, the sentinel comes */
+    sim_tensor *te = realloc(tr->tensors, ((size_t)tr->n_tensors + 1) * sizeof *te);
+    if (!te)
         return -1;
-    for (uint32_t i = 0; i < tr->n_args_total; i++)
-        tr->arg_st[i] = tr->tensors[tr->args[i]].storage;
-    /* each tensor's storage in 4 bytes, not 40: the adjacency passes read it per edge */
-    uint32_t *tst = malloc(((size_t)tr->n_tensors + 1) * sizeof *tst);
-    if (!tst)
+    tr->tensors = te;
+    /* never NULL, so that arg_st + args_off is always defined */
+    if ((!tr->arg_st && !(tr->arg_st = malloc(sizeof *tr->arg_st))) ||
+        (!tr->st_size && !(tr->st_size = malloc(sizeof *tr->st_size))))
         return -1;
-    for (uint32_t t = 0; t < tr->n_tensors; t++)
-        tst[t] = tr->tensors[t].storage;
-    int rc = build_links(tr) != 0 ||
-             build_adjacency(tr, tst, 1, &tr->fwd_off, &tr->fwd_adj) != 0 ||
-             build_adjacency(tr, tst, 0, &tr->rev_off, &tr->rev_adj) != 0;
-    free(tst);
-    if (rc)
+    /* one word per tensor and one per storage of scratch: the children cursors, then each
+     * tensor's storage (in 4 bytes, not 24: the graph passes read it per edge); the
+     * de-duplication's stamps */
+    if (sim_grow((void **)&sc->t, &sc->cap_t, tr->n_tensors + 1, sizeof *sc->t) ||
+        sim_grow((void **)&sc->s, &sc->cap_s, tr->n_storages + 1, sizeof *sc->s) ||
+        build_links(tr, sc->t) != 0)
         return -1;
-    tr->st_size = malloc(((size_t)tr->n_storages + 1) * sizeof *tr->st_size);
-    if (!tr->st_size)
-        return -1;
-    for (uint32_t x = 0; x < tr->n_storages; x++)
-        tr->st_size[x] = tr->storages[x].size;
-    tr->graph_ordered = 1;
-    for (uint32_t x = 0; x < tr->n_storages && tr->graph_ordered; x++)
-        for (uint32_t j = tr->fwd_off[x]; j < tr->fwd_off[x + 1]; j++)
-            if (tr->fwd_adj[j].s <= x)
-                tr->graph_ordered = 0;
-    return 0;
+    return build_graph(tr, sc->t, sc->s);
 }
 
 void sim_trace_free(sim_trace *t)

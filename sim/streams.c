@@ -378,7 +378,7 @@ static int build_uses(sim_view *v)
     for (uint32_t s = 0; s < ns; s++) {
         const sim_storage_info *si = &tr->storages[s];
         for (uint32_t i = 0; i < si->n_tensors; i++)
-            total += tr->tensors[tr->storage_tensors[si->tensors_off + i]].n_children;
+            total += sim_tensor_n_children(tr, tr->storage_tensors[si->tensors_off + i]);
     }
     sw->use_ops = malloc((size_t)(total ? total : 1) * sizeof *sw->use_ops);
     if (!sw->use_off || !sw->use_cur || !sw->use_ops || total >= UINT32_MAX)
@@ -389,8 +389,10 @@ static int build_uses(sim_view *v)
         sw->use_off[s] = k;
         uint32_t first = k;
         for (uint32_t i = 0; i < si->n_tensors; i++) {
-            const sim_tensor *te = &tr->tensors[tr->storage_tensors[si->tensors_off + i]];
-            for (uint32_t c = 0; c < te->n_children; c++) {
+            uint32_t t = tr->storage_tensors[si->tensors_off + i];
+            uint32_t nc = sim_tensor_n_children(tr, t);
+            const sim_tensor *te = &tr->tensors[t];
+            for (uint32_t c = 0; c < nc; c++) {
                 uint32_t op = tr->tensors[tr->children[te->children_off + c]].op;
                 uint32_t j = k++; /* insertion: each tensor's list is sorted already */
                 while (j > first && sw->use_ops[j - 1] > op) {
