@@ -27,7 +27,10 @@ uint64_t *sim_set_pool_get(sim_set_pool *p, uint32_t n)
         memcpy(&p->free_list[c], b, sizeof b);
         return b;
     }
-    uint64_t size = UINT64_C(1) << c;
+    /* a full-layout pool hands out only universe-sized blocks (sim_set_cover_slow), so one
+     * class holds one size and needs no rounding: up to 2x less memory for the regions of
+     * traces small enough for full sets */
+    uint64_t size = sim_set_pool_windowed(p) ? UINT64_C(1) << c : n;
     if (p->left < size) { /* the rest of the chunk (< 4096 words) is left unused */
         uint64_t *chunk = malloc(CHUNK_WORDS * sizeof *chunk);
         if (!chunk)

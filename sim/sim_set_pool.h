@@ -5,7 +5,8 @@
  * from large chunks and gives everything back at once when the run ends.
  *
  * A block of n words comes from the class 2^ceil(log2 n); the caller gives n back with the
- * block (sim_set knows it: its wcap). Blocks above SIM_SET_POOL_MAX_WORDS are plain
+ * block (sim_set knows it: its wcap). In the full layout every block is the universe's size
+ * and is carved at that size. Blocks above SIM_SET_POOL_MAX_WORDS are plain
  * malloc/free. Built with GMS_SIM_SET_POOL_MALLOC defined (the sanitizer build defines it,
  * see sim/CMakeLists.txt), every block is plain malloc/free, so AddressSanitizer still sees
  * each set's words as their own allocation (overflows, use after release, leaks).

@@ -137,6 +137,7 @@ END_TEST
 START_TEST(test_pool_reuses_blocks_per_size_class)
 {
     sim_set_pool pool = {0};
+    sim_set_pool_layout(&pool, UNIVERSE_WORDS, 1); /* windowed: sets of every size */
     enum { N = 300 };
     uint64_t *b[N];
     uint32_t n[N];
@@ -177,6 +178,23 @@ START_TEST(test_pool_reuses_blocks_per_size_class)
 }
 END_TEST
 
+/* A full-layout pool carves its (universe-sized) blocks at their size, not rounded up to
+ * a power of two, and reuses a block given back. */
+START_TEST(test_full_pool_blocks_are_not_rounded_up)
+{
+#ifndef GMS_SIM_SET_POOL_MALLOC
+    sim_set_pool pool = {0};
+    sim_set_pool_layout(&pool, 157, 0); /* 10,000 ids: a 256-word class */
+    uint64_t *a = sim_set_pool_get(&pool, 157), *b = sim_set_pool_get(&pool, 157);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_eq(b, a + 157); /* carved one after the other from the chunk */
+    sim_set_pool_put(&pool, a, 157);
+    ck_assert_ptr_eq(sim_set_pool_get(&pool, 157), a);
+    sim_set_pool_free(&pool);
+#endif
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim_set");
@@ -185,6 +203,7 @@ int main(void)
     tcase_add_test(tc, test_full_set_behaves_like_the_windowed_one);
     tcase_add_test(tc, test_take_words_copies_and_zeroes_the_scratch);
     tcase_add_test(tc, test_pool_reuses_blocks_per_size_class);
+    tcase_add_test(tc, test_full_pool_blocks_are_not_rounded_up);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
