@@ -69,17 +69,18 @@ int sim_set_take_words(sim_set *s, sim_set_pool *pool, uint64_t *src, uint32_t l
         return 0;
     }
     /* a window much larger than needed is given back, not kept at its high-water size */
-    if (sim_set_pool_windowed(pool) && s->bits && (uint64_t)s->wcap > 8 * (uint64_t)(hi - lo) + 64) {
+    int windowed = sim_set_pool_windowed(pool);
+    if (windowed && s->bits && (uint64_t)s->wcap > 8 * (uint64_t)(hi - lo) + 64) {
         sim_set_pool_put(pool, s->bits, s->wcap);
         s->bits = NULL;
         s->wcap = 0;
     }
-    if (sim_set_pool_windowed(pool) && (!s->bits || lo < s->base || hi > s->base + s->wcap)) {
+    if (windowed && (!s->bits || lo < s->base || hi > s->base + s->wcap)) {
         sim_set_pool_put(pool, s->bits, s->wcap);
         s->bits = sim_set_pool_get(pool, hi - lo);
         s->base = lo;
         s->wcap = s->bits ? hi - lo : 0;
-    } else if (!sim_set_pool_windowed(pool) && sim_set_cover(s, pool, lo, hi) != 0) {
+    } else if (!windowed && sim_set_cover(s, pool, lo, hi) != 0) {
         s->bits = NULL;
     }
     if (!s->bits) {

@@ -4,9 +4,10 @@
  *   - full (sim_set_pool_layout(p, words, 0)): the words of the whole universe, allocated on
  *     first add; for traces small enough (every real model log: a few thousand storages);
  *   - windowed (sim_set_pool_layout(p, words, 1)): only the words [base, base + wcap) that
- *     hold members, grown on demand and given back when the set is released. Regions are local in storage
- *     index (they run through neighbouring, mostly consecutive storages), so a window is a
- *     few words where the universe is a million ids: memory stays linear in the trace.
+ *     hold members, grown on demand and given back when the set is released. Regions are
+ *     local in storage index (they run through neighbouring, mostly consecutive storages),
+ *     so a window is a few words where the universe is a million ids: memory stays linear
+ *     in the trace.
  * Either way add/has/remove are single bit operations, union and difference are word loops
  * over the words in use, clearing is a short memset. Sets are emptied and refilled
  * constantly during a run, so they keep their memory until released.
