@@ -200,8 +200,10 @@ int sim_trace_link(sim_trace *tr, sim_link_scratch *sc)
     if (!te)
         return -1;
     tr->tensors = te;
-    /* never NULL, so that arg_st + args_off is always defined */
-    if ((!tr->arg_st && !(tr->arg_st = malloc(sizeof *tr->arg_st))) ||
+    /* never NULL, so that args + args_off and arg_st + args_off are always defined (a trace
+     * whose ops take no arguments has none: found by fuzz_sim_load) */
+    if ((!tr->args && !(tr->args = malloc(sizeof *tr->args))) ||
+        (!tr->arg_st && !(tr->arg_st = malloc(sizeof *tr->arg_st))) ||
         (!tr->st_size && !(tr->st_size = malloc(sizeof *tr->st_size))))
         return -1;
     /* one word per tensor and one per storage of scratch: the children cursors, then each
