@@ -51,6 +51,39 @@ START_TEST(test_short_names_and_quoting)
 }
 END_TEST
 
+/* Installs a stand-in gnuplot in tmp_dir (GMS_GNUPLOT) that copies its script to `script`
+ * and the data files it is handed to `data` (either NULL: not kept), and writes a chart. */
+static void fake_gnuplot(const char *script, const char *data)
+{
+    char fake[512];
+    snprintf(fake, sizeof fake, "%s/gnuplot", tmp_dir);
+    FILE *f = fopen(fake, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "#!/bin/sh\n");
+    if (script)
+        fprintf(f, "cp \"$1\" '%s'\n", script);
+    if (data)
+        fprintf(f, "for d in $(grep -o \"'[^']*gpumemsim-plot-[^']*'\" \"$1\" | tr -d \"'\"); do "
+                   "cp \"$d\" '%s'; done\n", data);
+    fprintf(f, "out=$(sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$1\")\n"
+               "echo chart > \"$out\"\n");
+    fclose(f);
+    ck_assert_int_eq(chmod(fake, 0755), 0);
+    setenv("GMS_GNUPLOT", fake, 1);
+}
+
+/* A new store at path holding the trace the runs below belong to. */
+static store *store_with_trace(const char *path)
+{
+    store *s;
+    gms_error err;
+    ck_assert_int_eq(store_open(path, STORE_CREATE, &s, &err), 0);
+    store_trace t = {.hash = "00000000000000a1", .name = "t", .path = "t.gmt", .ops = 1,
+                     .baseline_memory = 10, .baseline_compute = 10};
+    ck_assert_int_eq(store_put_trace(s, &t, &err), 0);
+    return s;
+}
+
 static void run(store *s, const char *policy, const char *params, uint64_t budget, int ok,
                 double overhead)
 {
@@ -125,27 +158,12 @@ END_TEST
 
 START_TEST(test_failures_break_lines_and_seeds_are_averaged)
 {
-    char path[512], fake[512], saved[512];
+    char path[512], saved[512];
     snprintf(path, sizeof path, "%s/r.db", tmp_dir);
-    snprintf(fake, sizeof fake, "%s/gnuplot", tmp_dir);
     snprintf(saved, sizeof saved, "%s/data", tmp_dir);
-    FILE *f = fopen(fake, "w");
-    fprintf(f, "#!/bin/sh\n"
-               "for d in $(grep -o \"'[^']*gpumemsim-plot-[^']*'\" \"$1\" | tr -d \"'\"); do "
-               "cp \"$d\" '%s'; done\n"
-               "out=$(sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$1\")\n"
-               "echo chart > \"$out\"\n",
-            saved);
-    fclose(f);
-    ck_assert_int_eq(chmod(fake, 0755), 0);
-    setenv("GMS_GNUPLOT", fake, 1);
-
-    store *s;
+    fake_gnuplot(NULL, saved);
+    store *s = store_with_trace(path);
     gms_error err;
-    ck_assert_int_eq(store_open(path, STORE_CREATE, &s, &err), 0);
-    store_trace t = {.hash = "00000000000000a1", .name = "t", .path = "t.gmt", .ops = 1,
-                     .baseline_memory = 10, .baseline_compute = 10};
-    ck_assert_int_eq(store_put_trace(s, &t, &err), 0);
     run(s, "dtr", "", 2, 0, 0);
     run(s, "dtr", "", 3, 1, 1.5);
     run(s, "dtr", "", 4, 0, 0);
@@ -167,7 +185,7 @@ START_TEST(test_failures_break_lines_and_seeds_are_averaged)
     ck_assert_uint_eq(panels, 1);
     store_close(s);
 
-    f = fopen(saved, "r");
+    FILE *f = fopen(saved, "r");
     ck_assert_ptr_nonnull(f);
     char data[4096];
     size_t n = fread(data, 1, sizeof data - 1, f);
@@ -219,28 +237,14 @@ static char *slurp(const char *path)
  * only) shaded behind every line. */
 START_TEST(test_optimum_line_and_lp_bound_region)
 {
-    char path[512], fake[512], saved[512], script[512];
+    char path[512], saved[512], script[512];
     snprintf(path, sizeof path, "%s/r.db", tmp_dir);
-    snprintf(fake, sizeof fake, "%s/gnuplot", tmp_dir);
     snprintf(saved, sizeof saved, "%s/data", tmp_dir);
     snprintf(script, sizeof script, "%s/script", tmp_dir);
-    FILE *f = fopen(fake, "w");
-    fprintf(f, "#!/bin/sh\ncp \"$1\" '%s'\n"
-               "for d in $(grep -o \"'[^']*gpumemsim-plot-[^']*'\" \"$1\" | tr -d \"'\"); do "
-               "cp \"$d\" '%s'; done\n"
-               "out=$(sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$1\")\n"
-               "echo chart > \"$out\"\n",
-            script, saved);
-    fclose(f);
-    ck_assert_int_eq(chmod(fake, 0755), 0);
-    setenv("GMS_GNUPLOT", fake, 1);
+    fake_gnuplot(script, saved);
 
-    store *s;
+    store *s = store_with_trace(path);
     gms_error err;
-    ck_assert_int_eq(store_open(path, STORE_CREATE, &s, &err), 0);
-    store_trace t = {.hash = "00000000000000a1", .name = "t", .path = "t.gmt", .ops = 1,
-                     .baseline_memory = 10, .baseline_compute = 10};
-    ck_assert_int_eq(store_put_trace(s, &t, &err), 0);
     const char *ck = "coarsen=layers,iteration=0,time_limit=0";
     run(s, "checkmate", ck, 5, 1, 1.25);
     run(s, "checkmate", ck, 7, 1, 1.0625);
@@ -298,24 +302,12 @@ END_TEST
 /* No solutions stored: no region, no note, an empty bound block. */
 START_TEST(test_no_bound_without_solutions)
 {
-    char path[512], fake[512], script[512];
+    char path[512], script[512];
     snprintf(path, sizeof path, "%s/r.db", tmp_dir);
-    snprintf(fake, sizeof fake, "%s/gnuplot", tmp_dir);
     snprintf(script, sizeof script, "%s/script", tmp_dir);
-    FILE *f = fopen(fake, "w");
-    fprintf(f, "#!/bin/sh\ncp \"$1\" '%s'\n"
-               "out=$(sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$1\")\n"
-               "echo chart > \"$out\"\n",
-            script);
-    fclose(f);
-    ck_assert_int_eq(chmod(fake, 0755), 0);
-    setenv("GMS_GNUPLOT", fake, 1);
-    store *s;
+    fake_gnuplot(script, NULL);
+    store *s = store_with_trace(path);
     gms_error err;
-    ck_assert_int_eq(store_open(path, STORE_CREATE, &s, &err), 0);
-    store_trace t = {.hash = "00000000000000a1", .name = "t", .path = "t.gmt", .ops = 1,
-                     .baseline_memory = 10, .baseline_compute = 10};
-    ck_assert_int_eq(store_put_trace(s, &t, &err), 0);
     run(s, "dtr", "", 5, 1, 1.375);
     char out[512];
     snprintf(out, sizeof out, "%s/chart.svg", tmp_dir);
