@@ -9,17 +9,9 @@
 #include "opt_brute.h"
 #include "opt_graph.h"
 #include "opt_graph_json.h"
+#include "opt_test_graphs.h"
 #include "opt_schedule.h"
 #include "opt_solve.h"
-
-static opt_graph *parse(const char *json)
-{
-    opt_graph *g = NULL;
-    gms_error err = {0};
-    int rc = opt_graph_parse(json, strlen(json), "test", &g, &err);
-    ck_assert_msg(rc == 0, "%s", err.msg);
-    return g;
-}
 
 static opt_answer solve(const opt_graph *g, uint64_t budget, opt_mode mode, int tighten)
 {
@@ -264,15 +256,6 @@ END_TEST
 
 /* ------------------------------------------------------------------------------------------
  * The JSON reader's refusals name the node. */
-
-static void refused(const char *json, const char *want1, const char *want2)
-{
-    opt_graph *g = NULL;
-    gms_error err = {0};
-    ck_assert_int_ne(opt_graph_parse(json, strlen(json), "g.json", &g, &err), 0);
-    ck_assert_ptr_null(g);
-    ck_assert_msg(strstr(err.msg, want1) && strstr(err.msg, want2), "message: %s", err.msg);
-}
 
 START_TEST(test_bad_graphs_are_refused_naming_the_node)
 {

@@ -9,18 +9,10 @@
 
 #include "opt_graph.h"
 #include "opt_graph_json.h"
+#include "opt_test_graphs.h"
 #include "opt_replay.h"
 #include "opt_schedule.h"
 #include "opt_solve.h"
-
-static opt_graph *parse(const char *json)
-{
-    opt_graph *g = NULL;
-    gms_error err = {0};
-    int rc = opt_graph_parse(json, strlen(json), "test", &g, &err);
-    ck_assert_msg(rc == 0, "%s", err.msg);
-    return g;
-}
 
 static opt_answer solve(const opt_graph *g, uint64_t budget, opt_mode mode)
 {

@@ -9,17 +9,9 @@
 
 #include "opt_graph.h"
 #include "opt_graph_json.h"
+#include "opt_test_graphs.h"
 #include "opt_solve.h"
 #include "opt_xengine.h"
-
-static opt_graph *parse(const char *json)
-{
-    opt_graph *g = NULL;
-    gms_error err = {0};
-    int rc = opt_graph_parse(json, strlen(json), "test", &g, &err);
-    ck_assert_msg(rc == 0, "%s", err.msg);
-    return g;
-}
 
 /* 1 GB/s, no latency: a copy of B bytes takes B / 1e6 ms */
 static const sim_link LINK_1GBPS = {1.0, 0};
@@ -370,15 +362,6 @@ START_TEST(test_time_limit_is_honoured)
     opt_graph_free(g);
 }
 END_TEST
-
-static void refused(const char *json, const char *want1, const char *want2)
-{
-    opt_graph *g = NULL;
-    gms_error err = {0};
-    ck_assert_int_ne(opt_graph_parse(json, strlen(json), "g.json", &g, &err), 0);
-    ck_assert_ptr_null(g);
-    ck_assert_msg(strstr(err.msg, want1) && strstr(err.msg, want2), "message: %s", err.msg);
-}
 
 START_TEST(test_cost_host_is_validated_and_written_back)
 {
