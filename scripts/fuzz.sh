@@ -38,6 +38,7 @@ for t in "${targets[@]}"; do
     fuzz_import_et) cp -n tests/unit/traces/data/*.json "$corpus"/ ;;
     fuzz_import_et_kineto) cp -n tests/unit/traces/data/tiny_kineto.json "$corpus"/ ;;
     fuzz_opt_graph) cp -n tests/fuzz/seeds/opt_graph/*.json "$corpus"/ ;;
+    fuzz_pickle) cp -n tests/fuzz/seeds/pickle/*.pickle "$corpus"/ ;;
     *) cp -n "$seeds"/*.gmt "$seeds"/*.log "$corpus"/ 2>/dev/null || true ;;
   esac
   echo "== $t: ${secs}s"
