@@ -15,27 +15,11 @@
 #include <zlib.h>
 
 #include "pickle.h"
-
-typedef struct node {
-    uint8_t type;
-    uint32_t len; /* string bytes; container items (dict: pairs) */
-    uint64_t v;   /* int bits, double bits, string offset, container: chunk head<<32 | tail,
-                   * after flatten() the first item's index */
-} node;
+#include "pickle_doc.h"
 
 typedef struct chunk {
     uint32_t start, count, next;
 } chunk;
-
-struct pk_doc {
-    node *n;
-    size_t nn, capn;
-    pk_ref *items;
-    size_t ni, capi;
-    char *s;
-    size_t ns, caps;
-    pk_ref root;
-};
 
 /* The reader's state: the input and the machine's stacks. */
 typedef struct vm {
@@ -204,7 +188,7 @@ static pk_ref new_node(vm *m, int type, uint32_t len, uint64_t v)
     pk_doc *d = m->d;
     if (d->nn >= UINT32_MAX - 1 || GROW(d->n, d->nn, d->capn, d->nn + 1))
         return PK_NULL;
-    d->n[d->nn] = (node){.type = (uint8_t)type, .len = len, .v = v};
+    d->n[d->nn] = (pk_node){.type = (uint8_t)type, .len = len, .v = v};
     return (pk_ref)d->nn++;
 }
 
@@ -271,7 +255,7 @@ static int push_long(vm *m, uint64_t n)
             k--;
         if (k > 8)
             return 0;
-        n = k; /* fits: fall through to an int, dropping the bytes node */
+        n = k; /* fits: fall through to an int, dropping the bytes pk_node */
         m->sp--;
         m->d->nn--;
         m->d->ns = at;
@@ -289,7 +273,7 @@ static int push_long(vm *m, uint64_t n)
     return push(m, new_node(m, PK_INT, 0, v));
 }
 
-static int is_container(const node *x, int type)
+static int is_container(const pk_node *x, int type)
 {
     return x->type == type;
 }
@@ -306,7 +290,7 @@ static int extend(vm *m, pk_ref c, size_t from)
     if (GROW(d->items, d->ni, d->capi, d->ni + k) || GROW(m->ch, m->nch, m->capch, m->nch + 1))
         return fail_oom(m);
     memcpy(d->items + d->ni, m->stack + from, k * sizeof *d->items);
-    node *x = &d->n[c];
+    pk_node *x = &d->n[c];
     uint32_t tail = (uint32_t)(x->v & 0xffffffffu);
     if (x->len && m->ch[tail].start + m->ch[tail].count == d->ni) {
         m->ch[tail].count += (uint32_t)k; /* continues the last chunk */
@@ -564,7 +548,7 @@ static int flatten(vm *m)
 {
     pk_doc *d = m->d;
     for (size_t i = 0; i < d->nn; i++) {
-        node *x = &d->n[i];
+        pk_node *x = &d->n[i];
         if (x->type != PK_LIST && x->type != PK_TUPLE && x->type != PK_DICT)
             continue;
         if (!x->len) {
@@ -670,104 +654,4 @@ void pk_free(pk_doc *d)
     free(d->items);
     free(d->s);
     free(d);
-}
-
-/* ---- access ----------------------------------------------------------------------------- */
-
-pk_ref pk_root(const pk_doc *d)
-{
-    return d->root;
-}
-
-pk_type pk_type_of(const pk_doc *d, pk_ref r)
-{
-    return r < d->nn ? (pk_type)d->n[r].type : PK_NONE;
-}
-
-const char *pk_type_name(pk_type t)
-{
-    static const char *const names[] = {"None", "bool",  "int",  "int", "float",
-                                        "str",  "bytes", "list", "tuple", "dict"};
-    return (unsigned)t < sizeof names / sizeof *names ? names[t] : "?";
-}
-
-int pk_int(const pk_doc *d, pk_ref r, int64_t *v)
-{
-    if (r >= d->nn || (d->n[r].type != PK_INT && d->n[r].type != PK_BOOL))
-        return -1;
-    *v = (int64_t)d->n[r].v;
-    return 0;
-}
-
-int pk_float(const pk_doc *d, pk_ref r, double *v)
-{
-    if (r >= d->nn)
-        return -1;
-    if (d->n[r].type == PK_FLOAT) {
-        memcpy(v, &d->n[r].v, sizeof *v);
-        return 0;
-    }
-    int64_t i;
-    if (pk_int(d, r, &i))
-        return -1;
-    *v = (double)i;
-    return 0;
-}
-
-const char *pk_str(const pk_doc *d, pk_ref r, size_t *len)
-{
-    if (r >= d->nn || (d->n[r].type != PK_STR && d->n[r].type != PK_BYTES &&
-                       d->n[r].type != PK_BIGINT))
-        return NULL;
-    if (len)
-        *len = d->n[r].len;
-    return d->s + d->n[r].v;
-}
-
-size_t pk_len(const pk_doc *d, pk_ref r)
-{
-    if (r >= d->nn)
-        return 0;
-    int t = d->n[r].type;
-    return t == PK_LIST || t == PK_TUPLE || t == PK_DICT ? d->n[r].len : 0;
-}
-
-pk_ref pk_item(const pk_doc *d, pk_ref r, size_t i)
-{
-    if (r >= d->nn || (d->n[r].type != PK_LIST && d->n[r].type != PK_TUPLE) || i >= d->n[r].len)
-        return PK_NULL;
-    return d->items[d->n[r].v + i];
-}
-
-pk_ref pk_key(const pk_doc *d, pk_ref r, size_t i)
-{
-    if (r >= d->nn || d->n[r].type != PK_DICT || i >= d->n[r].len)
-        return PK_NULL;
-    return d->items[d->n[r].v + 2 * i];
-}
-
-pk_ref pk_value(const pk_doc *d, pk_ref r, size_t i)
-{
-    if (r >= d->nn || d->n[r].type != PK_DICT || i >= d->n[r].len)
-        return PK_NULL;
-    return d->items[d->n[r].v + 2 * i + 1];
-}
-
-pk_ref pk_get(const pk_doc *d, pk_ref r, const char *key)
-{
-    size_t n = pk_len(d, r);
-    if (r >= d->nn || d->n[r].type != PK_DICT)
-        return PK_NULL;
-    size_t kl = strlen(key);
-    for (size_t i = n; i-- > 0;) {
-        pk_ref k = d->items[d->n[r].v + 2 * i];
-        if (d->n[k].type == PK_STR && d->n[k].len == kl && memcmp(d->s + d->n[k].v, key, kl) == 0)
-            return d->items[d->n[r].v + 2 * i + 1];
-    }
-    return PK_NULL;
-}
-
-size_t pk_memory(const pk_doc *d)
-{
-    return sizeof *d + d->capn * sizeof *d->n + d->capi * sizeof *d->items + d->caps;
 }
