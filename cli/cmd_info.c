@@ -15,6 +15,7 @@
 #include "gmt_stats.h"
 #include "sim.h"
 #include "sim_layers.h"
+#include "snapshot_cli.h"
 
 static const char *const CMD = "info";
 
@@ -32,6 +33,12 @@ static void usage(FILE *f)
             "trace without scopes, by segmentation (docs/layers.md). Warns when a .gmt file\n"
             "is truncated; a trace the simulator cannot replay gets its summary, then an\n"
             "error (exit status 1).\n"
+            "\n"
+            "A PyTorch memory snapshot (torch.cuda.memory._dump_snapshot; a pickle, plain or\n"
+            "gzip) is summarized as what it is, an allocator event stream: events per device\n"
+            "and action, the segments at the dump, the allocator settings, the state before\n"
+            "the first event reconstructed from them, and warnings for what 'gpumemsim\n"
+            "memcheck' cannot model (docs/memory.md).\n"
             "\n"
             "options:\n"
             "  --json      print one JSON object with the keys file, format, events,\n"
@@ -419,6 +426,14 @@ int cmd_info(int argc, char **argv)
         else
             cli_error(CMD, "expected one trace file, got %d (see --help)", argc - optind);
         return 2;
+    }
+    if (snap_sniff(argv[optind])) {
+        if (list_ops || kineto) {
+            cli_error(CMD, "%s is a PyTorch memory snapshot (allocator events, no ops): --ops "
+                      "and --kineto do not apply", argv[optind]);
+            return 2;
+        }
+        return cli_snapshot_info(argv[optind], as_json);
     }
     info in;
     memset(&in, 0, sizeof in);

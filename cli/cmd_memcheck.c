@@ -13,6 +13,7 @@
 #include "memory.h"
 #include "registry.h"
 #include "sim.h"
+#include "snapshot_cli.h"
 
 static const char *const CMD = "memcheck";
 
@@ -21,6 +22,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gpumemsim memcheck KINETO_TRACE [--allocator NAME] [--alloc-conf CONF]\n"
             "                          [--json]\n"
+            "       gpumemsim memcheck SNAPSHOT [--alloc-conf CONF]... [--device-memory BYTES]\n"
+            "                          [--device N] [--cold]\n"
             "\n"
             "Replays the [memory] events of a Kineto trace (torch.profiler with\n"
             "profile_memory=True; plain or .gz) through a memory model, as the allocation-only\n"
@@ -33,7 +36,29 @@ static void usage(FILE *f)
             "  --allocator NAME    the model (default caching; also lifetime, ideal)\n"
             "  --alloc-conf CONF   its settings, as PYTORCH_CUDA_ALLOC_CONF\n"
             "                      (max_split_size_mb:N) when the job ran with them\n"
-            "  --json              one JSON object instead of the text report\n");
+            "  --json              one JSON object instead of the text report\n"
+            "\n"
+            "A PyTorch memory snapshot (torch.cuda.memory._dump_snapshot, a pickle; plain or\n"
+            "gzip) is replayed through the caching model directly (docs/memory.md):\n"
+            "the exact check seeds the model with the segments and blocks the allocator held\n"
+            "before the first event and compares every allocation's segment and offset,\n"
+            "reserved and requested bytes, and the final segments, naming the first event\n"
+            "where model and reality part with its stack; the cold start replays from the\n"
+            "live blocks only and predicts the peak reserved bytes. With --alloc-conf\n"
+            "(repeatable) a table compares the settings' peak reserved bytes, largest free\n"
+            "block and fragmentation (cold start each).\n"
+            "  --alloc-conf CONF   a setting to try (expandable_segments:True,\n"
+            "                      max_split_size_mb:N, roundup_power2_divisions:N,\n"
+            "                      garbage_collection_threshold:F), repeatable\n"
+            "  --device-memory BYTES  the device's memory (24GiB): each replay stops at the\n"
+            "                      first allocation that does not fit and names it\n"
+            "  --device N          the device trace to replay (default: the one with the\n"
+            "                      most events)\n"
+            "  --cold              skip the exact check\n"
+            "\n"
+            "example:\n"
+            "  gpumemsim memcheck snap.pickle --alloc-conf expandable_segments:True \\\n"
+            "      --device-memory 24GiB\n");
 }
 
 typedef struct sample {
@@ -80,7 +105,9 @@ static double pct(const double *v, size_t n, double q)
 int cmd_memcheck(int argc, char **argv)
 {
     const char *path = NULL, *allocator = "caching", *conf = NULL;
-    int json = 0;
+    const char *confs[8];
+    int json = 0, nconf = 0, device = -1, cold = 0, snap_only = 0;
+    uint64_t device_memory = UINT64_MAX;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (cli_is_help(a)) {
@@ -90,8 +117,32 @@ int cmd_memcheck(int argc, char **argv)
             allocator = v;
             i++;
         } else if (strcmp(a, "--alloc-conf") == 0 && v) {
-            conf = v;
+            if (nconf == 8) {
+                cli_error(CMD, "at most 8 --alloc-conf settings at once");
+                return 2;
+            }
+            conf = confs[nconf++] = v;
             i++;
+        } else if (strcmp(a, "--device-memory") == 0 && v) {
+            if (cli_parse_bytes(v, &device_memory) || device_memory == 0) {
+                cli_error(CMD, "--device-memory %s: not a byte count (e.g. 24GiB, 80GB)", v);
+                return 2;
+            }
+            snap_only = 1;
+            i++;
+        } else if (strcmp(a, "--device") == 0 && v) {
+            char *end;
+            long dv = strtol(v, &end, 10);
+            if (*end || end == v || dv < 0 || dv > 4096) {
+                cli_error(CMD, "--device %s: not a device number (0, 1, ...)", v);
+                return 2;
+            }
+            device = (int)dv;
+            snap_only = 1;
+            i++;
+        } else if (strcmp(a, "--cold") == 0) {
+            cold = 1;
+            snap_only = 1;
         } else if (strcmp(a, "--json") == 0) {
             json = 1;
         } else if (a[0] == '-' && a[1]) {
@@ -106,7 +157,20 @@ int cmd_memcheck(int argc, char **argv)
         }
     }
     if (!path) {
-        cli_error(CMD, "no trace given (usage: gpumemsim memcheck KINETO_TRACE)");
+        cli_error(CMD, "no trace given (usage: gpumemsim memcheck KINETO_TRACE or SNAPSHOT)");
+        return 2;
+    }
+    if (snap_sniff(path)) {
+        if (json || strcmp(allocator, "caching") != 0) {
+            cli_error(CMD, "%s is a PyTorch memory snapshot: --json and --allocator apply to "
+                      "Kineto traces (a snapshot is replayed by the caching model)", path);
+            return 2;
+        }
+        return cli_memcheck_snapshot(path, confs, nconf, device_memory, device, cold);
+    }
+    if (snap_only || nconf > 1) {
+        cli_error(CMD, "--device-memory, --device, --cold and several --alloc-conf apply to "
+                  "PyTorch memory snapshots; %s is not one", path);
         return 2;
     }
     sim_config cfg;

@@ -43,6 +43,19 @@ typedef struct sim_mem_block {
     uint32_t segment; /* blocks of one segment are contiguous; a new segment starts a new run */
 } sim_mem_block;
 
+/* A real allocator's state to start a model from (seed): its segments, and the allocated
+ * blocks inside them; whatever a segment holds besides those blocks is free (cached). */
+typedef struct sim_mem_seed_segment {
+    uint64_t addr, size;
+    int small; /* caching: the small pool's segment (segment_type 'small') */
+} sim_mem_seed_segment;
+
+typedef struct sim_mem_seed_block {
+    uint64_t addr, size; /* the block's real address and (rounded) size */
+    uint64_t requested;  /* the size asked for */
+    uint32_t owner;
+} sim_mem_seed_block;
+
 /* What a model reports about itself. */
 typedef struct sim_memory_stats {
     uint64_t reserved;      /* bytes held from the device (segments) */
@@ -75,6 +88,19 @@ typedef struct sim_memory_model {
     /* Lists every block (free and allocated) in address order into out[0..cap); returns how
      * many there are (call again with a larger array when that exceeds cap). */
     size_t (*list_blocks)(const void *state, sim_mem_block *out, size_t cap);
+    /* Optional (NULL: the model cannot start from a given state). Starts a model that holds
+     * nothing yet from a real allocator's state: segments in address order, not
+     * overlapping; blocks in address order, each inside a segment, not overlapping; gaps
+     * become free blocks as the allocator would hold them (merged). handles[i] gets block
+     * i's handle, to release it later. Addresses are the real ones, and segments the model
+     * reserves afterwards lie above all of them. 0, or an error naming what is wrong. */
+    int (*seed)(void *state, const sim_mem_seed_segment *seg, size_t nseg,
+                const sim_mem_seed_block *blk, size_t nblk, uint32_t *handles, gms_error *err);
+    /* Optional: the next segment the model reserves (if any, before the next reserve
+     * returns) lies at addr, as the real cudaMalloc placed it, unless that overlaps a
+     * segment the model holds. Exact replays use it, so that ties the allocator breaks by
+     * address (best fit: lowest address) break as they did in the real run. */
+    void (*next_segment_at)(void *state, uint64_t addr);
 } sim_memory_model;
 
 /* The models by name; NULL when unknown. "ideal" gives *model = NULL and returns 0. Returns 0

@@ -62,6 +62,7 @@ typedef struct caching {
     uint32_t *segs; /* segment head blocks in address order */
     uint32_t nsegs, capsegs;
     uint64_t next_va;
+    uint64_t hint_va; /* where the next segment goes (next_segment_at), 0 = next_va */
     sim_memory_stats st;
 } caching;
 
@@ -164,11 +165,31 @@ static pool *pool_of(caching *c, const cblock *b)
 
 /* ---- segments --------------------------------------------------------------------------- */
 
+/* Keeps segs in address order (a segment placed at a hint may lie below earlier ones). */
 static int segs_add(caching *c, uint32_t head)
 {
     if (grow((void **)&c->segs, &c->capsegs, c->nsegs + 1, sizeof *c->segs))
         return -1;
-    c->segs[c->nsegs++] = head; /* addresses only grow: the list stays in address order */
+    uint32_t i = c->nsegs;
+    while (i > 0 && c->b[c->segs[i - 1]].ptr > c->b[head].ptr) {
+        c->segs[i] = c->segs[i - 1];
+        i--;
+    }
+    c->segs[i] = head;
+    c->nsegs++;
+    return 0;
+}
+
+/* 1 when [ptr, ptr + size) overlaps a segment held now. */
+static int segs_overlap(const caching *c, uint64_t ptr, uint64_t size)
+{
+    for (uint32_t i = 0; i < c->nsegs; i++) {
+        uint64_t a = c->b[c->segs[i]].ptr, e = a;
+        for (uint32_t id = c->segs[i]; id != NONE; id = c->b[id].next)
+            e = c->b[id].ptr + c->b[id].size;
+        if (a < ptr + size && ptr < e)
+            return 1;
+    }
     return 0;
 }
 
@@ -188,13 +209,21 @@ static int alloc_segment(caching *c, uint64_t size, int small, uint32_t *out)
     if (c->st.reserved + size > c->limit || c->st.reserved + size < c->st.reserved)
         return 1;
     uint32_t id = new_block(c);
-    if (id == NONE || segs_add(c, id))
+    if (id == NONE)
         return -1;
+    uint64_t ptr = c->next_va;
+    if (c->hint_va && !segs_overlap(c, c->hint_va, size))
+        ptr = c->hint_va; /* where the real cudaMalloc put it (exact replays) */
+    c->hint_va = 0;
     cblock *b = &c->b[id];
-    b->ptr = c->next_va;
+    b->ptr = ptr;
     b->size = size;
     b->small = (uint8_t)small;
-    c->next_va += (size + KROUND_LARGE - 1) / KROUND_LARGE * KROUND_LARGE;
+    uint64_t top = (ptr + size + KROUND_LARGE - 1) / KROUND_LARGE * KROUND_LARGE;
+    if (top > c->next_va)
+        c->next_va = top;
+    if (segs_add(c, id))
+        return -1;
     c->st.reserved += size;
     c->st.segments++;
     c->st.device_allocs++;
@@ -463,6 +492,99 @@ static size_t caching_list(const void *state, sim_mem_block *out, size_t cap)
     return n;
 }
 
+/* ---- seeding from a real allocator's state ---------------------------------------------- */
+
+/* A block of `size` bytes at ptr in the segment whose blocks end at *tail (NONE: a new
+ * segment, whose head it becomes). */
+static uint32_t seed_block(caching *c, uint64_t ptr, uint64_t size, int small, uint32_t *tail)
+{
+    uint32_t id = new_block(c);
+    if (id == NONE)
+        return NONE;
+    cblock *b = &c->b[id];
+    b->ptr = ptr;
+    b->size = size;
+    b->small = (uint8_t)small;
+    if (*tail == NONE) {
+        if (segs_add(c, id))
+            return NONE;
+    } else {
+        b->prev = *tail;
+        c->b[*tail].next = id;
+    }
+    *tail = id;
+    return id;
+}
+
+static int caching_seed(void *state, const sim_mem_seed_segment *seg, size_t nseg,
+                        const sim_mem_seed_block *blk, size_t nblk, uint32_t *handles,
+                        gms_error *err)
+{
+    caching *c = state;
+    if (c->nsegs || c->st.allocated)
+        return gms_error_set(err, GMS_ESTATE, "the caching model can only be seeded before use");
+    size_t k = 0;
+    for (size_t i = 0; i < nseg; i++) {
+        const sim_mem_seed_segment *g = &seg[i];
+        if (!g->size || (i && g->addr < seg[i - 1].addr + seg[i - 1].size))
+            return gms_error_set(err, GMS_EINVAL, "seed: segment %zu at 0x%llx is empty, out of "
+                                 "order or overlaps the one before", i,
+                                 (unsigned long long)g->addr);
+        if (c->st.reserved + g->size > c->limit)
+            return gms_error_set(err, GMS_EINVAL, "seed: the segments pass the memory limit");
+        uint32_t tail = NONE;
+        uint64_t at = g->addr, end = g->addr + g->size;
+        pool *p = g->small ? &c->small : &c->large;
+        for (; k < nblk && blk[k].addr < end; k++) {
+            const sim_mem_seed_block *x = &blk[k];
+            if (x->addr < at || !x->size || x->addr + x->size > end)
+                return gms_error_set(err, GMS_EINVAL, "seed: block %zu at 0x%llx (%llu bytes) "
+                                     "is out of order, overlaps another or leaves its segment",
+                                     k, (unsigned long long)x->addr,
+                                     (unsigned long long)x->size);
+            if (x->addr > at) {
+                uint32_t f = seed_block(c, at, x->addr - at, g->small, &tail);
+                if (f == NONE || pool_insert(c, p, f))
+                    return gms_error_set(err, GMS_ENOMEM, "seed: out of memory");
+            }
+            uint32_t id = seed_block(c, x->addr, x->size, g->small, &tail);
+            if (id == NONE)
+                return gms_error_set(err, GMS_ENOMEM, "seed: out of memory");
+            c->b[id].allocated = 1;
+            c->b[id].owner = x->owner;
+            c->b[id].requested = x->requested;
+            c->st.allocated += x->size;
+            c->st.requested += x->requested;
+            handles[k] = id;
+            at = x->addr + x->size;
+        }
+        if (at < end) {
+            uint32_t f = seed_block(c, at, end - at, g->small, &tail);
+            if (f == NONE || pool_insert(c, p, f))
+                return gms_error_set(err, GMS_ENOMEM, "seed: out of memory");
+        }
+        c->st.reserved += g->size;
+        c->st.segments++;
+        uint64_t top = (end + KROUND_LARGE - 1) / KROUND_LARGE * KROUND_LARGE;
+        if (top > c->next_va)
+            c->next_va = top;
+    }
+    if (k < nblk)
+        return gms_error_set(err, GMS_EINVAL, "seed: block %zu at 0x%llx lies in no segment", k,
+                             (unsigned long long)blk[k].addr);
+    /* release relies on room for every slot in `spare` and each pool, as reserve keeps it */
+    if (grow((void **)&c->spare, &c->capspare, c->nb + 2, sizeof *c->spare) ||
+        grow((void **)&c->small.ids, &c->small.cap, c->nb + 2, sizeof(uint32_t)) ||
+        grow((void **)&c->large.ids, &c->large.cap, c->nb + 2, sizeof(uint32_t)))
+        return gms_error_set(err, GMS_ENOMEM, "seed: out of memory");
+    return 0;
+}
+
+static void caching_next_segment_at(void *state, uint64_t addr)
+{
+    ((caching *)state)->hint_va = addr;
+}
+
 const sim_memory_model sim_memory_caching = {
     .name = "caching",
     .description = "PyTorch's CUDA caching allocator: rounding, small/large pools, best fit, "
@@ -475,4 +597,6 @@ const sim_memory_model sim_memory_caching = {
     .block = caching_block,
     .free_around = caching_free_around,
     .list_blocks = caching_list,
+    .seed = caching_seed,
+    .next_segment_at = caching_next_segment_at,
 };

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# PyTorch memory snapshots, one rule per hand-made snapshot (snapshots/make.py, written by
+# Python's pickle): info reconstructs the state before the first event (a block freed without
+# being allocated, a segment the trace reserved); memcheck's exact check places every
+# allocation where the real allocator did, names the first event where they part with its
+# user frames, refuses the exact check and warns for what it cannot model; gzip reads as
+# plain; bad input (truncated, code, missing keys, blocks that do not tile, not a dict) is one
+# clear line, exit 1, nothing on stdout.
+set -u
+: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+rm -rf "$GMS_TMP" && mkdir -p "$GMS_TMP" && cd "$GMS_TMP" || exit 1
+python3 "$GMS_SOURCE_DIR/tests/cli/traces/snapshots/make.py" . || fail "make.py"
+has() { grep -Fq -- "$2" "$1" || fail "$1 lacks '$2': $(cat "$1")"; }
+
+# info: the state before the first event
+"$GMS_BIN" info exact.pickle > info.txt 2> info.err || fail "info exact: $(cat info.err)"
+has info.txt "alloc 3, free_requested 1, free_completed 1, segment_alloc 1"
+has info.txt "2 segments (1 small-pool), reserved 22.00 MiB, 3 active blocks"
+has info.txt "before 1st event   1 segments, reserved 20.00 MiB, 1 live blocks, allocated 5.00 MiB (1 freed"
+[ -s info.err ] && fail "info exact warned: $(cat info.err)"
+"$GMS_BIN" info exact.pickle --json > info.json || fail "info --json"
+python3 - <<'PY' || fail "info --json fields"
+import json
+d = json.load(open("info.json"))
+assert d["format"] == "pytorch-snapshot", d
+dev = d["devices"][0]
+assert dev["events_by_action"] == {"alloc": 3, "free_requested": 1, "free_completed": 1,
+                                   "segment_alloc": 1}, dev
+b = dev["before_first_event"]
+assert (b["segments"], b["live_blocks"], b["freed_without_alloc"], b["allocated"]) == \
+    (1, 1, 1, 5 << 20), b
+assert d["allocator_settings"]["max_split_size"] == -1
+PY
+"$GMS_BIN" info exact.pickle.gz > gz.txt || fail "info gz"
+diff <(sed 1d info.txt) <(sed 1d gz.txt) >/dev/null || fail "gzip reads differently"
+
+# memcheck: exact everywhere
+"$GMS_BIN" memcheck exact.pickle > exact.txt 2> exact.err || fail "memcheck exact"
+has exact.txt "3 of 3 allocations at the real segment and offset (100.00%)"
+has exact.txt "reserved equal     after 4 of 4 allocs and frees; segments reserved during the trace: real 1, model 1"
+has exact.txt "live blocks at the same place and size 3 of 3"
+has exact.txt "first divergence   none"
+has exact.txt "peak reserved      predicted 22.00 MiB, real 22.00 MiB (+0.000%)"
+
+# memcheck: the first divergence with the user's frames, not the allocator's
+"$GMS_BIN" memcheck diverge.pickle > div.txt || fail "memcheck diverge"
+has div.txt "2 of 3 allocations"
+has div.txt "first divergence   the model placed this allocation of 700000 bytes at 0x7f0020000400, the real allocator at 0x7f0020100000"
+has div.txt "event 5: alloc of 683.59 KiB at 0x7f0020100000"
+has div.txt "forward  model.py:42"
+grep -q "CUDACachingAllocator" div.txt && fail "allocator frames shown: $(cat div.txt)"
+
+# what cannot be modelled is named, and the exact check is not run
+"$GMS_BIN" memcheck unmodelled.pickle > un.txt 2> un.err || fail "memcheck unmodelled"
+has un.err "warning: device 0: several streams"
+has un.err "CUDA-graph private pools"
+has un.err "garbage_collection_threshold:0.6"
+has un.txt "exact check          not run"
+"$GMS_BIN" info unmodelled.pickle > /dev/null 2> uni.err || fail "info unmodelled"
+has uni.err "several streams"
+
+# an older PyTorch's snapshot (no settings, blocks without addresses)
+"$GMS_BIN" memcheck oldformat.pickle > old.txt || fail "memcheck oldformat"
+has old.txt "1 of 1 allocations at the real segment and offset"
+"$GMS_BIN" info oldformat.pickle > oldi.txt || fail "info oldformat"
+has oldi.txt "not recorded"
+
+# bad input: one clear line, exit 1, nothing on stdout
+bad() { # FILE REGEX
+  for cmd in info memcheck; do
+    "$GMS_BIN" $cmd "$1" > bad.out 2> bad.err && fail "$cmd $1 succeeded"
+    [ -s bad.out ] && fail "$cmd $1 printed: $(cat bad.out)"
+    [ "$(wc -l < bad.err)" -eq 1 ] || fail "$cmd $1: not one line: $(cat bad.err)"
+    grep -Eq -- "$2" bad.err || fail "$cmd $1: '$(cat bad.err)' does not match /$2/"
+  done
+}
+bad truncated.pickle "truncated.pickle: byte [0-9]+: the pickle ends before its STOP opcode"
+bad code.pickle "code.pickle: byte [0-9]+: opcode STACK_GLOBAL \(0x93\) is not read"
+bad nokeys.pickle "no 'device_traces' list"
+bad noaddr.pickle "device 0 event 2 \(alloc\) has no 'addr'"
+bad notiling.pickle "segment 0: its blocks cover 20971520 bytes of its 22020096: blocks must tile"
+bad alist.pickle "the pickle holds a list, not a dict"
+# options that do not apply
+"$GMS_BIN" memcheck exact.pickle --json > o.out 2> o.err && fail "--json on a snapshot"
+has o.err "PyTorch memory snapshot"
+"$GMS_BIN" info exact.pickle --ops > o.out 2> o.err && fail "--ops on a snapshot"
+echo "ok"
