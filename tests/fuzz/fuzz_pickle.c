@@ -1,12 +1,14 @@
 /* libFuzzer: arbitrary bytes as a pickle (pk_parse), then every node of what it accepted is
- * visited through the accessors, and the document is written back with the writer and read
- * again: the reader must never crash, loop or run anything, and what it accepts must be a
- * well-formed graph (every ref in range). */
+ * visited through the accessors, and the document goes through the snapshot importer
+ * (snap_from_doc) and the reconstruction of each device's initial state: the reader must
+ * never crash, loop or run anything, what it accepts must be a well-formed graph (every ref
+ * in range), and the importer must refuse or accept any such graph cleanly. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "pickle.h"
+#include "snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -62,6 +64,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     budget = 100000;
     visit(d, pk_root(d), 0);
-    pk_free(d);
+    snapshot *s;
+    if (snap_from_doc(d, "fuzz", &s, &err) != 0) /* takes d */
+        return 0;
+    for (int dev = 0; dev < s->ndev; dev++) {
+        snap_state st;
+        if (snap_initial_state(s, dev, &st, &err) == 0)
+            snap_state_free(&st);
+        char buf[512];
+        (void)snap_unmodelled(s, dev, buf, sizeof buf);
+    }
+    snap_free(s);
     return 0;
 }
