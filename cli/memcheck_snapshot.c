@@ -35,7 +35,8 @@ static void print_event(const snapshot *s, int device, long i, const char *inden
     snap_print_frames(s, e->frames, 4, in2, stdout);
 }
 
-/* The recorded allocator settings as model options; *why says what stops the exact check. */
+/* The recorded allocator settings as model options (max_split_size, expandable_segments,
+ * roundup_power2_divisions; a GC threshold needs the fraction's limit, not recorded). */
 static const sim_memory_model *recorded_model(const snapshot *s, sim_memory_options *o,
                                               char *key, size_t len)
 {
@@ -47,6 +48,9 @@ static const sim_memory_model *recorded_model(const snapshot *s, sim_memory_opti
     if (s->set.expandable_segments) {
         o->expandable_segments = 1;
         m = &sim_memory_caching_expandable;
+    } else {
+        for (int i = 0; i < SIM_ROUNDUP_INTERVALS && i < 16; i++)
+            o->roundup_divisions[i] = s->set.roundup[i];
     }
     return m;
 }
@@ -118,6 +122,13 @@ static int exact_report(const snapshot *s, int d, const snap_state *st, const ar
     char b1[32], b2[32];
     printf("cold start           the model starts empty with the %zu blocks live before the "
            "first event, then replays the events\n", st->nblk);
+    if (c.oom_event >= 0) {
+        printf("  out of memory      with %s reserved of the --device-memory %s at\n",
+               cli_format_bytes(c.oom_reserved, b1, sizeof b1),
+               cli_format_bytes(a->device_memory, b2, sizeof b2));
+        print_event(s, d, c.oom_event, "                     ");
+        return 0;
+    }
     printf("  peak reserved      predicted %s, real %s (%+.3f%%)\n",
            cli_format_bytes(c.peak_reserved_model, b1, sizeof b1),
            cli_format_bytes(c.peak_reserved_real, b2, sizeof b2),
@@ -131,8 +142,26 @@ typedef struct row {
     sim_replay_result r;
 } row;
 
+/* The real reserved bytes' peak over all of device d's events (the state before the first
+ * plus the segment events), whatever a replay reached. */
+static uint64_t real_peak(const snapshot *s, int d, const snap_state *st)
+{
+    uint64_t r = st->reserved, peak = r;
+    for (size_t i = s->dev_first[d]; i < s->dev_first[d] + s->dev_n[d]; i++) {
+        const snap_event *e = &s->ev[i];
+        if (e->action == SNAP_SEGMENT_ALLOC || e->action == SNAP_SEGMENT_MAP)
+            r += e->size;
+        else if (e->action == SNAP_SEGMENT_FREE || e->action == SNAP_SEGMENT_UNMAP)
+            r -= e->size <= r ? e->size : r;
+        if (r > peak)
+            peak = r;
+    }
+    return peak;
+}
+
 static int whatif_report(const snapshot *s, int d, const snap_state *st, const args *a)
 {
+    uint64_t peak_real = real_peak(s, d, st);
     row rows[9];
     int n = 0;
     gms_error err;
@@ -159,20 +188,40 @@ static int whatif_report(const snapshot *s, int d, const snap_state *st, const a
     }
     char b1[32], b2[32], b3[32];
     printf("what-if (cold start, each setting from the same state before the first event)\n");
-    printf("%-44s %14s %9s %14s %10s  %s\n", "setting", "peak reserved", "vs real",
+    printf("%-44s %14s %9s %14s %7s  %s\n", "setting", "peak reserved", "vs real",
            "largest free", "frag", a->device_memory != UINT64_MAX ? "OOM" : "");
     for (int i = 0; i < n; i++) {
         const sim_replay_result *r = &rows[i].r;
-        char oom[64] = "";
-        if (a->device_memory != UINT64_MAX)
-            snprintf(oom, sizeof oom, "%s", r->oom_event < 0 ? "no" : "yes");
-        printf("%-44s %14s %+8.2f%% %14s %9.2f%%  %s\n", rows[i].name,
-               cli_format_bytes(r->peak_reserved_model, b1, sizeof b1),
-               pct_of(r->peak_reserved_model, r->peak_reserved_real),
+        char oom[64] = "", vs[32];
+        if (a->device_memory != UINT64_MAX) {
+            if (r->oom_event < 0)
+                snprintf(oom, sizeof oom, "no");
+            else
+                snprintf(oom, sizeof oom, "at event %ld", r->oom_event);
+        }
+        if (r->oom_event >= 0) /* the run stopped there: its peak is no prediction */
+            snprintf(vs, sizeof vs, "%9s", "-");
+        else
+            snprintf(vs, sizeof vs, "%+8.2f%%", pct_of(r->peak_reserved_model, peak_real));
+        printf("%-44s %14s %s %14s %6.2f%%  %s\n", rows[i].name,
+               cli_format_bytes(r->peak_reserved_model, b1, sizeof b1), vs,
                cli_format_bytes(r->largest_free_at_peak, b2, sizeof b2), 100 * r->frag, oom);
     }
     printf("real peak reserved: %s (the snapshot's segments over its events)\n",
-           cli_format_bytes(rows[0].r.peak_reserved_real, b3, sizeof b3));
+           cli_format_bytes(peak_real, b3, sizeof b3));
+    /* the OOMs the job itself recorded */
+    size_t nrec = 0;
+    long first_rec = -1;
+    for (size_t i = 0; i < s->dev_n[d]; i++)
+        if (s->ev[s->dev_first[d] + i].action == SNAP_OOM && nrec++ == 0)
+            first_rec = (long)i;
+    if (nrec) {
+        const snap_event *e = &s->ev[s->dev_first[d] + (size_t)first_rec];
+        printf("recorded: the job ran out of memory %zu time(s); the first at event %ld (a "
+               "request of %s with %s free on the device)\n", nrec, first_rec,
+               cli_format_bytes(e->size, b1, sizeof b1),
+               cli_format_bytes(e->addr, b2, sizeof b2));
+    }
     for (int i = 0; i < n; i++)
         if (rows[i].r.oom_event >= 0) {
             printf("%s: out of memory with %s reserved of %s at\n", rows[i].name,
@@ -188,10 +237,18 @@ int cli_memcheck_snapshot(const char *path, const char *const *confs, int nconf,
 {
     args a = {.path = path, .nconf = nconf, .device_memory = device_memory, .device = device,
               .cold_only = cold_only};
-    for (int i = 0; i < nconf && i < 8; i++)
-        a.confs[i] = confs[i];
-    snapshot *s;
     gms_error err;
+    for (int i = 0; i < nconf && i < 8; i++) { /* bad settings before any output */
+        const sim_memory_model *m = &sim_memory_caching;
+        sim_memory_options o;
+        char key[160];
+        if (sim_memory_parse_conf(&m, confs[i], &o, key, sizeof key, &err)) {
+            cli_error(CMD, "--alloc-conf %s: %s", confs[i], err.msg);
+            return 2;
+        }
+        a.confs[i] = confs[i];
+    }
+    snapshot *s;
     if (snap_load(path, &s, &err)) {
         cli_error(CMD, "%s", err.msg);
         return 1;

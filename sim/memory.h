@@ -27,10 +27,19 @@
 #define SIM_MEM_NONE UINT32_MAX
 
 /* Options shared by the models (each reads what applies to it). */
+#define SIM_ROUNDUP_INTERVALS 16 /* PyTorch's kRoundUpPowerOfTwoIntervals: 1 MiB .. 64 GiB */
+
 typedef struct sim_memory_options {
     uint64_t max_split_size;     /* caching: max_split_size_mb in bytes; UINT64_MAX = unset */
     int expandable_segments;     /* caching: expandable_segments:True */
     int first_fit;               /* lifetime: first fit instead of best fit */
+    /* caching: roundup_power2_divisions per power-of-two interval of the size (interval i
+     * holds sizes in [2^(20+i), 2^(21+i)), the first also everything below, the last
+     * everything above); 0 or 1 = plain 512-byte rounding */
+    uint32_t roundup_divisions[SIM_ROUNDUP_INTERVALS];
+    /* caching: garbage_collection_threshold in (0, 1), 0 = off; acts only under a limit
+     * (PyTorch: only with set_per_process_memory_fraction) */
+    double gc_threshold;
 } sim_memory_options;
 
 void sim_memory_options_init(sim_memory_options *o);
@@ -127,8 +136,11 @@ struct sim_trace;
 int sim_lifetime_plan(const struct sim_trace *tr, int first_fit, uint64_t *arena,
                       uint64_t *bound, gms_error *err);
 
-/* PyTorch's size rules (memory_caching.c), exposed for the Kineto replay and tests. */
+/* PyTorch's size rules (memory_caching.c), exposed for the Kineto replay and tests.
+ * sim_caching_round_size is the default rounding; sim_caching_round_size_opt applies
+ * o's roundup_power2_divisions (round_size with roundup_power2_next_division). */
 uint64_t sim_caching_round_size(uint64_t size);
+uint64_t sim_caching_round_size_opt(const sim_memory_options *o, uint64_t size);
 uint64_t sim_caching_allocation_size(uint64_t rounded);
 
 #endif

@@ -41,6 +41,7 @@
 
 typedef struct cblock {
     uint64_t ptr, size, requested;
+    uint64_t gc_base; /* the pool's get_free_block count when the block entered it */
     uint32_t prev, next; /* address neighbours inside the segment */
     uint32_t owner;
     uint8_t allocated, small, used;
@@ -49,6 +50,7 @@ typedef struct cblock {
 typedef struct pool {
     uint32_t *ids; /* free blocks sorted by (size, ptr) */
     uint32_t n, cap;
+    uint64_t calls; /* get_free_blocks_call_count (counted only with GC on) */
 } pool;
 
 typedef struct caching {
@@ -70,6 +72,41 @@ uint64_t sim_caching_round_size(uint64_t size)
 {
     if (size < KMIN_BLOCK)
         return KMIN_BLOCK;
+    return (size + KMIN_BLOCK - 1) / KMIN_BLOCK * KMIN_BLOCK;
+}
+
+/* roundup_power2_divisions(size): the interval of log2(size), counted from 1 MiB, clamped
+ * to the 16 intervals (CUDAAllocatorConfig / AllocatorConfig). */
+static uint32_t divisions_for(const sim_memory_options *o, uint64_t size)
+{
+    int log2 = 63 - __builtin_clzll(size);
+    int i = log2 > 20 ? log2 - 20 : 0;
+    if (i > SIM_ROUNDUP_INTERVALS - 1)
+        i = SIM_ROUNDUP_INTERVALS - 1;
+    return o->roundup_divisions[i];
+}
+
+/* roundup_power2_next_division: the next of `divisions` equal steps between two powers of
+ * two (1200 with 4 divisions: 1024, 1280, ... -> 1280). */
+static uint64_t next_division(uint64_t size, uint64_t divisions)
+{
+    if (size <= 4 || divisions <= 1 || (size & (size - 1)) == 0)
+        return size;
+    uint64_t floor2 = UINT64_C(1) << (63 - __builtin_clzll(size));
+    uint64_t step = floor2 >> (63 - __builtin_clzll(divisions));
+    if (step == 0)
+        return floor2 << 1;
+    uint64_t down = size & ~(step - 1);
+    return down == size ? size : down + step;
+}
+
+uint64_t sim_caching_round_size_opt(const sim_memory_options *o, uint64_t size)
+{
+    if (size < KMIN_BLOCK)
+        return KMIN_BLOCK;
+    uint32_t d = o ? divisions_for(o, size) : 0;
+    if (d > 1 && size > (uint64_t)KMIN_BLOCK * d)
+        return next_division(size, d);
     return (size + KMIN_BLOCK - 1) / KMIN_BLOCK * KMIN_BLOCK;
 }
 
@@ -146,6 +183,7 @@ static int pool_insert(caching *c, pool *p, uint32_t id)
     memmove(p->ids + i + 1, p->ids + i, (size_t)(p->n - i) * sizeof *p->ids);
     p->ids[i] = id;
     p->n++;
+    c->b[id].gc_base = p->calls; /* insert_into_blocks */
     return 0;
 }
 
@@ -290,9 +328,55 @@ static int release_available(caching *c, pool *p, uint64_t size)
     return freed >= key;
 }
 
+static int gc_on(const caching *c)
+{
+    return c->opt.gc_threshold > 0 && c->limit != UINT64_MAX; /* set_fraction && threshold */
+}
+
+/* garbage_collect_cached_blocks: when reserved bytes pass threshold x the limit, give back
+ * whole cached large-pool segments that waited at least the average number of searches
+ * (gc_count), oldest first by that rule, until the excess is reclaimed or none is left. */
+static void garbage_collect(caching *c)
+{
+    uint64_t threshold = (uint64_t)(c->opt.gc_threshold * (double)c->limit);
+    if (c->st.reserved <= threshold)
+        return;
+    uint64_t target = c->st.reserved - threshold, reclaimed = 0, total_age = 0;
+    int64_t count = 0;
+    pool *p = &c->large;
+    for (uint32_t i = 0; i < p->n; i++) {
+        const cblock *b = &c->b[p->ids[i]];
+        if (b->prev == NONE && b->next == NONE) {
+            total_age += p->calls - b->gc_base;
+            count++;
+        }
+    }
+    int freed = 1;
+    while (reclaimed < target && freed && count > 0) {
+        double age_threshold = (double)total_age / (double)count;
+        freed = 0;
+        for (uint32_t i = 0; i < p->n;) {
+            uint32_t id = p->ids[i];
+            const cblock *b = &c->b[id];
+            uint64_t age = p->calls - b->gc_base;
+            if (b->prev == NONE && b->next == NONE && (double)age >= age_threshold) {
+                freed = 1;
+                reclaimed += b->size;
+                total_age -= age;
+                count--;
+                release_segment(c, id); /* removes ids[i]: the next one moves here */
+            } else {
+                i++;
+            }
+        }
+    }
+}
+
 /* get_free_block: best fit in the pool, under the max_split_size rules. */
 static uint32_t get_free_block(caching *c, pool *p, uint64_t size)
 {
+    if (gc_on(c))
+        p->calls++; /* tracks block reuse only when garbage collection is on */
     uint32_t i = lower_bound(c, p, size, 0);
     if (i == p->n)
         return NONE;
@@ -357,11 +441,13 @@ static int caching_reserve(void *state, uint64_t orig, uint32_t owner, uint32_t 
         grow((void **)&c->small.ids, &c->small.cap, c->nb + 2, sizeof(uint32_t)) ||
         grow((void **)&c->large.ids, &c->large.cap, c->nb + 2, sizeof(uint32_t)))
         return -1;
-    uint64_t size = sim_caching_round_size(orig);
+    uint64_t size = sim_caching_round_size_opt(&c->opt, orig);
     int small = size <= KSMALL_SIZE;
     pool *p = small ? &c->small : &c->large;
     uint32_t id = get_free_block(c, p, size);
     if (id == NONE) {
+        if (gc_on(c))
+            garbage_collect(c);
         uint64_t seg = sim_caching_allocation_size(size);
         int rc = alloc_segment(c, seg, small, &id);
         if (rc == 1 && release_available(c, p, size))

@@ -314,11 +314,23 @@ static void read_settings(snapshot *s)
     if (!opt_int(d, a, "expandable_segments", &v, 0))
         st->expandable_segments = v != 0;
     pk_ref r = pk_get(d, a, "roundup_power2_divisions");
-    for (size_t i = 0; i < pk_len(d, r); i++)
-        if (!pk_int(d, pk_value(d, r, i), &v) && v != 0)
+    for (size_t i = 0; i < pk_len(d, r); i++) { /* {'1': 0, '2': 0, ..., '32768': 0} */
+        const char *k = pk_str(d, pk_key(d, r, i), NULL);
+        unsigned long mib = k ? strtoul(k, NULL, 10) : 0;
+        if (pk_int(d, pk_value(d, r, i), &v) || v <= 1 || v > (1 << 20) || !mib ||
+            (mib & (mib - 1)))
+            continue;
+        int idx = 63 - __builtin_clzll(mib);
+        if (idx < 16) {
+            st->roundup[idx] = (uint32_t)v;
             st->roundup_divisions_set = 1;
-    if (pk_type_of(d, r) == PK_INT && !pk_int(d, r, &v) && v != 0)
+        }
+    }
+    if (pk_type_of(d, r) == PK_INT && !pk_int(d, r, &v) && v > 1 && v <= (1 << 20)) {
+        for (int i = 0; i < 16; i++)
+            st->roundup[i] = (uint32_t)v;
         st->roundup_divisions_set = 1;
+    }
 }
 
 int snap_from_doc(pk_doc *doc, const char *name, snapshot **out, gms_error *err)
@@ -429,8 +441,6 @@ int snap_unmodelled(const snapshot *s, int device, char *buf, size_t len)
                  "other than (0, 0)); the model has the default pool only", graph);
         line(buf, len, &at, &n, t);
     }
-    if (s->set.roundup_divisions_set)
-        line(buf, len, &at, &n, "roundup_power2_divisions was set: its rounding is not modelled");
     if (s->set.gc_threshold > 0) {
         snprintf(t, sizeof t, "garbage_collection_threshold:%g was set: the allocator's "
                  "garbage collection of cached blocks is not modelled", s->set.gc_threshold);

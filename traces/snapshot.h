@@ -76,6 +76,8 @@ typedef struct snap_settings {
     double gc_threshold;       /* garbage_collection_threshold, 0 = off */
     int expandable_segments;
     int roundup_divisions_set; /* any roundup_power2_divisions entry non-zero */
+    uint32_t roundup[16];      /* roundup_power2_divisions by interval ('1', '2', ... '32768'
+                                * MiB: index log2 of the key) */
 } snap_settings;
 
 typedef struct snapshot {
@@ -107,9 +109,10 @@ void snap_free(snapshot *s);
 /* The device with the most events (ties: the lowest); -1 when there are no devices. */
 int snap_main_device(const snapshot *s);
 
-/* What a replay of device d cannot model yet, one line each into buf (NUL-separated lines
- * joined by '\n'): several streams, CUDA-graph pools, roundup_power2_divisions, a GC
- * threshold, expandable segments mixed with others, unknown actions. Returns how many. */
+/* What a replay of device d cannot model yet, one line each into buf (joined by '\n'):
+ * several streams, CUDA-graph pools, a GC threshold (it acts against the memory fraction's
+ * limit, which the snapshot does not record), expandable segments mixed with others, unknown
+ * actions. Returns how many. */
 int snap_unmodelled(const snapshot *s, int device, char *buf, size_t len);
 
 /* ---- the state before the first event (snapshot_state.c) -------------------------------- */

@@ -66,6 +66,29 @@ has old.txt "1 of 1 allocations at the real segment and offset"
 "$GMS_BIN" info oldformat.pickle > oldi.txt || fail "info oldformat"
 has oldi.txt "not recorded"
 
+# what-ifs: one row per setting beside the recorded one; --device-memory names the event
+# that would not fit (the 2 MiB small segment of event 4 passes 21 MiB)
+"$GMS_BIN" memcheck exact.pickle --alloc-conf expandable_segments:True \
+  --alloc-conf "roundup_power2_divisions:[1:2,>:4]" --device-memory 21MiB > wi.txt 2> wi.err ||
+  fail "what-if: $(cat wi.err)"
+has wi.txt "caching (as recorded)"
+has wi.txt "expandable_segments:True"
+has wi.txt "roundup_power2_divisions:[1:2,>:4]"
+[ "$(grep -c 'at event 4$' wi.txt)" -eq 3 ] || fail "what-if OOMs: $(cat wi.txt)"
+has wi.txt "caching (as recorded): out of memory with 20.00 MiB reserved of 21.00 MiB at"
+has wi.txt "real peak reserved: 22.00 MiB"
+"$GMS_BIN" memcheck exact.pickle --alloc-conf expandable_segments:True > wi2.txt || fail "what-if"
+grep -q "OOM" wi2.txt && fail "an OOM column without --device-memory: $(cat wi2.txt)"
+has wi2.txt "+0.00%"
+for conf in bogus:1 roundup_power2_divisions:3 garbage_collection_threshold:1.5 \
+            expandable_segments:True,garbage_collection_threshold:0.5; do
+  "$GMS_BIN" memcheck exact.pickle --alloc-conf "$conf" > bad.out 2> bad.err &&
+    fail "--alloc-conf $conf accepted"
+  [ -s bad.out ] && fail "--alloc-conf $conf printed: $(cat bad.out)"
+  [ "$(wc -l < bad.err)" -eq 1 ] || fail "--alloc-conf $conf: $(cat bad.err)"
+done
+"$GMS_BIN" memcheck exact.pickle --device-memory lots > bad.out 2> bad.err && fail "--device-memory lots"
+
 # bad input: one clear line, exit 1, nothing on stdout
 bad() { # FILE REGEX
   for cmd in info memcheck; do

@@ -35,4 +35,13 @@ check() { # FILE ALLOCS CHECKS SEGMENTS
 }
 check "$D/ftcourse_memory_snapshot.pickle" 3505 6830 215
 check "$D/cs336_medium_128_training_memory_snapshot.pickle" 6526 12831 377
+# what-if: on a 5.8 GiB device the recorded settings run out of memory in the backward of
+# the loss (event 3697, 122 MiB), expandable segments would not (peak 5.51 GiB)
+"$GMS_BIN" memcheck "$D/ftcourse_memory_snapshot.pickle" --alloc-conf expandable_segments:True \
+  --device-memory 5.8GiB > wi.txt || fail "what-if ftcourse"
+grep -Eq '^caching \(as recorded\) .* at event 3697$' wi.txt || fail "recorded OOM: $(cat wi.txt)"
+grep -Eq '^expandable_segments:True +5\.51 GiB .* no$' wi.txt || fail "expandable: $(cat wi.txt)"
+has wi.txt "event 3697: alloc of 121.95 MiB"
+has wi.txt "LogSoftmaxBackward0"
+has wi.txt "real peak reserved: 6.03 GiB"
 echo "ok"
