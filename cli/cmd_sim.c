@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "iter_log.h"
 #include "memory.h"
+#include "memviz.h"
 #include "perfetto.h"
 #include "planners.h"
 #include "plugin.h"
@@ -126,6 +127,10 @@ static void usage(FILE *f)
             "                      ui.perfetto.dev or chrome://tracing: op and\n"
             "                      rematerialization slices, evictions, resident memory and\n"
             "                      budget counters (docs/perfetto.md)\n"
+            "  --memory-snapshot FILE  also write the run as a PyTorch memory snapshot (a\n"
+            "                      pickle) for pytorch.org/memory_viz: every storage's\n"
+            "                      allocation and free in order, frames naming the op and its\n"
+            "                      phase (compute, remat, evict, free); docs/memory.md\n"
             "  --list-policies     list the policies, one per line, and exit\n"
             "  -h, --help          show this help (developer options, for benchmarks and the\n"
             "                      reference table: docs/developer.md)\n"
@@ -160,6 +165,7 @@ enum {
     OPT_SEEDS,
     OPT_BAND,
     OPT_PERFETTO,
+    OPT_MEMORY_SNAPSHOT,
     OPT_KINETO,
     OPT_POLICY_ARGS,
     OPT_LINK,
@@ -385,6 +391,7 @@ int cmd_sim(int argc, char **argv)
         {"seeds", required_argument, NULL, OPT_SEEDS},
         {"budget-band", required_argument, NULL, OPT_BAND},
         {"perfetto", required_argument, NULL, OPT_PERFETTO},
+        {"memory-snapshot", required_argument, NULL, OPT_MEMORY_SNAPSHOT},
         {"kineto", required_argument, NULL, OPT_KINETO},
         {"policy-args", required_argument, NULL, OPT_POLICY_ARGS},
         {"link", required_argument, NULL, OPT_LINK},
@@ -395,6 +402,7 @@ int cmd_sim(int argc, char **argv)
     };
     const char *policy = "dtr", *budget_s = NULL, *allocator = "ideal", *alloc_conf = NULL;
     const char *perfetto = NULL, *kineto = NULL, *policy_args = NULL, *db = NULL;
+    const char *memsnap = NULL;
     const char *run_opt = NULL; /* the last single-run option given, for --reference-table */
     sim_config cfg;
     sim_config_init(&cfg);
@@ -545,6 +553,15 @@ int cmd_sim(int argc, char **argv)
             perfetto = optarg;
             run_opt = "--perfetto";
             break;
+        case OPT_MEMORY_SNAPSHOT:
+            if (!*optarg || strcmp(optarg, "-") == 0) {
+                cli_error(CMD, "--memory-snapshot '%s': give a file name for the snapshot "
+                               "(standard output carries the report)", optarg);
+                return 2;
+            }
+            memsnap = optarg;
+            run_opt = "--memory-snapshot";
+            break;
         case OPT_CHAIN:
             if (parse_u64(optarg, &chain) || chain < 1 || chain > 100000000) {
                 cli_error(CMD, "--chain '%s' must be a layer count between 1 and 1e8", optarg);
@@ -559,9 +576,10 @@ int cmd_sim(int argc, char **argv)
             return 2;
         }
     }
-    if (perfetto && (extra.seeds > 1 || extra.band > 0)) {
-        cli_error(CMD, "--perfetto writes one run; drop %s (or run sim once per seed or "
-                       "budget)", extra.seeds > 1 ? "--seeds" : "--budget-band");
+    if ((perfetto || memsnap) && (extra.seeds > 1 || extra.band > 0)) {
+        cli_error(CMD, "%s writes one run; drop %s (or run sim once per seed or budget)",
+                  perfetto ? "--perfetto" : "--memory-snapshot",
+                  extra.seeds > 1 ? "--seeds" : "--budget-band");
         return 2;
     }
     if (ro.csv) {
@@ -714,6 +732,27 @@ int cmd_sim(int argc, char **argv)
         cfg.observer = perfetto_observe;
         cfg.observer_ctx = pw;
     }
+    memviz_writer *mv = NULL;
+    if (memsnap) {
+        if (cfg.policy && pol_swaps(cfg.policy) && !cfg.planner) {
+            cli_error(CMD, "--memory-snapshot does not export swapping policies' runs yet (a "
+                      "device copy can be taken back before its swap-out ends)");
+            perfetto_abort(pw);
+            sim_trace_free(t);
+            return 2;
+        }
+        if (memviz_open(memsnap, sim_trace_storages(t), &mv, &err) != 0) {
+            cli_error(CMD, "--memory-snapshot: %s", err.msg);
+            perfetto_abort(pw);
+            sim_trace_free(t);
+            return 1;
+        }
+        if (pw)
+            memviz_chain(mv, perfetto_observe, pw);
+        cfg.observer = memviz_observe;
+        cfg.observer_ctx = mv;
+        cfg.storage_events = 1;
+    }
     iter_log ilog = {0};
     if (cfg.planner) {
         cfg.iteration_observer = iter_log_observe;
@@ -722,6 +761,7 @@ int cmd_sim(int argc, char **argv)
     if (sim_extra_run(t, &cfg, &extra, &err) != 0) {
         cli_error(CMD, "%s: %s", trace, err.msg);
         iter_log_free(&ilog);
+        memviz_abort(mv);
         perfetto_abort(pw);
         sim_trace_free(t);
         return 1;
@@ -730,6 +770,7 @@ int cmd_sim(int argc, char **argv)
     const char *pname = cfg.planner ? cfg.planner->name : pol_name(cfg.policy);
     if (ilog.failed) {
         cli_error(CMD, "out of memory keeping the per-iteration reports");
+        memviz_abort(mv);
         perfetto_abort(pw);
         iter_log_free(&ilog);
         sim_trace_free(t);
@@ -737,6 +778,13 @@ int cmd_sim(int argc, char **argv)
     }
     if (pw && perfetto_close(pw, &res, &err) != 0) {
         cli_error(CMD, "--perfetto: %s", err.msg);
+        memviz_abort(mv);
+        iter_log_free(&ilog);
+        sim_trace_free(t);
+        return 1;
+    }
+    if (mv && memviz_close(mv, alloc_key, &err) != 0) {
+        cli_error(CMD, "--memory-snapshot: %s", err.msg);
         iter_log_free(&ilog);
         sim_trace_free(t);
         return 1;

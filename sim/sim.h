@@ -87,6 +87,9 @@ typedef enum sim_event_kind {
                              * free. Reported at the next op boundary or wait, so its clock
                              * may be earlier than the previous event's (it ended during
                              * that op); not reported for a storage taken back before */
+    SIM_EV_MATERIALIZE = 8, /* a storage became resident as an op's output (only with
+                             * sim_config.storage_events): storage, size, addr, op, op_index,
+                             * remat; reported before the op's COMPUTE/REMAT */
 } sim_event_kind;
 
 typedef struct sim_event {
@@ -104,6 +107,9 @@ typedef struct sim_event {
     uint64_t storage;      /* EVICT*, SWAP_*: the storage index; else the first output's storage */
     uint64_t copy_start;   /* SWAP_*: when the copy starts and ends on its engine (ns) */
     uint64_t copy_end;
+    uint64_t addr;         /* MATERIALIZE: the block's address in the memory model (0 with the
+                            * ideal model, which has none) */
+    int remat;             /* MATERIALIZE: 1 when the op runs again (a rematerialization) */
 } sim_event;
 
 typedef void (*sim_observer)(void *ctx, const sim_event *ev);
@@ -156,6 +162,9 @@ typedef struct sim_config {
     double link_gbps;
     uint64_t link_latency_ns;
     uint64_t host_memory;
+    /* 1: the observer also gets one SIM_EV_MATERIALIZE per storage that becomes resident (the
+     * memory-snapshot export needs each allocation); 0 (default): the events are as before */
+    int storage_events;
 } sim_config;
 
 #define SIM_SAMPLE_SQRT UINT32_MAX

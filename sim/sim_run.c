@@ -147,6 +147,29 @@ static void notify(sim_view *v, sim_event_kind kind, uint64_t size, uint32_t op,
     v->cfg->observer(v->cfg->observer_ctx, &ev);
 }
 
+/* One storage of op o became resident (sim_config.storage_events). */
+static void notify_material(sim_view *v, uint32_t o, uint32_t s, int remat)
+{
+    sim_event ev = {
+        .kind = SIM_EV_MATERIALIZE,
+        .clock = v->clock,
+        .memory = v->memory,
+        .reserved = v->memory,
+        .allocated = v->memory,
+        .size = v->tr->storages[s].size,
+        .op = v->tr->strings + v->tr->ops[o].name,
+        .op_index = o,
+        .storage = s,
+        .remat = remat,
+    };
+    if (v->mem) {
+        sim_mem_event_figures(v, &ev.reserved, &ev.allocated);
+        if (v->mem_blk[s] != SIM_MEM_NONE)
+            ev.addr = v->mem->block(v->mem_state, v->mem_blk[s]).addr;
+    }
+    v->cfg->observer(v->cfg->observer_ctx, &ev);
+}
+
 /* simrd's evict: the storage and all its tensors become undefined; regions and equivalence
  * classes follow (sections 6, 7). */
 static void evict(sim_view *v, uint32_t s, int eager)
@@ -424,6 +447,9 @@ static int compute(sim_view *v, uint32_t o, uint32_t t, int remat)
             v->memory -= tr->tensors[u].size; /* duplicate copy dropped */
         } else {
             v->defined[u] = 1;
+            if (v->cfg->storage_events && v->cfg->observer &&
+                !(v->fl[tr->tensors[u].storage] & SIM_FL_MAT))
+                notify_material(v, o, tr->tensors[u].storage, remat);
             v->fl[tr->tensors[u].storage] |= SIM_FL_MAT;
             if (v->eqc) /* a choice may come before sim_eq_on_material (evict_after) */
                 sim_eqc_dirty_around(v, tr->tensors[u].storage);
