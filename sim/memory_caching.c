@@ -21,52 +21,14 @@
  * Segments are never given back on free, only by the release_* steps.
  *
  * Free blocks of each pool live in an array sorted by (size, address), PyTorch's
- * BlockComparatorSize; blocks of a segment are linked in address order.
+ * BlockComparatorSize; blocks of a segment are linked in address order. The state is in
+ * memory_caching_impl.h; memory_caching_seed.c starts it from a recorded state.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "memory.h"
-
-#define KMIN_BLOCK 512u
-#define KSMALL_SIZE (UINT64_C(1) << 20)       /* largest small request: 1 MiB */
-#define KSMALL_BUFFER (UINT64_C(2) << 20)     /* small-pool segment: 2 MiB */
-#define KLARGE_BUFFER (UINT64_C(20) << 20)    /* large-pool segment for < 10 MiB: 20 MiB */
-#define KMIN_LARGE_ALLOC (UINT64_C(10) << 20) /* requests from here on get their own size */
-#define KROUND_LARGE (UINT64_C(2) << 20)      /* ... rounded up to 2 MiB */
-#define NONE SIM_MEM_NONE
-
-/* Where segments start in the simulated address space (cudaMalloc's are 2 MiB aligned). */
-#define VA_BASE UINT64_C(0x7f0000000000)
-
-typedef struct cblock {
-    uint64_t ptr, size, requested;
-    uint64_t gc_base; /* the pool's get_free_block count when the block entered it */
-    uint32_t prev, next; /* address neighbours inside the segment */
-    uint32_t owner;
-    uint8_t allocated, small, used;
-} cblock;
-
-typedef struct pool {
-    uint32_t *ids; /* free blocks sorted by (size, ptr) */
-    uint32_t n, cap;
-    uint64_t calls; /* get_free_blocks_call_count (counted only with GC on) */
-} pool;
-
-typedef struct caching {
-    sim_memory_options opt;
-    uint64_t limit;
-    cblock *b;
-    uint32_t nb, capb;
-    uint32_t *spare; /* recycled block slots */
-    uint32_t nspare, capspare;
-    pool small, large;
-    uint32_t *segs; /* segment head blocks in address order */
-    uint32_t nsegs, capsegs;
-    uint64_t next_va;
-    uint64_t hint_va; /* where the next segment goes (next_segment_at), 0 = next_va */
-    sim_memory_stats st;
-} caching;
+#include "memory_caching_impl.h"
 
 uint64_t sim_caching_round_size(uint64_t size)
 {
@@ -119,7 +81,7 @@ uint64_t sim_caching_allocation_size(uint64_t size)
     return (size + KROUND_LARGE - 1) / KROUND_LARGE * KROUND_LARGE;
 }
 
-static int grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
+int caching_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
 {
     if (need <= *cap)
         return 0;
@@ -134,13 +96,13 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
     return 0;
 }
 
-static uint32_t new_block(caching *c)
+uint32_t caching_new_block(caching *c)
 {
     uint32_t id;
     if (c->nspare)
         id = c->spare[--c->nspare];
     else {
-        if (grow((void **)&c->b, &c->capb, c->nb + 1, sizeof *c->b))
+        if (caching_grow((void **)&c->b, &c->capb, c->nb + 1, sizeof *c->b))
             return NONE;
         id = c->nb++;
     }
@@ -175,9 +137,9 @@ static uint32_t lower_bound(const caching *c, const pool *p, uint64_t size, uint
     return lo;
 }
 
-static int pool_insert(caching *c, pool *p, uint32_t id)
+int caching_pool_insert(caching *c, pool *p, uint32_t id)
 {
-    if (grow((void **)&p->ids, &p->cap, p->n + 1, sizeof *p->ids))
+    if (caching_grow((void **)&p->ids, &p->cap, p->n + 1, sizeof *p->ids))
         return -1;
     uint32_t i = lower_bound(c, p, c->b[id].size, c->b[id].ptr);
     memmove(p->ids + i + 1, p->ids + i, (size_t)(p->n - i) * sizeof *p->ids);
@@ -204,9 +166,9 @@ static pool *pool_of(caching *c, const cblock *b)
 /* ---- segments --------------------------------------------------------------------------- */
 
 /* Keeps segs in address order (a segment placed at a hint may lie below earlier ones). */
-static int segs_add(caching *c, uint32_t head)
+int caching_segs_add(caching *c, uint32_t head)
 {
-    if (grow((void **)&c->segs, &c->capsegs, c->nsegs + 1, sizeof *c->segs))
+    if (caching_grow((void **)&c->segs, &c->capsegs, c->nsegs + 1, sizeof *c->segs))
         return -1;
     uint32_t i = c->nsegs;
     while (i > 0 && c->b[c->segs[i - 1]].ptr > c->b[head].ptr) {
@@ -246,7 +208,7 @@ static int alloc_segment(caching *c, uint64_t size, int small, uint32_t *out)
 {
     if (c->st.reserved + size > c->limit || c->st.reserved + size < c->st.reserved)
         return 1;
-    uint32_t id = new_block(c);
+    uint32_t id = caching_new_block(c);
     if (id == NONE)
         return -1;
     uint64_t ptr = c->next_va;
@@ -260,7 +222,7 @@ static int alloc_segment(caching *c, uint64_t size, int small, uint32_t *out)
     uint64_t top = (ptr + size + KROUND_LARGE - 1) / KROUND_LARGE * KROUND_LARGE;
     if (top > c->next_va)
         c->next_va = top;
-    if (segs_add(c, id))
+    if (caching_segs_add(c, id))
         return -1;
     c->st.reserved += size;
     c->st.segments++;
@@ -437,9 +399,9 @@ static int caching_reserve(void *state, uint64_t orig, uint32_t owner, uint32_t 
     if (orig == 0)
         return 0; /* size-0 requests never reach the allocator */
     /* every slot may come back to `spare` once: keep room for all of them, plus a split */
-    if (grow((void **)&c->spare, &c->capspare, c->nb + 2, sizeof *c->spare) ||
-        grow((void **)&c->small.ids, &c->small.cap, c->nb + 2, sizeof(uint32_t)) ||
-        grow((void **)&c->large.ids, &c->large.cap, c->nb + 2, sizeof(uint32_t)))
+    if (caching_grow((void **)&c->spare, &c->capspare, c->nb + 2, sizeof *c->spare) ||
+        caching_grow((void **)&c->small.ids, &c->small.cap, c->nb + 2, sizeof(uint32_t)) ||
+        caching_grow((void **)&c->large.ids, &c->large.cap, c->nb + 2, sizeof(uint32_t)))
         return -1;
     uint64_t size = sim_caching_round_size_opt(&c->opt, orig);
     int small = size <= KSMALL_SIZE;
@@ -458,7 +420,7 @@ static int caching_reserve(void *state, uint64_t orig, uint32_t owner, uint32_t 
             return rc;
     }
     if (should_split(c, &c->b[id], size)) {
-        uint32_t rem = new_block(c); /* may move c->b */
+        uint32_t rem = caching_new_block(c); /* may move c->b */
         if (rem == NONE)
             return -1;
         cblock *b = &c->b[id], *r = &c->b[rem];
@@ -471,7 +433,7 @@ static int caching_reserve(void *state, uint64_t orig, uint32_t owner, uint32_t 
             c->b[b->next].prev = rem;
         b->next = rem;
         b->size = size;
-        if (pool_insert(c, p, rem))
+        if (caching_pool_insert(c, p, rem))
             return -1;
     }
     cblock *b = &c->b[id];
@@ -523,7 +485,7 @@ static void caching_release(void *state, uint32_t id)
     pool *p = pool_of(c, b);
     merge(c, p, id, c->b[id].prev);
     merge(c, p, id, c->b[id].next);
-    pool_insert(c, p, id); /* cannot fail: reserve keeps each pool's room above the number
+    caching_pool_insert(c, p, id); /* cannot fail: reserve keeps each pool's room above the number
                             * of blocks there are */
 }
 
@@ -576,99 +538,6 @@ static size_t caching_list(const void *state, sim_mem_block *out, size_t cap)
             n++;
         }
     return n;
-}
-
-/* ---- seeding from a real allocator's state ---------------------------------------------- */
-
-/* A block of `size` bytes at ptr in the segment whose blocks end at *tail (NONE: a new
- * segment, whose head it becomes). */
-static uint32_t seed_block(caching *c, uint64_t ptr, uint64_t size, int small, uint32_t *tail)
-{
-    uint32_t id = new_block(c);
-    if (id == NONE)
-        return NONE;
-    cblock *b = &c->b[id];
-    b->ptr = ptr;
-    b->size = size;
-    b->small = (uint8_t)small;
-    if (*tail == NONE) {
-        if (segs_add(c, id))
-            return NONE;
-    } else {
-        b->prev = *tail;
-        c->b[*tail].next = id;
-    }
-    *tail = id;
-    return id;
-}
-
-static int caching_seed(void *state, const sim_mem_seed_segment *seg, size_t nseg,
-                        const sim_mem_seed_block *blk, size_t nblk, uint32_t *handles,
-                        gms_error *err)
-{
-    caching *c = state;
-    if (c->nsegs || c->st.allocated)
-        return gms_error_set(err, GMS_ESTATE, "the caching model can only be seeded before use");
-    size_t k = 0;
-    for (size_t i = 0; i < nseg; i++) {
-        const sim_mem_seed_segment *g = &seg[i];
-        if (!g->size || (i && g->addr < seg[i - 1].addr + seg[i - 1].size))
-            return gms_error_set(err, GMS_EINVAL, "seed: segment %zu at 0x%llx is empty, out of "
-                                 "order or overlaps the one before", i,
-                                 (unsigned long long)g->addr);
-        if (c->st.reserved + g->size > c->limit)
-            return gms_error_set(err, GMS_EINVAL, "seed: the segments pass the memory limit");
-        uint32_t tail = NONE;
-        uint64_t at = g->addr, end = g->addr + g->size;
-        pool *p = g->small ? &c->small : &c->large;
-        for (; k < nblk && blk[k].addr < end; k++) {
-            const sim_mem_seed_block *x = &blk[k];
-            if (x->addr < at || !x->size || x->addr + x->size > end)
-                return gms_error_set(err, GMS_EINVAL, "seed: block %zu at 0x%llx (%llu bytes) "
-                                     "is out of order, overlaps another or leaves its segment",
-                                     k, (unsigned long long)x->addr,
-                                     (unsigned long long)x->size);
-            if (x->addr > at) {
-                uint32_t f = seed_block(c, at, x->addr - at, g->small, &tail);
-                if (f == NONE || pool_insert(c, p, f))
-                    return gms_error_set(err, GMS_ENOMEM, "seed: out of memory");
-            }
-            uint32_t id = seed_block(c, x->addr, x->size, g->small, &tail);
-            if (id == NONE)
-                return gms_error_set(err, GMS_ENOMEM, "seed: out of memory");
-            c->b[id].allocated = 1;
-            c->b[id].owner = x->owner;
-            c->b[id].requested = x->requested;
-            c->st.allocated += x->size;
-            c->st.requested += x->requested;
-            handles[k] = id;
-            at = x->addr + x->size;
-        }
-        if (at < end) {
-            uint32_t f = seed_block(c, at, end - at, g->small, &tail);
-            if (f == NONE || pool_insert(c, p, f))
-                return gms_error_set(err, GMS_ENOMEM, "seed: out of memory");
-        }
-        c->st.reserved += g->size;
-        c->st.segments++;
-        uint64_t top = (end + KROUND_LARGE - 1) / KROUND_LARGE * KROUND_LARGE;
-        if (top > c->next_va)
-            c->next_va = top;
-    }
-    if (k < nblk)
-        return gms_error_set(err, GMS_EINVAL, "seed: block %zu at 0x%llx lies in no segment", k,
-                             (unsigned long long)blk[k].addr);
-    /* release relies on room for every slot in `spare` and each pool, as reserve keeps it */
-    if (grow((void **)&c->spare, &c->capspare, c->nb + 2, sizeof *c->spare) ||
-        grow((void **)&c->small.ids, &c->small.cap, c->nb + 2, sizeof(uint32_t)) ||
-        grow((void **)&c->large.ids, &c->large.cap, c->nb + 2, sizeof(uint32_t)))
-        return gms_error_set(err, GMS_ENOMEM, "seed: out of memory");
-    return 0;
-}
-
-static void caching_next_segment_at(void *state, uint64_t addr)
-{
-    ((caching *)state)->hint_va = addr;
 }
 
 const sim_memory_model sim_memory_caching = {
