@@ -15,6 +15,7 @@
 #include "gmt_format.h"
 #include "import_et.h"
 #include "kineto_mem.h"
+#include "pickle.h"
 
 #define SOURCE_META_MAX 12
 
@@ -123,6 +124,11 @@ static int sniff(const char *path, FILE **out, gmt_format *fmt, char **gunzipped
         fclose(f);
         free(*gunzipped);
         *gunzipped = NULL;
+        if (c == 0x80 && pk_sniff(path)) /* a pickle: most likely a memory snapshot */
+            return gms_error_set(err, GMS_EFORMAT,
+                                 "%s: a pickle (a PyTorch memory snapshot?): it holds the "
+                                 "allocator's events, not ops to replay; 'gpumemsim info' and "
+                                 "'gpumemsim memcheck' read it (docs/memory.md)", path);
         return gms_error_set(err, GMS_EFORMAT,
                              "%s: not a .gmt trace, DTR JSON log or Kineto trace (first byte "
                              "0x%02x); "

@@ -104,6 +104,10 @@ bad nokeys.pickle "no 'device_traces' list"
 bad noaddr.pickle "device 0 event 2 \(alloc\) has no 'addr'"
 bad notiling.pickle "segment 0: its blocks cover 20971520 bytes of its 22020096: blocks must tile"
 bad alist.pickle "the pickle holds a list, not a dict"
+# commands that replay ops say what a snapshot is and where it is read
+"$GMS_BIN" sim exact.pickle --budget 0.5 > o.out 2> o.err && fail "sim took a snapshot"
+has o.err "a PyTorch memory snapshot?"
+has o.err "gpumemsim memcheck"
 # options that do not apply
 "$GMS_BIN" memcheck exact.pickle --json > o.out 2> o.err && fail "--json on a snapshot"
 has o.err "PyTorch memory snapshot"
