@@ -119,7 +119,7 @@ static int table_row(void *vctx, const store_row *r)
         t->ok += strcmp(r->status, "ok") == 0;
         t->oom += strcmp(r->status, "oom") == 0;
         t->limit += strcmp(r->status, "remat-limit") == 0;
-        if (db_seeds_add(t->seeds, r)) {
+        if (t->seeds && db_seeds_add(t->seeds, r)) { /* NULL: a count only (merge) */
             t->oom_seeds = 1;
             return 1;
         }
