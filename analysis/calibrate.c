@@ -2,53 +2,87 @@
 #include "calibrate.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "plugin.h"
 #include "plugin_isolate.h"
 
+/* One run's place in the ranking: stopped runs after every finished one, ties by seed. */
+typedef struct ranked {
+    double overhead; /* +inf for a stopped run */
+    unsigned index;
+} ranked;
+
+static int by_rank(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->overhead != y->overhead)
+        return x->overhead < y->overhead ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
 int cal_run_seeds(sim_runner *r, const sim_config *cfg, unsigned seeds, cal_summary *out,
                   gms_error *err)
+{
+    return cal_run_seeds_each(r, cfg, seeds, out, NULL, err);
+}
+
+int cal_run_seeds_each(sim_runner *r, const sim_config *cfg, unsigned seeds, cal_summary *out,
+                       double *each, gms_error *err)
 {
     memset(out, 0, sizeof *out);
     if (seeds < 1)
         return gms_error_set(err, GMS_EINVAL, "seeds must be at least 1");
+    sim_result *all = malloc((size_t)seeds * sizeof *all);
+    ranked *rank = malloc((size_t)seeds * sizeof *rank);
+    if (!all || !rank) {
+        free(all);
+        free(rank);
+        return gms_error_set(err, GMS_ENOMEM, "out of memory keeping %u seeds' results", seeds);
+    }
     out->status = SIM_OK;
     sim_config c = *cfg;
     double sum = 0, sum2 = 0;
     for (unsigned i = 0; i < seeds; i++) {
-        sim_result res;
+        sim_result *res = &all[i];
         c.seed = cfg->seed + i;
         /* a plugin runs in a child process, so that its crash is an error, not ours; not
          * with an observer (sim --perfetto), which must see the run in this process */
-        int rc = pol_plugin_path(c.policy) && !c.observer ? pol_run_isolated(r, &c, &res, err)
-                                                          : sim_runner_run(r, &c, &res, err);
-        if (rc)
+        int rc = pol_plugin_path(c.policy) && !c.observer ? pol_run_isolated(r, &c, res, err)
+                                                          : sim_runner_run(r, &c, res, err);
+        if (rc) {
+            free(all);
+            free(rank);
             return rc;
-        if (i == 0)
-            out->first = res;
+        }
         out->runs++;
-        out->remat_compute += (double)res.remat_compute;
-        out->evictions += (double)res.evictions;
-        out->remats += (double)res.remats;
-        out->ops_executed += (double)res.ops_executed;
-        out->candidates += (double)res.candidates;
-        out->op_overhead_ns += (double)res.op_overhead_ns;
-        out->search_ns += (double)res.search_ns;
-        out->evict_ns += (double)res.evict_ns;
-        out->wall_s += res.wall_s;
-        if (res.status != SIM_OK) {
+        out->remat_compute += (double)res->remat_compute;
+        out->evictions += (double)res->evictions;
+        out->remats += (double)res->remats;
+        out->ops_executed += (double)res->ops_executed;
+        out->candidates += (double)res->candidates;
+        out->op_overhead_ns += (double)res->op_overhead_ns;
+        out->search_ns += (double)res->search_ns;
+        out->evict_ns += (double)res->evict_ns;
+        out->wall_s += res->wall_s;
+        rank[i] = (ranked){res->status == SIM_OK ? res->overhead : INFINITY, i};
+        if (each)
+            each[i] = res->status == SIM_OK ? res->overhead : NAN;
+        if (res->status != SIM_OK) {
             if (out->status == SIM_OK)
-                out->status = res.status;
+                out->status = res->status;
+            out->oom += res->status == SIM_OOM;
+            out->limit += res->status == SIM_REMAT_LIMIT;
             continue;
         }
-        if (out->ok == 0 || res.overhead < out->min)
-            out->min = res.overhead;
-        if (out->ok == 0 || res.overhead > out->max)
-            out->max = res.overhead;
+        if (out->ok == 0 || res->overhead < out->min)
+            out->min = res->overhead;
+        if (out->ok == 0 || res->overhead > out->max)
+            out->max = res->overhead;
         out->ok++;
-        sum += res.overhead;
-        sum2 += res.overhead * res.overhead;
+        sum += res->overhead;
+        sum2 += res->overhead * res->overhead;
     }
     double n = (double)out->runs;
     out->remat_compute /= n;
@@ -59,11 +93,19 @@ int cal_run_seeds(sim_runner *r, const sim_config *cfg, unsigned seeds, cal_summ
     out->op_overhead_ns /= n;
     out->search_ns /= n;
     out->evict_ns /= n;
-    if (out->ok) {
-        out->mean = sum / out->ok;
-        double var = sum2 / out->ok - out->mean * out->mean;
+    qsort(rank, seeds, sizeof *rank, by_rank);
+    unsigned m = rank[(seeds - 1) / 2].index;
+    out->median_run = all[m];
+    out->median_seed = cfg->seed + m;
+    out->median = all[m].status == SIM_OK ? all[m].overhead : NAN;
+    out->mean = out->sd = NAN;
+    if (out->ok == out->runs) {
+        out->mean = sum / n;
+        double var = sum2 / n - out->mean * out->mean;
         out->sd = var > 0 ? sqrt(var) : 0;
     }
+    free(all);
+    free(rank);
     return 0;
 }
 
@@ -77,12 +119,20 @@ static int eval(sim_runner *r, const sim_config *base, unsigned seeds, uint64_t 
     if (rc)
         return rc;
     out->simulations++;
-    if (s->status != SIM_OK)
+    if (s->status != SIM_OK && s->runs == 1)
         return gms_error_set(err, GMS_EINVAL,
                              "with an op overhead of %llu ns a run ended with status %s: the "
                              "budget is too small for this trace and policy, so no slowdown "
                              "can be calibrated there (pick a budget where sim reports ok)",
                              (unsigned long long)c, sim_status_name(s->status));
+    if (s->status != SIM_OK)
+        return gms_error_set(err, GMS_EINVAL,
+                             "with an op overhead of %llu ns %u of %u seeds stopped (%u oom, "
+                             "%u remat-limit): a slowdown is averaged only when every seed "
+                             "finishes, so none can be calibrated here (pick a budget where "
+                             "'sim --seeds %u' finishes every seed)",
+                             (unsigned long long)c, s->runs - s->ok, s->runs, s->oom, s->limit,
+                             s->runs);
     return 0;
 }
 

@@ -18,22 +18,38 @@
 #include "gms_error.h"
 #include "sim.h"
 
-/* One configuration run with seeds cfg->seed, cfg->seed + 1, ... */
+/* One configuration run with seeds cfg->seed, cfg->seed + 1, ...: the distribution of the
+ * overhead, never one seed's result taken for all of them. A run that stopped (oom, remat
+ * limit) has no overhead; it ranks above every finished run, as a cost too high to count. */
 typedef struct cal_summary {
     unsigned runs;       /* seeds run */
     unsigned ok;         /* runs with status ok */
-    sim_status status;   /* SIM_OK, or the status of the first run that failed */
-    double mean, min, max, sd; /* overhead over the ok runs (sd: population) */
+    unsigned oom;        /* runs that ran out of memory */
+    unsigned limit;      /* runs stopped at the remat limit */
+    sim_status status;   /* SIM_OK when every run finished, else the first failure's status */
+    /* The median run: the lower median of the runs ranked by overhead, stopped runs last
+     * (ties by seed), so that it is a real run whose figures agree with each other. When more
+     * than half of the runs stopped it is a stopped run and median is NAN. */
+    double median;
+    uint64_t median_seed;
+    sim_result median_run; /* every figure of that run */
+    double min, max;     /* overhead over the finished runs (0 when none finished) */
+    /* Only when every run finished (ok == runs), else NAN: an average over the survivors
+     * would hide the runs that stopped. sd is the population deviation. */
+    double mean, sd;
     /* means over all runs */
     double remat_compute, evictions, remats, ops_executed, candidates;
     double op_overhead_ns, search_ns, evict_ns;
     double wall_s;       /* summed */
-    sim_result first;    /* the first seed's result, every figure */
 } cal_summary;
 
-/* Runs cfg with `seeds` seeds (>= 1) on r. 0, or a sim_run error. */
+/* Runs cfg with `seeds` seeds (>= 1) on r. 0, or a sim_run error (or out of memory). */
 int cal_run_seeds(sim_runner *r, const sim_config *cfg, unsigned seeds, cal_summary *out,
                   gms_error *err);
+/* The same, also writing each seed's overhead (NAN for a stopped run) to each[0 .. seeds-1]
+ * when each is not NULL. */
+int cal_run_seeds_each(sim_runner *r, const sim_config *cfg, unsigned seeds, cal_summary *out,
+                       double *each, gms_error *err);
 
 typedef struct cal_result {
     uint64_t op_overhead_ns; /* the calibrated per-op overhead */

@@ -41,7 +41,8 @@ static void usage(FILE *f)
             "  --sample K          victim choice as in 'sim --sample'\n"
             "  --seed N            first seed (default 0)\n"
             "  --seeds N           average the slowdown over seeds SEED .. SEED+N-1 (random\n"
-            "                      policies, sampled choice; default 1)\n"
+            "                      policies, sampled choice; every seed must finish, or\n"
+            "                      nothing is averaged; default 1)\n"
             "  --search-cost D     a known cost per candidate scored (kept fixed; default 0)\n"
             "  --evict-cost D      a known cost per eviction (kept fixed; default 0)\n"
             "  --remat-limit L     as in sim (default 2; 0 = none)\n"
@@ -125,6 +126,7 @@ static void print_json(const char *trace, const char *policy, const sim_config *
     json_object_set_new(o, "ideal", json_real(r->ideal));
     json_object_set_new(o, "seeds", json_integer(seeds));
     json_object_set_new(o, "seed", json_integer((json_int_t)cfg->seed));
+    json_object_set_new(o, "slowdown_median", json_real(r->at.median));
     json_object_set_new(o, "slowdown_min", json_real(r->at.min));
     json_object_set_new(o, "slowdown_max", json_real(r->at.max));
     json_object_set_new(o, "slowdown_sd", json_real(r->at.sd));
@@ -298,8 +300,9 @@ int cmd_calibrate(int argc, char **argv)
     printf("slowdown         %.6f simulated with it, %.6f measured (error %+.2e)\n",
            res.at.mean, measured, res.error);
     if (seeds > 1)
-        printf("seeds            %llu: min %.6f, max %.6f, sd %.6f\n", (unsigned long long)seeds,
-               res.at.min, res.at.max, res.at.sd);
+        printf("seeds            %llu, all finished: median %.6f, min %.6f, max %.6f, "
+               "sd %.6f\n", (unsigned long long)seeds, res.at.median, res.at.min, res.at.max,
+               res.at.sd);
     printf("ideal replay     %.6f (no op overhead)\n", res.ideal);
     printf("ops run          %.0f (first runs and rematerializations), %.0f ns recomputing\n",
            res.at.ops_executed, res.at.remat_compute);

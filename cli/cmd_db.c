@@ -5,6 +5,7 @@
 #include "analysis_util.h"
 #include "cli.h"
 #include "db_gaps.h"
+#include "db_seeds.h"
 #include "filter_opts.h"
 #include "store.h"
 
@@ -15,7 +16,9 @@ static void usage(FILE *f)
             "       gpumemsim db export DB --csv|--json [-o FILE] [FILTER...]\n"
             "       gpumemsim db gaps DB [--csv|--json] [-o FILE] [FILTER...]\n"
             "       gpumemsim db merge A.db B.db ... -o OUT.db [--force]\n\n"
-            "  runs     print the stored runs as a table (one line per run, then a tally)\n"
+            "  runs     print the stored runs as a table (one line per run, then a tally,\n"
+            "           and for runs stored per seed each point's distribution: median,\n"
+            "           min, max, how many stopped, the mean only if every seed finished)\n"
             "  export   write every stored run as CSV or JSON, to FILE or stdout\n"
             "  gaps     the yardstick: each run beside every exact Checkmate answer stored\n"
             "           at its trace and budget (by layers or op level), with its gap to\n"
@@ -94,6 +97,8 @@ typedef struct table_ctx {
     int pass; /* 0: measure widths, 1: print */
     int w_trace, w_policy, w_params, w_sem, w_alloc;
     size_t n, ok, oom, limit;
+    db_seeds *seeds; /* the seed distributions (pass 0 fills it) */
+    int oom_seeds;
 } table_ctx;
 
 static int table_row(void *vctx, const store_row *r)
@@ -114,6 +119,10 @@ static int table_row(void *vctx, const store_row *r)
         t->ok += strcmp(r->status, "ok") == 0;
         t->oom += strcmp(r->status, "oom") == 0;
         t->limit += strcmp(r->status, "remat-limit") == 0;
+        if (t->seeds && db_seeds_add(t->seeds, r)) { /* NULL: a count only (merge) */
+            t->oom_seeds = 1;
+            return 1;
+        }
         return 0;
     }
     char budget[32], peak[32], overhead[32] = "-";
@@ -133,8 +142,14 @@ static int db_runs(store *s, const store_filter *f)
 {
     table_ctx t = {.w_trace = 5, .w_policy = 6, .w_params = 6, .w_sem = 9, .w_alloc = 9};
     gms_error err;
-    if (store_query_runs(s, f, table_row, &t, &err)) {
-        cli_error("db runs", "%s", err.msg);
+    if (!(t.seeds = db_seeds_new())) {
+        cli_error("db runs", "out of memory");
+        return 1;
+    }
+    int rc = store_query_runs(s, f, table_row, &t, &err);
+    if (rc || t.oom_seeds) {
+        cli_error("db runs", "%s", t.oom_seeds ? "out of memory grouping seeds" : err.msg);
+        db_seeds_free(t.seeds);
         return 1;
     }
     printf("%-*s  %-*s  %-*s  %5s  %-*s  %-*s  %5s  %11s  %-11s  %8s  %9s  %9s  %11s\n",
@@ -144,9 +159,12 @@ static int db_runs(store *s, const store_filter *f)
     t.pass = 1;
     if (store_query_runs(s, f, table_row, &t, &err)) {
         cli_error("db runs", "%s", err.msg);
+        db_seeds_free(t.seeds);
         return 1;
     }
     printf("%zu runs: %zu ok, %zu oom, %zu remat-limit\n", t.n, t.ok, t.oom, t.limit);
+    db_seeds_print(t.seeds);
+    db_seeds_free(t.seeds);
     return 0;
 }
 

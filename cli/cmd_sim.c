@@ -94,9 +94,11 @@ static void usage(FILE *f)
             "                      16 GB/s per direction and 10 us per copy)\n"
             "  --host-memory B     host memory that can hold swapped tensors (64GiB; default\n"
             "                      unlimited); when it is full victims are dropped instead\n"
-            "  --seeds N           run seeds SEED .. SEED+N-1 and report the mean overhead and\n"
-            "                      its spread (for random policies and sampled victim choice;\n"
-            "                      the other figures are the first seed's; default 1)\n"
+            "  --seeds N           run seeds SEED .. SEED+N-1 (random policies, sampled victim\n"
+            "                      choice) and report the distribution: the median run (its\n"
+            "                      figures are the ones shown), min, max, how many runs ran\n"
+            "                      out of memory or hit the remat limit, and the mean only\n"
+            "                      when every seed finished (default 1)\n"
             "  --budget-band X     also run at the budget x (1 - X) and x (1 + X) (2%%, 0.02)\n"
             "                      and report the overhead at each: a prediction whose overhead\n"
             "                      moves by more than 2%% within the band sits on a cliff and\n"
@@ -109,7 +111,8 @@ static void usage(FILE *f)
             "                      budget, budget_ratio, seed, sample, trace, allocator,\n"
             "                      peak_reserved, peak_allocated, largest_free, frag_allocs,\n"
             "                      frag_ratio, cost_model, ops_executed, candidates,\n"
-            "                      op_overhead_ns, search_ns, evict_ns; with --seeds: seeds;\n"
+            "                      op_overhead_ns, search_ns, evict_ns; with --seeds: these\n"
+            "                      are the median run's, and seeds holds the distribution;\n"
             "                      with a swapping policy: swap (link, bytes swapped out and\n"
             "                      in, stall_ns, copy-engine busy time and utilization);\n"
             "                      with --budget-band: budget_band; with a planner:\n"
@@ -298,6 +301,9 @@ static void print_text(const char *trace, const char *pname, const sim_config *c
         printf("victim choice    best of sqrt(pool) random storages (approximate)\n");
     else if (cfg->sample)
         printf("victim choice    best of %u random storages (approximate)\n", cfg->sample);
+    if (x->seeds > 1)
+        printf("median run       seed %llu of %u (its figures below; the spread under "
+               "'seeds')\n", (unsigned long long)x->center.median_seed, x->seeds);
     printf("status           %s\n", sim_status_name(r->status));
     if (r->status == SIM_OK)
         printf("overhead         %.6f (%s)\n", r->overhead,
@@ -763,16 +769,19 @@ int cmd_sim(int argc, char **argv)
         iter_log_free(&ilog);
         memviz_abort(mv);
         perfetto_abort(pw);
+        sim_extra_free(&extra);
         sim_trace_free(t);
         return 1;
     }
-    sim_result res = extra.center.first;
+    /* with --seeds, the median run stands for the runs (never the first seed's) */
+    sim_result res = extra.center.median_run;
     const char *pname = cfg.planner ? cfg.planner->name : pol_name(cfg.policy);
     if (ilog.failed) {
         cli_error(CMD, "out of memory keeping the per-iteration reports");
         memviz_abort(mv);
         perfetto_abort(pw);
         iter_log_free(&ilog);
+        sim_extra_free(&extra);
         sim_trace_free(t);
         return 1;
     }
@@ -786,6 +795,7 @@ int cmd_sim(int argc, char **argv)
     if (mv && memviz_close(mv, alloc_key, &err) != 0) {
         cli_error(CMD, "--memory-snapshot: %s", err.msg);
         iter_log_free(&ilog);
+        sim_extra_free(&extra);
         sim_trace_free(t);
         return 1;
     }
@@ -794,6 +804,7 @@ int cmd_sim(int argc, char **argv)
         if (sim_yardstick_load(db, trace, t, cfg.budget, &ys, &err) != 0) {
             cli_error(CMD, "--db: %s", err.msg);
             iter_log_free(&ilog);
+            sim_extra_free(&extra);
             sim_trace_free(t);
             return 1;
         }
@@ -805,6 +816,7 @@ int cmd_sim(int argc, char **argv)
             if (ysp)
                 sim_yardstick_free(ysp);
             iter_log_free(&ilog);
+            sim_extra_free(&extra);
             sim_trace_free(t);
             return 1;
         }
@@ -814,6 +826,7 @@ int cmd_sim(int argc, char **argv)
     if (ysp)
         sim_yardstick_free(ysp);
     iter_log_free(&ilog);
+    sim_extra_free(&extra);
     sim_trace_free(t);
     return 0;
 }

@@ -6,20 +6,25 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli.h"
 
-/* The largest relative change of the mean overhead within the band, or +inf when a status
- * changes inside it. */
+/* The largest relative change of the overhead within the band (the mean where every seed
+ * finished, else the median), or +inf when a status changes inside it. */
 static double band_sensitivity(const sim_extra *x)
 {
+    const cal_summary *c = &x->center;
     double worst = 0;
     for (int i = 0; i < 2; i++) {
         const cal_summary *b = &x->band_runs[i];
-        if ((b->status == SIM_OK) != (x->center.status == SIM_OK))
+        if ((b->status == SIM_OK) != (c->status == SIM_OK) ||
+            isfinite(b->median) != isfinite(c->median))
             return INFINITY;
-        if (b->status == SIM_OK && x->center.mean > 0) {
-            double d = fabs(b->mean - x->center.mean) / x->center.mean;
+        double from = c->status == SIM_OK ? c->mean : c->median;
+        double to = c->status == SIM_OK ? b->mean : b->median;
+        if (isfinite(from) && from > 0) {
+            double d = fabs(to - from) / from;
             if (d > worst)
                 worst = d;
         }
@@ -31,8 +36,10 @@ int sim_extra_run(const sim_trace *t, const sim_config *cfg, sim_extra *x, gms_e
 {
     sim_runner *r;
     int rc = sim_runner_new(t, &r, err);
+    if (!rc && !(x->each = malloc((size_t)x->seeds * sizeof *x->each)))
+        rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
     if (!rc)
-        rc = cal_run_seeds(r, cfg, x->seeds, &x->center, err);
+        rc = cal_run_seeds_each(r, cfg, x->seeds, &x->center, x->each, err);
     for (int i = 0; i < 2 && !rc && x->band > 0; i++) {
         sim_config bc = *cfg;
         double b = floor((double)cfg->budget * (i == 0 ? 1 - x->band : 1 + x->band));
@@ -44,25 +51,45 @@ int sim_extra_run(const sim_trace *t, const sim_config *cfg, sim_extra *x, gms_e
     return rc;
 }
 
+static const char *num(double v, char *buf, size_t len)
+{
+    return isfinite(v) ? cli_shortest_double(v, buf, len) : "null";
+}
+
+/* The distribution over seeds: the median run, the range of the finished runs, how many
+ * stopped and why, and the mean only when every seed finished. */
 static void print_summary_json(const cal_summary *s)
 {
-    char d1[32], d2[32], d3[32], d4[32];
-    printf("\"runs\": %u, \"ok\": %u, \"status\": \"%s\", \"overhead_mean\": %s, "
-           "\"overhead_min\": %s, \"overhead_max\": %s, \"overhead_sd\": %s",
-           s->runs, s->ok, sim_status_name(s->status),
-           s->ok ? cli_shortest_double(s->mean, d1, sizeof d1) : "null",
-           s->ok ? cli_shortest_double(s->min, d2, sizeof d2) : "null",
-           s->ok ? cli_shortest_double(s->max, d3, sizeof d3) : "null",
-           s->ok ? cli_shortest_double(s->sd, d4, sizeof d4) : "null");
+    char d[6][32];
+    printf("\"runs\": %u, \"ok\": %u, \"oom\": %u, \"remat_limit\": %u, \"status\": \"%s\", "
+           "\"all_finished\": %s, \"median_seed\": %llu, \"median_status\": \"%s\", "
+           "\"overhead_median\": %s, \"overhead_min\": %s, \"overhead_max\": %s, "
+           "\"overhead_mean\": %s, \"overhead_sd\": %s",
+           s->runs, s->ok, s->oom, s->limit, sim_status_name(s->status),
+           s->ok == s->runs ? "true" : "false", (unsigned long long)s->median_seed,
+           sim_status_name(s->median_run.status), num(s->median, d[0], sizeof d[0]),
+           s->ok ? num(s->min, d[1], sizeof d[1]) : "null",
+           s->ok ? num(s->max, d[2], sizeof d[2]) : "null", num(s->mean, d[3], sizeof d[3]),
+           num(s->sd, d[4], sizeof d[4]));
+}
+
+void sim_extra_free(sim_extra *x)
+{
+    free(x->each);
+    x->each = NULL;
 }
 
 /* The --seeds and --budget-band members, appended to the JSON object. */
 void sim_extra_print_json(const sim_extra *x)
 {
     if (x->seeds > 1) {
+        char d[32];
         printf(", \"seeds\": {");
         print_summary_json(&x->center);
-        printf("}");
+        printf(", \"overheads\": [");
+        for (unsigned i = 0; i < x->seeds; i++)
+            printf("%s%s", i ? ", " : "", num(x->each[i], d, sizeof d));
+        printf("]}");
     }
     if (x->band > 0) {
         char d1[32], d2[32];
@@ -80,14 +107,26 @@ void sim_extra_print_json(const sim_extra *x)
 
 static void print_summary_text(const cal_summary *s)
 {
-    if (s->ok && s->runs == 1)
-        printf("%.6f", s->mean);
-    else if (s->ok)
-        printf("%.6f mean over %u seeds (min %.6f, max %.6f, sd %.6f)", s->mean, s->runs, s->min,
-               s->max, s->sd);
-    if (s->ok < s->runs)
-        printf("%s%u of %u runs ended %s", s->ok ? "; " : "", s->runs - s->ok, s->runs,
-               sim_status_name(s->status));
+    if (s->runs == 1) {
+        if (s->ok)
+            printf("%.6f", s->median);
+        else
+            printf("- (%s)", sim_status_name(s->status));
+        return;
+    }
+    if (isfinite(s->median))
+        printf("median %.6f of %u seeds (seed %llu)", s->median, s->runs,
+               (unsigned long long)s->median_seed);
+    else
+        printf("median of %u seeds: stopped (%s, seed %llu)", s->runs,
+               sim_status_name(s->median_run.status), (unsigned long long)s->median_seed);
+    if (s->ok)
+        printf(", min %.6f, max %.6f", s->min, s->max);
+    if (s->ok == s->runs)
+        printf("; mean %.6f, sd %.6f", s->mean, s->sd);
+    else
+        printf("; %u of %u stopped (%u oom, %u remat-limit), so no mean", s->runs - s->ok,
+               s->runs, s->oom, s->limit);
 }
 
 void sim_extra_print_text(const sim_extra *x)

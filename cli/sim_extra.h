@@ -1,6 +1,7 @@
 /*
- * sim_extra: the runs 'gpumemsim sim' adds for --seeds (the mean overhead over seeds and its
- * spread) and --budget-band (the overhead at the budget x (1 - band) and x (1 + band), and
+ * sim_extra: the runs 'gpumemsim sim' adds for --seeds (the overhead's distribution over
+ * seeds: the median run, the range, the runs that stopped, and the mean only when every seed
+ * finished) and --budget-band (the overhead at the budget x (1 - band) and x (1 + band), and
  * whether the prediction sits on a cliff), and their part of sim's JSON and text output.
  */
 #ifndef SIM_EXTRA_H
@@ -13,7 +14,8 @@ typedef struct sim_extra {
     unsigned seeds;           /* >= 1 */
     double band;              /* relative, 0 = none; needs a finite budget */
     /* results */
-    cal_summary center;       /* at the budget (center.first: the first seed's run) */
+    cal_summary center;       /* at the budget (center.median_run: the median seed's run) */
+    double *each;             /* center's overhead per seed (NAN: stopped); sim_extra_free */
     uint64_t band_budget[2];
     cal_summary band_runs[2]; /* at budget x (1 - band), x (1 + band) */
 } sim_extra;
@@ -28,5 +30,7 @@ int sim_extra_run(const sim_trace *t, const sim_config *cfg, sim_extra *x, gms_e
 void sim_extra_print_json(const sim_extra *x);
 /* Prints the seeds and band lines of the text report. */
 void sim_extra_print_text(const sim_extra *x);
+/* Releases what sim_extra_run allocated. */
+void sim_extra_free(sim_extra *x);
 
 #endif

@@ -5,12 +5,24 @@
  *   - the access profile: Capuchin measures the first iteration; here the trace itself is the
  *     profile (sim_view_next_use: the next op that reads a storage, and the ops' costs), so
  *     even the first iteration is planned as if it had been measured;
- *   - victims: the swap candidate with the least swap overhead (the copy out, which the op
- *     needing the room waits for, with the queue ahead of it, plus what of the prefetched
- *     copy back its idle time until its next use cannot hide; ties: idle longest) against
- *     the best MSPS candidate ((compute + evicted-ancestor compute) / size, lowest) and its
- *     recompute cost: the cheaper one is taken, swapped or dropped (recomputed on demand).
- *     Storages no model op reads again are never swapped;
+ *   - victims: the swap candidate with the least swap overhead per byte it frees (the copy
+ *     out, which the op needing the room waits for, with the queue ahead of it, plus what of
+ *     the prefetched copy back its idle time until its next use cannot hide; ties: idle
+ *     longest) against the best MSPS candidate ((compute + evicted-ancestor compute) / size,
+ *     lowest) and its recompute cost: the cheaper one is taken, swapped or dropped
+ *     (recomputed on demand). Storages no model op reads again are never swap candidates.
+ *     Ranking swaps per byte is MSPS's measure ("memory saving per second") applied to the
+ *     copies: by the absolute overhead, the smallest storages came first, each freeing a few
+ *     bytes for a full copy latency;
+ *   - the recomputation budget (ours, issue 30): drops are taken only while the recompute
+ *     they commit (the sum of their prices, or the recomputation measured so far if that is
+ *     more) stays within one iteration's compute (the profile's total). MSPS does not see
+ *     when a storage is needed again, so where ops are cheap next to their tensors it drops
+ *     the same activations over and over, each drop cheap, the sum without bound (the demo's
+ *     MLP: 1.2x of baseline compute recomputed at budget 0.9, where dtr needs 0.03x). Past
+ *     the budget a drop would cost more than running the iteration again, so memory is freed
+ *     by swapping: the swap candidate, or when none has a model use ahead, the least recently
+ *     used storage, as swap-lru does (copied back on demand);
  *   - prefetch (the "in-trigger"): after each op, every storage it swapped out is copied back
  *     once the compute left before its next use, minus the next op's, would no longer cover
  *     its copy back (with the host-to-device queue ahead of it), so the copy overlaps the last
@@ -33,6 +45,9 @@ typedef struct cap_state {
     uint64_t *copy;    /* per storage: its copy time, 0 = not known yet (a storage's size and
                         * the link never change within a run) */
     unsigned action;   /* what the last choice decided */
+    /* The recomputation budget (one iteration's compute, the profile's total): the prices of
+     * the drops so far and the recomputation measured so far (on_remat). */
+    uint64_t committed, remat_ns;
 } cap_state;
 
 static int cap_init(const struct sim_config *cfg, void **state, gms_error *err)
@@ -106,7 +121,7 @@ static uint32_t cap_choose(const sim_view *v, void *state)
     uint64_t clock = sim_view_clock(v), d2h_wait = queue(sim_view_d2h_free_at(v), clock);
     uint32_t swap = SIM_NONE, msps = SIM_NONE;
     uint64_t swap_over = 0, swap_idle = 0, msps_cost = 0;
-    double msps_best = 0;
+    double msps_best = 0, swap_best = 0;
     sim_view_columns col;
     sim_view_get_columns(v, &col);
     for (uint32_t k = 0; k < col.pool_len; k++) {
@@ -125,9 +140,10 @@ static uint32_t cap_choose(const sim_view *v, void *state)
             uint64_t free_time = idle(c, now, next);
             uint64_t left = free_time > out ? free_time - out : 0;
             uint64_t over = out + (copy > left ? copy - left : 0);
-            if (swap == SIM_NONE || over < swap_over ||
-                (over == swap_over && free_time > swap_idle)) {
+            double w = sim_score_ratio((int64_t)over, size, 1); /* overhead per byte freed */
+            if (swap == SIM_NONE || w < swap_best || (w == swap_best && free_time > swap_idle)) {
                 swap = s;
+                swap_best = w;
                 swap_over = over;
                 swap_idle = free_time;
             }
@@ -140,12 +156,27 @@ static uint32_t cap_choose(const sim_view *v, void *state)
             msps_cost = rc;
         }
     }
-    if (swap != SIM_NONE && (msps == SIM_NONE || swap_over < msps_cost)) {
+    uint64_t spent = c->committed > c->remat_ns ? c->committed : c->remat_ns;
+    int in_budget = msps != SIM_NONE && spent + msps_cost <= c->start[c->n_ops];
+    if (swap != SIM_NONE && (!in_budget || swap_over < msps_cost)) {
         c->action = SIM_ACTION_SWAP;
         return swap;
     }
-    c->action = SIM_ACTION_DROP;
-    return msps != SIM_NONE ? msps : first;
+    if (in_budget) {
+        c->committed += msps_cost;
+        c->action = SIM_ACTION_DROP;
+        return msps;
+    }
+    /* no drop within the budget, no swap with a model use ahead: swap the least recently
+     * used storage, as swapping alone would */
+    c->action = SIM_ACTION_SWAP;
+    return first;
+}
+
+static void cap_on_remat(const sim_view *v, uint32_t op, void *state)
+{
+    cap_state *c = state;
+    c->remat_ns += sim_view_op_cost(v, op);
 }
 
 static unsigned cap_action(const sim_view *v, uint32_t s, void *state)
@@ -164,7 +195,9 @@ static unsigned cap_action(const sim_view *v, uint32_t s, void *state)
         c->host_next = n;
         c->cap_host = cap;
     }
-    uint32_t next = sim_view_next_use(v, s); /* < n_ops: chosen to swap */
+    uint32_t next = sim_view_next_use(v, s);
+    if (next >= c->n_ops)
+        return SIM_ACTION_SWAP; /* no model use ahead: back on demand, no in-trigger */
     uint32_t lo = 0, hi = c->n_host; /* insert after every entry with next <= this one */
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -229,4 +262,5 @@ const sim_policy pol_capuchin = {
     .free = cap_free,
     .action = cap_action,
     .on_access = cap_on_access,
+    .on_remat = cap_on_remat,
 };

@@ -61,6 +61,11 @@ enum {
      * (sim_config.link_*), and each victim the policy chooses is handled as its `action`
      * says. Ideal memory model only. */
     SIM_NEEDS_SWAP = 1u << 4,
+    /* The DTR prototype's timed region (run_torch_trial.py): the iteration ends with its last
+     * op. The live outputs left at the end (gradients, weights) are not materialized and
+     * pinned, as simrd's replay does: what the budget evicted of them stays evicted, and no
+     * recomputation is paid for it. (A new bit: plugins built before it never set it.) */
+    SIM_NEEDS_NO_FINAL_PIN = 1u << 5,
 };
 
 /* What happens to a victim (sim_policy.action). */

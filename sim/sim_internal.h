@@ -214,6 +214,8 @@ struct sim_view {
     uint64_t rng;       /* sampling generator state (splitmix64) */
 
     int evict_after; /* SIM_NEEDS_EVICT_AFTER: evict after each op, not before */
+    uint32_t pins_end; /* SIM_NEEDS_NO_FINAL_PIN: pins from this schedule entry on (after
+                        * the last compute) are skipped; n_schedule otherwise */
     int regions_on, eq_on;
     /* MSPS's exact scan reads reverse sums only, and forward regions serve it through their
      * frontiers only (who absorbs an eviction, whose reverse region to rebuild): with

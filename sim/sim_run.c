@@ -799,6 +799,10 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
      * whose upkeep is quadratic in the trace length (2M-op traces in seconds). */
     v->dtr_eq_approx = cfg->sample != 0 && v->pol->score_kind == SIM_SCORE_DTR;
     v->evict_after = (v->pol->needs & SIM_NEEDS_EVICT_AFTER) != 0;
+    v->pins_end = v->tr->n_schedule;
+    if (v->pol->needs & SIM_NEEDS_NO_FINAL_PIN) /* the pins after the last compute */
+        while (v->pins_end > 0 && SCH_KIND(v->tr->schedule[v->pins_end - 1]) != SCH_COMPUTE)
+            v->pins_end--;
     if (v->evict_after && cfg->allocator)
         return gms_error_set(err, GMS_EINVAL,
                              "policy %s evicts after each op as the DTR prototype does, which "
@@ -910,7 +914,8 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
             break;
         }
         case SCH_PIN:
-            rc = run_pin(v, SCH_INDEX(e));
+            if (i < v->pins_end)
+                rc = run_pin(v, SCH_INDEX(e));
             break;
         case SCH_ITERATION:
             if (p->on_iteration)

@@ -6,6 +6,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "calibrate.h"
 #include "registry.h"
@@ -103,6 +104,73 @@ START_TEST(test_solver_flags_a_measurement_below_the_ideal_replay)
 }
 END_TEST
 
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Seeds are a distribution: the median is a real run (stopped runs rank last), the range and
+ * the counts of stopped runs are reported, and there is a mean only when every seed
+ * finished. */
+START_TEST(test_seeds_report_median_range_and_stopped_runs_not_a_survivor_mean)
+{
+    sim_trace *t;
+    gms_error err = {0};
+    ck_assert_int_eq(sim_trace_chain(300, &t, &err), 0);
+    sim_runner *r;
+    ck_assert_int_eq(sim_runner_new(t, &r, &err), 0);
+    sim_config cfg = config("random", sim_budget_for_ratio(t, 0.3));
+    enum { N = 9 };
+    double each[N], sorted[N];
+    cal_summary all;
+    ck_assert_int_eq(cal_run_seeds_each(r, &cfg, N, &all, each, &err), 0);
+    ck_assert_uint_eq(all.ok, N);
+    memcpy(sorted, each, sizeof each);
+    qsort(sorted, N, sizeof *sorted, by_double);
+    ck_assert_msg(sorted[0] < sorted[N - 1], "the seeds should not all agree");
+    double sum = 0;
+    for (int i = 0; i < N; i++)
+        sum += each[i];
+    ck_assert(fabs(all.mean - sum / N) < 1e-12);
+    ck_assert(all.median == sorted[(N - 1) / 2]);
+    ck_assert(all.median_run.overhead == all.median);
+    ck_assert(each[all.median_seed - cfg.seed] == all.median);
+    ck_assert(all.min == sorted[0] && all.max == sorted[N - 1]);
+
+    /* a remat limit between the runs' overheads stops the costlier seeds: they are counted,
+     * ranked above every finished run, and there is no mean of the survivors */
+    double lim = (sorted[N / 2 + 1] + sorted[N / 2 + 2]) / 2;
+    ck_assert(sorted[N / 2 + 1] < sorted[N / 2 + 2]);
+    cfg.remat_limit = lim;
+    cal_summary part;
+    double each2[N];
+    ck_assert_int_eq(cal_run_seeds_each(r, &cfg, N, &part, each2, &err), 0);
+    ck_assert_uint_gt(part.limit, 0);
+    ck_assert_uint_eq(part.oom, 0);
+    ck_assert_uint_eq(part.ok + part.limit, N);
+    ck_assert_int_eq(part.status, SIM_REMAT_LIMIT);
+    ck_assert(isnan(part.mean) && isnan(part.sd));
+    for (int i = 0; i < N; i++)
+        ck_assert(isnan(each2[i]) == (each[i] > lim));
+    /* the median still is the (N-1)/2-th run: finished, since most finished */
+    ck_assert(part.median == sorted[(N - 1) / 2]);
+    ck_assert_int_eq(part.median_run.status, SIM_OK);
+    ck_assert(part.max <= lim);
+
+    /* more than half stopped: the median run is a stopped one */
+    cfg.remat_limit = (sorted[0] + sorted[1]) / 2;
+    ck_assert(sorted[0] < sorted[1]);
+    ck_assert_int_eq(cal_run_seeds(r, &cfg, N, &part, &err), 0);
+    ck_assert_uint_eq(part.ok, 1);
+    ck_assert(isnan(part.median));
+    ck_assert_int_eq(part.median_run.status, SIM_REMAT_LIMIT);
+    ck_assert(part.min == sorted[0] && part.max == sorted[0]);
+    sim_runner_free(r);
+    sim_trace_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("calibrate");
@@ -110,6 +178,7 @@ int main(void)
     tcase_add_test(tc, test_solver_recovers_the_overhead_a_measurement_was_made_with);
     tcase_add_test(tc, test_solver_averages_seeds_for_sampled_choice);
     tcase_add_test(tc, test_solver_flags_a_measurement_below_the_ideal_replay);
+    tcase_add_test(tc, test_seeds_report_median_range_and_stopped_runs_not_a_survivor_mean);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

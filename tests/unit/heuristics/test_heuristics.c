@@ -41,9 +41,10 @@ START_TEST(test_regions_and_eqclasses_are_asked_for_only_by_dtr_msps_dtreq)
     ck_assert_uint_eq(pol_find("dtr-eq")->needs, SIM_NEEDS_EQCLASS);
     ck_assert_uint_eq(pol_find("lru")->needs, 0);
     ck_assert_uint_eq(pol_find("dtr-local")->needs, 0);
-    ck_assert_uint_eq(pol_find("dtr-proto")->needs, SIM_NEEDS_EQCLASS | SIM_NEEDS_EVICT_AFTER);
+    ck_assert_uint_eq(pol_find("dtr-proto")->needs,
+                      SIM_NEEDS_EQCLASS | SIM_NEEDS_EVICT_AFTER | SIM_NEEDS_NO_FINAL_PIN);
     ck_assert_uint_eq(pol_find("dtr-proto-all")->needs,
-                      SIM_NEEDS_EQCLASS | SIM_NEEDS_EVICT_AFTER);
+                      SIM_NEEDS_EQCLASS | SIM_NEEDS_EVICT_AFTER | SIM_NEEDS_NO_FINAL_PIN);
 }
 END_TEST
 

@@ -151,6 +151,40 @@ START_TEST(test_dtr_proto_never_evicts_a_small_tensor)
 }
 END_TEST
 
+/* x -> a -> b -> c -> d, 1000 bytes each, none released: all four are live at the end. At a
+ * budget of two and a bit, a and b are evicted on the way. simrd's replay ends by
+ * materializing and pinning every live output, which cannot fit (dtr-eq: oom); the
+ * prototype's timed iteration ends with its last op, leaving them evicted (issue 30: this
+ * final phase was the Transformer's 2 GB thrash). */
+static sim_trace *live_chain_trace(void)
+{
+    sim_trace_builder *b = g_new();
+    g_constant(b, 1, 8);
+    g_call(b, "a", 10, 2, 1000, 1, (uint64_t)1);
+    g_call(b, "b", 10, 3, 1000, 1, (uint64_t)2);
+    g_call(b, "c", 10, 4, 1000, 1, (uint64_t)3);
+    g_call(b, "d", 10, 5, 1000, 1, (uint64_t)4);
+    return g_finish(b);
+}
+
+START_TEST(test_dtr_proto_leaves_live_outputs_evicted_at_the_end)
+{
+    sim_trace *t = live_chain_trace();
+    sim_result eq = g_run(t, "dtr-eq", 2100, NULL);
+    ck_assert_int_eq(eq.status, SIM_OOM); /* the final pins need all four at once */
+    const char *pols[] = {"dtr-proto", "dtr-proto-all"};
+    for (int i = 0; i < 2; i++) {
+        g_log log;
+        sim_result r = g_run(t, pols[i], 2100, &log);
+        ck_assert_int_eq(r.status, SIM_OK);
+        ck_assert_uint_eq(r.evictions, 2);
+        ck_assert_uint_eq(r.remats, 0); /* nothing rematerialized for the end */
+        ck_assert_uint_eq(r.clock, 1 + 40);
+    }
+    sim_trace_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dtr_proto");
@@ -159,6 +193,7 @@ int main(void)
     tcase_add_test(tc, test_dtr_proto_samples_about_two_sqrt_n_and_all_scans_everything);
     tcase_add_test(tc, test_dtr_proto_evicts_after_the_op_not_before);
     tcase_add_test(tc, test_dtr_proto_never_evicts_a_small_tensor);
+    tcase_add_test(tc, test_dtr_proto_leaves_live_outputs_evicted_at_the_end);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -173,8 +173,8 @@ START_TEST(test_full_host_memory_falls_back_to_recomputation)
 }
 END_TEST
 
-/* hybrid swaps A when twice its round trip (premium 2) costs less than recomputing it, else drops
- * it. */
+/* hybrid swaps A when its round trip costs less than recomputing it, else drops it (a plain
+ * comparison since issue 30: no premium). */
 START_TEST(test_hybrid_swaps_only_what_is_dearer_to_recompute)
 {
     const sim_policy *h = pol_find("hybrid");
@@ -190,8 +190,13 @@ START_TEST(test_hybrid_swaps_only_what_is_dearer_to_recompute)
     ck_assert_uint_eq(r.swaps_out, 1);
     ck_assert_uint_eq(r.evictions, 0);
     ck_assert_uint_eq(r.stall_ns, 2 * X);
-    /* 2 x (2X) = 4X < 5X; at 4X (a tie) and 3X recomputing is kept */
-    for (uint64_t c = 3; c <= 4; c++) {
+    /* the round trip is 2X: at 3X it swaps, at 2X (a tie) and X recomputing is kept */
+    sim_trace_free(dear);
+    dear = one_swap_trace_f(0, 0, 3 * X);
+    r = run_cfg(dear, h, 2 * S + 10, UINT64_MAX, NULL);
+    ck_assert_uint_eq(r.swaps_out, 1);
+    ck_assert_uint_eq(r.stall_ns, 2 * X);
+    for (uint64_t c = 1; c <= 2; c++) {
         sim_trace_free(dear);
         dear = one_swap_trace_f(0, 0, c * X);
         r = run_cfg(dear, h, 2 * S + 10, UINT64_MAX, NULL);
