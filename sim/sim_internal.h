@@ -224,6 +224,9 @@ struct sim_view {
     uint64_t rng;       /* sampling generator state (splitmix64) */
 
     int evict_after; /* SIM_NEEDS_EVICT_AFTER: evict after each op, not before */
+    /* regions and classes not kept: the run cannot need an eviction (sim_run.c, reset);
+     * no_upkeep_failed: it asked for one after all, and is redone with them */
+    int no_upkeep, no_upkeep_failed;
     int regions_on, eq_on;
     /* MSPS's exact scan reads reverse sums only, and forward regions serve it through their
      * frontiers only (who absorbs an eviction, whose reverse region to rebuild): with
@@ -355,6 +358,11 @@ static inline int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
 {
     return need <= *cap ? 0 : sim_grow_slow(arr, cap, need, sz);
 }
+
+/* Runs whose budget is at least this ratio of the baseline peak skip the regions' and
+ * classes' upkeep (sim_run.c, reset). 1.0: only runs that cannot need an eviction; tests
+ * lower it so that runs need one after all and are redone. */
+extern double sim_no_upkeep_from;
 
 /* regions (sim_regions.c). Traces with at most this many storages keep region sets as
  * bitsets over the whole universe (allocated on first use; 4 x n^2 bits per runner at most:
