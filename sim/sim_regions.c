@@ -893,16 +893,20 @@ static uint32_t single_group(const sim_view *v, uint32_t base)
     return e[0].s & ~SIM_WG_GROUP;
 }
 
-/* dst = src (regions of the same direction); 0 or -1 when out of memory. */
+/* dst = src (regions of the same direction), word for word; 0 or -1 when out of memory. */
 static int set_copy(sim_view *v, sim_set *dst, const sim_set *src)
 {
-    if (src->count == 0) {
-        sim_set_clear(dst);
+    sim_set_clear(dst);
+    if (src->count == 0)
         return 0;
-    }
-    for (uint32_t w = src->wlo; w < src->whi; w++)
-        v->win_in[w] = *sim_set_word(src, w);
-    return sim_set_take_words(dst, &v->set_pool, v->win_in, src->wlo, src->whi, src->count);
+    if (sim_set_cover(dst, &v->set_pool, src->wlo, src->whi))
+        return -1;
+    memcpy(sim_set_word(dst, src->wlo), sim_set_word(src, src->wlo),
+           (size_t)(src->whi - src->wlo) * sizeof *src->bits);
+    dst->count = src->count;
+    dst->wlo = src->wlo;
+    dst->whi = src->whi;
+    return 0;
 }
 
 /* Multi-base rebuilds of bases[0..n) in chunks of 64; 0, or -1 when they do not apply (an
@@ -934,7 +938,7 @@ static int rebuild_multi_all(sim_view *v, const uint32_t *bases, uint32_t n, int
      * what lies behind them, all below every output of the op in an ordered graph, so no
      * such base can be reached from another and "unless it is the base" never applies.
      * One of them is swept, the others copy its region. */
-    if (wg_scratch(v) || win_scratch(v) ||
+    if (wg_scratch(v) ||
         sim_grow((void **)&v->scratch2, &v->cap_scratch2, n + 1, sizeof(uint32_t))) {
         fail(v);
         return 0;
