@@ -112,7 +112,7 @@ for b in 0.7 0.9; do
       read -r ns n < <(per_op "$t" "$p" "$b")
       if [ "$t" = "$gpt1000" ]; then ref[$p]=$ns; printf ' %s |' "$ns"; continue; fi
       if [ "$ns" = - ] || [ "${ref[$p]:--}" = - ]; then printf ' %s |' "$ns"; continue; fi
-      printf ' %s (%s) |' "$ns" "$(awk -v a="$ns" -v r="${ref[$p]}" 'BEGIN{printf "%.1fx", r > 0 ? a / r : 0}')"
+      printf ' %s (%s) |' "$ns" "$(awk -v a="$ns" -v r="${ref[$p]}" 'BEGIN{printf "%.1fx", (r > 0 ? a / r : 0)}')"
     done
     echo
   done
