@@ -105,6 +105,16 @@ struct sim_trace {
     sim_edge *fwd_adj, *rev_adj;
     int graph_ordered; /* every forward edge goes to a higher storage index (always in DTR
                         * logs: a storage's parents are older, views stay in their storage) */
+    /* The graph the region walks follow (sim_wgraph.c): the storage graph with each wide op
+     * as one group entry per storage. Entries are in op order; .s is a storage, or
+     * SIM_WG_GROUP | group. A group's members: its op's distinct output storages (gfwd,
+     * reached forward from its arguments) and argument storages (grev, reached in
+     * reverse from its outputs); gkey[2g] is the least output storage, gkey[2g + 1] the
+     * largest argument storage. */
+    uint32_t *wfwd_off, *wrev_off; /* n_storages + 1 offsets */
+    sim_edge *wfwd_adj, *wrev_adj;
+    uint32_t n_groups;
+    uint32_t *gfwd_off, *gfwd, *grev_off, *grev, *gkey;
     uint32_t *schedule;
     uint32_t n_schedule;
     char *strings; /* NUL-terminated op names (and scope names) */
@@ -216,6 +226,9 @@ struct sim_view {
     int evict_after; /* SIM_NEEDS_EVICT_AFTER: evict after each op, not before */
     uint32_t pins_end; /* SIM_NEEDS_NO_FINAL_PIN: pins from this schedule entry on (after
                         * the last compute) are skipped; n_schedule otherwise */
+    /* regions and classes not kept: the run cannot need an eviction (sim_run.c, reset);
+     * no_upkeep_failed: it asked for one after all, and is redone with them */
+    int no_upkeep, no_upkeep_failed;
     int regions_on, eq_on;
     /* MSPS's exact scan reads reverse sums only, and forward regions serve it through their
      * frontiers only (who absorbs an eviction, whose reverse region to rebuild): with
@@ -254,6 +267,14 @@ struct sim_view {
      * uses (sim_regions.c) */
     uint64_t *win_in, *win_fr;
     uint64_t *memo_sum;   /* per slot: compute over the closure */
+    /* the walk graph's groups (sim_wgraph.c) in region walks: per group, the walk that last
+     * expanded it (wg_stamp, generation wg_gen); in multi-base sweeps, the bases that reached
+     * it (wg_mask) and the next group waiting at the same storage (wg_next), per storage the
+     * first group waiting there (wg_head, SIM_NONE when none: kept so between sweeps) */
+    uint32_t *wg_stamp, wg_gen;
+    uint64_t *wg_mask;
+    uint32_t *wg_next, *wg_head;
+    uint32_t *wg_rep; /* per group: the base swept for its outputs in a flush (SIM_NONE) */
     /* reverse-region rebuilds requested but not yet done (sim_regions.c: deferred until
      * something could read them or change their result) */
     uint32_t *rev_pend;   /* the bases, once each */
@@ -322,6 +343,16 @@ typedef struct sim_link_scratch {
  * sum (at most UINT32_MAX). */
 int sim_trace_link(sim_trace *tr, sim_link_scratch *sc);
 
+/* The region walks' graph (sim_wgraph.c), built by sim_trace_link after the storage graph:
+ * tst holds each tensor's storage, seen is n_storages + 1 words of scratch. 0 or -1 (out of
+ * memory; the trace's free releases what was built). */
+#define SIM_WG_GROUP UINT32_C(0x80000000)
+int sim_wgraph_build(sim_trace *tr, const uint32_t *tst, uint32_t *seen);
+/* 1 (default): wide ops become groups; 0: every edge is listed as in the storage graph. Same
+ * results; tests compare. Read when a trace is built. */
+extern int sim_wgraph_grouping;
+void sim_wgraph_free(sim_trace *tr);
+
 /* Grows *arr (elements of size sz) to hold at least need elements. 0 or -1. The check is
  * inline (the loader calls this several times per op and tensor), the growth is not. */
 int sim_grow_slow(void **arr, uint32_t *cap, uint32_t need, size_t sz);
@@ -329,6 +360,11 @@ static inline int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
 {
     return need <= *cap ? 0 : sim_grow_slow(arr, cap, need, sz);
 }
+
+/* Runs whose budget is at least this ratio of the baseline peak skip the regions' and
+ * classes' upkeep (sim_run.c, reset). 1.0: only runs that cannot need an eviction; tests
+ * lower it so that runs need one after all and are redone. */
+extern double sim_no_upkeep_from;
 
 /* regions (sim_regions.c). Traces with at most this many storages keep region sets as
  * bitsets over the whole universe (allocated on first use; 4 x n^2 bits per runner at most:

@@ -83,6 +83,43 @@ static int win_scratch(sim_view *v)
     return 0;
 }
 
+/* The walk graph's per-group scratch (sim_view.wg_*). 0, or -1 when out of memory. */
+static int wg_scratch(sim_view *v)
+{
+    if (v->wg_stamp)
+        return 0;
+    uint32_t ng = v->tr->n_groups, ns = v->tr->n_storages;
+    v->wg_stamp = calloc((size_t)ng + 1, sizeof *v->wg_stamp);
+    v->wg_mask = calloc((size_t)ng + 1, sizeof *v->wg_mask);
+    v->wg_next = malloc(((size_t)ng + 1) * sizeof *v->wg_next);
+    v->wg_rep = malloc(((size_t)ng + 1) * sizeof *v->wg_rep);
+    v->wg_head = malloc(((size_t)ns + 1) * sizeof *v->wg_head);
+    if (!v->wg_stamp || !v->wg_mask || !v->wg_next || !v->wg_rep || !v->wg_head) {
+        free(v->wg_stamp);
+        free(v->wg_mask);
+        free(v->wg_next);
+        free(v->wg_rep);
+        free(v->wg_head);
+        v->wg_stamp = v->wg_next = v->wg_rep = v->wg_head = NULL;
+        v->wg_mask = NULL;
+        return -1;
+    }
+    memset(v->wg_head, 0xff, ((size_t)ns + 1) * sizeof *v->wg_head);
+    memset(v->wg_rep, 0xff, ((size_t)ng + 1) * sizeof *v->wg_rep);
+    v->wg_gen = 0;
+    return 0;
+}
+
+/* A fresh generation for wg_stamp (one per walk). */
+static uint32_t wg_next_gen(sim_view *v)
+{
+    if (++v->wg_gen == 0) { /* stamps of generation 0 would look current */
+        memset(v->wg_stamp, 0, ((size_t)v->tr->n_groups + 1) * sizeof *v->wg_stamp);
+        v->wg_gen = 1;
+    }
+    return v->wg_gen;
+}
+
 void sim_regions_reset(sim_view *v)
 {
     if (v->memo_n && v->memo) /* a batch that stopped half-way left closures behind */
@@ -91,6 +128,11 @@ void sim_regions_reset(sim_view *v)
     if (v->rev_pend_on)
         memset(v->rev_pend_on, 0, v->tr->n_storages);
     v->n_rev_pend = 0;
+    if (v->wg_head) { /* a sweep that stopped half-way (out of memory) left groups waiting */
+        memset(v->wg_head, 0xff, ((size_t)v->tr->n_storages + 1) * sizeof *v->wg_head);
+        memset(v->wg_mask, 0, ((size_t)v->tr->n_groups + 1) * sizeof *v->wg_mask);
+        memset(v->wg_rep, 0xff, ((size_t)v->tr->n_groups + 1) * sizeof *v->wg_rep);
+    }
     for (uint32_t s = 0; s < v->tr->n_storages; s++) {
         region_clear(&v->fwd[s]);
         region_clear(&v->rev[s]);
@@ -112,6 +154,13 @@ void sim_regions_free(sim_view *v)
     free(v->win_in);
     free(v->win_fr);
     v->win_in = v->win_fr = NULL;
+    free(v->wg_stamp);
+    free(v->wg_mask);
+    free(v->wg_next);
+    free(v->wg_rep);
+    free(v->wg_head);
+    v->wg_stamp = v->wg_next = v->wg_rep = v->wg_head = NULL;
+    v->wg_mask = NULL;
     free(v->rev_pend);
     free(v->rev_pend_on);
     v->rev_pend = NULL;
@@ -160,52 +209,72 @@ static inline __attribute__((always_inline)) void rebuild_walk(sim_view *v, uint
 {
     const sim_trace *tr = v->tr;
     sim_region *R = forward ? &v->fwd[base] : &v->rev[base];
-    const uint32_t *off = forward ? tr->fwd_off : tr->rev_off;
-    const sim_edge *all = forward ? tr->fwd_adj : tr->rev_adj;
-    const uint32_t *live = forward ? v->live_fwd : v->live_rev;
+    const uint32_t *off = forward ? tr->wfwd_off : tr->wrev_off;
+    const sim_edge *all = forward ? tr->wfwd_adj : tr->wrev_adj;
+    const uint32_t *goff = forward ? tr->gfwd_off : tr->grev_off;
+    const uint32_t *gmem = forward ? tr->gfwd : tr->grev;
     region_clear(R);
     *sim_rcomp(v, base, forward) = 0; /* its MSPS score: at the end (a failure stops the run) */
     int win = sim_set_pool_windowed(&v->set_pool);
     uint32_t words = sim_set_pool_words(&v->set_pool);
     if (sim_grow((void **)&v->scratch, &v->cap_scratch, tr->n_storages + 1, sizeof(uint32_t)) ||
+        wg_scratch(v) ||
         (win ? win_scratch(v)
              : (sim_set_cover(&R->interior, &v->set_pool, 0, words) ||
                 sim_set_cover(&R->frontier, &v->set_pool, 0, words)))) {
         fail(v);
         return;
     }
+    uint32_t gen = wg_next_gen(v);
+    uint32_t *gst = v->wg_stamp;
     uint64_t *ib = win ? v->win_in : R->interior.bits, *fb = win ? v->win_fr : R->frontier.bits;
     uint32_t *stack = v->scratch;
     uint32_t n = 0;
     stack[n++] = base;
     const uint8_t *fl = v->fl;
     const uint64_t *scomp = v->scomp;
+    const uint32_t created = v->created_ops;
     uint64_t compute = 0;
     uint32_t lo = base, hi = base; /* storage ids written lie in [lo, hi] */
+/* one neighbour su of the walk: a frontier or a new interior member */
+#define WALK_NEIGHBOUR(SU)                                                                  \
+    do {                                                                                    \
+        uint32_t su_ = (SU);                                                                \
+        uint64_t m_ = UINT64_C(1) << (su_ & 63);                                            \
+        uint8_t f_ = fl[su_];                                                               \
+        if (f_ & SIM_FL_RMAT) {                                                             \
+            if (!(f_ & SIM_FL_PINNED)) {                                                    \
+                fb[su_ >> 6] |= m_; /* the base itself: cleared below */                   \
+                lo = su_ < lo ? su_ : lo;                                                   \
+                hi = su_ > hi ? su_ : hi;                                                   \
+            }                                                                               \
+        } else if (!(ib[su_ >> 6] & m_)) {                                                  \
+            ib[su_ >> 6] |= m_;                                                             \
+            lo = su_ < lo ? su_ : lo;                                                       \
+            hi = su_ > hi ? su_ : hi;                                                       \
+            if (sums) /* a random read per interior storage: skipped when unused */         \
+                compute += scomp[su_];                                                      \
+            stack[n++] = su_;                                                               \
+        }                                                                                   \
+    } while (0)
     while (n > 0) {
         uint32_t x = stack[--n];
-        const sim_edge *adj;
-        uint32_t ne = sim_live_edges(off, all, live, x, &adj);
-        for (uint32_t j = 0; j < ne; j++) {
-            uint32_t su = adj[j].s;
-            uint64_t m = UINT64_C(1) << (su & 63);
-            uint8_t f = fl[su];
-            if (f & SIM_FL_RMAT) {
-                if (!(f & SIM_FL_PINNED)) {
-                    fb[su >> 6] |= m; /* the base itself: cleared below */
-                    lo = su < lo ? su : lo;
-                    hi = su > hi ? su : hi;
-                }
-            } else if (!(ib[su >> 6] & m)) {
-                ib[su >> 6] |= m;
-                lo = su < lo ? su : lo;
-                hi = su > hi ? su : hi;
-                if (sums) /* a random read per interior storage: skipped when unused */
-                    compute += scomp[su];
-                stack[n++] = su;
+        for (const sim_edge *e = all + off[x], *end = all + off[x + 1];
+             e < end && e->time < created; e++) {
+            uint32_t su = e->s;
+            if (!(su & SIM_WG_GROUP)) {
+                WALK_NEIGHBOUR(su);
+                continue;
             }
+            uint32_t g = su & ~SIM_WG_GROUP; /* a group: its members once per walk */
+            if (gst[g] == gen)
+                continue;
+            gst[g] = gen;
+            for (uint32_t i = goff[g], ie = goff[g + 1]; i < ie; i++)
+                WALK_NEIGHBOUR(gmem[i]);
         }
     }
+#undef WALK_NEIGHBOUR
     fb[base >> 6] &= ~(UINT64_C(1) << (base & 63));
     uint32_t icount = 0, fcount = 0;
     for (uint32_t w = lo >> 6; w <= hi >> 6; w++) {
@@ -555,11 +624,50 @@ static inline void mb_flush_run(mb_ctx *c)
     c->run_mask = c->run_bits = c->run_sum = 0;
 }
 
-/* Visits storage x of a multi-base sweep (see above). */
-static inline void mb_visit(sim_view *v, mb_ctx *c, uint32_t x, const uint32_t *off,
-                            const sim_edge *all, const uint32_t *live)
+/* Passes mask mi to neighbour y of the storage being visited (mb_visit). */
+static inline void mb_reach(sim_view *v, mb_ctx *c, uint32_t y, uint64_t mi)
 {
-    uint64_t *in = v->mb_in, *fr = v->mb_fr, *todo = v->mb_todo;
+    uint8_t f = v->fl[y];
+    if (f & SIM_FL_RMAT) {
+        if (f & SIM_FL_PINNED)
+            return; /* pinned: see rebuild_walk() */
+        v->mb_fr[y] |= mi;
+    } else {
+        v->mb_in[y] |= mi;
+    }
+    uint32_t wy = y >> 6;
+    v->mb_todo[wy] |= UINT64_C(1) << (y & 63);
+    c->tlo = wy < c->tlo ? wy : c->tlo;
+    c->thi = wy + 1 > c->thi ? wy + 1 : c->thi;
+}
+
+/* Visits storage x of a multi-base sweep (see above). A group of the walk graph (an op's
+ * members) collects the masks of the storages that reach it and waits at its key storage
+ * (tr->gkey: its members all lie on the far side of it, every storage reaching it on the
+ * near side), where it passes them to its members, once, before the key is visited. */
+static inline void mb_visit(sim_view *v, mb_ctx *c, uint32_t x, const uint32_t *off,
+                            const sim_edge *all, int forward)
+{
+    const sim_trace *tr = v->tr;
+    const uint32_t *goff = forward ? tr->gfwd_off : tr->grev_off;
+    const uint32_t *gmem = forward ? tr->gfwd : tr->grev;
+    for (uint32_t g = v->wg_head[x]; g != SIM_NONE; g = v->wg_next[g]) {
+        uint64_t gm = v->wg_mask[g];
+        v->wg_mask[g] = 0;
+        for (uint32_t i = goff[g], ie = goff[g + 1]; i < ie; i++) {
+            uint32_t y = gmem[i];
+            if (y != x) {
+                mb_reach(v, c, y, gm);
+            } else if (!(v->fl[x] & SIM_FL_PINNED)) { /* x is being visited: no todo bit */
+                if (v->fl[x] & SIM_FL_RMAT)
+                    v->mb_fr[x] |= gm;
+                else
+                    v->mb_in[x] |= gm;
+            }
+        }
+    }
+    v->wg_head[x] = SIM_NONE;
+    uint64_t *in = v->mb_in, *fr = v->mb_fr;
     const uint8_t *fl = v->fl;
     uint64_t m = UINT64_C(1) << (x & 63);
     uint64_t mi = in[x], mf = fr[x];
@@ -572,28 +680,33 @@ static inline void mb_visit(sim_view *v, mb_ctx *c, uint32_t x, const uint32_t *
         if (!mi)
             return; /* a frontier storage: the walks stop here */
     } else {
+        if (!mi)
+            return; /* only a group's key, reached by none of the bases */
         if (mi != c->run_mask)
             mb_flush_run(c);
         c->run_mask = mi;
         c->run_bits |= m;
         c->run_sum += v->scomp[x];
     }
-    const sim_edge *adj;
-    uint32_t ne = sim_live_edges(off, all, live, x, &adj);
-    for (uint32_t e = 0; e < ne; e++) {
-        uint32_t y = adj[e].s;
-        uint8_t f = fl[y];
-        if (f & SIM_FL_RMAT) {
-            if (f & SIM_FL_PINNED)
-                continue; /* pinned: see visit() */
-            fr[y] |= mi;
-        } else {
-            in[y] |= mi;
+    const uint32_t created = v->created_ops;
+    const uint32_t kd = forward ? 0 : 1;
+    for (const sim_edge *e = all + off[x], *end = all + off[x + 1]; e < end && e->time < created;
+         e++) {
+        uint32_t y = e->s;
+        if (!(y & SIM_WG_GROUP)) {
+            mb_reach(v, c, y, mi);
+            continue;
         }
-        uint32_t wy = y >> 6;
-        todo[wy] |= UINT64_C(1) << (y & 63);
-        c->tlo = wy < c->tlo ? wy : c->tlo;
-        c->thi = wy + 1 > c->thi ? wy + 1 : c->thi;
+        uint32_t g = y & ~SIM_WG_GROUP;
+        if (!v->wg_mask[g]) { /* the first base to reach it: it waits at its key */
+            uint32_t k = tr->gkey[2 * g + kd], wk = k >> 6;
+            v->wg_next[g] = v->wg_head[k];
+            v->wg_head[k] = g;
+            v->mb_todo[wk] |= UINT64_C(1) << (k & 63);
+            c->tlo = wk < c->tlo ? wk : c->tlo;
+            c->thi = wk + 1 > c->thi ? wk + 1 : c->thi;
+        }
+        v->wg_mask[g] |= mi;
     }
 }
 
@@ -685,14 +798,13 @@ SIM_POPCNT_CLONES static void rebuild_multi(sim_view *v, const uint32_t *bases, 
                                             int forward)
 {
     const sim_trace *tr = v->tr;
-    const uint32_t *off = forward ? tr->fwd_off : tr->rev_off;
-    const sim_edge *all = forward ? tr->fwd_adj : tr->rev_adj;
-    const uint32_t *live = forward ? v->live_fwd : v->live_rev;
+    const uint32_t *off = forward ? tr->wfwd_off : tr->wrev_off;
+    const sim_edge *all = forward ? tr->wfwd_adj : tr->wrev_adj;
     mb_ctx c;
     uint32_t W = (tr->n_storages + 63) / 64;
     c.v = v;
     c.lists = sim_set_pool_windowed(&v->set_pool);
-    if (c.lists && win_scratch(v)) {
+    if ((c.lists && win_scratch(v)) || wg_scratch(v)) {
         fail(v);
         return;
     }
@@ -732,7 +844,7 @@ SIM_POPCNT_CLONES static void rebuild_multi(sim_view *v, const uint32_t *bases, 
             while (todo[w]) {
                 uint32_t bit = (uint32_t)__builtin_ctzll(todo[w]);
                 todo[w] &= todo[w] - 1;
-                mb_visit(v, &c, w * 64 + bit, off, all, live);
+                mb_visit(v, &c, w * 64 + bit, off, all, forward);
             }
             mb_flush_word(&c, w);
         }
@@ -741,7 +853,7 @@ SIM_POPCNT_CLONES static void rebuild_multi(sim_view *v, const uint32_t *bases, 
             while (todo[w]) {
                 uint32_t bit = 63 - (uint32_t)__builtin_clzll(todo[w]);
                 todo[w] &= ~(UINT64_C(1) << bit);
-                mb_visit(v, &c, w * 64 + bit, off, all, live);
+                mb_visit(v, &c, w * 64 + bit, off, all, forward);
             }
             mb_flush_word(&c, w);
         }
@@ -769,6 +881,34 @@ SIM_POPCNT_CLONES static void rebuild_multi(sim_view *v, const uint32_t *bases, 
     }
 }
 
+/* The group that is base's only live reverse entry in the walk graph, or SIM_NONE. */
+static uint32_t single_group(const sim_view *v, uint32_t base)
+{
+    const sim_trace *tr = v->tr;
+    const sim_edge *e = tr->wrev_adj + tr->wrev_off[base];
+    uint32_t n = tr->wrev_off[base + 1] - tr->wrev_off[base];
+    if (n == 0 || !(e[0].s & SIM_WG_GROUP) || e[0].time >= v->created_ops ||
+        (n > 1 && e[1].time < v->created_ops))
+        return SIM_NONE;
+    return e[0].s & ~SIM_WG_GROUP;
+}
+
+/* dst = src (regions of the same direction), word for word; 0 or -1 when out of memory. */
+static int set_copy(sim_view *v, sim_set *dst, const sim_set *src)
+{
+    sim_set_clear(dst);
+    if (src->count == 0)
+        return 0;
+    if (sim_set_cover(dst, &v->set_pool, src->wlo, src->whi))
+        return -1;
+    memcpy(sim_set_word(dst, src->wlo), sim_set_word(src, src->wlo),
+           (size_t)(src->whi - src->wlo) * sizeof *src->bits);
+    dst->count = src->count;
+    dst->wlo = src->wlo;
+    dst->whi = src->whi;
+    return 0;
+}
+
 /* Multi-base rebuilds of bases[0..n) in chunks of 64; 0, or -1 when they do not apply (an
  * unordered graph) and nothing was done. */
 static int rebuild_multi_all(sim_view *v, const uint32_t *bases, uint32_t n, int forward)
@@ -788,8 +928,54 @@ static int rebuild_multi_all(sim_view *v, const uint32_t *bases, uint32_t n, int
             return -1;
         }
     }
-    for (uint32_t i = 0; i < n && !v->failed_alloc; i += 64)
-        rebuild_multi(v, bases + i, n - i < 64 ? n - i : 64, forward);
+    if (forward) {
+        for (uint32_t i = 0; i < n && !v->failed_alloc; i += 64)
+            rebuild_multi(v, bases + i, n - i < 64 ? n - i : 64, forward);
+        return 0;
+    }
+    /* Bases whose only parent entry is one group (outputs of one wide op, nothing else
+     * writing into their storages) have the same reverse region: the group's members and
+     * what lies behind them, all below every output of the op in an ordered graph, so no
+     * such base can be reached from another and "unless it is the base" never applies.
+     * One of them is swept, the others copy its region. */
+    if (wg_scratch(v) ||
+        sim_grow((void **)&v->scratch2, &v->cap_scratch2, n + 1, sizeof(uint32_t))) {
+        fail(v);
+        return 0;
+    }
+    uint32_t k = 0, ns = 0, *shared = v->scratch2;
+    uint32_t *sweep = v->rev_pend == bases ? v->rev_pend : NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t b = bases[i], g = single_group(v, b);
+        if (g != SIM_NONE && v->wg_rep[g] != SIM_NONE) {
+            shared[ns++] = b;
+            continue;
+        }
+        if (g != SIM_NONE)
+            v->wg_rep[g] = b;
+        if (sweep)
+            sweep[k] = b;
+        k++;
+    }
+    if (!sweep) /* bases is not the pending list: sweep them all, share nothing */
+        k = n, ns = 0;
+    for (uint32_t i = 0; i < k && !v->failed_alloc; i += 64)
+        rebuild_multi(v, bases + i, k - i < 64 ? k - i : 64, forward);
+    for (uint32_t i = 0; i < ns && !v->failed_alloc; i++) {
+        uint32_t b = shared[i], r = v->wg_rep[single_group(v, b)];
+        if (set_copy(v, &v->rev[b].interior, &v->rev[r].interior) ||
+            set_copy(v, &v->rev[b].frontier, &v->rev[r].frontier)) {
+            fail(v);
+            break;
+        }
+        *sim_rcomp(v, b, 0) = *sim_rcomp(v, r, 0);
+        sim_mscore_update(v, b);
+    }
+    for (uint32_t i = 0; i < k; i++) { /* wg_rep stays SIM_NONE between flushes */
+        uint32_t g = single_group(v, bases[i]);
+        if (g != SIM_NONE)
+            v->wg_rep[g] = SIM_NONE;
+    }
     return 0;
 }
 

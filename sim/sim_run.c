@@ -386,6 +386,10 @@ static uint32_t choose(sim_view *v, uint64_t *scored)
 
 int sim_evict_one(sim_view *v)
 {
+    if (v->no_upkeep) { /* it was sure to need no eviction: redone with the upkeep */
+        v->no_upkeep_failed = 1;
+        return -1;
+    }
     if (v->pool_size == 0) {
         v->status = SIM_OOM;
         return -1;
@@ -746,8 +750,10 @@ void sim_runner_free(sim_runner *r)
     free(r);
 }
 
+double sim_no_upkeep_from = 1.0;
+
 /* Resets the run state for a new run with cfg. */
-static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
+static int reset(sim_view *v, const sim_config *cfg, int allow_no_upkeep, gms_error *err)
 {
     const sim_trace *tr = v->tr;
     v->cfg = cfg;
@@ -810,6 +816,26 @@ static int reset(sim_view *v, const sim_config *cfg, gms_error *err)
                              v->pol->name ? v->pol->name : "?");
     v->regions_on = (v->pol->needs & SIM_NEEDS_REGIONS) != 0 && !v->dtr_eq_approx;
     v->eq_on = (v->pol->needs & SIM_NEEDS_EQCLASS) != 0 || v->dtr_eq_approx;
+    /* Regions and classes are read by choices (scores) only, and through what evictions
+     * fold into them. A run whose budget holds the baseline peak never needs an eviction
+     * (until one, it is the unlimited replay, whose peak that is), so with the ideal memory
+     * model, no swapping, planner or observer, and a policy without hooks that could read
+     * them, their upkeep is skipped: it is what makes an unbudgeted long chain quadratic
+     * (every backward step's region runs back through the dead part of the chain). Should a
+     * run ask for an eviction after all, sim_evict_one stops it and sim_runner_run redoes
+     * it with the upkeep, so no result can change. */
+    const sim_policy *pp = v->pol;
+    v->no_upkeep_failed = 0;
+    v->no_upkeep = allow_no_upkeep && (v->regions_on || v->eq_on) &&
+                   (sim_no_upkeep_from >= 1.0
+                        ? cfg->budget >= tr->baseline.memory
+                        : (double)cfg->budget >= (double)tr->baseline.memory * sim_no_upkeep_from) &&
+                   !cfg->allocator && !cfg->planner &&
+                   !cfg->observer && !cfg->iteration_observer && !v->evict_after &&
+                   !(pp->needs & SIM_NEEDS_SWAP) && !pp->choose && !pp->on_evict &&
+                   !pp->on_remat && !pp->on_access && !pp->on_iteration && !pp->action;
+    if (v->no_upkeep)
+        v->regions_on = v->eq_on = 0;
     /* the cached class costs serve DTR-eq's exact scan (choose) only */
     if (v->eq_on && v->pol->score_kind == SIM_SCORE_DTR_EQ && !v->pol->choose) {
         if (sim_eqc_reset(v) != 0)
@@ -888,7 +914,9 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
                              (int)cfg->semantics);
     double t0 = now_s();
     sim_view *v = &r->v;
-    if (reset(v, cfg, err))
+    int allow_no_upkeep = 1;
+again:
+    if (reset(v, cfg, allow_no_upkeep, err))
         return err ? err->code : GMS_EINVAL;
     if (p->init && p->init(cfg, &v->pol_state, err) != 0)
         return err && err->code ? err->code : GMS_EINVAL;
@@ -929,6 +957,10 @@ int sim_runner_run(sim_runner *r, const sim_config *cfg, sim_result *res, gms_er
     if (p->free)
         p->free(v->pol_state);
     v->pol_state = NULL;
+    if (v->no_upkeep_failed) { /* an eviction after all (see reset): redo with the upkeep */
+        allow_no_upkeep = 0;
+        goto again;
+    }
     if (v->nan_storage != SIM_NONE)
         return gms_error_set(err, GMS_EINVAL,
                              "policy '%s' scored storage %u as NaN at clock %llu; a score must "

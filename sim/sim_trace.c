@@ -213,7 +213,9 @@ int sim_trace_link(sim_trace *tr, sim_link_scratch *sc)
         sim_grow((void **)&sc->s, &sc->cap_s, tr->n_storages + 1, sizeof *sc->s) ||
         build_links(tr, sc->t) != 0)
         return -1;
-    return build_graph(tr, sc->t, sc->s);
+    if (build_graph(tr, sc->t, sc->s) != 0)
+        return -1;
+    return sim_wgraph_build(tr, sc->t, sc->s);
 }
 
 void sim_trace_free(sim_trace *t)
@@ -234,6 +236,7 @@ void sim_trace_free(sim_trace *t)
     free(t->rev_off);
     free(t->fwd_adj);
     free(t->rev_adj);
+    sim_wgraph_free(t);
     free(t->scopes);
     free(t->iter_op);
     free(t->iter_val);
