@@ -43,8 +43,10 @@ static void usage(FILE *f)
             "--coarsen none).\n"
             "\n"
             "options:\n"
-            "  --budget B        a ratio of the graph's unconstrained peak (0.5, 50%%) or bytes\n"
-            "                    with a unit (800MB, 2GiB); includes constant_bytes\n"
+            "  --budget B        a ratio of the trace's baseline peak, as sim's --budget (0.5,\n"
+            "                    50%%; a graph JSON carries it as baseline_peak; one without\n"
+            "                    it: of the graph's unconstrained peak, and optimal says so),\n"
+            "                    or bytes with a unit (800MB, 2GiB); includes constant_bytes\n"
             "  --time-limit S    stop the search after S seconds (default: none) and report the\n"
             "                    best schedule found with its gap; a hard stop: a solver that\n"
             "                    overruns is killed after S s + 1 s + 5%% (docs/optimal.md)\n"
@@ -152,17 +154,23 @@ static uint32_t recomputations(const opt_graph *g, const opt_schedule *s)
 }
 
 static void print_text(const char *path, const opt_graph *g, uint64_t budget, uint64_t peak0,
-                       opt_mode mode, const opt_answer *a)
+                       uint64_t ref, opt_mode mode, const opt_answer *a)
 {
     char b1[32], b2[32], b3[32];
     printf("graph:       %s: %u nodes, %u edges, compute %.6g ms, constant %s, unconstrained "
            "peak %s\n", path, g->n, g->n_edges, a->compute,
            cli_format_bytes(g->constant_bytes, b1, sizeof b1), cli_format_bytes(peak0, b2, sizeof b2));
-    printf("budget:      %s (%.4g of the unconstrained peak)\n",
-           cli_format_bytes(budget, b3, sizeof b3), peak0 ? (double)budget / (double)peak0 : 0);
+    printf("budget:      %s (%.4g of %s)\n", cli_format_bytes(budget, b3, sizeof b3),
+           ref ? (double)budget / (double)ref : 0,
+           g->baseline_peak ? "the trace's baseline peak, as sim's --budget"
+                            : "the graph's unconstrained peak: the graph names no baseline peak");
     const char *what = mode == OPT_MODE_RELAX ? "LP relaxation" : mode == OPT_MODE_APPROX ?
                        "LP rounding (approx)" : mode == OPT_MODE_BOUND ? "boundary bound" : "MILP";
-    printf("status:      %s (%s, %s)\n", opt_status_name(a->status), what, opt_solver_name());
+    if (a->no_solver)
+        printf("status:      %s (no solver needed: the budget holds the graph's unconstrained "
+               "peak, so nothing is recomputed)\n", opt_status_name(a->status));
+    else
+        printf("status:      %s (%s, %s)\n", opt_status_name(a->status), what, opt_solver_name());
     if (mode == OPT_MODE_RELAX || mode == OPT_MODE_BOUND) {
         printf("lower_bound: %.9g ms (overhead %.6g)\n", a->objective,
                a->compute > 0 ? a->objective / a->compute : 1);
@@ -374,8 +382,14 @@ int cmd_optimal(int argc, char **argv)
             return rc == GMS_EINVAL ? 2 : 1;
         }
     }
-    uint64_t peak0 = opt_graph_peak(g);
-    uint64_t budget = bytes ? bytes : (uint64_t)((double)peak0 * ratio);
+    uint64_t peak0 = opt_graph_peak(g), ref = opt_graph_ratio_reference(g);
+    const char *ratio_of = NULL;
+    uint64_t budget = bytes ? bytes : opt_graph_budget_for_ratio(g, ratio, &ratio_of);
+    if (!bytes && !g->baseline_peak && !json)
+        fprintf(stderr, "optimal: note: %s names no baseline_peak (a graph by hand or from an "
+                "older `gpumemsim graph`): --budget %s is of the graph's unconstrained peak, "
+                "not of a trace's; give bytes (--budget 2GiB) to compare with sim\n", path,
+                budget_s);
     if (xo.host || xo.link || optimal_xe_any_host_cost(g)) {
         const char *no = appr ? "--approx" : tighten ? "--tighten"
                        : moccasin ? "--formulation moccasin" : boundary ? "--bound boundary"
@@ -386,7 +400,7 @@ int cmd_optimal(int argc, char **argv)
             opt_graph_free(g);
             return 2;
         }
-        xe.path = path, xe.budget = budget, xe.peak0 = peak0, xe.relax = relax;
+        xe.path = path, xe.budget = budget, xe.peak0 = peak0, xe.ref = ref, xe.relax = relax;
         xe.json = json, xe.log = log, xe.no_seed = no_seed, xe.time_limit = limit;
         xe.write_model = model;
         int xrc = optimal_xe_run(CMD, g, &xe);
@@ -420,13 +434,20 @@ int cmd_optimal(int argc, char **argv)
                               mode == OPT_MODE_RELAX || mode == OPT_MODE_BOUND ? "relax"
                               : mode == OPT_MODE_APPROX ? "approx" : "milp",
                               "budget", (json_int_t)budget,
-                              "budget_ratio", peak0 ? (double)budget / (double)peak0 : 0.0,
+                              "budget_ratio", ref ? (double)budget / (double)ref : 0.0,
                               "unconstrained_peak", (json_int_t)peak0,
                               "constant_bytes", (json_int_t)g->constant_bytes,
                               "compute", a.compute, "solve_seconds", a.seconds);
         json_object_set_new(o, "nodes", json_integer(g->n));
         json_object_set_new(o, "edges", json_integer(g->n_edges));
-        json_object_set_new(o, "solver", json_string(opt_solver_name()));
+        /* what budget_ratio is of: the trace's baseline peak, or the graph's own peak when
+         * the graph does not name one */
+        json_object_set_new(o, "budget_of", json_string(g->baseline_peak ? "baseline_peak"
+                                                                          : "graph_peak"));
+        json_object_set_new(o, "baseline_peak", g->baseline_peak ?
+                            json_integer((json_int_t)g->baseline_peak) : json_null());
+        json_object_set_new(o, "solver", json_string(a.no_solver ? "none" : opt_solver_name()));
+        json_object_set_new(o, "no_solver", json_boolean(a.no_solver));
         const char *program = mode == OPT_MODE_BOUND ? "boundary" : moccasin ? "moccasin"
                               : tighten ? "tightened" : "checkmate";
         json_object_set_new(o, "program", json_string(program));
@@ -469,7 +490,7 @@ int cmd_optimal(int argc, char **argv)
         free(text);
         json_decref(o);
     } else {
-        print_text(path, g, budget, peak0, mode, &a);
+        print_text(path, g, budget, peak0, ref, mode, &a);
     }
     if (sentence[0])
         cli_error(CMD, "%s: %s", opt_status_name(a.status), sentence);

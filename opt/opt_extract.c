@@ -300,6 +300,7 @@ int opt_graph_from_trace_host(const sim_trace *t, uint32_t iteration, opt_coarse
             goto done;
     }
     g->constant_bytes = f->constant_bytes;
+    g->baseline_peak = sim_trace_baseline(t)->memory; /* what a budget ratio is of */
     if ((rc = opt_graph_finish(g, err)))
         goto done;
     *out = g;
@@ -311,4 +312,24 @@ done:
     free(raw.g);
     free(gs.g);
     return rc;
+}
+
+const char *opt_coarsen_name(opt_coarsen c)
+{
+    return c == OPT_COARSEN_LAYERS ? "layers" : c == OPT_COARSEN_OUTPUTS ? "outputs" : "none";
+}
+
+int opt_coarsen_parse(const char *name, opt_coarsen *out)
+{
+    if (!name)
+        return -1;
+    if (strcmp(name, "layers") == 0)
+        *out = OPT_COARSEN_LAYERS;
+    else if (strcmp(name, "none") == 0 || strcmp(name, "ops") == 0)
+        *out = OPT_COARSEN_NONE;
+    else if (strcmp(name, "outputs") == 0)
+        *out = OPT_COARSEN_OUTPUTS;
+    else
+        return -1;
+    return 0;
 }

@@ -21,6 +21,12 @@ typedef enum opt_coarsen {
     OPT_COARSEN_OUTPUTS = 2,
 } opt_coarsen;
 
+/* "none", "layers" or "outputs": the name the CLI takes and the store keys solutions by. */
+const char *opt_coarsen_name(opt_coarsen c);
+
+/* The coarsening named (as opt_coarsen_name, or "ops" for none). 0, or -1 for another name. */
+int opt_coarsen_parse(const char *name, opt_coarsen *out);
+
 /* What opt_graph_from_trace did, for messages. */
 typedef struct opt_extract_info {
     uint32_t iterations;  /* in the trace */

@@ -252,6 +252,29 @@ static int milp(const opt_graph *g, uint64_t act, const opt_request *rq, double 
     return 0;
 }
 
+/* A budget at or above the graph's unconstrained peak needs no recomputation: checkpoint-all
+ * (each node computed once, kept until its last reader) fits, and no schedule computes less,
+ * so it is the optimum, and the graph's compute is every bound (LP, boundary) too. Answered
+ * at once, without a solver (a->no_solver), unless the caller wants the model written. */
+static int answer_unconstrained(const opt_graph *g, const opt_request *rq, opt_answer *a,
+                                gms_error *err)
+{
+    uint64_t peak = opt_graph_peak(g);
+    if (peak == UINT64_MAX || rq->budget < peak)
+        return 0;
+    a->status = OPT_STATUS_OPTIMAL;
+    a->objective = a->lower_bound = a->solver_bound = a->compute;
+    a->gap = 0;
+    a->no_solver = 1;
+    a->peak = peak;
+    if (rq->mode == OPT_MODE_RELAX || rq->mode == OPT_MODE_BOUND)
+        return 0;
+    if (!(a->schedule = opt_schedule_new(g->n)))
+        return gms_error_set(err, GMS_ENOMEM, "out of memory");
+    opt_schedule_checkpoint_all(g, a->schedule);
+    return 0;
+}
+
 int opt_solve(const opt_graph *g, const opt_request *rq, opt_answer *a, gms_error *err)
 {
     memset(a, 0, sizeof *a);
@@ -263,6 +286,12 @@ int opt_solve(const opt_graph *g, const opt_request *rq, opt_answer *a, gms_erro
     if (rq->budget < opt_graph_floor(g)) {
         a->status = OPT_STATUS_INFEASIBLE;
         explain_infeasible(g, a);
+        a->seconds = now_s() - t0;
+        return 0;
+    }
+    if (!rq->write_model && answer_unconstrained(g, rq, a, err) != 0)
+        return err ? err->code : GMS_ENOMEM;
+    if (a->no_solver) {
         a->seconds = now_s() - t0;
         return 0;
     }
