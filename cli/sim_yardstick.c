@@ -162,7 +162,9 @@ void sim_yardstick_print_text(const sim_yardstick *y, const char *trace, int run
         snprintf(lb, sizeof lb, isfinite(g.bound_overhead) ? "%.6f" : "-", g.bound_overhead);
         printf("yardstick        %s (%s, iteration %u, %u nodes%s): optimum %s, LP bound %s; "
                "gap %s to it, %s to the bound\n",
-               e->status, strcmp(e->coarsen, "layers") == 0 ? "coarsened by layers" : "op level",
+               e->status, strcmp(e->coarsen, "layers") == 0 ? "coarsened by layers"
+                          : strcmp(e->coarsen, "outputs") == 0 ? "op level, by output"
+                                                                : "op level",
                e->iteration, e->nodes, e->time_limit > 0 ? ", time-limited" : "", o, lb, a, b);
         if (g.finding)
             printf("                 finding: %s\n", g.finding);
