@@ -198,7 +198,7 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
     if (ck) {
         int cached;
         rc = sweep_checkmate_run_observed(NULL, t, "", o->policy, cfg.budget,
-                                          o->ck_coarsen ? o->ck_coarsen : "layers",
+                                          o->ck_coarsen ? o->ck_coarsen : "auto",
                                           o->ck_iteration, o->ck_time_limit, observe, &c, &res,
                                           &cached, err);
         if (!rc && res.status != SIM_OK && c.n == 0)

@@ -9,13 +9,14 @@
 
 #include "checkmate_events.h"
 #include "opt_extract.h"
+#include "opt_size.h"
 #include "opt_replay.h"
 #include "opt_solve.h"
 #include "store_solution.h"
 
 const char *sweep_checkmate_coarsen(const sweep_spec *sp)
 {
-    return sp->ck_coarsen ? sp->ck_coarsen : "layers";
+    return sp->ck_coarsen ? sp->ck_coarsen : "auto";
 }
 
 const char *sweep_checkmate_name(size_t i, const char **description)
@@ -38,10 +39,20 @@ int sweep_checkmate_is(const char *policy)
     return strcmp(policy, "checkmate") == 0 || strcmp(policy, "checkmate-approx") == 0;
 }
 
-void sweep_checkmate_params(const sweep_spec *sp, char *buf, size_t len)
+void sweep_checkmate_params(const sweep_spec *sp, const sim_trace *t, uint64_t budget,
+                            char *buf, size_t len)
 {
-    snprintf(buf, len, "coarsen=%s,iteration=%u,time_limit=%.17g",
-             sweep_checkmate_coarsen(sp), sp->ck_iteration,
+    const char *c = sweep_checkmate_coarsen(sp);
+    opt_coarsen picked;
+    char why[8];
+    gms_error ignored;
+    /* auto is keyed by what it picks for this trace and budget (deterministic), so the run's
+     * params and its solution's key agree; a trace without the iteration fails later, in
+     * the run, with its message */
+    if (strcmp(c, "auto") == 0)
+        c = opt_graph_auto(t, sp->ck_iteration, budget, sp->ck_time_limit, NULL, &picked, why,
+                           sizeof why, &ignored) == 0 ? opt_coarsen_name(picked) : "auto";
+    snprintf(buf, len, "coarsen=%s,iteration=%u,time_limit=%.17g", c, sp->ck_iteration,
              sp->ck_time_limit > 0 ? sp->ck_time_limit : 0.0);
 }
 
@@ -147,10 +158,13 @@ int sweep_checkmate_run_observed(store *s, const sim_trace *t, const char *trace
     *cached = 0;
     opt_coarsen c;
     if (opt_coarsen_parse(coarsen, &c))
-        return gms_error_set(err, GMS_EINVAL, "coarsening '%s': give layers, outputs or none",
-                             coarsen ? coarsen : "");
+        return gms_error_set(err, GMS_EINVAL, "coarsening '%s': give auto, layers, outputs "
+                             "or none", coarsen ? coarsen : "");
     opt_graph *g = NULL;
-    int rc = opt_graph_from_trace(t, iteration, c, &g, NULL, err);
+    char why[512];
+    int rc = c == OPT_COARSEN_AUTO
+                 ? opt_graph_auto(t, iteration, budget, time_limit, &g, &c, why, sizeof why, err)
+                 : opt_graph_from_trace(t, iteration, c, &g, NULL, err);
     if (rc)
         return rc;
     store_solution_key key = {trace_hash, iteration, opt_coarsen_name(c), budget,

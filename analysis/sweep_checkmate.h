@@ -19,7 +19,7 @@
 #include "store_solution.h"
 #include "sweep.h"
 
-/* The sweep's coarsening for these runs: sp->ck_coarsen, or "layers" when unset. */
+/* The sweep's coarsening for these runs: sp->ck_coarsen, or "auto" when unset. */
 const char *sweep_checkmate_coarsen(const sweep_spec *sp);
 
 /* The solved policies for listings (`sim --list-policies`): the i-th name and a one-line
@@ -30,8 +30,10 @@ const char *sweep_checkmate_name(size_t i, const char **description);
 int sweep_checkmate_is(const char *policy);
 
 /* The runs' params: "coarsen=layers,iteration=0,time_limit=60" (time_limit=0: none), so that
- * runs at different settings never share a key. */
-void sweep_checkmate_params(const sweep_spec *sp, char *buf, size_t len);
+ * runs at different settings never share a key; coarsening auto is written as what it picks
+ * for t at budget (opt_graph_auto), the name its solution is stored under. */
+void sweep_checkmate_params(const sweep_spec *sp, const sim_trace *t, uint64_t budget,
+                            char *buf, size_t len);
 
 /* The solver's answer for g at key (key->mode "exact" or "approx"): from the store's
  * solutions (*cached = 1; a->seconds is then the stored solve time, a->floor unknown), or
@@ -50,7 +52,8 @@ int sweep_checkmate_run(store *s, const sim_trace *t, const char *trace_hash,
 
 /* The same run with its settings given one by one, and the replayed schedule sent to obs (may
  * be NULL) as sim events (checkmate_events.h); with obs, res also gets the event counts
- * (evictions, remats, clock). coarsen: "layers", "outputs" or "none". s may be NULL (no
+ * (evictions, remats, clock). coarsen: "auto" (opt_graph_auto), "layers", "outputs" or
+ * "none". s may be NULL (no
  * cache). */
 int sweep_checkmate_run_observed(store *s, const sim_trace *t, const char *trace_hash,
                                  const char *policy, uint64_t budget, const char *coarsen,

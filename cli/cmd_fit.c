@@ -473,8 +473,8 @@ int cmd_fit(int argc, char **argv)
         } else if (strcmp(a, "--coarsen") == 0) {
             int cz;
             if (cli_parse_coarsen(argv[++i], &cz)) {
-                cli_error(CMD, "--coarsen '%s': give 'layers' (the default), 'outputs' or "
-                          "'none'", v);
+                cli_error(CMD, "--coarsen '%s': give 'auto' (the default), 'outputs', "
+                          "'layers' or 'none'", v);
                 return 2;
             }
             cko.coarsen = opt_coarsen_name((opt_coarsen)cz);

@@ -130,7 +130,7 @@ int cmd_graph(int argc, char **argv)
             }
             break;
         case 'c':
-            if (cli_parse_coarsen(optarg, &coarsen)) {
+            if (cli_parse_coarsen(optarg, &coarsen) || coarsen == OPT_COARSEN_AUTO) {
                 cli_error(CMD, "--coarsen '%s': give 'layers', 'outputs' (or 'none', the default)",
                           optarg);
                 return 2;

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "opt_extract.h"
 #include "opt_graph_json.h"
+#include "opt_size.h"
 #include "opt_solve.h"
 #include "optimal_xengine.h"
 #include "sim.h"
@@ -24,7 +25,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gpumemsim optimal GRAPH|TRACE --budget B [--time-limit S] [--relax|--approx]\n"
             "                         [--write-model F.lp] [--json] [--iteration N]\n"
-            "                         [--coarsen layers|none|outputs] [--log]\n"
+            "                         [--coarsen auto|outputs|layers|none] [--log]\n"
             "                         [--formulation checkmate|moccasin [--copies C|max]]\n"
             "                         [--bound lp|boundary]\n"
             "                         [--host-memory B] [--link L]\n"
@@ -39,8 +40,10 @@ static void usage(FILE *f)
             "and the schedule (docs/optimal.md).\n"
             "\n"
             "GRAPH is a graph JSON (`gpumemsim graph`, or by hand); a TRACE is turned into one\n"
-            "first (--iteration, --coarsen as in `gpumemsim graph`; coarsened by layers unless\n"
-            "--coarsen none).\n"
+            "first (--iteration; --coarsen auto, the default, picks outputs when the budget\n"
+            "holds its peak or its program fits 8 GB and its LP a quarter of the time limit,\n"
+            "600 s without one, else layers, and says why; or outputs, layers, none as in\n"
+            "`gpumemsim graph`).\n"
             "\n"
             "options:\n"
             "  --budget B        a ratio of the trace's baseline peak, as sim's --budget (0.5,\n"
@@ -239,7 +242,7 @@ int cmd_optimal(int argc, char **argv)
     };
     const char *budget_s = NULL, *model = NULL;
     double limit = 0;
-    int json = 0, log = 0, no_seed = 0, tighten = 0, coarsen = OPT_COARSEN_LAYERS, c;
+    int json = 0, log = 0, no_seed = 0, tighten = 0, coarsen = OPT_COARSEN_AUTO, c;
     opt_mode mode = OPT_MODE_MILP;
     int relax = 0, appr = 0, moccasin = 0, boundary = 0, copies_given = 0;
     uint32_t copies = 0;
@@ -305,8 +308,8 @@ int cmd_optimal(int argc, char **argv)
             break;
         case 'c':
             if (cli_parse_coarsen(optarg, &coarsen)) {
-                cli_error(CMD, "--coarsen '%s': give 'layers' (the default), 'none' or 'outputs'",
-                          optarg);
+                cli_error(CMD, "--coarsen '%s': give 'auto' (the default), 'outputs', 'layers' "
+                          "or 'none'", optarg);
                 return 2;
             }
             break;
@@ -364,6 +367,7 @@ int cmd_optimal(int argc, char **argv)
     const char *path = argv[optind];
     gms_error err = {0};
     opt_graph *g = NULL;
+    char auto_why[768] = "";
     if (looks_like_graph(path)) {
         if (opt_graph_read(path, &g, &err) != 0) {
             cli_error(CMD, "%s", err.msg);
@@ -375,7 +379,19 @@ int cmd_optimal(int argc, char **argv)
             cli_error(CMD, "%s (neither a graph JSON nor a trace)", err.msg);
             return 1;
         }
-        int rc = opt_graph_from_trace(t, iteration, (opt_coarsen)coarsen, &g, NULL, &err);
+        int rc;
+        if (coarsen == OPT_COARSEN_AUTO) {
+            /* the budget first: auto answers at once when it holds the outputs graph's peak */
+            opt_coarsen picked;
+            uint64_t b = bytes ? bytes : sim_budget_for_ratio(t, ratio);
+            rc = opt_graph_auto(t, iteration, b, limit, &g, &picked, auto_why, sizeof auto_why,
+                                &err);
+            coarsen = (int)picked;
+            if (rc == 0 && !json)
+                fprintf(stderr, "optimal: %s\n", auto_why);
+        } else {
+            rc = opt_graph_from_trace(t, iteration, (opt_coarsen)coarsen, &g, NULL, &err);
+        }
         sim_trace_free(t);
         if (rc) {
             cli_error(CMD, "%s: %s", path, err.msg);
@@ -439,6 +455,7 @@ int cmd_optimal(int argc, char **argv)
                               "constant_bytes", (json_int_t)g->constant_bytes,
                               "compute", a.compute, "solve_seconds", a.seconds);
         json_object_set_new(o, "nodes", json_integer(g->n));
+        json_object_set_new(o, "coarsen_auto", auto_why[0] ? json_string(auto_why) : json_null());
         json_object_set_new(o, "edges", json_integer(g->n_edges));
         /* what budget_ratio is of: the trace's baseline peak, or the graph's own peak when
          * the graph does not name one */

@@ -223,8 +223,8 @@ static int plot_timeline_cmd(int argc, char **argv)
         } else if (strcmp(a, "--coarsen") == 0 && v) {
             int c;
             if (cli_parse_coarsen(argv[++i], &c)) {
-                cli_error(cmd, "--coarsen '%s': give 'layers' (the default), 'outputs' or "
-                          "'none'", v);
+                cli_error(cmd, "--coarsen '%s': give 'auto' (the default), 'outputs', "
+                          "'layers' or 'none'", v);
                 return 2;
             }
             o.ck_coarsen = opt_coarsen_name((opt_coarsen)c);

@@ -231,8 +231,8 @@ int cmd_sweep(int argc, char **argv)
         } else if (strcmp(a, "--coarsen") == 0 && v) {
             int c;
             if (cli_parse_coarsen(v, &c)) {
-                cli_error(cmd, "--coarsen '%s': give 'layers' (the default), 'outputs' or "
-                          "'none'", v);
+                cli_error(cmd, "--coarsen '%s': give 'auto' (the default), 'outputs', "
+                          "'layers' or 'none'", v);
                 goto out;
             }
             sp.ck_coarsen = opt_coarsen_name((opt_coarsen)c);

@@ -30,7 +30,7 @@ static int probe(void *vctx, uint64_t budget, fit_probe *out, gms_error *err)
     sim_result res;
     int cached = 0;
     int rc = sweep_checkmate_run_observed(c->db, c->t, c->hash, c->policy, budget,
-                                          c->o->coarsen ? c->o->coarsen : "layers",
+                                          c->o->coarsen ? c->o->coarsen : "auto",
                                           c->o->iteration, c->o->time_limit, NULL, NULL, &res,
                                           &cached, err);
     if (rc)

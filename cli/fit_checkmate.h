@@ -15,7 +15,7 @@
 
 typedef struct fit_checkmate_opts {
     const char *db;          /* the store to cache solutions in (created if missing); NULL */
-    const char *coarsen;     /* "layers" (NULL), "outputs" or "none" */
+    const char *coarsen;     /* "auto" (NULL), "layers", "outputs" or "none" */
     uint32_t iteration;
     double time_limit;       /* seconds per solve; 0 = none */
 } fit_checkmate_opts;

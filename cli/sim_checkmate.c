@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "opt_extract.h"
 #include "opt_replay.h"
+#include "opt_size.h"
 #include "opt_solve.h"
 #include "perfetto.h"
 #include "sim.h"
@@ -44,7 +45,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: gpumemsim sim TRACE --policy checkmate|checkmate-approx --budget B\n"
-            "                     [--iteration N] [--coarsen layers|outputs|none]\n"
+            "                     [--iteration N] [--coarsen auto|outputs|layers|none]\n"
             "                     [--time-limit S] [--db FILE] [--perfetto FILE] [--json]\n"
             "\n"
             "The optimal schedule as a policy (docs/optimal.md): one iteration of TRACE as a\n"
@@ -60,10 +61,12 @@ static void usage(FILE *f)
             "                    (as for every sim policy, so runs compare at one budget);\n"
             "                    bytes need a unit (800MB). Required.\n"
             "  --iteration N     which iteration of the trace (from 0; default 0)\n"
-            "  --coarsen MODE    layers (default: one node per layer's forward and backward),\n"
-            "                    outputs (one node per output storage, freed as the replay\n"
-            "                    frees: the op-level yardstick) or none (one node per op, as\n"
-            "                    Checkmate's authors); op-level graphs solve slowly\n"
+            "  --coarsen MODE    auto (default: outputs when the budget holds its peak or its\n"
+            "                    program fits 8 GB and its LP a quarter of the time limit, 600 s\n"
+            "                    without one; else layers; says which and why), outputs (one\n"
+            "                    node per output storage, freed as the replay frees: the\n"
+            "                    op-level yardstick), layers (one node per layer's forward and\n"
+            "                    backward) or none (one node per op, as Checkmate's authors)\n"
             "  --time-limit S    seconds for the solve (60, 60s, 2m; default none); at the limit\n"
             "                    the best schedule found is replayed, with its gap (a hard\n"
             "                    stop: a solver that overruns is killed, docs/optimal.md)\n"
@@ -88,6 +91,7 @@ typedef struct ck_run {
     double ratio;
     uint32_t iteration, nodes, edges;
     int coarsen, ok, cached;
+    const char *auto_why; /* --coarsen auto: what it picked and why; else NULL */
     opt_answer a;
     opt_replay r;
     int replayed;
@@ -101,6 +105,8 @@ static void print_text(const ck_run *k)
            k->iteration, k->coarsen == OPT_COARSEN_LAYERS ? "coarsened by layers"
                          : k->coarsen == OPT_COARSEN_OUTPUTS ? "op level, one node per output"
                                                               : "op level", k->nodes, k->edges);
+    if (k->auto_why)
+        printf("coarsen          %s\n", k->auto_why + strlen("coarsen auto: "));
     printf("policy           %s\n", k->policy);
     printf("budget           %llu B (%s, %.3f x baseline memory)\n",
            (unsigned long long)k->budget, cli_format_bytes(k->budget, b1, sizeof b1),
@@ -150,6 +156,7 @@ static int print_json(const ck_run *k)
     json_object_set_new(o, "budget_ratio", k->ratio > 0 ? json_real(k->ratio) : json_null());
     json_object_set_new(o, "iteration", json_integer(k->iteration));
     json_object_set_new(o, "coarsen", json_string(opt_coarsen_name((opt_coarsen)k->coarsen)));
+    json_object_set_new(o, "coarsen_auto", k->auto_why ? json_string(k->auto_why) : json_null());
     json_object_set_new(o, "nodes", json_integer(k->nodes));
     json_object_set_new(o, "edges", json_integer(k->edges));
     json_object_set_new(o, "status", json_string(k->ok ? "ok" : "oom"));
@@ -270,7 +277,7 @@ int sim_checkmate_main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     char why[256];
-    ck_run k = {.reason_buf = why, .coarsen = OPT_COARSEN_LAYERS, .policy = "checkmate"};
+    ck_run k = {.reason_buf = why, .coarsen = OPT_COARSEN_AUTO, .policy = "checkmate"};
     const char *budget_s = NULL, *db_path = NULL, *perfetto = NULL;
     double limit = 0;
     int json = 0, c;
@@ -304,8 +311,8 @@ int sim_checkmate_main(int argc, char **argv)
             break;
         case 'c':
             if (cli_parse_coarsen(optarg, &k.coarsen)) {
-                cli_error(CMD, "--coarsen '%s': give 'layers' (the default), 'outputs' or "
-                          "'none'", optarg);
+                cli_error(CMD, "--coarsen '%s': give 'auto' (the default), 'outputs', "
+                          "'layers' or 'none'", optarg);
                 return 2;
             }
             break;
@@ -353,7 +360,17 @@ int sim_checkmate_main(int argc, char **argv)
     k.baseline_memory = sim_trace_baseline(t)->memory;
     k.budget = k.ratio > 0 ? sim_budget_for_ratio(t, k.ratio) : bytes;
     opt_graph *g = NULL;
-    int rc = opt_graph_from_trace(t, k.iteration, (opt_coarsen)k.coarsen, &g, NULL, &err);
+    char auto_why[768] = "";
+    int rc;
+    if (k.coarsen == OPT_COARSEN_AUTO) {
+        opt_coarsen picked;
+        rc = opt_graph_auto(t, k.iteration, k.budget, limit, &g, &picked, auto_why,
+                            sizeof auto_why, &err);
+        k.coarsen = (int)picked;
+        k.auto_why = auto_why;
+    } else {
+        rc = opt_graph_from_trace(t, k.iteration, (opt_coarsen)k.coarsen, &g, NULL, &err);
+    }
     sim_trace_free(t);
     if (rc) {
         cli_error(CMD, "%s: %s", k.trace, err.msg);

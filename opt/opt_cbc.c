@@ -68,6 +68,11 @@ static int to_csc(const opt_program *p, CoinBigIndex **start, int **index, doubl
  * it runs out, which kills the process; refusing first keeps the error an error. */
 #define CBC_BYTES_PER_NONZERO 400.0
 
+double opt_solver_bytes_per_nonzero(void)
+{
+    return CBC_BYTES_PER_NONZERO;
+}
+
 static double memory_available(void)
 {
     double avail = (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);

@@ -41,4 +41,8 @@ int opt_solver_solve(const opt_program *p, const opt_graph *g, const opt_solver_
 /* "CBC 2.10.8" */
 const char *opt_solver_name(void);
 
+/* What the solver needs per nonzero of a program, in bytes (measured; opt_size.h sizes
+ * programs before they are built with it). */
+double opt_solver_bytes_per_nonzero(void);
+
 #endif

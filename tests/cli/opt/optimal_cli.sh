@@ -29,7 +29,7 @@ out=$("$GMS_BIN" optimal layers.json --budget 2.0 --json) || fail "optimal at 2.
 [ "$(echo "$out" | field 'd["status"], d["recomputations"], abs(d["objective"] - d["compute"]) < 1e-9, d["no_solver"]')" = "optimal 0 True True" ] \
   || fail "no recomputation at the unconstrained peak: $out"
 # a trace straight into optimal (coarsened by layers) gives the same answer as its graph
-direct=$("$GMS_BIN" optimal "$T" --budget 2.0 --json) || fail "optimal TRACE"
+direct=$("$GMS_BIN" optimal "$T" --coarsen layers --budget 2.0 --json) || fail "optimal TRACE"
 [ "$(echo "$direct" | field 'd["nodes"], d["objective"]')" = "$(echo "$out" | field 'd["nodes"], d["objective"]')" ] \
   || fail "trace and graph differ: $direct"
 # no partial output: a graph into a missing folder fails and leaves nothing
