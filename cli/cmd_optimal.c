@@ -484,6 +484,8 @@ int cmd_optimal(int argc, char **argv)
             json_object_set_new(o, "bb_nodes", json_integer(a.nodes));
             json_object_set_new(o, "search_skipped", json_boolean(a.skipped_search));
             json_object_set_new(o, "killed_at_limit", json_boolean(a.killed_at_limit));
+            json_object_set_new(o, "rounds", json_integer(a.rounds));
+            json_object_set_new(o, "improved_rounds", json_integer(a.improved_rounds));
         }
         if (mode == OPT_MODE_APPROX)
             json_object_set_new(o, "threshold", a.schedule ? json_real(a.threshold) : json_null());

@@ -199,6 +199,8 @@ int opt_solver_solve(const opt_program *p, const opt_graph *g, const opt_solver_
                 idx[k] = (int)c, val[k] = o->start[c], k++;
         Cbc_setMIPStartI(m, k, idx, val);
     }
+    if (o->has_cutoff)
+        Cbc_setCutoff(m, o->cutoff);
     double t0 = now_s();
     Cbc_solve(m);
     r->seconds = now_s() - t0;

@@ -23,6 +23,9 @@ typedef struct opt_solver_opts {
     const double *start;     /* a feasible solution to start from (n_cols values), or NULL */
     int log;                 /* solver log on stderr */
     int threads;             /* 0 or 1: one thread */
+    int has_cutoff;          /* look only for solutions of objective below cutoff: with
+                              * none, the answer is INFEASIBLE (issue 28's rounds, opt_solve.c) */
+    double cutoff;
 } opt_solver_opts;
 
 typedef struct opt_solver_result {
