@@ -82,7 +82,7 @@ static void hint(const sim_yardstick *y, const char *trace, char *buf, size_t le
 {
     snprintf(buf, len, "%s holds no Checkmate answer for this trace at %llu B; solve one with "
                        "'gpumemsim sim %s --policy checkmate --budget %lluB --db %s' "
-                       "(add --coarsen none for the op-level program, --time-limit S to bound "
+                       "(add --coarsen outputs for the op-level program, --time-limit S to bound "
                        "it)",
              y->db, (unsigned long long)y->budget, trace, (unsigned long long)y->budget, y->db);
 }
