@@ -289,7 +289,10 @@ static int milp(const opt_graph *g, uint64_t act, const opt_request *rq, double 
         r.status = seed ? OPT_STATUS_FEASIBLE : OPT_STATUS_UNKNOWN;
         r.bound = -1;
         a->skipped_search = 1;
-    } else if (rc == 0 && rq->time_limit > 0 && !getenv("GMS_OPT_ONE_ROUND")) {
+    } else if (rc == 0 && rq->time_limit > 0 && getenv("GMS_OPT_ROUNDS")) {
+        /* opt-in: rounds restart CBC from scratch, which loses a search that needed the whole
+         * limit (measured: a 16-node layer graph proven in 2 s alone went unanswered in 60 s
+         * under ASan and load, its rounds each too short); docs/optimal.md */
         rc = milp_rounds(p, g, rq, t0, seed ? opt_schedule_cost(g, seed) : INFINITY, &o, &r,
                          a, err);
     } else if (rc == 0) {

@@ -82,6 +82,7 @@ END_TEST
 
 int main(void)
 {
+    setenv("GMS_OPT_ROUNDS", "1", 1); /* rounds are opt-in (opt_solve.c) */
     Suite *s = suite_create("opt_rounds");
     TCase *tc = tcase_create("rounds");
     tcase_set_timeout(tc, 120);
