@@ -114,6 +114,13 @@ typedef struct plot_timeline_opts {
     double link_gbps;
     uint64_t link_latency_ns;
     uint64_t host_memory;
+    /* policy checkmate or checkmate-approx (sweep_checkmate.h): the graph's coarsening
+     * ("auto" when NULL: opt_graph_auto; "outputs", "layers", "none"), the iteration
+     * solved and replayed, the solve's time limit (seconds, 0 = none); the timeline is that
+     * iteration's replayed schedule */
+    const char *ck_coarsen;
+    uint32_t ck_iteration;
+    double ck_time_limit;
 } plot_timeline_opts;
 
 typedef struct plot_timeline_summary {

@@ -414,7 +414,9 @@ static void policy_title(ov_ctx *c, size_t p, char *buf, size_t len)
             k = c->traces[t].coarsen;
         snprintf(title, sizeof title, "%s (%s%s%s)",
                  c->policies[p][9] ? "LP rounding" : "optimum", c->policies[p],
-                 *k ? ", " : "", strcmp(k, "layers") == 0 ? "by layer" : *k ? "op level" : "");
+                 *k ? ", " : "", strcmp(k, "layers") == 0 ? "by layer"
+                                : strcmp(k, "outputs") == 0 ? "op level, by output"
+                                : *k ? "op level" : "");
     } else if (c->seeds[p] > 1)
         snprintf(title, sizeof title, "%s (%zu seeds)", c->policies[p],
                  c->seeds[p]);
@@ -524,7 +526,8 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
     char bound_note[160] = "";
     if (any_bound)
         snprintf(bound_note, sizeof bound_note, "\\nred: below the LP bound%s",
-                 !bound_k ? "" : strcmp(bound_k, "layers") == 0 ? " (by layer)" : " (op level)");
+                 !bound_k ? "" : strcmp(bound_k, "layers") == 0 ? " (by layer)"
+                 : strcmp(bound_k, "outputs") == 0 ? " (op level, by output)" : " (op level)");
     /* failure marks: a strip along the top of the panel, one row per policy */
     double strip = (top - 0.98) * 0.03, ylim = top + strip * ((double)c->n_policies + 0.5);
     /* x tick labels: about 3 characters each, in the width a panel has for its axis */

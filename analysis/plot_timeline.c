@@ -12,6 +12,7 @@
 #include "policy.h"
 #include "registry.h"
 #include "sim.h"
+#include "sweep_checkmate.h"
 
 #define TL_BUCKETS 1600   /* horizontal resolution the memory line is reduced to */
 #define TL_MARK_BUCKETS 240 /* at most one marker of a kind per this many x-slices */
@@ -142,8 +143,19 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
         return rc;
     const struct sim_policy *pol = NULL;
     const sim_planner *planner = planner_find(o->policy); /* its timeline shows its re-runs */
-    if (!planner && (rc = pol_resolve(o->policy, &pol, err))) /* built-in name or plugin .so */
+    int ck = sweep_checkmate_is(o->policy); /* the solved schedule, replayed */
+    if (!ck && !planner && (rc = pol_resolve(o->policy, &pol, err))) /* built-in or plugin */
         return rc;
+    if (ck && (o->allocator || o->alloc_conf || o->link_gbps > 0 || o->host_memory ||
+               o->sample || o->seed || o->remat_limit >= 0))
+        return gms_error_set(err, GMS_EINVAL,
+                             "--policy %s replays a solved schedule on the ideal memory model: "
+                             "it takes --coarsen, --iteration and --time-limit, not allocator, "
+                             "link, host memory, sample, seed or remat-limit options",
+                             o->policy);
+    if (!ck && (o->ck_coarsen || o->ck_iteration || o->ck_time_limit > 0))
+        return gms_error_set(err, GMS_EINVAL, "--coarsen, --iteration and --time-limit are "
+                             "for --policy checkmate or checkmate-approx, not %s", o->policy);
     if ((o->link_gbps > 0 || o->host_memory) && !pol_swaps(pol)) /* as sim refuses them */
         return gms_error_set(err, GMS_EINVAL,
                              "--link and --host-memory need a swapping policy (swap-lru, "
@@ -183,7 +195,20 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
     cfg.observer = observe;
     cfg.observer_ctx = &c;
     sim_result res;
-    rc = sim_run(t, &cfg, &res, err);
+    if (ck) {
+        int cached;
+        rc = sweep_checkmate_run_observed(NULL, t, "", o->policy, cfg.budget,
+                                          o->ck_coarsen ? o->ck_coarsen : "auto",
+                                          o->ck_iteration, o->ck_time_limit, observe, &c, &res,
+                                          &cached, err);
+        if (!rc && res.status != SIM_OK && c.n == 0)
+            rc = gms_error_set(err, GMS_EINVAL, "--policy %s: no schedule fits %llu B (the "
+                               "program is infeasible there, or no schedule was found in the "
+                               "time limit); `gpumemsim sim TRACE --policy %s` says why",
+                               o->policy, (unsigned long long)cfg.budget, o->policy);
+    } else {
+        rc = sim_run(t, &cfg, &res, err);
+    }
     if (!rc && c.oom)
         rc = gms_error_set(err, GMS_ENOMEM, "out of memory recording the timeline");
     if (!rc && c.n == 0)

@@ -81,10 +81,11 @@ typedef struct sweep_spec {
     uint64_t link_latency_ns;
     uint64_t host_memory;
     /* Checkmate runs (policies checkmate, checkmate-approx; sweep_checkmate.h), stored in
-     * their params: the trace's iteration, op-level graphs (--coarsen none; 0 = coarsened by
-     * layers) and the solve's time limit (seconds, 0 = none). */
+     * their params: the trace's iteration, the graph's coarsening ("layers", "none" or
+     * "outputs", opt_coarsen_name; NULL = layers) and the solve's time limit (seconds, 0 =
+     * none). */
     uint32_t ck_iteration;
-    int ck_op_level;
+    const char *ck_coarsen;
     double ck_time_limit;
     sweep_progress_fn progress; /* optional */
     void *progress_ctx;

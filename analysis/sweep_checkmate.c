@@ -7,20 +7,52 @@
 #include <string.h>
 #include <time.h>
 
+#include "checkmate_events.h"
 #include "opt_extract.h"
+#include "opt_size.h"
 #include "opt_replay.h"
 #include "opt_solve.h"
 #include "store_solution.h"
+
+const char *sweep_checkmate_coarsen(const sweep_spec *sp)
+{
+    return sp->ck_coarsen ? sp->ck_coarsen : "auto";
+}
+
+const char *sweep_checkmate_name(size_t i, const char **description)
+{
+    static const char *const names[][2] = {
+        {"checkmate", "solved, not a heuristic: Checkmate's MILP (CBC) on one iteration's "
+                      "graph, its schedule replayed (docs/optimal.md)"},
+        {"checkmate-approx", "solved, not a heuristic: the Checkmate authors' LP rounding, "
+                             "replayed (docs/optimal.md)"},
+    };
+    if (i >= sizeof names / sizeof names[0])
+        return NULL;
+    if (description)
+        *description = names[i][1];
+    return names[i][0];
+}
 
 int sweep_checkmate_is(const char *policy)
 {
     return strcmp(policy, "checkmate") == 0 || strcmp(policy, "checkmate-approx") == 0;
 }
 
-void sweep_checkmate_params(const sweep_spec *sp, char *buf, size_t len)
+void sweep_checkmate_params(const sweep_spec *sp, const sim_trace *t, uint64_t budget,
+                            char *buf, size_t len)
 {
-    snprintf(buf, len, "coarsen=%s,iteration=%u,time_limit=%.17g",
-             sp->ck_op_level ? "none" : "layers", sp->ck_iteration,
+    const char *c = sweep_checkmate_coarsen(sp);
+    opt_coarsen picked;
+    char why[8];
+    gms_error ignored;
+    /* auto is keyed by what it picks for this trace and budget (deterministic), so the run's
+     * params and its solution's key agree; a trace without the iteration fails later, in
+     * the run, with its message */
+    if (strcmp(c, "auto") == 0)
+        c = opt_graph_auto(t, sp->ck_iteration, budget, sp->ck_time_limit, NULL, &picked, why,
+                           sizeof why, &ignored) == 0 ? opt_coarsen_name(picked) : "auto";
+    snprintf(buf, len, "coarsen=%s,iteration=%u,time_limit=%.17g", c, sp->ck_iteration,
              sp->ck_time_limit > 0 ? sp->ck_time_limit : 0.0);
 }
 
@@ -116,31 +148,39 @@ int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key
     return rc;
 }
 
-int sweep_checkmate_run(store *s, const sim_trace *t, const char *trace_hash,
-                        const char *policy, uint64_t budget, const sweep_spec *sp,
-                        sim_result *res, int *cached, gms_error *err)
+int sweep_checkmate_run_observed(store *s, const sim_trace *t, const char *trace_hash,
+                                 const char *policy, uint64_t budget, const char *coarsen,
+                                 uint32_t iteration, double time_limit, sim_observer obs,
+                                 void *obs_ctx, sim_result *res, int *cached, gms_error *err)
 {
     double t0 = now_s();
     memset(res, 0, sizeof *res);
     *cached = 0;
+    opt_coarsen c;
+    if (opt_coarsen_parse(coarsen, &c))
+        return gms_error_set(err, GMS_EINVAL, "coarsening '%s': give auto, layers, outputs "
+                             "or none", coarsen ? coarsen : "");
     opt_graph *g = NULL;
-    int rc = opt_graph_from_trace(t, sp->ck_iteration,
-                                  sp->ck_op_level ? OPT_COARSEN_NONE : OPT_COARSEN_LAYERS, &g,
-                                  NULL, err);
+    char why[512];
+    int rc = c == OPT_COARSEN_AUTO
+                 ? opt_graph_auto(t, iteration, budget, time_limit, &g, &c, why, sizeof why, err)
+                 : opt_graph_from_trace(t, iteration, c, &g, NULL, err);
     if (rc)
         return rc;
-    store_solution_key key = {trace_hash, sp->ck_iteration, sp->ck_op_level ? "none" : "layers",
-                              budget,
+    store_solution_key key = {trace_hash, iteration, opt_coarsen_name(c), budget,
                               strcmp(policy, "checkmate-approx") == 0 ? "approx" : "exact",
-                              sp->ck_time_limit > 0 ? sp->ck_time_limit : 0};
+                              time_limit > 0 ? time_limit : 0};
     opt_answer a;
-    rc = sweep_checkmate_solve(s, g, &key, sp->ck_time_limit, &a, cached, err);
+    rc = sweep_checkmate_solve(s, g, &key, time_limit, &a, cached, err);
     res->status = SIM_OOM;
     if (!rc && a.schedule) {
         opt_replay r = {0};
-        rc = opt_replay_run(g, a.schedule, 0, &r, err);
+        rc = opt_replay_run(g, a.schedule, obs != NULL, &r, err);
         if (!rc) {
             double compute = opt_graph_compute(g);
+            if (obs)
+                checkmate_events_emit(g, &r, obs, obs_ctx, res);
+            res->status = SIM_OOM;
             res->peak_memory = r.peak;
             res->remats = r.recomputes;
             if (r.peak <= budget) {
@@ -154,4 +194,13 @@ int sweep_checkmate_run(store *s, const sim_trace *t, const char *trace_hash,
     opt_graph_free(g);
     res->wall_s = now_s() - t0;
     return rc;
+}
+
+int sweep_checkmate_run(store *s, const sim_trace *t, const char *trace_hash,
+                        const char *policy, uint64_t budget, const sweep_spec *sp,
+                        sim_result *res, int *cached, gms_error *err)
+{
+    return sweep_checkmate_run_observed(s, t, trace_hash, policy, budget,
+                                        sweep_checkmate_coarsen(sp), sp->ck_iteration,
+                                        sp->ck_time_limit, NULL, NULL, res, cached, err);
 }

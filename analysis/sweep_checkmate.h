@@ -19,12 +19,21 @@
 #include "store_solution.h"
 #include "sweep.h"
 
+/* The sweep's coarsening for these runs: sp->ck_coarsen, or "auto" when unset. */
+const char *sweep_checkmate_coarsen(const sweep_spec *sp);
+
+/* The solved policies for listings (`sim --list-policies`): the i-th name and a one-line
+ * description saying it is solved, not a heuristic; NULL past the last. */
+const char *sweep_checkmate_name(size_t i, const char **description);
+
 /* 1 for "checkmate" and "checkmate-approx". */
 int sweep_checkmate_is(const char *policy);
 
 /* The runs' params: "coarsen=layers,iteration=0,time_limit=60" (time_limit=0: none), so that
- * runs at different settings never share a key. */
-void sweep_checkmate_params(const sweep_spec *sp, char *buf, size_t len);
+ * runs at different settings never share a key; coarsening auto is written as what it picks
+ * for t at budget (opt_graph_auto), the name its solution is stored under. */
+void sweep_checkmate_params(const sweep_spec *sp, const sim_trace *t, uint64_t budget,
+                            char *buf, size_t len);
 
 /* The solver's answer for g at key (key->mode "exact" or "approx"): from the store's
  * solutions (*cached = 1; a->seconds is then the stored solve time, a->floor unknown), or
@@ -40,5 +49,15 @@ int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key
 int sweep_checkmate_run(store *s, const sim_trace *t, const char *trace_hash,
                         const char *policy, uint64_t budget, const sweep_spec *sp,
                         sim_result *res, int *cached, gms_error *err);
+
+/* The same run with its settings given one by one, and the replayed schedule sent to obs (may
+ * be NULL) as sim events (checkmate_events.h); with obs, res also gets the event counts
+ * (evictions, remats, clock). coarsen: "auto" (opt_graph_auto), "layers", "outputs" or
+ * "none". s may be NULL (no
+ * cache). */
+int sweep_checkmate_run_observed(store *s, const sim_trace *t, const char *trace_hash,
+                                 const char *policy, uint64_t budget, const char *coarsen,
+                                 uint32_t iteration, double time_limit, sim_observer obs,
+                                 void *obs_ctx, sim_result *res, int *cached, gms_error *err);
 
 #endif

@@ -15,7 +15,9 @@
 #include "analysis_util.h"
 #include "cli.h"
 #include "fit.h"
+#include "fit_checkmate.h"
 #include "memory.h"
+#include "opt_extract.h"
 #include "plugin.h"
 #include "plugin_isolate.h"
 #include "policy.h"
@@ -33,7 +35,8 @@ static void usage(FILE *f)
             "usage: gpumemsim fit TRACE [--max-overhead X] [--policies LIST] [--json]\n"
             "                     [--allocator M [--alloc-conf C]] [--remat-limit L]\n"
             "                     [--seed N] [--sample K] [--grid N] [--up-to R] [-j N]\n"
-            "                     [--quiet]\n"
+            "                     [--quiet] [--db FILE] [--coarsen auto|outputs|layers|none]\n"
+            "                     [--iteration N] [--time-limit S]\n"
             "\n"
             "Finds, for each policy, the smallest memory budget at which TRACE runs with\n"
             "status ok and an overhead (simulated time / baseline compute) of at most X.\n"
@@ -51,7 +54,8 @@ static void usage(FILE *f)
             "  --max-overhead X  the overhead limit, a number > 1 (default 1.2: at most 20%%\n"
             "                    slower than with unlimited memory)\n"
             "  --policies LIST   comma-separated policy names or plugin .so paths (default:\n"
-            "                    every built-in policy that runs on the memory model)\n"
+            "                    every built-in policy that runs on the memory model); also\n"
+            "                    checkmate, checkmate-approx (solved, below)\n"
             "  --allocator M     memory model, as in sim: ideal (default), caching, lifetime\n"
             "  --alloc-conf C    its settings (PYTORCH_CUDA_ALLOC_CONF syntax)\n"
             "  --remat-limit L   stop a run once recomputation exceeds (L-1) x baseline\n"
@@ -68,6 +72,15 @@ static void usage(FILE *f)
             "                    failed_below_bytes, failed_below_status, non_monotone,\n"
             "                    lowest_passing_bytes, runs (see docs/fit.md)\n"
             "  --quiet           no progress line on standard error\n"
+            "\n"
+            "the solved policies (--policies checkmate,checkmate-approx; docs/optimal.md):\n"
+            "  each probe solves one iteration's graph at that budget and replays the\n"
+            "  schedule, one solve at a time on the main thread (CBC is single-threaded)\n"
+            "  --db FILE         cache every solve in this result store (created if missing):\n"
+            "                    a budget solved before is replayed without solving\n"
+            "  --coarsen MODE    auto (default), outputs, layers or none, as in sim\n"
+            "  --iteration N     which iteration (default 0)\n"
+            "  --time-limit S    seconds per solve (default none)\n"
             "  -h, --help        show this help\n"
             "\n"
             "examples:\n"
@@ -78,8 +91,15 @@ static void usage(FILE *f)
 /* One policy's search and its outcome. */
 typedef struct fit_job {
     const sim_policy *policy;
+    const char *ck;       /* a solved policy (fit_checkmate.h) instead of policy; else NULL */
+    unsigned solved, cached; /* ck: probes solved and taken from the store */
     fit_answer ans;
 } fit_job;
+
+static const char *job_name(const fit_job *j)
+{
+    return j->ck ? j->ck : pol_name(j->policy);
+}
 
 /* What the workers share. */
 typedef struct fit_ctx {
@@ -130,6 +150,8 @@ static void *worker(void *vctx)
         pthread_mutex_unlock(&c->lock);
         if (i == SIZE_MAX)
             break;
+        if (c->jobs[i].ck)
+            continue; /* solved on the main thread, one at a time (fit_checkmate) */
         sim_config cfg = c->base;
         cfg.policy = c->jobs[i].policy;
         rc = fit_policy(r, &cfg, c->max_overhead, &c->so, &c->jobs[i].ans, &err);
@@ -186,14 +208,14 @@ static void print_table(const char *trace, const fit_ctx *c, const sim_baseline 
         printf("allocator     %s (the budget caps reserved bytes)\n", alloc_key);
     int w = 12; /* the policy column fits the longest name (plugins: NAME@HASH) */
     for (size_t i = 0; i < c->n_jobs; i++) {
-        int len = (int)strlen(pol_name(c->jobs[i].policy));
+        int len = (int)strlen(job_name(&c->jobs[i]));
         w = len > w ? len : w;
     }
     printf("\n%-*s %15s %7s %9s %5s  %s\n", w, "policy", "budget (B)", "ratio", "overhead",
            "runs", "note");
     for (size_t i = 0; i < c->n_jobs; i++) {
         const fit_answer *a = &c->jobs[i].ans;
-        const char *name = pol_name(c->jobs[i].policy);
+        const char *name = job_name(&c->jobs[i]);
         char note[256] = "", st[96];
         if (!a->found) {
             printf("%-*s %15s %7s %9s %5u  ", w, name, "-", "-", "-", a->runs);
@@ -211,6 +233,8 @@ static void print_table(const char *trace, const fit_ctx *c, const sim_baseline 
         if (a->non_monotone)
             printf("; non-monotone: %.3f x baseline passed too, below a failing budget",
                    ratio_of(a->lowest_pass, bl));
+        if (c->jobs[i].ck)
+            printf("; %u solved, %u from the store", c->jobs[i].solved, c->jobs[i].cached);
         printf("\n");
     }
 }
@@ -248,7 +272,7 @@ static int print_json(const char *trace, const fit_ctx *c, const sim_baseline *b
         int below = a->found && !a->at_floor;
         json_t *r = json_pack(
             "{s:s, s:b, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:i}", "policy",
-            pol_id(c->jobs[i].policy), "found", a->found, "budget_bytes",
+            c->jobs[i].ck ? c->jobs[i].ck : pol_id(c->jobs[i].policy), "found", a->found, "budget_bytes",
             bytes_or_null(a->found, a->budget), "budget_ratio",
             ratio_or_null(a->found, a->budget, bl), "overhead",
             a->found ? json_real(a->at.overhead) : json_null(), "at_floor", a->at_floor,
@@ -260,6 +284,10 @@ static int print_json(const char *trace, const fit_ctx *c, const sim_baseline *b
             "non_monotone", a->non_monotone, "lowest_passing_bytes",
             bytes_or_null(a->lowest_pass != 0, a->lowest_pass), "lowest_passing_ratio",
             ratio_or_null(a->lowest_pass != 0, a->lowest_pass, bl), "runs", (int)a->runs);
+        if (r && c->jobs[i].ck) {
+            json_object_set_new(r, "solved", json_integer(c->jobs[i].solved));
+            json_object_set_new(r, "cached", json_integer(c->jobs[i].cached));
+        }
         if (!r || json_array_append_new(res, r)) {
             json_decref(res);
             json_decref(o);
@@ -299,6 +327,17 @@ static int resolve_policies(const char *list, const sim_config *base, fit_job **
     for (size_t i = 0; i < cap; i++) {
         const sim_policy *p = list ? NULL : pol_at(i);
         gms_error err = {0};
+        if (list && (j[*n].ck = fit_checkmate_policy(names[i])) != NULL) {
+            if (base->allocator) {
+                cli_error(CMD, "policy %s replays a solved schedule on the ideal memory "
+                          "model only: drop --allocator", j[*n].ck);
+                cli_list_free(names);
+                free(j);
+                return 2;
+            }
+            (*n)++;
+            continue;
+        }
         if (list && pol_resolve(names[i], &p, &err)) {
             cli_error(CMD, "%s", err.msg);
             cli_list_free(names);
@@ -362,7 +401,8 @@ int cmd_fit(int argc, char **argv)
     const char *trace = NULL, *policies = NULL, *allocator = "ideal", *alloc_conf = NULL;
     double max_overhead = 1.2, remat = -1, up_to = 1.0;
     unsigned grid = 20, jobs_n = 1;
-    int json = 0, quiet = 0;
+    int json = 0, quiet = 0, ck_opts = 0;
+    fit_checkmate_opts cko = {0};
     sim_config base;
     sim_config_init(&base);
     for (int i = 1; i < argc; i++) {
@@ -427,6 +467,30 @@ int cmd_fit(int argc, char **argv)
                                "above 0 and at most %g", v, CLI_MAX_BUDGET_RATIO);
                 return 2;
             }
+        } else if (strcmp(a, "--db") == 0) {
+            cko.db = argv[++i];
+            ck_opts = 1;
+        } else if (strcmp(a, "--coarsen") == 0) {
+            int cz;
+            if (cli_parse_coarsen(argv[++i], &cz)) {
+                cli_error(CMD, "--coarsen '%s': give 'auto' (the default), 'outputs', "
+                          "'layers' or 'none'", v);
+                return 2;
+            }
+            cko.coarsen = opt_coarsen_name((opt_coarsen)cz);
+            ck_opts = 1;
+        } else if (strcmp(a, "--iteration") == 0) {
+            if (cli_parse_iteration(argv[++i], &cko.iteration)) {
+                cli_error(CMD, "--iteration '%s': give an iteration number from 0", v);
+                return 2;
+            }
+            ck_opts = 1;
+        } else if (strcmp(a, "--time-limit") == 0) {
+            if (cli_parse_seconds(argv[++i], &cko.time_limit)) {
+                cli_error(CMD, "--time-limit '%s': give seconds > 0 (60, 60s or 2m)", v);
+                return 2;
+            }
+            ck_opts = 1;
         } else if (strcmp(a, "-j") == 0) {
             i++;
             if (parse_uint(v, 1, 1024, &jobs_n)) {
@@ -467,6 +531,15 @@ int cmd_fit(int argc, char **argv)
     int rc = resolve_policies(policies, &base, &c.jobs, &c.n_jobs);
     if (rc)
         return rc;
+    int any_ck = 0;
+    for (size_t i = 0; i < c.n_jobs; i++)
+        any_ck |= c.jobs[i].ck != NULL;
+    if (ck_opts && !any_ck) {
+        cli_error(CMD, "--db, --coarsen, --iteration and --time-limit are for the solved "
+                  "policies: add checkmate (or checkmate-approx) to --policies");
+        free(c.jobs);
+        return 2;
+    }
     sim_trace *t;
     if (sim_trace_load(trace, &t, &err)) {
         cli_error(CMD, "%s", err.msg);
@@ -486,6 +559,11 @@ int cmd_fit(int argc, char **argv)
     pthread_mutex_init(&c.lock, NULL);
     progress_init(&c.bar, stderr, "fit", quiet);
     c.t0 = now_s();
+    for (size_t i = 0; i < c.n_jobs && !c.failed; i++)
+        if (c.jobs[i].ck && fit_checkmate(t, trace, c.jobs[i].ck, &cko, max_overhead, &c.so,
+                                          &c.jobs[i].ans, &c.jobs[i].solved,
+                                          &c.jobs[i].cached, &c.err) != 0)
+            c.failed = 1;
     size_t nt = jobs_n < c.n_jobs ? jobs_n : c.n_jobs;
     pthread_t *th = calloc(nt ? nt : 1, sizeof *th);
     size_t started = 0;

@@ -15,6 +15,7 @@
 #include "opt_graph_json.h"
 #include "opt_hostcost.h"
 #include "sim.h"
+#include "store.h"
 
 static const char *const CMD = "graph";
 
@@ -63,14 +64,10 @@ static void usage(FILE *f)
 
 int cli_parse_coarsen(const char *s, int *out)
 {
-    if (strcmp(s, "layers") == 0)
-        *out = OPT_COARSEN_LAYERS;
-    else if (strcmp(s, "none") == 0 || strcmp(s, "ops") == 0)
-        *out = OPT_COARSEN_NONE;
-    else if (strcmp(s, "outputs") == 0)
-        *out = OPT_COARSEN_OUTPUTS;
-    else
+    opt_coarsen c;
+    if (opt_coarsen_parse(s, &c))
         return -1;
+    *out = (int)c;
     return 0;
 }
 
@@ -90,6 +87,12 @@ static int load_graph(const char *label, const char *path, uint32_t iteration, i
     int rc = opt_graph_from_trace_host(t, iteration, (opt_coarsen)coarsen, host, g,
                                        info ? info : &tmp, &err);
     sim_trace_free(t);
+    /* the trace's content hash goes into the JSON, so the graph is never taken for another
+     * trace's (sim --graph checks it) */
+    if (rc == 0 && (rc = store_hash_file(path, (*g)->trace_hash, &err)) != 0) {
+        opt_graph_free(*g);
+        *g = NULL;
+    }
     if (rc) {
         cli_error(CMD, "%s%s: %s", label, path, err.msg);
         return rc == GMS_EINVAL ? 2 : 1;
@@ -127,7 +130,7 @@ int cmd_graph(int argc, char **argv)
             }
             break;
         case 'c':
-            if (cli_parse_coarsen(optarg, &coarsen)) {
+            if (cli_parse_coarsen(optarg, &coarsen) || coarsen == OPT_COARSEN_AUTO) {
                 cli_error(CMD, "--coarsen '%s': give 'layers', 'outputs' (or 'none', the default)",
                           optarg);
                 return 2;

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "opt_extract.h"
 #include "opt_graph_json.h"
+#include "opt_size.h"
 #include "opt_solve.h"
 #include "optimal_xengine.h"
 #include "sim.h"
@@ -24,7 +25,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gpumemsim optimal GRAPH|TRACE --budget B [--time-limit S] [--relax|--approx]\n"
             "                         [--write-model F.lp] [--json] [--iteration N]\n"
-            "                         [--coarsen layers|none|outputs] [--log]\n"
+            "                         [--coarsen auto|outputs|layers|none] [--log]\n"
             "                         [--formulation checkmate|moccasin [--copies C|max]]\n"
             "                         [--bound lp|boundary]\n"
             "                         [--host-memory B] [--link L]\n"
@@ -39,12 +40,16 @@ static void usage(FILE *f)
             "and the schedule (docs/optimal.md).\n"
             "\n"
             "GRAPH is a graph JSON (`gpumemsim graph`, or by hand); a TRACE is turned into one\n"
-            "first (--iteration, --coarsen as in `gpumemsim graph`; coarsened by layers unless\n"
-            "--coarsen none).\n"
+            "first (--iteration; --coarsen auto, the default, picks outputs when the budget\n"
+            "holds its peak or its program fits 8 GB and its LP a quarter of the time limit,\n"
+            "600 s without one, else layers, and says why; or outputs, layers, none as in\n"
+            "`gpumemsim graph`).\n"
             "\n"
             "options:\n"
-            "  --budget B        a ratio of the graph's unconstrained peak (0.5, 50%%) or bytes\n"
-            "                    with a unit (800MB, 2GiB); includes constant_bytes\n"
+            "  --budget B        a ratio of the trace's baseline peak, as sim's --budget (0.5,\n"
+            "                    50%%; a graph JSON carries it as baseline_peak; one without\n"
+            "                    it: of the graph's unconstrained peak, and optimal says so),\n"
+            "                    or bytes with a unit (800MB, 2GiB); includes constant_bytes\n"
             "  --time-limit S    stop the search after S seconds (default: none) and report the\n"
             "                    best schedule found with its gap; a hard stop: a solver that\n"
             "                    overruns is killed after S s + 1 s + 5%% (docs/optimal.md)\n"
@@ -152,17 +157,23 @@ static uint32_t recomputations(const opt_graph *g, const opt_schedule *s)
 }
 
 static void print_text(const char *path, const opt_graph *g, uint64_t budget, uint64_t peak0,
-                       opt_mode mode, const opt_answer *a)
+                       uint64_t ref, opt_mode mode, const opt_answer *a)
 {
     char b1[32], b2[32], b3[32];
     printf("graph:       %s: %u nodes, %u edges, compute %.6g ms, constant %s, unconstrained "
            "peak %s\n", path, g->n, g->n_edges, a->compute,
            cli_format_bytes(g->constant_bytes, b1, sizeof b1), cli_format_bytes(peak0, b2, sizeof b2));
-    printf("budget:      %s (%.4g of the unconstrained peak)\n",
-           cli_format_bytes(budget, b3, sizeof b3), peak0 ? (double)budget / (double)peak0 : 0);
+    printf("budget:      %s (%.4g of %s)\n", cli_format_bytes(budget, b3, sizeof b3),
+           ref ? (double)budget / (double)ref : 0,
+           g->baseline_peak ? "the trace's baseline peak, as sim's --budget"
+                            : "the graph's unconstrained peak: the graph names no baseline peak");
     const char *what = mode == OPT_MODE_RELAX ? "LP relaxation" : mode == OPT_MODE_APPROX ?
                        "LP rounding (approx)" : mode == OPT_MODE_BOUND ? "boundary bound" : "MILP";
-    printf("status:      %s (%s, %s)\n", opt_status_name(a->status), what, opt_solver_name());
+    if (a->no_solver)
+        printf("status:      %s (no solver needed: the budget holds the graph's unconstrained "
+               "peak, so nothing is recomputed)\n", opt_status_name(a->status));
+    else
+        printf("status:      %s (%s, %s)\n", opt_status_name(a->status), what, opt_solver_name());
     if (mode == OPT_MODE_RELAX || mode == OPT_MODE_BOUND) {
         printf("lower_bound: %.9g ms (overhead %.6g)\n", a->objective,
                a->compute > 0 ? a->objective / a->compute : 1);
@@ -231,7 +242,7 @@ int cmd_optimal(int argc, char **argv)
     };
     const char *budget_s = NULL, *model = NULL;
     double limit = 0;
-    int json = 0, log = 0, no_seed = 0, tighten = 0, coarsen = OPT_COARSEN_LAYERS, c;
+    int json = 0, log = 0, no_seed = 0, tighten = 0, coarsen = OPT_COARSEN_AUTO, c;
     opt_mode mode = OPT_MODE_MILP;
     int relax = 0, appr = 0, moccasin = 0, boundary = 0, copies_given = 0;
     uint32_t copies = 0;
@@ -297,8 +308,8 @@ int cmd_optimal(int argc, char **argv)
             break;
         case 'c':
             if (cli_parse_coarsen(optarg, &coarsen)) {
-                cli_error(CMD, "--coarsen '%s': give 'layers' (the default), 'none' or 'outputs'",
-                          optarg);
+                cli_error(CMD, "--coarsen '%s': give 'auto' (the default), 'outputs', 'layers' "
+                          "or 'none'", optarg);
                 return 2;
             }
             break;
@@ -356,6 +367,7 @@ int cmd_optimal(int argc, char **argv)
     const char *path = argv[optind];
     gms_error err = {0};
     opt_graph *g = NULL;
+    char auto_why[768] = "";
     if (looks_like_graph(path)) {
         if (opt_graph_read(path, &g, &err) != 0) {
             cli_error(CMD, "%s", err.msg);
@@ -367,15 +379,33 @@ int cmd_optimal(int argc, char **argv)
             cli_error(CMD, "%s (neither a graph JSON nor a trace)", err.msg);
             return 1;
         }
-        int rc = opt_graph_from_trace(t, iteration, (opt_coarsen)coarsen, &g, NULL, &err);
+        int rc;
+        if (coarsen == OPT_COARSEN_AUTO) {
+            /* the budget first: auto answers at once when it holds the outputs graph's peak */
+            opt_coarsen picked;
+            uint64_t b = bytes ? bytes : sim_budget_for_ratio(t, ratio);
+            rc = opt_graph_auto(t, iteration, b, limit, &g, &picked, auto_why, sizeof auto_why,
+                                &err);
+            coarsen = (int)picked;
+            if (rc == 0 && !json)
+                fprintf(stderr, "optimal: %s\n", auto_why);
+        } else {
+            rc = opt_graph_from_trace(t, iteration, (opt_coarsen)coarsen, &g, NULL, &err);
+        }
         sim_trace_free(t);
         if (rc) {
             cli_error(CMD, "%s: %s", path, err.msg);
             return rc == GMS_EINVAL ? 2 : 1;
         }
     }
-    uint64_t peak0 = opt_graph_peak(g);
-    uint64_t budget = bytes ? bytes : (uint64_t)((double)peak0 * ratio);
+    uint64_t peak0 = opt_graph_peak(g), ref = opt_graph_ratio_reference(g);
+    const char *ratio_of = NULL;
+    uint64_t budget = bytes ? bytes : opt_graph_budget_for_ratio(g, ratio, &ratio_of);
+    if (!bytes && !g->baseline_peak && !json)
+        fprintf(stderr, "optimal: note: %s names no baseline_peak (a graph by hand or from an "
+                "older `gpumemsim graph`): --budget %s is of the graph's unconstrained peak, "
+                "not of a trace's; give bytes (--budget 2GiB) to compare with sim\n", path,
+                budget_s);
     if (xo.host || xo.link || optimal_xe_any_host_cost(g)) {
         const char *no = appr ? "--approx" : tighten ? "--tighten"
                        : moccasin ? "--formulation moccasin" : boundary ? "--bound boundary"
@@ -386,7 +416,7 @@ int cmd_optimal(int argc, char **argv)
             opt_graph_free(g);
             return 2;
         }
-        xe.path = path, xe.budget = budget, xe.peak0 = peak0, xe.relax = relax;
+        xe.path = path, xe.budget = budget, xe.peak0 = peak0, xe.ref = ref, xe.relax = relax;
         xe.json = json, xe.log = log, xe.no_seed = no_seed, xe.time_limit = limit;
         xe.write_model = model;
         int xrc = optimal_xe_run(CMD, g, &xe);
@@ -420,13 +450,21 @@ int cmd_optimal(int argc, char **argv)
                               mode == OPT_MODE_RELAX || mode == OPT_MODE_BOUND ? "relax"
                               : mode == OPT_MODE_APPROX ? "approx" : "milp",
                               "budget", (json_int_t)budget,
-                              "budget_ratio", peak0 ? (double)budget / (double)peak0 : 0.0,
+                              "budget_ratio", ref ? (double)budget / (double)ref : 0.0,
                               "unconstrained_peak", (json_int_t)peak0,
                               "constant_bytes", (json_int_t)g->constant_bytes,
                               "compute", a.compute, "solve_seconds", a.seconds);
         json_object_set_new(o, "nodes", json_integer(g->n));
+        json_object_set_new(o, "coarsen_auto", auto_why[0] ? json_string(auto_why) : json_null());
         json_object_set_new(o, "edges", json_integer(g->n_edges));
-        json_object_set_new(o, "solver", json_string(opt_solver_name()));
+        /* what budget_ratio is of: the trace's baseline peak, or the graph's own peak when
+         * the graph does not name one */
+        json_object_set_new(o, "budget_of", json_string(g->baseline_peak ? "baseline_peak"
+                                                                          : "graph_peak"));
+        json_object_set_new(o, "baseline_peak", g->baseline_peak ?
+                            json_integer((json_int_t)g->baseline_peak) : json_null());
+        json_object_set_new(o, "solver", json_string(a.no_solver ? "none" : opt_solver_name()));
+        json_object_set_new(o, "no_solver", json_boolean(a.no_solver));
         const char *program = mode == OPT_MODE_BOUND ? "boundary" : moccasin ? "moccasin"
                               : tighten ? "tightened" : "checkmate";
         json_object_set_new(o, "program", json_string(program));
@@ -446,6 +484,8 @@ int cmd_optimal(int argc, char **argv)
             json_object_set_new(o, "bb_nodes", json_integer(a.nodes));
             json_object_set_new(o, "search_skipped", json_boolean(a.skipped_search));
             json_object_set_new(o, "killed_at_limit", json_boolean(a.killed_at_limit));
+            json_object_set_new(o, "rounds", json_integer(a.rounds));
+            json_object_set_new(o, "improved_rounds", json_integer(a.improved_rounds));
         }
         if (mode == OPT_MODE_APPROX)
             json_object_set_new(o, "threshold", a.schedule ? json_real(a.threshold) : json_null());
@@ -469,7 +509,7 @@ int cmd_optimal(int argc, char **argv)
         free(text);
         json_decref(o);
     } else {
-        print_text(path, g, budget, peak0, mode, &a);
+        print_text(path, g, budget, peak0, ref, mode, &a);
     }
     if (sentence[0])
         cli_error(CMD, "%s: %s", opt_status_name(a.status), sentence);

@@ -6,6 +6,7 @@
 
 #include "analysis_util.h"
 #include "cli.h"
+#include "opt_extract.h"
 #include "link.h"
 #include "filter_opts.h"
 #include "planners.h"
@@ -24,6 +25,10 @@ static void usage(FILE *f)
             "                      [--remat-limit L] [--sample K] [--allocator M [--alloc-conf C]]\n"
             "                      [--link L] [--host-memory B] -o CHART\n"
             "            (P: a policy name or a policy plugin .so, see docs/plugins.md)\n"
+            "       gpumemsim plot timeline TRACE --policy checkmate --budget B\n"
+            "                      [--coarsen layers|outputs|none] [--iteration N]\n"
+            "                      [--time-limit S] -o CHART\n"
+            "            (the solved schedule of one iteration, replayed: docs/optimal.md)\n"
             "       gpumemsim plot iterations DB|TRACE [--trace NAME] [--policies LIST]\n"
             "                      [--budget B] [--policy-args K=V,...] [--title T] -o CHART\n\n"
             "  overhead  overhead (simulated time / baseline compute) against the budget ratio,\n"
@@ -215,6 +220,24 @@ static int plot_timeline_cmd(int argc, char **argv)
             }
         } else if (strcmp(a, "--budget") == 0 && v) {
             budget = argv[++i];
+        } else if (strcmp(a, "--coarsen") == 0 && v) {
+            int c;
+            if (cli_parse_coarsen(argv[++i], &c)) {
+                cli_error(cmd, "--coarsen '%s': give 'auto' (the default), 'outputs', "
+                          "'layers' or 'none'", v);
+                return 2;
+            }
+            o.ck_coarsen = opt_coarsen_name((opt_coarsen)c);
+        } else if (strcmp(a, "--iteration") == 0 && v) {
+            if (cli_parse_iteration(argv[++i], &o.ck_iteration)) {
+                cli_error(cmd, "--iteration '%s': give an iteration number from 0", v);
+                return 2;
+            }
+        } else if (strcmp(a, "--time-limit") == 0 && v) {
+            if (cli_parse_seconds(argv[++i], &o.ck_time_limit)) {
+                cli_error(cmd, "--time-limit '%s': give seconds > 0 (60, 60s or 2m)", v);
+                return 2;
+            }
         } else if (strcmp(a, "--seed") == 0 && v) {
             errno = 0;
             o.seed = strtoull(v, &end, 10);

@@ -25,6 +25,7 @@
 #include "policy.h"
 #include "registry.h"
 #include "sim.h"
+#include "sweep_checkmate.h"
 #include "sim_checkmate.h"
 #include "sim_extra.h"
 #include "sim_reftable.h"
@@ -183,6 +184,9 @@ static void list_policies(FILE *f)
         fprintf(f, "%-10s %s\n", pol_name(pol_at(i)), pol_description(pol_at(i)));
     for (size_t i = 0; i < planner_count(); i++)
         fprintf(f, "%-10s %s\n", planner_at(i)->name, planner_at(i)->description);
+    const char *d, *n;
+    for (size_t i = 0; (n = sweep_checkmate_name(i, &d)) != NULL; i++)
+        fprintf(f, "%-10s %s\n", n, d);
 }
 
 static void policy_names(char *buf, size_t len)
@@ -195,6 +199,11 @@ static void policy_names(char *buf, size_t len)
     for (size_t i = 0; i < planner_count(); i++) {
         size_t u = strlen(buf);
         snprintf(buf + u, len - u, ", %s", planner_at(i)->name);
+    }
+    const char *n;
+    for (size_t i = 0; (n = sweep_checkmate_name(i, NULL)) != NULL; i++) {
+        size_t u = strlen(buf);
+        snprintf(buf + u, len - u, ", %s", n);
     }
 }
 

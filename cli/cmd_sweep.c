@@ -7,6 +7,7 @@
 
 #include "analysis_util.h"
 #include "cli.h"
+#include "opt_extract.h"
 #include "planners.h"
 #include "plugin.h"
 #include "progress.h"
@@ -26,7 +27,8 @@ static void usage(FILE *f)
             "                       [--allocators LIST] [--alloc-conf CONF] [--sample K]\n"
             "                       [--op-overhead D] [--search-cost D] [--evict-cost D]\n"
             "                       [--policy-args K=V,...] [--link L] [--host-memory B]\n"
-            "                       [--iteration N] [--coarsen layers|none] [--time-limit S]\n"
+            "                       [--iteration N] [--coarsen auto|outputs|layers|none]\n"
+            "                       [--time-limit S]\n"
             "                       [--quiet]\n\n"
             "Simulates every trace with every policy at every budget (and every seed of the\n"
             "randomized policies) and records each run in a SQLite result store. Runs already\n"
@@ -65,10 +67,12 @@ static void usage(FILE *f)
             "                   (swap-lru, ...) as in 'sim' (docs/swap.md), stored in their\n"
             "                   runs' params (link=31.5GBps/10000ns,host=N); swapping runs\n"
             "                   use the ideal memory model only\n"
-            "  --iteration N, --coarsen layers|none, --time-limit S  the optimal schedule's\n"
-            "                   runs (--policies checkmate,checkmate-approx; as in 'sim --policy\n"
+            "  --iteration N, --coarsen auto|outputs|layers|none, --time-limit S\n"
+            "                   the optimal schedule's runs\n"
+            "                   (--policies checkmate,checkmate-approx; as in 'sim --policy\n"
             "                   checkmate', docs/optimal.md): which iteration (default 0), its\n"
-            "                   graph (default layers) and the solve's limit in seconds (default\n"
+            "                   graph (default auto: outputs where it fits, else layers, keyed as\n"
+            "                   what it picked) and the solve's limit in seconds (default\n"
             "                   none), stored in their params; each solver answer is cached in\n"
             "                   the store (table solutions), so a budget solved before (the same\n"
             "                   bytes, from any ratio) replays without solving again\n"
@@ -228,12 +232,13 @@ int cmd_sweep(int argc, char **argv)
             ck_opts = 1;
             i++;
         } else if (strcmp(a, "--coarsen") == 0 && v) {
-            int layers;
-            if (cli_parse_coarsen(v, &layers)) {
-                cli_error(cmd, "--coarsen '%s': give 'layers' (the default) or 'none'", v);
+            int c;
+            if (cli_parse_coarsen(v, &c)) {
+                cli_error(cmd, "--coarsen '%s': give 'auto' (the default), 'outputs', "
+                          "'layers' or 'none'", v);
                 goto out;
             }
-            sp.ck_op_level = !layers;
+            sp.ck_coarsen = opt_coarsen_name((opt_coarsen)c);
             ck_opts = 1;
             i++;
         } else if (strcmp(a, "--time-limit") == 0 && v) {

@@ -71,9 +71,10 @@ static void print_text(const opt_graph *g, const optimal_xe_opts *o, const opt_x
            "unconstrained peak %s\n", o->path, g->n, a->host_capable, g->n_edges,
            cli_format_bytes(g->constant_bytes, b1, sizeof b1),
            cli_format_bytes(o->peak0, b2, sizeof b2));
-    printf("devices:     GPU budget %s (%.4g of the unconstrained peak), host memory %s, %s\n",
+    printf("devices:     GPU budget %s (%.4g of the %s peak), host memory %s, %s\n",
            cli_format_bytes(o->budget, b1, sizeof b1),
-           o->peak0 ? (double)o->budget / (double)o->peak0 : 0,
+           o->ref ? (double)o->budget / (double)o->ref : 0,
+           g->baseline_peak ? "trace's baseline" : "graph's unconstrained",
            o->host_memory == UINT64_MAX ? "unlimited" : cli_format_bytes(o->host_memory, b2, sizeof b2),
            lk);
     printf("status:      %s (two-device %s, %u variables, %u rows, %s)\n",
@@ -132,7 +133,7 @@ static void print_json(const opt_graph *g, const optimal_xe_opts *o, const opt_x
                           "status", opt_status_name(a->status), "mode",
                           o->relax ? "relax" : "milp", "devices", 2,
                           "budget", (json_int_t)o->budget,
-                          "budget_ratio", o->peak0 ? (double)o->budget / (double)o->peak0 : 0.0,
+                          "budget_ratio", o->ref ? (double)o->budget / (double)o->ref : 0.0,
                           "unconstrained_peak", (json_int_t)o->peak0,
                           "constant_bytes", (json_int_t)g->constant_bytes,
                           "solve_seconds", a->seconds);

@@ -14,6 +14,7 @@
 typedef struct optimal_xe_opts {
     const char *path;
     uint64_t budget, peak0;  /* GPU budget (constants included), unconstrained peak */
+    uint64_t ref;            /* what a budget ratio is of (opt_graph_ratio_reference) */
     uint64_t host_memory;    /* UINT64_MAX: unlimited */
     sim_link link;
     int relax, json, log, no_seed;

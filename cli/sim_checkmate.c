@@ -10,10 +10,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "checkmate_events.h"
 #include "cli.h"
 #include "opt_extract.h"
 #include "opt_replay.h"
+#include "opt_size.h"
 #include "opt_solve.h"
+#include "perfetto.h"
 #include "sim.h"
 #include "store.h"
 #include "sweep_checkmate.h"
@@ -42,8 +45,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: gpumemsim sim TRACE --policy checkmate|checkmate-approx --budget B\n"
-            "                     [--iteration N] [--coarsen layers|none] [--time-limit S]\n"
-            "                     [--db FILE] [--json]\n"
+            "                     [--iteration N] [--coarsen auto|outputs|layers|none]\n"
+            "                     [--time-limit S] [--db FILE] [--perfetto FILE] [--json]\n"
             "\n"
             "The optimal schedule as a policy (docs/optimal.md): one iteration of TRACE as a\n"
             "dataflow graph (as 'gpumemsim graph'), Checkmate's MILP solved by CBC (checkmate)\n"
@@ -58,8 +61,12 @@ static void usage(FILE *f)
             "                    (as for every sim policy, so runs compare at one budget);\n"
             "                    bytes need a unit (800MB). Required.\n"
             "  --iteration N     which iteration of the trace (from 0; default 0)\n"
-            "  --coarsen MODE    layers (default: one node per layer's forward and backward)\n"
-            "                    or none (one node per op; large graphs solve slowly)\n"
+            "  --coarsen MODE    auto (default: outputs when the budget holds its peak or its\n"
+            "                    program fits 8 GB and its LP a quarter of the time limit, 600 s\n"
+            "                    without one; else layers; says which and why), outputs (one\n"
+            "                    node per output storage, freed as the replay frees: the\n"
+            "                    op-level yardstick), layers (one node per layer's forward and\n"
+            "                    backward) or none (one node per op, as Checkmate's authors)\n"
             "  --time-limit S    seconds for the solve (60, 60s, 2m; default none); at the limit\n"
             "                    the best schedule found is replayed, with its gap (a hard\n"
             "                    stop: a solver that overruns is killed, docs/optimal.md)\n"
@@ -67,6 +74,10 @@ static void usage(FILE *f)
             "                    missing; the one 'sweep' writes): a budget solved before for\n"
             "                    this trace, iteration, coarsening and time limit replays the\n"
             "                    stored schedule without solving (\"cached\" in the output)\n"
+            "  --perfetto FILE   also write the replayed schedule as Chrome trace-event JSON\n"
+            "                    (ui.perfetto.dev; docs/perfetto.md): a slice per compute and\n"
+            "                    recompute, an instant per free (\"evict\" when the schedule\n"
+            "                    computes the value again later), the resident bytes\n"
             "  --json            one JSON object\n"
             "\n"
             "example:\n"
@@ -80,6 +91,7 @@ typedef struct ck_run {
     double ratio;
     uint32_t iteration, nodes, edges;
     int coarsen, ok, cached;
+    const char *auto_why; /* --coarsen auto: what it picked and why; else NULL */
     opt_answer a;
     opt_replay r;
     int replayed;
@@ -90,7 +102,11 @@ static void print_text(const ck_run *k)
 {
     char b1[32], b2[32];
     printf("trace            %s (iteration %u, %s: %u nodes, %u edges)\n", k->trace,
-           k->iteration, k->coarsen ? "coarsened by layers" : "op level", k->nodes, k->edges);
+           k->iteration, k->coarsen == OPT_COARSEN_LAYERS ? "coarsened by layers"
+                         : k->coarsen == OPT_COARSEN_OUTPUTS ? "op level, one node per output"
+                                                              : "op level", k->nodes, k->edges);
+    if (k->auto_why)
+        printf("coarsen          %s\n", k->auto_why + strlen("coarsen auto: "));
     printf("policy           %s\n", k->policy);
     printf("budget           %llu B (%s, %.3f x baseline memory)\n",
            (unsigned long long)k->budget, cli_format_bytes(k->budget, b1, sizeof b1),
@@ -106,6 +122,8 @@ static void print_text(const ck_run *k)
         printf("none");
     if (k->a.lower_bound >= 0)
         printf(", LP bound %.9g ms", k->a.lower_bound);
+    if (k->a.no_solver)
+        printf(", no solver needed (the budget holds the graph's unconstrained peak)");
     printf(", %.3f s%s\n", k->a.seconds,
            k->a.killed_at_limit ? " (the time limit stopped the solver: the seed is the answer)" : "");
     if (k->replayed) {
@@ -137,7 +155,8 @@ static int print_json(const ck_run *k)
     json_object_set_new(o, "budget", json_integer((json_int_t)k->budget));
     json_object_set_new(o, "budget_ratio", k->ratio > 0 ? json_real(k->ratio) : json_null());
     json_object_set_new(o, "iteration", json_integer(k->iteration));
-    json_object_set_new(o, "coarsen", json_string(k->coarsen ? "layers" : "none"));
+    json_object_set_new(o, "coarsen", json_string(opt_coarsen_name((opt_coarsen)k->coarsen)));
+    json_object_set_new(o, "coarsen_auto", k->auto_why ? json_string(k->auto_why) : json_null());
     json_object_set_new(o, "nodes", json_integer(k->nodes));
     json_object_set_new(o, "edges", json_integer(k->edges));
     json_object_set_new(o, "status", json_string(k->ok ? "ok" : "oom"));
@@ -155,6 +174,7 @@ static int print_json(const ck_run *k)
     json_object_set_new(o, "killed_at_limit",
                         k->cached ? json_null() : json_boolean(k->a.killed_at_limit));
     json_object_set_new(o, "cached", json_boolean(k->cached));
+    json_object_set_new(o, "no_solver", json_boolean(k->a.no_solver));
     json_object_set_new(o, "replayed_compute", k->replayed ? json_real(k->r.compute) : json_null());
     json_object_set_new(o, "peak_memory",
                         k->replayed ? json_integer((json_int_t)k->r.peak) : json_null());
@@ -174,6 +194,26 @@ static int print_json(const ck_run *k)
     return 0;
 }
 
+/* The replayed schedule as a trace-event file (perfetto.h), whole or not at all. With no
+ * schedule (infeasible, none found) the file holds the run's summary and no events. */
+static int write_perfetto(const char *path, const ck_run *k, const opt_graph *g, gms_error *err)
+{
+    char title[512];
+    snprintf(title, sizeof title, "%s, %s (%s, iteration %u), budget %llu B", k->trace, k->policy,
+             opt_coarsen_name((opt_coarsen)k->coarsen), k->iteration,
+             (unsigned long long)k->budget);
+    perfetto_info info = {.title = title, .budget = k->budget};
+    perfetto_writer *w;
+    if (perfetto_open(path, &info, &w, err) != 0)
+        return -1;
+    sim_result res = {.status = SIM_OOM, .clock = 1};
+    if (k->replayed)
+        checkmate_events_emit(g, &k->r, perfetto_observe, w, &res);
+    res.status = k->ok ? SIM_OK : SIM_OOM;
+    res.overhead = k->ok && k->compute > 0 ? k->r.compute / k->compute : k->ok ? 1 : 0;
+    return perfetto_close(w, &res, err) != 0 ? -1 : 0;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -183,11 +223,12 @@ static double now_s(void)
 
 /* Solves and replays k's graph; fills k's outcome. 0 or an error. */
 static int solve_and_replay(ck_run *k, const opt_graph *g, double limit, store *db,
-                            const char *hash, gms_error *err)
+                            const char *hash, int keep_steps, gms_error *err)
 {
     opt_request rq = {.mode = strcmp(k->policy, "checkmate-approx") == 0 ? OPT_MODE_APPROX
                                                                           : OPT_MODE_MILP};
-    store_solution_key key = {hash, k->iteration, k->coarsen ? "layers" : "none", k->budget,
+    store_solution_key key = {hash, k->iteration, opt_coarsen_name((opt_coarsen)k->coarsen),
+                              k->budget,
                               rq.mode == OPT_MODE_APPROX ? "approx" : "exact",
                               limit > 0 ? limit : 0};
     if (sweep_checkmate_solve(db, g, &key, limit, &k->a, &k->cached, err) != 0)
@@ -210,7 +251,7 @@ static int solve_and_replay(ck_run *k, const opt_graph *g, double limit, store *
                                            : "no rounding of the LP fits the budget";
         return 0;
     }
-    if (opt_replay_run(g, k->a.schedule, 0, &k->r, err) != 0)
+    if (opt_replay_run(g, k->a.schedule, keep_steps, &k->r, err) != 0)
         return -1;
     k->replayed = 1;
     if (k->r.peak > k->budget) {
@@ -231,12 +272,13 @@ int sim_checkmate_main(int argc, char **argv)
         {"time-limit", required_argument, NULL, 't'},
         {"json", no_argument, NULL, 'j'},
         {"db", required_argument, NULL, 'd'},
+        {"perfetto", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     char why[256];
-    ck_run k = {.reason_buf = why, .coarsen = OPT_COARSEN_LAYERS, .policy = "checkmate"};
-    const char *budget_s = NULL, *db_path = NULL;
+    ck_run k = {.reason_buf = why, .coarsen = OPT_COARSEN_AUTO, .policy = "checkmate"};
+    const char *budget_s = NULL, *db_path = NULL, *perfetto = NULL;
     double limit = 0;
     int json = 0, c;
     optind = 1;
@@ -247,6 +289,14 @@ int sim_checkmate_main(int argc, char **argv)
         case 'b': budget_s = optarg; break;
         case 'j': json = 1; break;
         case 'd': db_path = optarg; break;
+        case 'P':
+            if (!*optarg || strcmp(optarg, "-") == 0) {
+                cli_error(CMD, "--perfetto '%s': give a file name for the trace-event JSON",
+                          optarg);
+                return 2;
+            }
+            perfetto = optarg;
+            break;
         case 't':
             if (cli_parse_seconds(optarg, &limit)) {
                 cli_error(CMD, "--time-limit '%s': give seconds > 0 (60, 60s or 2m)", optarg);
@@ -260,9 +310,9 @@ int sim_checkmate_main(int argc, char **argv)
             }
             break;
         case 'c':
-            /* the store keys solutions by layers or none: 'outputs' is for `optimal` only */
-            if (cli_parse_coarsen(optarg, &k.coarsen) || k.coarsen == OPT_COARSEN_OUTPUTS) {
-                cli_error(CMD, "--coarsen '%s': give 'layers' (the default) or 'none'", optarg);
+            if (cli_parse_coarsen(optarg, &k.coarsen)) {
+                cli_error(CMD, "--coarsen '%s': give 'auto' (the default), 'outputs', "
+                          "'layers' or 'none'", optarg);
                 return 2;
             }
             break;
@@ -273,7 +323,7 @@ int sim_checkmate_main(int argc, char **argv)
             return 2;
         default:
             cli_error(CMD, "option '%s' does not apply to --policy %s (it takes --budget, "
-                           "--iteration, --coarsen, --time-limit, --db and --json; see "
+                           "--iteration, --coarsen, --time-limit, --db, --perfetto and --json; see "
                            "gpumemsim sim --policy checkmate --help)", argv[optind - 1],
                       k.policy);
             return 2;
@@ -310,7 +360,17 @@ int sim_checkmate_main(int argc, char **argv)
     k.baseline_memory = sim_trace_baseline(t)->memory;
     k.budget = k.ratio > 0 ? sim_budget_for_ratio(t, k.ratio) : bytes;
     opt_graph *g = NULL;
-    int rc = opt_graph_from_trace(t, k.iteration, (opt_coarsen)k.coarsen, &g, NULL, &err);
+    char auto_why[768] = "";
+    int rc;
+    if (k.coarsen == OPT_COARSEN_AUTO) {
+        opt_coarsen picked;
+        rc = opt_graph_auto(t, k.iteration, k.budget, limit, &g, &picked, auto_why,
+                            sizeof auto_why, &err);
+        k.coarsen = (int)picked;
+        k.auto_why = auto_why;
+    } else {
+        rc = opt_graph_from_trace(t, k.iteration, (opt_coarsen)k.coarsen, &g, NULL, &err);
+    }
     sim_trace_free(t);
     if (rc) {
         cli_error(CMD, "%s: %s", k.trace, err.msg);
@@ -328,8 +388,10 @@ int sim_checkmate_main(int argc, char **argv)
         cli_error(CMD, "%s", err.msg);
         return 1;
     }
-    rc = solve_and_replay(&k, g, limit, db, hash, &err);
+    rc = solve_and_replay(&k, g, limit, db, hash, perfetto != NULL, &err);
     store_close(db);
+    if (rc == 0 && perfetto)
+        rc = write_perfetto(perfetto, &k, g, &err);
     opt_graph_free(g);
     if (rc) {
         cli_error(CMD, "%s: %s", k.trace, err.msg);

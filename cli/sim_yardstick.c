@@ -82,7 +82,7 @@ static void hint(const sim_yardstick *y, const char *trace, char *buf, size_t le
 {
     snprintf(buf, len, "%s holds no Checkmate answer for this trace at %llu B; solve one with "
                        "'gpumemsim sim %s --policy checkmate --budget %lluB --db %s' "
-                       "(add --coarsen none for the op-level program, --time-limit S to bound "
+                       "(add --coarsen outputs for the op-level program, --time-limit S to bound "
                        "it)",
              y->db, (unsigned long long)y->budget, trace, (unsigned long long)y->budget, y->db);
 }
@@ -162,7 +162,9 @@ void sim_yardstick_print_text(const sim_yardstick *y, const char *trace, int run
         snprintf(lb, sizeof lb, isfinite(g.bound_overhead) ? "%.6f" : "-", g.bound_overhead);
         printf("yardstick        %s (%s, iteration %u, %u nodes%s): optimum %s, LP bound %s; "
                "gap %s to it, %s to the bound\n",
-               e->status, strcmp(e->coarsen, "layers") == 0 ? "coarsened by layers" : "op level",
+               e->status, strcmp(e->coarsen, "layers") == 0 ? "coarsened by layers"
+                          : strcmp(e->coarsen, "outputs") == 0 ? "op level, by output"
+                                                                : "op level",
                e->iteration, e->nodes, e->time_limit > 0 ? ", time-limited" : "", o, lb, a, b);
         if (g.finding)
             printf("                 finding: %s\n", g.finding);

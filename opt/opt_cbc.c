@@ -68,6 +68,11 @@ static int to_csc(const opt_program *p, CoinBigIndex **start, int **index, doubl
  * it runs out, which kills the process; refusing first keeps the error an error. */
 #define CBC_BYTES_PER_NONZERO 400.0
 
+double opt_solver_bytes_per_nonzero(void)
+{
+    return CBC_BYTES_PER_NONZERO;
+}
+
 static double memory_available(void)
 {
     double avail = (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
@@ -194,6 +199,8 @@ int opt_solver_solve(const opt_program *p, const opt_graph *g, const opt_solver_
                 idx[k] = (int)c, val[k] = o->start[c], k++;
         Cbc_setMIPStartI(m, k, idx, val);
     }
+    if (o->has_cutoff)
+        Cbc_setCutoff(m, o->cutoff);
     double t0 = now_s();
     Cbc_solve(m);
     r->seconds = now_s() - t0;

@@ -253,6 +253,9 @@ int opt_graph_from_trace_host(const sim_trace *t, uint32_t iteration, opt_coarse
                               opt_extract_info *info, gms_error *err)
 {
     *out = NULL;
+    if (coarsen == OPT_COARSEN_AUTO) /* a choice, made by opt_graph_auto */
+        return gms_error_set(err, GMS_EINVAL, "coarsening 'auto' is resolved to outputs or "
+                             "layers before a graph is built (opt_graph_auto)");
     sim_layers *L = NULL;
     sim_flow *f = NULL;
     opt_graph *g = NULL;
@@ -300,6 +303,7 @@ int opt_graph_from_trace_host(const sim_trace *t, uint32_t iteration, opt_coarse
             goto done;
     }
     g->constant_bytes = f->constant_bytes;
+    g->baseline_peak = sim_trace_baseline(t)->memory; /* what a budget ratio is of */
     if ((rc = opt_graph_finish(g, err)))
         goto done;
     *out = g;
@@ -311,4 +315,27 @@ done:
     free(raw.g);
     free(gs.g);
     return rc;
+}
+
+const char *opt_coarsen_name(opt_coarsen c)
+{
+    return c == OPT_COARSEN_LAYERS ? "layers" : c == OPT_COARSEN_OUTPUTS ? "outputs"
+           : c == OPT_COARSEN_AUTO ? "auto" : "none";
+}
+
+int opt_coarsen_parse(const char *name, opt_coarsen *out)
+{
+    if (!name)
+        return -1;
+    if (strcmp(name, "layers") == 0)
+        *out = OPT_COARSEN_LAYERS;
+    else if (strcmp(name, "none") == 0 || strcmp(name, "ops") == 0)
+        *out = OPT_COARSEN_NONE;
+    else if (strcmp(name, "outputs") == 0)
+        *out = OPT_COARSEN_OUTPUTS;
+    else if (strcmp(name, "auto") == 0)
+        *out = OPT_COARSEN_AUTO;
+    else
+        return -1;
+    return 0;
 }

@@ -19,7 +19,16 @@ typedef enum opt_coarsen {
      * storages that outlive the iteration held from their op on (sim_flow_build_outputs): an
      * extension of the authors' graph whose unconstrained peak is the trace's baseline */
     OPT_COARSEN_OUTPUTS = 2,
+    /* not a graph: the CLI's default, resolved per trace and budget by opt_graph_auto
+     * (opt_size.h) to outputs or layers; opt_graph_from_trace refuses it */
+    OPT_COARSEN_AUTO = 3,
 } opt_coarsen;
+
+/* "none", "layers", "outputs" or "auto": the name the CLI takes and the store keys solutions by. */
+const char *opt_coarsen_name(opt_coarsen c);
+
+/* The coarsening named (as opt_coarsen_name, or "ops" for none). 0, or -1 for another name. */
+int opt_coarsen_parse(const char *name, opt_coarsen *out);
 
 /* What opt_graph_from_trace did, for messages. */
 typedef struct opt_extract_info {

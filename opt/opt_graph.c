@@ -170,3 +170,21 @@ uint64_t opt_graph_floor(const opt_graph *g)
         sum += g->nodes[g->nodes[v].inputs[k]].bytes;
     return sum + g->constant_bytes;
 }
+
+uint64_t opt_graph_ratio_reference(const opt_graph *g)
+{
+    return g->baseline_peak ? g->baseline_peak : opt_graph_peak(g);
+}
+
+uint64_t opt_graph_budget_for_ratio(const opt_graph *g, double ratio, const char **of)
+{
+    if (of)
+        *of = g->baseline_peak ? "baseline_peak" : "graph_peak";
+    /* the same arithmetic as sim_budget_for_ratio, so both give the same bytes */
+    double b = (double)opt_graph_ratio_reference(g) * ratio;
+    if (!(b > 0))
+        return 0;
+    if (b >= 18446744073709551616.0)
+        return UINT64_MAX;
+    return (uint64_t)b;
+}

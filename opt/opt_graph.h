@@ -31,6 +31,12 @@ typedef struct opt_graph {
     opt_node *nodes;
     uint32_t n;
     uint64_t constant_bytes; /* storage outliving the iteration: taken off the budget */
+    /* Where the graph came from (0 and "" when unknown: a graph written by hand or by an older
+     * gpumemsim): the trace's baseline peak (sim_trace_baseline's memory), which a budget
+     * ratio is of everywhere (sim, optimal, sweep), and the trace's content hash
+     * (store_hash_file), so a graph is never taken for another trace's. */
+    uint64_t baseline_peak;
+    char trace_hash[17];
     /* derived by opt_graph_finish: */
     opt_edge *edges;   /* ordered by v, then u */
     uint32_t n_edges;
@@ -63,6 +69,14 @@ uint64_t opt_graph_peak(const opt_graph *g);
 /* The least memory any schedule needs (bytes, constant_bytes included): the largest node
  * with all its inputs. A budget below it is infeasible. */
 uint64_t opt_graph_floor(const opt_graph *g);
+
+/* The bytes a budget ratio stands for: ratio x the trace's baseline peak when the graph
+ * knows it (the same bytes as sim_budget_for_ratio), else ratio x opt_graph_peak. *of says
+ * which ("baseline_peak" or "graph_peak"); may be NULL. */
+uint64_t opt_graph_budget_for_ratio(const opt_graph *g, double ratio, const char **of);
+
+/* The peak a ratio is of (opt_graph_budget_for_ratio's reference). */
+uint64_t opt_graph_ratio_reference(const opt_graph *g);
 
 /* The node whose footprint sets opt_graph_floor. */
 uint32_t opt_graph_floor_node(const opt_graph *g);

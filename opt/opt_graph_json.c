@@ -121,6 +121,29 @@ static int parse_node(opt_graph *g, size_t i, json_t *jn, const char *what, uint
     return rc;
 }
 
+/* The optional provenance keys: "baseline_peak" (bytes, the trace's peak a budget ratio is
+ * of) and "trace_hash" (16 hex digits, the trace's content hash). */
+static int parse_source(opt_graph *g, json_t *root, const char *what, gms_error *err)
+{
+    json_t *jp = json_object_get(root, "baseline_peak"), *jh = json_object_get(root, "trace_hash");
+    if (jp && (read_bytes(jp, &g->baseline_peak) != 0 || g->baseline_peak == 0))
+        return gms_error_set(err, GMS_EFORMAT, "%s: \"baseline_peak\" must be an integer > 0 "
+                             "and at most 2^53 (the trace's peak memory in bytes), or left out",
+                             what);
+    if (jh) {
+        const char *h = json_is_string(jh) ? json_string_value(jh) : NULL;
+        size_t n = h ? strlen(h) : 0;
+        int ok = n == 16;
+        for (size_t i = 0; ok && i < n; i++)
+            ok = (h[i] >= '0' && h[i] <= '9') || (h[i] >= 'a' && h[i] <= 'f');
+        if (!ok)
+            return gms_error_set(err, GMS_EFORMAT, "%s: \"trace_hash\" must be 16 lowercase hex "
+                                 "digits (the trace's content hash), or left out", what);
+        memcpy(g->trace_hash, h, 17);
+    }
+    return 0;
+}
+
 int opt_graph_parse(const char *text, size_t len, const char *what, opt_graph **out,
                     gms_error *err)
 {
@@ -157,6 +180,8 @@ int opt_graph_parse(const char *text, size_t len, const char *what, opt_graph **
     }
     g->constant_bytes = cb;
     total = cb;
+    if ((rc = parse_source(g, root, what, err)) != 0)
+        goto done;
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = parse_node(g, i, json_array_get(nodes, i), what, &total, err);
     if (rc == 0 && (rc = opt_graph_finish(g, err)) != 0) {
@@ -236,7 +261,12 @@ static void write_string(FILE *f, const char *s)
 
 int opt_graph_write(const opt_graph *g, FILE *f, gms_error *err)
 {
-    fprintf(f, "{\"constant_bytes\": %llu,\n \"nodes\": [", (unsigned long long)g->constant_bytes);
+    fprintf(f, "{\"constant_bytes\": %llu,", (unsigned long long)g->constant_bytes);
+    if (g->baseline_peak)
+        fprintf(f, " \"baseline_peak\": %llu,", (unsigned long long)g->baseline_peak);
+    if (g->trace_hash[0])
+        fprintf(f, " \"trace_hash\": \"%s\",", g->trace_hash);
+    fprintf(f, "\n \"nodes\": [");
     for (uint32_t i = 0; i < g->n; i++) {
         const opt_node *nd = &g->nodes[i];
         fprintf(f, "%s\n  {\"name\": ", i ? "," : "");

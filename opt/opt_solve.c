@@ -12,6 +12,7 @@
 #include "opt_child.h"
 #include "opt_moccasin.h"
 #include "opt_program.h"
+#include "opt_size.h"
 
 static double now_s(void)
 {
@@ -184,6 +185,81 @@ static int approx(const opt_graph *g, uint64_t act, const opt_request *rq, doubl
     return 0;
 }
 
+/* A time-limited MILP as rounds (issue 28, item 3): CBC, in a child process killed at its
+ * limit, takes what it found with it, so one long solve that overruns answers with the seed
+ * even when CBC had improved on it. Instead each round gets half the time left (all of it once
+ * less than a third of the limit is left), starts from the best schedule so far and is cut off
+ * at its objective (only better ones count); a round that returns keeps what it found, so the
+ * answer is the best schedule any finished round found. A round that proves nothing better
+ * exists (INFEASIBLE under the cutoff) makes the best one optimal; a killed round ends the
+ * rounds (the next would overrun as well: CBC's root processing is the same each round).
+ * *r gets the best solution (its x), its status and the last round's bound. */
+static int milp_rounds(const opt_program *p, const opt_graph *g, const opt_request *rq,
+                       double t0, double seed_cost, opt_solver_opts *o, opt_solver_result *r,
+                       opt_answer *a, gms_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->status = isfinite(seed_cost) ? OPT_STATUS_FEASIBLE : OPT_STATUS_UNKNOWN;
+    r->bound = -1;
+    double best = seed_cost, *start = NULL;
+    for (int round = 0;; round++) {
+        double left = rq->time_limit - (now_s() - t0);
+        if (left < 1.5 * a->lp_seconds || left < 0.5)
+            break;
+        o->time_limit = left < rq->time_limit / 3 ? left : left / 2;
+        o->has_cutoff = isfinite(best);
+        /* CBC keeps only solutions strictly better than the cutoff: a relative hair below */
+        o->cutoff = best - 1e-9 * fabs(best) - 1e-12;
+        if (start)
+            o->start = start;
+        opt_solver_result rr;
+        int killed = 0;
+        int rc = opt_child_solve(p, g, o, &rr, &killed, err);
+        if (rc) {
+            free(start);
+            if (r->x != start)
+                free(r->x);
+            r->x = NULL;
+            return rc;
+        }
+        a->nodes += rr.nodes;
+        a->rounds++;
+        if (killed) {
+            a->killed_at_limit = 1;
+            free(rr.x);
+            break;
+        }
+        if (rr.x && rr.objective < best) { /* a better schedule: the next round starts there */
+            best = rr.objective;
+            free(start);
+            start = rr.x;
+            r->x = start;
+            r->objective = best;
+            r->status = OPT_STATUS_FEASIBLE;
+            a->improved_rounds++;
+        } else {
+            free(rr.x);
+        }
+        if (rr.bound >= 0)
+            r->bound = isfinite(best) && rr.bound > best ? best : rr.bound;
+        if (rr.status == OPT_STATUS_OPTIMAL) { /* the best below the cutoff, proven */
+            r->status = OPT_STATUS_OPTIMAL;
+            break;
+        }
+        if (rr.status == OPT_STATUS_INFEASIBLE && o->has_cutoff && rr.bound >= 0) {
+            r->status = OPT_STATUS_OPTIMAL; /* nothing below the best: it is optimal */
+            r->bound = best;
+            break;
+        }
+        if (rr.status == OPT_STATUS_INFEASIBLE && !o->has_cutoff) {
+            r->status = OPT_STATUS_INFEASIBLE;
+            break;
+        }
+    }
+    /* r->x is start (the best solution) or NULL; the caller frees it */
+    return 0;
+}
+
 static int milp(const opt_graph *g, uint64_t act, const opt_request *rq, double t0,
                 const opt_program *lp, const double *lp_x, opt_answer *a, gms_error *err)
 {
@@ -213,6 +289,12 @@ static int milp(const opt_graph *g, uint64_t act, const opt_request *rq, double 
         r.status = seed ? OPT_STATUS_FEASIBLE : OPT_STATUS_UNKNOWN;
         r.bound = -1;
         a->skipped_search = 1;
+    } else if (rc == 0 && rq->time_limit > 0 && getenv("GMS_OPT_ROUNDS")) {
+        /* opt-in: rounds restart CBC from scratch, which loses a search that needed the whole
+         * limit (measured: a 16-node layer graph proven in 2 s alone went unanswered in 60 s
+         * under ASan and load, its rounds each too short); docs/optimal.md */
+        rc = milp_rounds(p, g, rq, t0, seed ? opt_schedule_cost(g, seed) : INFINITY, &o, &r,
+                         a, err);
     } else if (rc == 0) {
         /* CBC's root processing checks no clock either: a child process killed at the limit */
         int killed = 0;
@@ -252,6 +334,47 @@ static int milp(const opt_graph *g, uint64_t act, const opt_request *rq, double 
     return 0;
 }
 
+/* A budget at or above the graph's unconstrained peak needs no recomputation: checkpoint-all
+ * (each node computed once, kept until its last reader) fits, and no schedule computes less,
+ * so it is the optimum, and the graph's compute is every bound (LP, boundary) too. Answered
+ * at once, without a solver (a->no_solver), unless the caller wants the model written. */
+static int answer_unconstrained(const opt_graph *g, const opt_request *rq, opt_answer *a,
+                                gms_error *err)
+{
+    uint64_t peak = opt_graph_peak(g);
+    if (peak == UINT64_MAX || rq->budget < peak)
+        return 0;
+    a->status = OPT_STATUS_OPTIMAL;
+    a->objective = a->lower_bound = a->solver_bound = a->compute;
+    a->gap = 0;
+    a->no_solver = 1;
+    a->peak = peak;
+    if (rq->mode == OPT_MODE_RELAX || rq->mode == OPT_MODE_BOUND)
+        return 0;
+    if (!(a->schedule = opt_schedule_new(g->n)))
+        return gms_error_set(err, GMS_ENOMEM, "out of memory");
+    opt_schedule_checkpoint_all(g, a->schedule);
+    return 0;
+}
+
+/* Issue 28, item 4: no solve may need more than OPT_SIZE_MEMORY_CAP. The program is sized
+ * before it is built (opt_size.h), so a graph too large is one clear error, never an
+ * allocation that fails halfway or a solver that dies. */
+static int check_size(const opt_graph *g, gms_error *err)
+{
+    opt_size sz;
+    opt_size_program(g, &sz);
+    if (sz.bytes <= OPT_SIZE_MEMORY_CAP)
+        return 0;
+    return gms_error_set(err, GMS_ENOMEM,
+                         "the program for %u nodes has about %llu nonzeros and would need about "
+                         "%.1f GB, more than the %.0f GB a solve may use; coarsen the graph "
+                         "(--coarsen layers, or auto, which picks what fits) or ask for the "
+                         "boundary bound alone (optimal --bound boundary)", g->n,
+                         (unsigned long long)sz.nonzeros, sz.bytes / 1e9,
+                         OPT_SIZE_MEMORY_CAP / 1e9);
+}
+
 int opt_solve(const opt_graph *g, const opt_request *rq, opt_answer *a, gms_error *err)
 {
     memset(a, 0, sizeof *a);
@@ -266,7 +389,15 @@ int opt_solve(const opt_graph *g, const opt_request *rq, opt_answer *a, gms_erro
         a->seconds = now_s() - t0;
         return 0;
     }
+    if (!rq->write_model && answer_unconstrained(g, rq, a, err) != 0)
+        return err ? err->code : GMS_ENOMEM;
+    if (a->no_solver) {
+        a->seconds = now_s() - t0;
+        return 0;
+    }
     uint64_t act = rq->budget - g->constant_bytes;
+    if (rq->mode != OPT_MODE_BOUND && check_size(g, err) != 0)
+        return GMS_ENOMEM;
     if (rq->mode == OPT_MODE_BOUND) {
         opt_bound_result b;
         int rc = opt_boundary_bound(g, act, rq->time_limit, &b, err);

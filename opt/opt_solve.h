@@ -53,6 +53,10 @@ typedef struct opt_answer {
     long nodes;             /* branch-and-bound nodes */
     int skipped_search;     /* the time left after the LP was too short for CBC's root LP:
                              * the seed is the answer (opt_solve.c) */
+    int rounds;             /* time-limited MILP: solver rounds run (opt_solve.c) */
+    int improved_rounds;    /* of those, how many found a better schedule */
+    int no_solver;          /* the budget holds the graph's unconstrained peak: checkpoint-
+                             * all is optimal, answered without a solver (opt_solve.c) */
     int killed_at_limit;    /* CBC overran the limit and its process was killed: the seed is
                              * the answer (opt_child.h) */
     /* INFEASIBLE: what the smallest feasible budget needs */

@@ -23,6 +23,9 @@ typedef struct opt_solver_opts {
     const double *start;     /* a feasible solution to start from (n_cols values), or NULL */
     int log;                 /* solver log on stderr */
     int threads;             /* 0 or 1: one thread */
+    int has_cutoff;          /* look only for solutions of objective below cutoff: with
+                              * none, the answer is INFEASIBLE (issue 28's rounds, opt_solve.c) */
+    double cutoff;
 } opt_solver_opts;
 
 typedef struct opt_solver_result {
@@ -40,5 +43,9 @@ int opt_solver_solve(const opt_program *p, const opt_graph *g, const opt_solver_
 
 /* "CBC 2.10.8" */
 const char *opt_solver_name(void);
+
+/* What the solver needs per nonzero of a program, in bytes (measured; opt_size.h sizes
+ * programs before they are built with it). */
+double opt_solver_bytes_per_nonzero(void);
 
 #endif

@@ -23,37 +23,37 @@ print(d['remats'])" "$1"
 }
 # (the layer graph's peak is 1.51 x the trace's: its nodes hold a whole layer's outputs)
 for pol in checkmate checkmate-approx; do
-  out=$("$GMS_BIN" sim "$T" --policy $pol --budget 2.0 --json) || fail "$pol at 2.0: $out"
+  out=$("$GMS_BIN" sim "$T" --policy $pol --coarsen layers --budget 2.0 --json) || fail "$pol at 2.0: $out"
   check_ok "$out" >/dev/null || fail "$pol at 2.0: $out"
 done
-out=$("$GMS_BIN" sim "$T" --policy checkmate --budget 1.5 --json) || fail "at 1.5: $out"
+out=$("$GMS_BIN" sim "$T" --policy checkmate --coarsen layers --budget 1.5 --json) || fail "at 1.5: $out"
 check_ok "$out" >/dev/null || fail "at 1.5: $out"
 # the authors' rounding may find nothing that fits: an honest oom, never a schedule over budget
-out=$("$GMS_BIN" sim "$T" --policy checkmate-approx --budget 1.5 --json) || fail "approx 1.5: $out"
+out=$("$GMS_BIN" sim "$T" --policy checkmate-approx --coarsen layers --budget 1.5 --json) || fail "approx 1.5: $out"
 python3 -c "
 import json, sys; d = json.loads(sys.argv[1])
 assert d['status'] == 'oom' and d['reason'] or d['peak_memory'] <= d['budget'], d" "$out" \
   || fail "approx at 1.5: $out"
 # tighter: the optimum recomputes something and still fits
-out=$("$GMS_BIN" sim "$T" --policy checkmate --budget 1.2 --time-limit 60 --json) || fail "at 1.2: $out"
+out=$("$GMS_BIN" sim "$T" --policy checkmate --coarsen layers --budget 1.2 --time-limit 60 --json) || fail "at 1.2: $out"
 remats=$(check_ok "$out") || fail "at 1.2: $out"
 [ "$remats" -gt 0 ] || fail "nothing recomputed at 1.2: $out"
-txt=$("$GMS_BIN" sim "$T" --policy checkmate --budget 1.5) || fail "text: $txt"
+txt=$("$GMS_BIN" sim "$T" --policy checkmate --coarsen layers --budget 1.5) || fail "text: $txt"
 echo "$txt" | grep -q "^status  *ok" || fail "text status: $txt"
 echo "$txt" | grep -q "^overhead  *1\." || fail "text overhead: $txt"
 # an infeasible budget: a result (oom, the reason, exit 0), not an error
-out=$("$GMS_BIN" sim "$T" --policy checkmate --budget 0.5 --json) || fail "infeasible exit: $out"
+out=$("$GMS_BIN" sim "$T" --policy checkmate --coarsen layers --budget 0.5 --json) || fail "infeasible exit: $out"
 python3 -c "
 import json, sys; d = json.loads(sys.argv[1])
 assert d['status'] == 'oom' and 'infeasible' in d['reason'] and d['overhead'] is None, d" "$out" \
   || fail "infeasible: $out"
 # bad options: exit 2 and a sentence
-"$GMS_BIN" sim "$T" --policy checkmate 2>err; [ $? -eq 2 ] || fail "no budget accepted"
+"$GMS_BIN" sim "$T" --policy checkmate --coarsen layers 2>err; [ $? -eq 2 ] || fail "no budget accepted"
 grep -q "needs a --budget" err || fail "no word on the budget: $(cat err)"
-"$GMS_BIN" sim "$T" --policy checkmate --budget 0.8 --seed 2 2>err; [ $? -eq 2 ] || fail "--seed accepted"
+"$GMS_BIN" sim "$T" --policy checkmate --coarsen layers --budget 0.8 --seed 2 2>err; [ $? -eq 2 ] || fail "--seed accepted"
 grep -q "does not apply" err || fail "no word on --seed: $(cat err)"
-"$GMS_BIN" sim "$T" --policy=checkmate --budget 0.8 --iteration 9 2>err; [ $? -eq 2 ] || fail "iteration 9"
-"$GMS_BIN" sim nosuch.gmt --policy checkmate --budget 0.8 2>err; [ $? -eq 1 ] || fail "missing trace"
+"$GMS_BIN" sim "$T" --policy=checkmate --coarsen layers --budget 0.8 --iteration 9 2>err; [ $? -eq 2 ] || fail "iteration 9"
+"$GMS_BIN" sim nosuch.gmt --policy checkmate --coarsen layers --budget 0.8 2>err; [ $? -eq 1 ] || fail "missing trace"
 "$GMS_BIN" sim --policy checkmate --help | grep -q "checkmate-approx" || fail "no help"
 # the time limit is a hard stop: op level at 0.7 (CBC's root ran 252 s past 20 s before)
 # answers within 2 s + the grace (the LP or CBC killed, or the search skipped) with the seed,

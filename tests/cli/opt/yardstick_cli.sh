@@ -95,7 +95,7 @@ echo "$out" | grep -q "one format" || fail "two formats: $out"
 
 # a heuristic that fits where the layer program is infeasible (unet-small's layer graph
 # peaks at 1.51 x the trace, its largest layer needs 1.16 x): a finding, never a number
-"$GMS_BIN" sim "$UNET" --policy checkmate --budget 1.0 --db u.db --json >/dev/null || fail "unet"
+"$GMS_BIN" sim "$UNET" --policy checkmate --coarsen layers --budget 1.0 --db u.db --json >/dev/null || fail "unet"
 out=$("$GMS_BIN" sim "$UNET" --policy dtr --budget 1.0 --db u.db --json) || fail "$out"
 python3 -c "
 import json, sys

@@ -141,7 +141,9 @@ START_TEST(test_a_solve_within_its_limit_answers_exactly_as_in_process)
             free(out.x);
             opt_program_free(p);
         }
-        /* and the whole request: a limit that is not reached changes nothing */
+        /* and the whole request: a limit that is not reached changes no status or objective
+         * (with a limit the MILP runs as rounds, opt_solve.c, each with its own CBC time
+         * limit, which steers CBC's heuristics: among equal optima it may keep another) */
         opt_request rq = {.budget = act + g->constant_bytes}, rl = rq;
         rl.time_limit = 60;
         opt_answer a, b;
@@ -151,9 +153,11 @@ START_TEST(test_a_solve_within_its_limit_answers_exactly_as_in_process)
         ck_assert_int_eq(a.status, b.status);
         ck_assert(a.objective == b.objective && a.lower_bound == b.lower_bound);
         ck_assert_int_eq(b.killed_at_limit, 0);
+        ck_assert_int_eq(!a.schedule, !b.schedule);
         if (a.schedule) {
-            ck_assert(memcmp(a.schedule->R, b.schedule->R, (size_t)g->n * g->n) == 0);
-            ck_assert(memcmp(a.schedule->S, b.schedule->S, (size_t)g->n * g->n) == 0);
+            ck_assert_uint_le(b.peak, rl.budget);
+            ck_assert_double_eq_tol(opt_schedule_cost(g, b.schedule), opt_schedule_cost(g, a.schedule),
+                                    1e-9 * opt_schedule_cost(g, a.schedule));
         }
         opt_answer_clear(&a);
         opt_answer_clear(&b);

@@ -1,0 +1,33 @@
+/*
+ * fit_checkmate: `gpumemsim fit --policies checkmate[,checkmate-approx]`: the smallest budget
+ * at which the solved schedule (sweep_checkmate.h: one iteration's graph, solved, replayed)
+ * runs within the overhead limit, by fit_search's grid and bisection over solves (issue 28,
+ * item 5). With --db every solve goes through the store's solutions cache, so a second fit
+ * (or a sweep over the same budgets) solves nothing again.
+ */
+#ifndef FIT_CHECKMATE_H
+#define FIT_CHECKMATE_H
+
+#include <stdint.h>
+
+#include "fit.h"
+#include "sim.h"
+
+typedef struct fit_checkmate_opts {
+    const char *db;          /* the store to cache solutions in (created if missing); NULL */
+    const char *coarsen;     /* "auto" (NULL), "layers", "outputs" or "none" */
+    uint32_t iteration;
+    double time_limit;       /* seconds per solve; 0 = none */
+} fit_checkmate_opts;
+
+/* The static name of a checkmate policy ("checkmate", "checkmate-approx"), NULL for others. */
+const char *fit_checkmate_policy(const char *name);
+
+/* Searches for policy (a fit_checkmate_policy name) on t (read from trace_path, for the
+ * store's content hash). *solved and *cached count the probes solved and taken from the
+ * store. 0 or an error (unreadable store, a trace without that iteration, ...). */
+int fit_checkmate(const sim_trace *t, const char *trace_path, const char *policy,
+                  const fit_checkmate_opts *o, double max_overhead, const fit_search_opts *so,
+                  fit_answer *ans, unsigned *solved, unsigned *cached, gms_error *err);
+
+#endif

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Bad input to a solve (issue 28, items 4 and 7): a program too big for the 8 GB a solve may
+# use is refused before it is built, in one line naming the way out; a solver process killed
+# from outside is one line naming the signal; both exit 1 and leave nothing in the store.
+set -u
+: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+mkdir -p "$GMS_TMP"
+cd "$GMS_TMP" || exit 1
+rm -f k.db
+rows() { python3 -c "
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+print(c.execute('SELECT count(*) FROM solutions').fetchone()[0] + c.execute('SELECT count(*) FROM runs').fetchone()[0])" "$1"; }
+
+# a 3000-node U (node j of the second half also reads node n-1-j of the first, as a U-Net's
+# skips): its program has tens of millions of nonzeros, over 8 GB for CBC
+python3 -c "
+import json
+n = 3000
+ins = lambda i: ([i - 1] if i else []) + ([n - 1 - i] if i >= n // 2 and n - 1 - i < i - 1 else [])
+print(json.dumps({'nodes': [{'cost': 1, 'bytes': 10, 'inputs': ins(i)} for i in range(n)]}))" > chain.json
+t0=$(date +%s)
+"$GMS_BIN" optimal chain.json --budget 0.5 --json >out 2>err; rc=$?
+[ $rc -eq 1 ] || fail "a 13 GB program: exit $rc: $(cat err)"
+[ "$(wc -l < err)" -eq 1 ] && grep -q "more than the 8 GB a solve may use" err && grep -q -- "--coarsen" err \
+  || fail "too big: $(cat err)"
+[ $(( $(date +%s) - t0 )) -lt 20 ] || fail "the refusal took $(( $(date +%s) - t0 )) s: sized after building?"
+# the boundary bound is small at any size: still answered
+"$GMS_BIN" optimal chain.json --budget 0.5 --bound boundary --json >/dev/null 2>err || fail "boundary: $(cat err)"
+
+# a solver killed from outside (out of memory, an operator): one line, exit 1, no row
+T="$GMS_SOURCE_DIR/traces/samples/unet-small.gmt"
+"$GMS_BIN" sim "$T" --policy checkmate --coarsen none --budget 0.92 --time-limit 60 --db k.db \
+  >out 2>err & pid=$!
+kids=""
+for _ in $(seq 1 100); do kids=$(pgrep -P $pid); [ -n "$kids" ] && break; sleep 0.1; done
+[ -n "$kids" ] || fail "no solver process to kill"
+sleep 1
+for k in $kids; do kill -KILL "$k"; done
+wait $pid; rc=$?
+[ $rc -eq 1 ] || fail "killed solver: exit $rc: $(cat err)"
+[ "$(wc -l < err)" -eq 1 ] && grep -q "died of signal 9" err || fail "killed solver: $(cat err)"
+[ ! -s out ] || fail "a result printed after the solver died: $(cat out)"
+[ "$(rows k.db)" = 0 ] || fail "the store kept something of the killed solve"
+echo ok
