@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "catalog.h"
 #include "cli.h"
 #include "iter_log.h"
 #include "memory.h"
@@ -126,7 +127,9 @@ static void usage(FILE *f)
             "                      ui.perfetto.dev or chrome://tracing: op and\n"
             "                      rematerialization slices, evictions, resident memory and\n"
             "                      budget counters (docs/perfetto.md)\n"
-            "  --list-policies     list the policies, one per line, and exit\n"
+            "  --list-policies     list every name --policy takes, one per line: eviction\n"
+            "                      policies, checkpoint planners (\"planner:\") and solved\n"
+            "                      schedules (\"solved:\", the optimum, not a heuristic)\n"
             "  -h, --help          show this help (developer options, for benchmarks and the\n"
             "                      reference table: docs/developer.md)\n"
             "\n"
@@ -167,27 +170,6 @@ enum {
     OPT_DB,
 };
 
-
-static void list_policies(FILE *f)
-{
-    for (size_t i = 0; i < pol_count(); i++)
-        fprintf(f, "%-10s %s\n", pol_name(pol_at(i)), pol_description(pol_at(i)));
-    for (size_t i = 0; i < planner_count(); i++)
-        fprintf(f, "%-10s %s\n", planner_at(i)->name, planner_at(i)->description);
-}
-
-static void policy_names(char *buf, size_t len)
-{
-    buf[0] = 0;
-    for (size_t i = 0; i < pol_count(); i++) {
-        size_t u = strlen(buf);
-        snprintf(buf + u, len - u, "%s%s", i ? ", " : "", pol_name(pol_at(i)));
-    }
-    for (size_t i = 0; i < planner_count(); i++) {
-        size_t u = strlen(buf);
-        snprintf(buf + u, len - u, ", %s", planner_at(i)->name);
-    }
-}
 
 static int parse_u64(const char *s, uint64_t *out)
 {
@@ -403,11 +385,22 @@ int cmd_sim(int argc, char **argv)
     sim_extra extra = {.seeds = 1};
     swap_opts swo = {0};
     uint64_t chain = 0, u;
-    char names[256];
     optind = 1;
     opterr = 0;
     int c;
+    unsigned char seen[OPT_DB + 1] = {0};
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        /* a value option given twice is refused, never silently overridden */
+        if (c >= OPT_POLICY && c <= OPT_DB && c != OPT_JSON && c != OPT_LIST && c != OPT_ROWS &&
+            c != OPT_QUIET && seen[c]++) {
+            const char *name = "";
+            for (const struct option *o = longopts; o->name; o++)
+                if (o->val == c)
+                    name = o->name;
+            cli_error(CMD, "--%s given twice ('%s' after an earlier value): give it once",
+                      name, optarg ? optarg : "");
+            return 2;
+        }
         switch (c) {
         case 'h':
             usage(stdout);
@@ -451,7 +444,7 @@ int cmd_sim(int argc, char **argv)
             run_opt = "--json";
             break;
         case OPT_LIST:
-            list_policies(stdout);
+            pol_catalog_print(stdout);
             return 0;
         case OPT_REFTABLE:
             ro.csv = optarg;
@@ -620,8 +613,9 @@ int cmd_sim(int argc, char **argv)
         }
     }
     if (!cfg.policy && !cfg.planner) {
-        policy_names(names, sizeof names);
-        cli_error(CMD, "unknown policy '%s'; valid policies: %s", policy, names);
+        gms_error perr = {0};
+        pol_refuse(policy, POL_KIND_ANY, &perr);
+        cli_error(CMD, "%s", perr.msg);
         return 2;
     }
     if (swap_opts_apply(CMD, &swo, &cfg))

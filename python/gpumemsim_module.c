@@ -280,8 +280,13 @@ static PyObject *py_sim(PyObject *self, PyObject *args, PyObject *kw)
                                   params, sizeof params);
     if (planner < 0)
         return NULL;
-    if (score == Py_None && !planner &&
-        pol_resolve(policy_name ? policy_name : "dtr", &cfg.policy, &err) != 0) {
+    const char *pn = policy_name ? policy_name : "dtr";
+    if (score == Py_None && !planner && !pol_find(pn) && !pol_is_path(pn)) {
+        pol_refuse(pn, POL_KIND_EVICT | POL_KIND_PLANNER, &err); /* names what sim() runs */
+        PyErr_SetString(error_type, err.msg);
+        return NULL;
+    }
+    if (score == Py_None && !planner && pol_resolve(pn, &cfg.policy, &err) != 0) {
         PyErr_SetString(error_type, err.msg);
         return NULL;
     }
@@ -425,8 +430,11 @@ static PyObject *py_policies(PyObject *self, PyObject *unused)
     (void)self;
     (void)unused;
     PyObject *l = PyList_New(0);
-    for (size_t i = 0; l && i < pol_count(); i++) {
-        PyObject *s = PyUnicode_FromString(pol_name(pol_at(i)));
+    pol_entry e;
+    for (size_t i = 0; l && pol_catalog_at(i, &e) == 0; i++) {
+        if (e.kind == POL_KIND_SOLVED)
+            continue; /* sim() runs eviction policies and planners */
+        PyObject *s = PyUnicode_FromString(e.name);
         if (!s || PyList_Append(l, s) < 0) {
             Py_XDECREF(s);
             Py_CLEAR(l);
@@ -457,7 +465,8 @@ static PyMethodDef methods[] = {
     {"ratio", py_ratio, METH_VARARGS,
      "ratio(num, a, b) -> float: num / (a * b) correctly rounded, +inf when a * b == 0\n"
      "(the simulator's sim_score_ratio; Python's int / int gives the same)."},
-    {"policies", py_policies, METH_NOARGS, "policies() -> list of the built-in policy names."},
+    {"policies", py_policies, METH_NOARGS, "policies() -> the built-in names sim(policy=) takes: eviction policies, then\n"
+     "checkpoint planners (as `gpumemsim sim --list-policies`, less checkmate)."},
     {NULL, NULL, 0, NULL},
 };
 
