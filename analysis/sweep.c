@@ -482,7 +482,7 @@ static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
                     it->trace = t;
                     it->policy = p;
                     it->ratio = r;
-                    it->seed = seed;
+                    it->seed = (uint32_t)(sp->seed0 + seed);
                     it->alloc = a;
                     it->budget = sp->budget_bytes && sp->budget_bytes[r]
                                      ? sp->budget_bytes[r]
@@ -490,7 +490,7 @@ static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
                     if (ck)
                         sweep_checkmate_params(sp, it->params, sizeof it->params);
                     else
-                        sweep_run_params(sp, c->policies[p], random, seed, it->params,
+                        sweep_run_params(sp, c->policies[p], random, it->seed, it->params,
                                          sizeof it->params);
                     if (c->planners[p] && sp->policy_args && *sp->policy_args)
                         planner_run_params(sp->policy_args, it->params, sizeof it->params);

@@ -28,6 +28,7 @@
 #include "sim_checkmate.h"
 #include "sim_extra.h"
 #include "sim_reftable.h"
+#include "sim_store.h"
 #include "sim_yardstick.h"
 #include "swap_opts.h"
 
@@ -117,12 +118,15 @@ static void usage(FILE *f)
             "                      object per training iteration, docs/planners.md)\n"
             "  --kineto FILE       a PyTorch Execution Trace's op costs measured from the\n"
             "                      run's Kineto trace FILE (docs/import-pytorch.md)\n"
-            "  --db FILE           the yardstick (docs/optimal.md): beside the run, every\n"
-            "                      Checkmate answer the result store FILE holds for this\n"
-            "                      trace at this budget (from 'sim --policy checkmate --db\n"
-            "                      FILE' or a sweep with checkmate), with the run's gap to\n"
-            "                      the optimum and to the LP bound (JSON: yardstick); FILE\n"
-            "                      is only read\n"
+            "  --db FILE           store the run in the result store FILE (created if\n"
+            "                      missing) under the key a sweep gives it, so that 'db runs'\n"
+            "                      and 'db gaps' show it (simulated once more for the store;\n"
+            "                      a run already stored is kept), and print beside it the\n"
+            "                      yardstick (docs/optimal.md): every Checkmate answer FILE\n"
+            "                      holds for this trace at this budget (from 'sim --policy\n"
+            "                      checkmate --db FILE' or a sweep with checkmate), with the\n"
+            "                      run's gap to the optimum and to the LP bound (JSON:\n"
+            "                      yardstick)\n"
             "  --perfetto FILE     also write the run as Chrome trace-event JSON, for\n"
             "                      ui.perfetto.dev or chrome://tracing: op and\n"
             "                      rematerialization slices, evictions, resident memory and\n"
@@ -662,8 +666,13 @@ int cmd_sim(int argc, char **argv)
         return 2;
     }
     if (db && (chain || strcmp(trace, "-") == 0)) {
-        cli_error(CMD, "--db looks the optimum up by the trace file's content; %s has no file",
-                  chain ? "a --chain" : "standard input");
+        cli_error(CMD, "--db stores the run and looks the optimum up by the trace file's "
+                       "content; %s has no file", chain ? "a --chain" : "standard input");
+        return 2;
+    }
+    const char *why = db ? sim_store_refusal(&cfg, kineto) : NULL;
+    if (why) {
+        cli_error(CMD, "--db cannot store this run: %s", why);
         return 2;
     }
     if (chain && kineto) {
@@ -737,6 +746,19 @@ int cmd_sim(int argc, char **argv)
     }
     sim_yardstick ys, *ysp = NULL;
     if (db) {
+        /* stored as a sweep stores it, so db runs / db gaps show it and sweeps skip it */
+        sim_store_req q = {db, trace, pname, ratio, bytes, extra.seeds, allocator, alloc_conf};
+        int added = 0;
+        if (cfg.policy)
+            q.policy_id = pol_id(cfg.policy);
+        if (sim_store_run(&q, &cfg, &added, &err) != 0) {
+            cli_error(CMD, "--db: %s", err.msg);
+            iter_log_free(&ilog);
+            sim_trace_free(t);
+            return 1;
+        }
+        fprintf(stderr, "gpumemsim sim: %s %s\n", added ? "run stored in" : "run already in",
+                db);
         if (sim_yardstick_load(db, trace, t, cfg.budget, &ys, &err) != 0) {
             cli_error(CMD, "--db: %s", err.msg);
             iter_log_free(&ilog);
