@@ -32,5 +32,6 @@ jq -e 'length == 1 and .[0].policy == "dtr"' gaps.json >/dev/null || fail "db ga
 expect_fail "--db cannot store this run: --kineto" \
   "$GMS_BIN" sim "$UNET" --policy dtr --budget 0.6 --kineto x.json --db k.db
 [ ! -e k.db ] || fail "a refused sim wrote a store"
-"$GMS_BIN" sim --help | grep -q "store the run in the result store FILE" || fail "--help"
+help=$("$GMS_BIN" sim --help)
+echo "$help" | grep -q "store the run in the result store FILE" || fail "--help"
 echo ok

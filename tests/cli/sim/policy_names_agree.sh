@@ -43,8 +43,9 @@ echo "$out" | grep -q "'ckpt-all' is a checkpoint planner" || fail "fit ckpt-all
 
 # sweep's "all": --help says what it is, and it is what the ideal model runs of the
 # eviction policies (address-aware ones, which sim refuses on it, left out)
-"$GMS_BIN" sweep --help | grep -q "default 'all': every" || fail "sweep --help: no 'all'"
-"$GMS_BIN" sweep --help | grep -Eq '^checkmate +solved: ' || fail "sweep --help lacks checkmate"
+help=$("$GMS_BIN" sweep --help)
+echo "$help" | grep -q "default 'all': every" || fail "sweep --help: no 'all'"
+echo "$help" | grep -Eq '^checkmate +solved: ' || fail "sweep --help lacks checkmate"
 want=$(for p in $evict; do
   "$GMS_BIN" sim "$UNET" --policy "$p" --budget 1.0 >/dev/null 2>&1 && echo "$p"
 done | sort)

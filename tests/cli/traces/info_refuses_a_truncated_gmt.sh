@@ -23,5 +23,6 @@ n=$(grep -Eo "truncated after event [0-9]+" err | grep -Eo "[0-9]+$")
 grep -q "warning: .*truncated after event $n" err || fail "no warning: $(cat err)"
 [ "$(jq .events half.json)" = "$n" ] || fail "--allow-truncated: events $(jq .events half.json), not $n"
 "$GMS_BIN" info big.gmt >/dev/null || fail "info on the whole trace"
-"$GMS_BIN" info --help | grep -q -- "--allow-truncated" || fail "--help lacks --allow-truncated"
+help=$("$GMS_BIN" info --help)
+echo "$help" | grep -q -- "--allow-truncated" || fail "--help lacks --allow-truncated"
 echo ok
