@@ -78,7 +78,8 @@ static void usage(FILE *f)
             "                   the store (table solutions), so a budget solved before (the same\n"
             "                   bytes, from any ratio) replays without solving again\n"
 
-            "  --quiet          no progress output\n\npolicies (as 'gpumemsim sim --list-policies'):\n",
+            "  --quiet          no progress output\n\n"
+            "policies (as 'gpumemsim sim --list-policies'):\n",
             SWEEP_MAX_RATIO);
     pol_catalog_print(f);
 }
