@@ -55,6 +55,9 @@ int plot_render_page(const char *body, const plot_page *pg, const char *out_path
 /* Parses a chart size "WxH" with an optional unit after either number: in (the default),
  * cm or mm ("3.3x2.5in", "17x12cm", "3.3inx6cm"); 1 to 50 inches each. (plot_size.c) */
 int plot_parse_size(const char *text, double *w_in, double *h_in, gms_error *err);
+/* The named sizes plot_parse_size takes ("column, two-column, slide"); a preset may leave
+ * the height 0: the chart then sizes it to its content. */
+const char *plot_size_presets(void);
 
 /* Writes text to path through a temporary file beside it, renamed into place. */
 int plot_write_file(const char *path, const char *text, size_t len, gms_error *err);

@@ -27,5 +27,27 @@ void plot_style_for(const char *policy, plot_style *out);
 /* Point types of the failure marks (never used by a policy's line). */
 #define PLOT_POINT_OOM 2
 #define PLOT_POINT_LIMIT 10
+/* A successful run above an overhead chart's range (filled triangle up), with its value. */
+#define PLOT_POINT_ABOVE 9
+
+/* The bottom of an overhead panel's y range (just under "no overhead"). */
+#define PLOT_YMIN 0.98
+/* An overhead panel's vertical frame (plot_frame.c): the data range [PLOT_YMIN, top], and
+ * above it, past a gap that breaks the axis, the failure strip [strip_lo, strip_hi] with
+ * fail_rows rows of row_h. above: some successful run lies over top (marked, with its
+ * value). */
+typedef struct plot_yframe {
+    double top, gap, strip_lo, strip_hi, row_h;
+    int above;
+} plot_yframe;
+void plot_yframe_for(double ymax, double remat_limit, size_t fail_rows, plot_yframe *f);
+/* The frame every overhead panel shares: y range and ticks, the failure band ("failed",
+ * shaded, above an axis break), grid and tick style. */
+void plot_frame_settings(plot_buf *b, const plot_yframe *f, size_t fail_rows, double maxr,
+                         double xstep, double ystep);
+/* A tick step for an axis of `span` that leaves room for `labels` labels. */
+double plot_tick_step(double span, double labels);
+/* Legend columns for n entries whose longest title has maxlen characters, in width_pt. */
+size_t plot_key_columns(size_t n, size_t maxlen, double width_pt, double font_pt);
 
 #endif

@@ -346,6 +346,64 @@ static double mem_unit(uint64_t max, const char **name)
     return 1024.0;
 }
 
+/* The first series before k whose figure (peak memory: what = 0, overhead: 1) equals series
+ * k's at every iteration, or SIZE_MAX. Its line would hide k's entirely. */
+static size_t same_as(const it_set *set, size_t k, int what)
+{
+    const it_series *a = &set->s[k];
+    for (size_t j = 0; j < k; j++) {
+        const it_series *b = &set->s[j];
+        int same = a->n == b->n && a->n > 0;
+        for (size_t i = 0; same && i < a->n; i++) {
+            const it_point *x = &a->p[i], *y = &b->p[i];
+            same = x->iteration == y->iteration &&
+                   (what == 0 ? x->peak == y->peak
+                              : (isnan(x->overhead) && isnan(y->overhead)) ||
+                                    fabs(x->overhead - y->overhead) <=
+                                        1e-9 * fabs(y->overhead));
+        }
+        if (same)
+            return j;
+    }
+    return SIZE_MAX;
+}
+
+/* One policy's line in a panel: a line that coincides with an earlier one is drawn first,
+ * wide and with large open marks, so that it shows around the other, and its title says so. */
+static void series_line(plot_buf *b, const it_set *set, size_t k, int what, const char *qd,
+                        int column)
+{
+    plot_style st;
+    plot_style_for(set->s[k].name, &st);
+    size_t j = same_as(set, k, what);
+    char title[400];
+    if (j == SIZE_MAX)
+        snprintf(title, sizeof title, "%s", set->s[k].name);
+    else
+        snprintf(title, sizeof title, "%s (same as %s)", set->s[k].name, set->s[j].name);
+    for (char *c = title; *c; c++)
+        if (*c == '\'')
+            *c = '"';
+    plot_buf_printf(b,
+                    "%s index %zu using 1:%d with linespoints lc rgb '%s' dt %s pt %d ps %s "
+                    "lw %s title '%s'",
+                    qd, k, column, st.color, j == SIZE_MAX ? st.dash : "1",
+                    j == SIZE_MAX ? st.point : 6, j == SIZE_MAX ? "0.6" : "1.6",
+                    j == SIZE_MAX ? "1" : "5", title);
+}
+
+/* Series indexes with the coinciding ones (same_as) first, so the others draw over them. */
+static void draw_order(const it_set *set, int what, size_t *order)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < set->n; k++)
+        if (same_as(set, k, what) != SIZE_MAX)
+            order[n++] = k;
+    for (size_t k = 0; k < set->n; k++)
+        if (same_as(set, k, what) == SIZE_MAX)
+            order[n++] = k;
+}
+
 static int draw(const plot_iterations_opts *o, const it_set *set, uint64_t budget,
                 gms_error *err)
 {
@@ -353,13 +411,21 @@ static int draw(const plot_iterations_opts *o, const it_set *set, uint64_t budge
     char *data_path = NULL;
     int rc = 0;
     uint64_t maxmem = budget != UINT64_MAX ? budget : 0;
+    uint32_t last = 0;
     int inputs = 0;
+    size_t *order = calloc(set->n ? set->n : 1, sizeof *order);
+    if (!order)
+        return gms_error_set(err, GMS_ENOMEM, "out of memory");
     for (size_t k = 0; k < set->n; k++)
         for (size_t i = 0; i < set->s[k].n; i++) {
             if (set->s[k].p[i].peak > maxmem)
                 maxmem = set->s[k].p[i].peak;
+            if (set->s[k].p[i].iteration > last)
+                last = set->s[k].p[i].iteration;
             inputs |= set->s[k].p[i].input_size >= 0;
         }
+    /* iterations are whole numbers: ticks on them only, about a dozen at most */
+    unsigned xstep = last / 12 + 1;
     const char *mn;
     double mu = mem_unit(maxmem ? maxmem : 1, &mn);
     /* index k: policy k's points "iteration input peak overhead failed" */
@@ -399,8 +465,9 @@ static int draw(const plot_iterations_opts *o, const it_set *set, uint64_t budge
                     "set grid xtics ytics lc rgb '#d9d9d9' lw 1 dt 1\n"
                     "set border 3 lc rgb '#444444'\nset tics nomirror out\n"
                     "set key outside right top noenhanced font ',10'\n"
-                    "set xlabel 'iteration'\nset lmargin 12\nset rmargin 30\n",
-                    inputs ? 3 : 2, title);
+                    "set xlabel 'iteration'\nset lmargin 12\nset rmargin 30\n"
+                    "set xrange [%g:%g]\nset xtics 0,%u format '%%.0f'\nset mxtics 1\n",
+                    inputs ? 3 : 2, title, -0.25, (double)last + 0.25, xstep);
     if (inputs) /* the input sizes are the trace's: the first series has them all */
         plot_buf_printf(&script,
                         "set ylabel 'input size'\n"
@@ -414,28 +481,24 @@ static int draw(const plot_iterations_opts *o, const it_set *set, uint64_t budge
                         "lc rgb '#D55E00' lw 2 dt 2 back\n",
                         (double)budget / mu, (double)budget / mu);
     plot_buf_printf(&script, "set yrange [0:%.6g]\nplot ", (double)maxmem / mu * 1.1);
-    for (size_t k = 0; k < set->n; k++) {
+    draw_order(set, 0, order);
+    for (size_t i = 0; i < set->n; i++) {
+        size_t k = order[i];
         plot_style st;
         plot_style_for(set->s[k].name, &st);
+        series_line(&script, set, k, 0, qd, 3);
         plot_buf_printf(&script,
-                        "%s index %zu using 1:3 with linespoints lc rgb '%s' dt %s pt %d "
-                        "ps 0.6 title '%s', \\\n     "
-                        "%s index %zu using 1:($5 > 0 ? $3 : NaN) with points pt %d ps 1.2 "
-                        "lc rgb '%s' notitle, \\\n     ",
-                        qd, k, st.color, st.dash, st.point, set->s[k].name, qd, k,
-                        PLOT_POINT_OOM, st.color);
+                        ", \\\n     %s index %zu using 1:($5 > 0 ? $3 : NaN) with points pt %d "
+                        "ps 1.2 lc rgb '%s' notitle, \\\n     ",
+                        qd, k, PLOT_POINT_OOM, st.color);
     }
     plot_buf_printf(&script, "NaN with lines lc rgb '#D55E00' lw 2 dt 2 title 'budget'\n"
                              "unset arrow 1\nset yrange [*:*]\n"
                              "set ylabel 'overhead (time / compute)'\nplot ");
-    for (size_t k = 0; k < set->n; k++) {
-        plot_style st;
-        plot_style_for(set->s[k].name, &st);
-        plot_buf_printf(&script,
-                        "%s%s index %zu using 1:4 with linespoints lc rgb '%s' dt %s pt %d "
-                        "ps 0.6 title '%s'",
-                        k ? ", \\\n     " : "", qd, k, st.color, st.dash, st.point,
-                        set->s[k].name);
+    draw_order(set, 1, order);
+    for (size_t i = 0; i < set->n; i++) {
+        plot_buf_printf(&script, "%s", i ? ", \\\n     " : "");
+        series_line(&script, set, order[i], 1, qd, 4);
     }
     plot_buf_printf(&script, "\nunset multiplot\n");
     if (script.oom) {
@@ -444,6 +507,7 @@ static int draw(const plot_iterations_opts *o, const it_set *set, uint64_t budge
     }
     rc = plot_render(script.s, 1400, inputs ? 1050 : 750, o->out, err);
 out:
+    free(order);
     if (data_path) {
         unlink(data_path);
         free(data_path);

@@ -18,9 +18,14 @@
  * is an estimate: a run can fit a little inside the band. */
 #define FLOOR_COLOR "#e6e6e6"
 #define FLOOR_TITLE "grey: below constants + largest op"
+#define FLOOR_TITLE_2 "grey: below constants\\n+ largest op" /* for a narrow legend cell */
 /* The region below the LP bound of Checkmate's program (docs/optimal.md, "The yardstick"):
  * no schedule of that program can be there. */
 #define BOUND_COLOR "#f2c4c4"
+/* The legend's entries for the marks (the failure band's, and a run above the range). */
+#define LEGEND_OOM "out of memory"
+#define LEGEND_LIMIT "over remat limit"
+#define LEGEND_ABOVE "above range"
 
 /* The order policies appear in when the user names none: the optimum, then the DTR paper's. */
 static const char *const preferred[] = {"checkmate", "checkmate-approx", "dtr", "dtr-eq",
@@ -425,63 +430,155 @@ static void policy_title(ov_ctx *c, size_t p, char *buf, size_t len)
     plot_quote(title, buf, len);
 }
 
-/* A tick step for a budget axis of `span` that leaves room for `labels` labels. */
-static double tick_step(double span, double labels)
-{
-    static const double steps[] = {0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10};
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
-        if (span / steps[i] + 1 <= labels)
-            return steps[i];
-    return 10;
-}
-
 typedef struct ov_layout {
     size_t cells, cols, rows;
     plot_page page;
     double fs; /* font sizes in the script: points times this */
+    /* what the figure shows, found once (write_data's has[] and ymax) */
+    int any_oom, any_limit, any_seeds, any_floor, any_bound;
+    const char *bound_k; /* the LP bound's program when one serves every panel, else NULL */
+    size_t *frow;        /* per policy: its row in the failure strip, or SIZE_MAX */
+    size_t fail_rows;
+    plot_yframe yf;
+    /* one panel: plot area margins (pt) and the legend below it */
+    double lm, rm, tm, bm, plot_w, plot_h;
+    size_t key_cols, key_rows, key_lines;
 } ov_layout;
 
-static void layout(const ov_ctx *c, ov_layout *l)
+/* The legend title of policy p without quotes, and its length. */
+static size_t title_len(ov_ctx *c, size_t p)
+{
+    char q[200];
+    policy_title(c, p, q, sizeof q);
+    size_t n = strlen(q);
+    return n >= 2 ? n - 2 : n;
+}
+
+/* Finds what the figure shows and sizes it: panels, the failure strip, and for one panel the
+ * legend below the plot (outside it) in as many columns as its titles allow. 0 or -1. */
+static int layout(ov_ctx *c, const int *has, double ymax, ov_layout *l)
 {
     const plot_overhead_opts *o = c->o;
-    l->cells = c->n_traces == 1 ? 1 : c->n_traces + 1; /* + a legend cell */
-    if (o->columns > 0)
-        l->cols = (size_t)o->columns < l->cells ? (size_t)o->columns : l->cells;
-    else
-        l->cols = l->cells <= 2 ? l->cells : l->cells <= 4 ? 2 : l->cells <= 9 ? 3 : 4;
-    l->rows = (l->cells + l->cols - 1) / l->cols;
+    memset(l, 0, sizeof *l);
+    if (!(l->frow = malloc((c->n_policies ? c->n_policies : 1) * sizeof *l->frow)))
+        return -1;
+    size_t *order = calloc(c->n_policies ? c->n_policies : 1, sizeof *order);
+    if (!order)
+        return -1;
+    order_policies(c, order);
+    for (size_t k = 0; k < c->n_policies; k++) {
+        size_t p = order[k];
+        int failed = 0;
+        for (size_t t = 0; t < c->n_traces; t++) {
+            int h = has[t * c->n_policies + p];
+            l->any_oom |= (h & HAS_OOM) != 0;
+            l->any_limit |= (h & HAS_LIMIT) != 0;
+            failed |= (h & (HAS_OOM | HAS_LIMIT)) != 0;
+        }
+        l->frow[p] = failed ? l->fail_rows++ : SIZE_MAX;
+        l->any_seeds |= c->seeds[p] > 1;
+    }
+    free(order);
+    for (size_t t = 0; t < c->n_traces; t++) {
+        l->any_floor |= c->traces[t].floor > 0;
+        if (c->traces[t].n_bound) {
+            if (l->any_bound && l->bound_k && strcmp(l->bound_k, c->traces[t].bound_coarsen))
+                l->bound_k = NULL;
+            else if (!l->any_bound)
+                l->bound_k = c->traces[t].bound_coarsen;
+            l->any_bound = 1;
+        }
+    }
+    plot_yframe_for(ymax, c->remat_limit, l->fail_rows, &l->yf);
+
     l->page.font_pt = o->font_pt > 0 ? o->font_pt : DEFAULT_FONT_PT;
     plot_format fmt = PLOT_PDF;
     gms_error ignored;
     plot_format_for_path(o->out, &fmt, &ignored);
     l->fs = plot_text_scale(fmt);
-    double fs = l->page.font_pt / DEFAULT_FONT_PT;
-    if (o->width_in > 0) {
+    double fpt = l->page.font_pt, fs = fpt / DEFAULT_FONT_PT;
+    l->cells = c->n_traces == 1 ? 1 : c->n_traces + 1; /* + a legend cell */
+    if (o->columns > 0)
+        l->cols = (size_t)o->columns < l->cells ? (size_t)o->columns : l->cells;
+    else if (o->width_in > 0 && o->width_in < 5 * fs)
+        l->cols = 1; /* a column-wide figure: panels one above the other */
+    else
+        l->cols = l->cells <= 2 ? l->cells : l->cells <= 4 ? 2 : l->cells <= 9 ? 3 : 4;
+    l->rows = (l->cells + l->cols - 1) / l->cols;
+    if (l->cells == 1) {
+        l->page.width_in = o->width_in > 0 ? o->width_in : ONE_COLUMN_IN * fs;
+        double W = l->page.width_in * 72;
+        size_t n = c->n_policies + (size_t)l->any_oom + (size_t)l->any_limit +
+                   (size_t)l->yf.above;
+        size_t maxlen = l->any_limit ? strlen(LEGEND_LIMIT) : l->any_oom ? strlen(LEGEND_OOM) : 0;
+        if (l->yf.above && strlen(LEGEND_ABOVE) > maxlen)
+            maxlen = strlen(LEGEND_ABOVE);
+        for (size_t p = 0; p < c->n_policies; p++)
+            if (title_len(c, p) > maxlen)
+                maxlen = title_len(c, p);
+        l->key_cols = plot_key_columns(n, maxlen, 0.94 * W - 2 * fpt, fpt);
+        l->key_rows = (n + l->key_cols - 1) / l->key_cols;
+        l->key_lines = 1 + (size_t)l->any_floor + (size_t)l->any_bound;
+        l->lm = 6.2 * fpt; /* y tick labels ("failed") and the y label */
+        l->rm = 1.2 * fpt;
+        l->tm = 2.8 * fpt;
+        l->bm = 4.2 * fpt + ((double)(l->key_rows + l->key_lines) * 1.4 + 1.4) * fpt;
+        l->plot_w = W - l->lm - l->rm;
+        if (o->height_in > 0) {
+            l->page.height_in = o->height_in;
+        } else {
+            double ph = 0.62 * l->plot_w; /* tall enough for the y label, too */
+            if (ph < 136 * fs)
+                ph = 136 * fs;
+            l->page.height_in = (l->tm + ph + l->bm) / 72.0;
+        }
+        l->plot_h = l->page.height_in * 72 - l->tm - l->bm;
+        return 0;
+    }
+    if (o->width_in > 0 && o->height_in > 0) {
         l->page.width_in = o->width_in;
         l->page.height_in = o->height_in;
-        return;
-    }
-    if (l->cells == 1) {
-        l->page.width_in = ONE_COLUMN_IN * fs;
-        l->page.height_in = 3.2 * fs;
-        return;
+        return 0;
     }
     /* two columns wide; panels about 4:3, and room for the title */
-    l->page.width_in = l->cols <= 1 ? ONE_COLUMN_IN * fs : TWO_COLUMN_IN;
+    l->page.width_in = o->width_in > 0 ? o->width_in
+                       : l->cols <= 1  ? ONE_COLUMN_IN * fs
+                                       : TWO_COLUMN_IN;
     double panel_w = l->page.width_in / (double)l->cols;
     double panel_h = panel_w * 0.78;
     /* the legend cell holds a line per policy, two failure marks and three title lines */
-    double legend_h = ((double)c->n_policies + 5) * 1.2 * l->page.font_pt / 72 +
-                      3.8 * l->page.font_pt / 72;
+    double legend_h = ((double)c->n_policies + 7) * 1.35 * fpt / 72 + 3.8 * fpt / 72;
     if (panel_h < legend_h)
         panel_h = legend_h;
     if (panel_h < 1.6 * fs)
         panel_h = 1.6 * fs;
-    l->page.height_in = (double)l->rows * panel_h + 0.3 * fs;
+    l->page.height_in = (double)l->rows * panel_h + 0.6 * fs;
+    return 0;
+}
+
+/* 1 when policy p has a successful point of trace t above the range's top. */
+static int above_range(const ov_ctx *c, size_t t, size_t p, double top)
+{
+    for (size_t i = 0; i < c->n_pts; i++) {
+        const ov_point *pt = &c->pts[i];
+        if (pt->trace == t && pt->policy == p && pt->ok && pt->ok == pt->runs &&
+            !isnan(pt->ratio) && pt->sum / (double)pt->ok > top)
+            return 1;
+    }
+    return 0;
+}
+
+/* How many policies have a point of trace t above the range. */
+static size_t above_policies(const ov_ctx *c, size_t t, double top)
+{
+    size_t n = 0;
+    for (size_t p = 0; p < c->n_policies; p++)
+        n += (size_t)above_range(c, t, p, top);
+    return n;
 }
 
 /* Builds the script; src[t] is how it names trace t's data (a quoted file or a datablock). */
-static int build_script(ov_ctx *c, char **src, const int *has, double ymax, const ov_layout *l,
+static int build_script(ov_ctx *c, char **src, const int *has, const ov_layout *l,
                         plot_buf *b)
 {
     size_t *order = calloc(c->n_policies ? c->n_policies : 1, sizeof *order);
@@ -490,51 +587,32 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
     order_policies(c, order);
     size_t cols = l->cols, rows = l->rows, cells = l->cells;
     double fpt = l->page.font_pt, fsz = fpt * l->fs; /* fsz: the script's font size */
-
-    double limit = c->remat_limit > 1 ? c->remat_limit : 2.0;
-    double top = 1.0 + ceil((ymax - 1.0) * 1.1 * 10.0) / 10.0;
-    if (top < 1.1)
-        top = 1.1;
-    if (top > limit + 0.05)
-        top = limit + 0.05;
+    double W = l->page.width_in * 72, H = l->page.height_in * 72;
+    const plot_yframe *yf = &l->yf;
+    double top = yf->top;
     double maxr = 1.0;
     for (size_t i = 0; i < c->n_pts; i++)
         if (c->pts[i].ratio > maxr)
             maxr = c->pts[i].ratio;
-    int any_fail = 0, any_oom = 0, any_limit = 0;
-    for (size_t i = 0; i < c->n_traces * c->n_policies; i++) {
-        any_oom |= (has[i] & HAS_OOM) != 0;
-        any_limit |= (has[i] & HAS_LIMIT) != 0;
-    }
-    any_fail = any_oom || any_limit;
-    int any_floor = 0, any_seeds = 0;
-    for (size_t p = 0; p < c->n_policies; p++)
-        any_seeds |= c->seeds[p] > 1;
-    for (size_t t = 0; t < c->n_traces; t++)
-        any_floor |= c->traces[t].floor > 0;
-    /* the LP bound's note names its program (by layer or op level) when one program serves */
-    const char *bound_k = NULL;
-    int any_bound = 0;
-    for (size_t t = 0; t < c->n_traces; t++)
-        if (c->traces[t].n_bound) {
-            if (any_bound && bound_k && strcmp(bound_k, c->traces[t].bound_coarsen) != 0)
-                bound_k = NULL;
-            else if (!any_bound)
-                bound_k = c->traces[t].bound_coarsen;
-            any_bound = 1;
-        }
+    int any_fail = l->any_oom || l->any_limit;
     char bound_note[160] = "";
-    if (any_bound)
+    if (l->any_bound)
         snprintf(bound_note, sizeof bound_note, "\\nred: below the LP bound%s",
-                 !bound_k ? "" : strcmp(bound_k, "layers") == 0 ? " (by layer)"
-                 : strcmp(bound_k, "outputs") == 0 ? " (op level, by output)" : " (op level)");
-    /* failure marks: a strip along the top of the panel, one row per policy */
-    double strip = (top - 0.98) * 0.03, ylim = top + strip * ((double)c->n_policies + 0.5);
-    /* x tick labels: about 3 characters each, in the width a panel has for its axis */
-    double panel_pt = l->page.width_in * 72.0 / (double)cols - 6.0 * fpt;
-    double xstep = tick_step(maxr * 1.02, panel_pt / (fpt * 3.2));
-    double ystep = tick_step(ylim - 1.0, (l->page.height_in * 72.0 / (double)rows - 5 * fpt) /
-                                             (fpt * 1.8));
+                 !l->bound_k                        ? ""
+                 : strcmp(l->bound_k, "layers") == 0 ? " (by layer)"
+                 : strcmp(l->bound_k, "outputs") == 0 ? " (op level, by output)"
+                                                     : " (op level)");
+    /* the plot area of one panel, in points, for the tick steps */
+    double mtop = 5.4 * fpt, mbottom = 4.4 * fpt, mleft = 6.2 * fpt, mright = 0.6 * fpt;
+    double vspace = 5.2 * fpt, hspace = 4.6 * fpt; /* panel titles clear the ticks above */
+    double panel_w = l->plot_w, panel_h = l->plot_h;
+    if (cells > 1) {
+        panel_w = (W - mleft - mright - (double)(cols - 1) * hspace) / (double)cols;
+        panel_h = (H - mtop - mbottom - (double)(rows - 1) * vspace) / (double)rows;
+    }
+    double span_y = top - 1.0, data_h = panel_h * (top - PLOT_YMIN) / (yf->strip_hi - PLOT_YMIN);
+    double xstep = plot_tick_step(maxr * 1.02, panel_w / (fpt * 3.4));
+    double ystep = plot_tick_step(span_y > 0.1 ? span_y : 0.1, data_h / (fpt * 2.2));
 
     char title[600], q[700];
     if (c->o->title)
@@ -543,36 +621,32 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
         snprintf(title, sizeof title, "Simulated compute overhead vs. memory budget");
     plot_quote(title, q, sizeof q);
     style_lines(b, c);
-    plot_buf_printf(b,
-                    "set grid xtics ytics lc rgb '#d9d9d9' lw 0.5 dt 1\n"
-                    "set border 3 lc rgb '#444444'\nset tics nomirror out scale 0.5\n"
-                    "set xrange [0:%g]\nset yrange [0.98:%g]\n"
-                    "set xtics %g format '%%g'\nset ytics 1,%g format '%%g'\n"
-                    "set style fill transparent solid 0.18 noborder\n",
-                    maxr * 1.02, ylim, xstep, ystep);
-    /* ytics only up to the data; the failure marks sit above */
-    plot_buf_printf(b, "set ytics 1,%g,%g\n", ystep, top);
+    plot_frame_settings(b, &l->yf, l->fail_rows, maxr, xstep, ystep);
     char note[400];
     snprintf(note, sizeof note, "Gaps: runs that failed%s%s%s",
-             any_seeds ? "; seeds: mean, min-max band" : "", any_floor ? "\\n" FLOOR_TITLE : "",
-             bound_note);
+             l->any_seeds ? "; seeds: mean, min-max band" : "",
+             l->any_floor ? "\\n" FLOOR_TITLE : "", bound_note);
     const char *xl = "Memory budget (ratio of baseline peak)";
-    const char *yl = "Overhead (× baseline compute)";
+    const char *yl = "Overhead (× baseline)";
     if (cells == 1) {
-        /* one column: the legend below the panel, its title explaining the gaps */
-        plot_buf_printf(b, "set multiplot layout 1,1\nset title %s font ',%g'\n", q, fsz);
+        /* one panel: fixed margins, and the legend below the axis label, outside the plot, in
+         * as many columns as fit */
+        /* the title centred on the page (a plot title centres on the plot area) */
+        plot_buf_printf(b, "set multiplot layout 1,1\nunset title\nset label 95 %s at screen "
+                           "0.5,%.4f center font ',%g'\n", q, 1 - 1.5 * fpt / H, fsz);
         plot_buf_printf(b, "set xlabel '%s'\nset ylabel '%s'\n", xl, yl);
-        plot_buf_printf(b, "set key below center horizontal Left reverse samplen 2.5 "
-                           "spacing 1.0 maxcols 2 title \"%s\" nobox\n",
-                        note);
+        plot_buf_printf(b,
+                        "set lmargin at screen %.4f\nset rmargin at screen %.4f\n"
+                        "set tmargin at screen %.4f\nset bmargin at screen %.4f\n",
+                        l->lm / W, 1 - l->rm / W, 1 - l->tm / H, l->bm / H);
+        plot_buf_printf(b, "unset key\n"); /* drawn below, in a panel of its own */
     } else {
         /* several panels: axis labels and the title once for the figure, fixed margins */
-        double W = l->page.width_in * 72, H = l->page.height_in * 72;
         plot_buf_printf(b,
                         "set multiplot layout %zu,%zu title %s font ',%g' margins %.4f,%.4f,"
                         "%.4f,%.4f spacing %.4f,%.4f\n",
-                        rows, cols, q, (fpt + 1) * l->fs, 4.6 * fpt / W, 1 - 0.6 * fpt / W,
-                        3.6 * fpt / H, 1 - 4.4 * fpt / H, 3.6 * fpt / W, 3.8 * fpt / H);
+                        rows, cols, q, (fpt + 1) * l->fs, mleft / W, 1 - mright / W,
+                        mbottom / H, 1 - mtop / H, hspace / W, vspace / H);
         plot_buf_printf(b,
                         "set label 96 '%s' at screen 0.5,%.4f center\n"
                         "set label 97 '%s' at screen %.4f,0.5 center rotate by 90\n"
@@ -591,18 +665,19 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
             }
         plot_quote(shortname, q, sizeof q);
         if (cells > 1)
-            plot_buf_printf(b, "set title %s font ',%g' noenhanced offset 0,-0.3\n", q, fsz);
+            plot_buf_printf(b, "set title %s font ',%g' noenhanced\n", q, fsz);
         if (c->n_traces > 1)
             plot_buf_printf(b, "unset key\n");
         int any = 0;
         for (size_t p = 0; p < c->n_policies; p++)
             any |= has[t * c->n_policies + p] & HAS_LINE;
         if (c->traces[t].floor > 0) /* the memory no policy can free, shaded */
-            plot_buf_printf(b, "set object 1 rect from graph 0, graph 0 to first %.6g, graph 1 "
+            plot_buf_printf(b, "set object 1 rect from graph 0, graph 0 to first %.6g, first %g "
                                "behind fc rgb '%s' fs solid 1.0 noborder\n",
-                            c->traces[t].floor, FLOOR_COLOR);
+                            c->traces[t].floor, top, FLOOR_COLOR);
         if (!any) /* nothing succeeded on this trace: an empty panel that says so */
             plot_buf_printf(b, "set label 99 'every run failed' at graph 0.5,0.5 center\n");
+        size_t n_above = 0;
         plot_buf_printf(b, "plot NaN notitle");
         if (c->traces[t].n_bound) /* behind the lines: where nothing can be */
             plot_buf_printf(b, ", \\\n     %s index %zu using 1:(0):2 with filledcurves fc rgb "
@@ -613,10 +688,10 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
             int h = has[t * c->n_policies + p];
             plot_style st;
             plot_style_for(c->policies[p], &st);
-            if (h & HAS_BAND)
-                plot_buf_printf(b, ", \\\n     %s index %zu using 1:2:3 with filledcurves "
-                                   "fc rgb '%s' notitle",
-                                src[t], 3 * p + 1, st.color);
+            if (h & HAS_BAND) /* clipped at the top of the range, as the lines are */
+                plot_buf_printf(b, ", \\\n     %s index %zu using 1:2:($3 > %g ? %g : $3) with "
+                                   "filledcurves fc rgb '%s' notitle",
+                                src[t], 3 * p + 1, top, top, st.color);
         }
         for (size_t k = 0; k < c->n_policies; k++) {
             size_t p = order[k];
@@ -626,12 +701,25 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
             plot_style_for(c->policies[p], &st);
             policy_title(c, p, pt, sizeof pt);
             if (h & HAS_LINE)
-                plot_buf_printf(b, ", \\\n     %s index %zu using 1:2 with linespoints ls %zu "
-                                   "title %s",
-                                src[t], 3 * p, p + 1, pt);
-            else if (c->n_traces == 1)
-                plot_buf_printf(b, ", \\\n     NaN with linespoints ls %zu title %s", p + 1, pt);
-            double y = top + strip * ((double)k + 0.5);
+                plot_buf_printf(b, ", \\\n     %s index %zu using 1:($2 <= %g ? $2 : %g) with "
+                                   "linespoints ls %zu title %s",
+                                src[t], 3 * p, top, top, p + 1, pt);
+            if ((h & HAS_LINE) && above_range(c, t, p, top)) {
+                /* a run above the range: a mark at the top and its value below it, the
+                 * values of several policies side by side */
+                double dx = ((double)n_above++ - (double)(above_policies(c, t, top) - 1) / 2) *
+                            1.1;
+                plot_buf_printf(b, ", \\\n     %s index %zu using 1:($2 > %g ? %g : NaN) with "
+                                   "points pt %d ps 0.8 lc rgb '%s' notitle, \\\n     %s index "
+                                   "%zu using 1:($2 > %g ? %g : NaN):(sprintf('%%.2f', $2)) with "
+                                   "labels rotate by 90 right offset %.2f,-0.7 font ',%g' tc rgb "
+                                   "'%s' notitle",
+                                src[t], 3 * p, top, top, PLOT_POINT_ABOVE, st.color, src[t],
+                                3 * p, top, top, dx, fsz * 0.8, st.color);
+            }
+            if (l->frow[p] == SIZE_MAX)
+                continue;
+            double y = yf->strip_lo + yf->row_h * ((double)l->frow[p] + 0.8);
             if (h & HAS_OOM)
                 plot_buf_printf(b, ", \\\n     %s index %zu using 1:($2 == 1 ? %g : NaN) with "
                                    "points pt %d ps 0.6 lc rgb '%s' notitle",
@@ -641,37 +729,73 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
                                    "points pt %d ps 0.6 lc rgb '%s' notitle",
                                 src[t], 3 * p + 2, y, PLOT_POINT_LIMIT, st.color);
         }
-        if (c->n_traces == 1 && any_oom)
-            plot_buf_printf(b, ", \\\n     NaN with points pt %d lc rgb '#444444' title "
-                               "'out of memory'",
-                            PLOT_POINT_OOM);
-        if (c->n_traces == 1 && any_limit)
-            plot_buf_printf(b, ", \\\n     NaN with points pt %d lc rgb '#444444' title "
-                               "'over remat limit'",
-                            PLOT_POINT_LIMIT);
         plot_buf_printf(b, "\nunset label 99\nunset object 1\n");
+    }
+    if (cells == 1) {
+        /* the legend: a panel of its own below the axis label, outside the plot; a vertical
+         * key wraps into columns at maxrows (a horizontal one placed 'at' would not) */
+        plot_buf_printf(b,
+                        "set lmargin at screen 0.03\nset rmargin at screen 0.97\n"
+                        "set tmargin at screen %.4f\nset bmargin at screen 0.005\n"
+                        "unset title\nunset label 95\nunset xlabel\nunset ylabel\nunset grid\n"
+                        "unset border\nunset tics\nunset object 2\nunset object 3\n"
+                        "unset arrow 1\nunset arrow 2\nset xrange [0:1]\nset yrange [0:1]\n"
+                        "set key center top vertical Left reverse samplen 2 spacing 1.0 "
+                        "width -1 noopaque nobox maxrows %zu title \"%s\"\nplot ",
+                        (l->bm - 4.2 * fpt) / H, l->key_rows, note);
+        for (size_t k = 0; k < c->n_policies; k++) {
+            char pt[200];
+            policy_title(c, order[k], pt, sizeof pt);
+            plot_buf_printf(b, "%sNaN with linespoints ls %zu title %s", k ? ", " : "",
+                            order[k] + 1, pt);
+        }
+        if (l->any_oom)
+            plot_buf_printf(b, ", NaN with points pt %d lc rgb '#444444' title '" LEGEND_OOM
+                               "'", PLOT_POINT_OOM);
+        if (l->any_limit)
+            plot_buf_printf(b, ", NaN with points pt %d lc rgb '#444444' title '" LEGEND_LIMIT
+                               "'", PLOT_POINT_LIMIT);
+        if (yf->above)
+            plot_buf_printf(b, ", NaN with points pt %d lc rgb '#444444' title '" LEGEND_ABOVE
+                               "'", PLOT_POINT_ABOVE);
+        plot_buf_printf(b, "\n");
     }
     /* the legend cell: the whole cell, its share of the spacing included, for the key */
     if (c->n_traces > 1) {
-        double W = l->page.width_in * 72, H = l->page.height_in * 72;
-        double left = 4.6 * fpt / W, right = 1 - 0.6 * fpt / W;
-        double bottom = 3.6 * fpt / H, topm = 1 - 4.4 * fpt / H;
+        double left = mleft / W, right = 1 - mright / W;
+        double bottom = mbottom / H, topm = 1 - mtop / H;
         size_t lrow = c->n_traces / cols, lcol = c->n_traces % cols;
-        double cw = (right - left) / (double)cols, ch = (topm - bottom) / (double)rows;
+        double cw = (right - left + hspace / W) / (double)cols;
+        double ch = (topm - bottom + vspace / H) / (double)rows;
         double x0 = left + (double)lcol * cw, y1 = topm - (double)lrow * ch + 1.5 * fpt / H;
+        double y0 = y1 - ch;
+        /* a cell narrower than the legend (a multi-panel chart at column width): smaller
+         * text, never text past the page */
+        size_t maxlen = 23; /* "grey: below constants" and the marks' titles */
+        for (size_t p = 0; p < c->n_policies; p++)
+            if (title_len(c, p) > maxlen)
+                maxlen = title_len(c, p);
+        double need = ((double)maxlen + 6.0) * 0.62 * fpt, have = (cw * W - hspace) * 0.98;
+        double key_scale = need > have ? have / need : 1.0;
         plot_buf_printf(b,
                         "set lmargin at screen %.4f\nset rmargin at screen %.4f\n"
                         "set tmargin at screen %.4f\nset bmargin at screen %.4f\n",
-                        x0, x0 + cw, y1 > 1 ? 1 : y1, y1 - ch - 1.5 * fpt / H < 0 ? 0 : y1 - ch - 1.5 * fpt / H);
+                        x0, x0 + cw - hspace / W > x0 ? x0 + cw - hspace / W : x0 + cw,
+                        y1 > 1 ? 1 : y1, y0 < 0 ? 0 : y0);
         plot_buf_printf(b,
                         "unset title\nunset xlabel\nunset ylabel\nunset grid\nunset border\n"
-                        "unset tics\nset xrange [0:1]\nset yrange [0:1]\n"
+                        "unset tics\nunset object 2\nunset object 3\nunset arrow 1\n"
+                        "unset arrow 2\nset xrange [0:1]\nset yrange [0:1]\n"
                         "unset label 96\nunset label 97\n"
                         "set key center center vertical Left reverse samplen 2.5 spacing 0.95 "
-                        "noopaque nobox maxcols 1 maxrows 20 title \"Gaps: runs that failed%s%s%s\"\n"
+                        "noopaque nobox maxcols 1 maxrows 30 font ',%g' title \"Gaps: runs "
+                        "that failed%s%s%s\"\n"
                         "plot ",
-                        any_seeds ? "\\nseeds: mean, min-max band" : "",
-                        any_floor ? "\\n" FLOOR_TITLE : "", bound_note);
+                        fsz * key_scale, l->any_seeds ? "\\nseeds: mean, min-max band" : "",
+                        !l->any_floor                            ? ""
+                        : cw * W < 36 * 0.56 * fpt ? "\\n" FLOOR_TITLE_2
+                                                   : "\\n" FLOOR_TITLE,
+                        bound_note);
         for (size_t k = 0; k < c->n_policies; k++) {
             char pt[200];
             policy_title(c, order[k], pt, sizeof pt);
@@ -679,10 +803,14 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
                             order[k] + 1, pt);
         }
         if (any_fail)
-            plot_buf_printf(b, ", NaN with points pt %d lc rgb '#444444' title 'out of "
-                               "memory', NaN with points pt %d lc rgb '#444444' title "
-                               "'over remat limit'",
+            plot_buf_printf(b, ", NaN with points pt %d lc rgb '#444444' title '" LEGEND_OOM
+                               "', NaN with points pt %d lc rgb '#444444' title '" LEGEND_LIMIT
+                               "'",
                             PLOT_POINT_OOM, PLOT_POINT_LIMIT);
+        if (yf->above)
+            plot_buf_printf(b, ", NaN with points pt %d lc rgb '#444444' title '" LEGEND_ABOVE
+                               "'",
+                            PLOT_POINT_ABOVE);
         plot_buf_printf(b, "\n");
     }
     plot_buf_printf(b, "unset multiplot\n");
@@ -692,8 +820,8 @@ static int build_script(ov_ctx *c, char **src, const int *has, double ymax, cons
 
 /* The complete script a user can keep and rerun: terminal, output, the data as datablocks,
  * then the chart. */
-static int kept_script(ov_ctx *c, plot_buf *texts, const int *has, double ymax,
-                       const ov_layout *l, plot_buf *out)
+static int kept_script(ov_ctx *c, plot_buf *texts, const int *has, const ov_layout *l,
+                       plot_buf *out)
 {
     plot_format fmt = PLOT_PNG; /* set by plot_format_for_path; the compiler cannot tell */
     gms_error ignored;
@@ -718,7 +846,7 @@ static int kept_script(ov_ctx *c, plot_buf *texts, const int *has, double ymax,
         plot_buf_printf(out, "%s << EOD\n%sEOD\n", src[t], texts[t].s ? texts[t].s : "");
     }
     if (!rc)
-        rc = build_script(c, src, has, ymax, l, out);
+        rc = build_script(c, src, has, l, out);
     plot_buf_printf(out, "unset output\n");
     for (size_t t = 0; t < c->n_traces; t++)
         free(src[t]);
@@ -802,15 +930,15 @@ int plot_overhead(store *s, const plot_overhead_opts *o, size_t *n_traces, gms_e
             free(path);
         }
     }
-    ov_layout l;
-    if (!rc)
-        layout(&c, &l);
+    ov_layout l = {0};
+    if (!rc && layout(&c, has, ymax, &l))
+        rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
     plot_buf script = {0}, keep = {0};
     int wrote_script = 0;
-    if (!rc && build_script(&c, files, has, ymax, &l, &script))
+    if (!rc && build_script(&c, files, has, &l, &script))
         rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
     if (!rc && o->script) {
-        if (kept_script(&c, texts, has, ymax, &l, &keep))
+        if (kept_script(&c, texts, has, &l, &keep))
             rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
         else
             wrote_script = (rc = plot_write_file(o->script, keep.s, keep.len, err)) == 0;
@@ -834,6 +962,7 @@ int plot_overhead(store *s, const plot_overhead_opts *o, size_t *n_traces, gms_e
     free(texts);
     free(files);
     free(has);
+    free(l.frow);
     free_ctx(&c);
     return rc;
 }

@@ -37,8 +37,30 @@ static double unit(const char **s)
     return **s == '\0' || **s == 'x' || **s == 'X' ? 1.0 : 0.0;
 }
 
+/* Named sizes: a paper's column and page width (the height then follows the content) and a
+ * 16:9 slide. */
+static const struct {
+    const char *name;
+    double w, h;
+} presets[] = {
+    {"column", 3.3, 0},
+    {"two-column", 7.0, 0},
+    {"slide", 10.0, 5.625},
+};
+
+const char *plot_size_presets(void)
+{
+    return "column, two-column, slide";
+}
+
 int plot_parse_size(const char *text, double *w_in, double *h_in, gms_error *err)
 {
+    for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
+        if (strcmp(text, presets[i].name) == 0) {
+            *w_in = presets[i].w;
+            *h_in = presets[i].h;
+            return 0;
+        }
     const char *s = text;
     double w = number(&s), wu = w > 0 ? unit(&s) : 0;
     int ok = w > 0 && wu > 0 && (*s == 'x' || *s == 'X');
@@ -61,10 +83,10 @@ int plot_parse_size(const char *text, double *w_in, double *h_in, gms_error *err
     }
     if (!ok)
         return gms_error_set(err, GMS_EINVAL,
-                             "size '%s': expected WIDTHxHEIGHT in inches or centimetres "
-                             "between 1 in and 50 in, e.g. 3.3x2.5in (one column), 7x5in "
-                             "(two columns) or 17x12cm",
-                             text);
+                             "size '%s': expected a preset (%s) or WIDTHxHEIGHT in inches or "
+                             "centimetres between 1 in and 50 in, e.g. 3.3x2.5in (one "
+                             "column), 7x5in (two columns) or 17x12cm",
+                             text, plot_size_presets());
     *w_in = w;
     *h_in = h;
     return 0;

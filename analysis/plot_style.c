@@ -4,10 +4,14 @@
 
 #include "plot_internal.h"
 
-/* The policies gpumemsim ships, each with its own colour (Okabe-Ito, colour-blind safe),
- * dash pattern and point shape, so that a policy looks the same in every chart whatever
- * subset is drawn, and the lines stay apart in greyscale prints. Failure marks use point
- * types 2 (oom) and 10 (remat limit), which no line uses. */
+/* The policies gpumemsim ships, each with its own colour, dash pattern and point shape, so
+ * that a policy looks the same in every chart whatever subset is drawn, and 13+ lines stay
+ * apart in colour and in greyscale prints. Colours: Okabe-Ito and Paul Tol's muted scheme
+ * (colour-blind safe), each used once. Shapes: the 13 gnuplot point types other than 2 and
+ * 10 (the failure marks), each used once among sweep's "all" (the first 13 rows); the
+ * address-aware policies, planners and solved schedules reuse shapes with their own colour
+ * and dash (address-aware and swapping policies never share a memory model). A new built-in
+ * gets a row here (tests/cli/analysis/charts_tell_policies_apart.sh checks them). */
 static const struct {
     const char *name;
     plot_style style;
@@ -18,16 +22,29 @@ static const struct {
     {"msps", {"#D55E00", "(12,4,2,4)", 13}},
     {"lru", {"#CC79A7", "(2,3)", 11}},
     {"size", {"#E69F00", "(8,3,2,3,2,3)", 4}},
-    {"random", {"#000000", "(6,6)", 6}},
+    {"random", {"#4D4D4D", "(6,6)", 6}},
+    {"dtr-proto", {"#882255", "(14,4)", 8}},
+    {"dtr-proto-all", {"#AA4499", "(3,2,8,2)", 12}},
+    {"swap-lru", {"#332288", "(10,3,2,3)", 14}},
+    {"hybrid", {"#117733", "(6,3,2,3)", 15}},
+    {"capuchin", {"#CC6677", "(16,4,4,4)", 3}},
+    {"autoswap", {"#44AA99", "(1,2)", 1}},
+    {"coop", {"#999933", "(20,5)", 14}},
+    {"dtr-frag", {"#88CCEE", "(2,2,6,2)", 15}},
+    /* checkpoint planners */
+    {"ckpt-all", {"#8C510A", "(8,4)", 5}},
+    {"ckpt-sqrt", {"#5D3A9B", "(4,2,4,6)", 9}},
+    {"mimose", {"#DDAA33", "(9,3)", 13}},
+    {"mimose-static", {"#BB5566", "(3,6)", 12}},
     /* the optimum (docs/optimal.md): black and solid, the yardstick the others are read by */
     {"checkmate", {"#000000", "1", 3}},
-    {"checkmate-approx", {"#666666", "(3,3)", 12}},
+    {"checkmate-approx", {"#999999", "(3,3)", 12}},
 };
 
 /* For other names (plugins): a colour, dash and shape picked by a hash of the name, so
  * that they too keep their look from chart to chart. */
-static const char *const extra_colors[] = {"#882255", "#44AA99", "#117733", "#332288",
-                                           "#AA4499", "#999933", "#661100", "#888888"};
+static const char *const extra_colors[] = {"#E7298A", "#1B9E77", "#7570B3", "#66A61E",
+                                           "#A6761D", "#E6AB02", "#666666", "#D95F02"};
 static const char *const extra_dashes[] = {"(3,2,8,2)", "(1,2)", "(14,4)", "(5,2,1,2)", "1"};
 static const int extra_points[] = {8, 12, 14, 1, 3};
 

@@ -238,6 +238,16 @@ static void *worker_main(void *arg)
     }
 }
 
+/* The run's budget as a ratio of its trace's baseline memory: the ratio asked for, or for a
+ * budget in bytes, bytes / baseline memory. */
+static double item_ratio(const sweep_ctx *c, const sw_item *it)
+{
+    if (!(c->spec->budget_bytes && c->spec->budget_bytes[it->ratio]))
+        return c->spec->ratios[it->ratio];
+    uint64_t m = sim_trace_baseline(c->traces[it->trace].t)->memory;
+    return m ? (double)it->budget / (double)m : 0;
+}
+
 /* Writes one finished run (and its timeline) inside the caller's transaction. */
 static int write_item(sweep_ctx *c, store *s, sw_item *it, gms_error *err)
 {
@@ -245,7 +255,7 @@ static int write_item(sweep_ctx *c, store *s, sw_item *it, gms_error *err)
     store_run r = {
         .key = {t->hash, c->spec->policies[it->policy], it->params, it->budget,
                 c->spec->remat_limit, SWEEP_SEMANTICS, c->allocs[it->alloc].key},
-        .ratio = c->spec->ratios[it->ratio],
+        .ratio = item_ratio(c, it),
         .status = sim_status_name(it->res.status),
         .overhead = it->res.overhead,
         .evictions = it->res.evictions,
@@ -337,7 +347,8 @@ static int validate_spec(const sweep_spec *sp, gms_error *err)
                              "--policy-args sets checkpoint planners' parameters, and no "
                              "planner is swept");
     for (size_t i = 0; i < sp->n_ratios; i++)
-        if (!(sp->ratios[i] > 0 && sp->ratios[i] <= SWEEP_MAX_RATIO))
+        if (!(sp->budget_bytes && sp->budget_bytes[i]) &&
+            !(sp->ratios[i] > 0 && sp->ratios[i] <= SWEEP_MAX_RATIO))
             return gms_error_set(err, GMS_EINVAL, "budget ratio %g out of range (0, %g]",
                                  sp->ratios[i], SWEEP_MAX_RATIO);
     return 0;
@@ -471,14 +482,16 @@ static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
                     it->trace = t;
                     it->policy = p;
                     it->ratio = r;
-                    it->seed = seed;
+                    it->seed = (uint32_t)(sp->seed0 + seed);
                     it->alloc = a;
-                    it->budget = sim_budget_for_ratio(c->traces[t].t, sp->ratios[r]);
+                    it->budget = sp->budget_bytes && sp->budget_bytes[r]
+                                     ? sp->budget_bytes[r]
+                                     : sim_budget_for_ratio(c->traces[t].t, sp->ratios[r]);
                     if (ck)
                         sweep_checkmate_params(sp, c->traces[t].t, it->budget, it->params,
                                                sizeof it->params);
                     else
-                        sweep_run_params(sp, c->policies[p], random, seed, it->params,
+                        sweep_run_params(sp, c->policies[p], random, it->seed, it->params,
                                          sizeof it->params);
                     if (c->planners[p] && sp->policy_args && *sp->policy_args)
                         planner_run_params(sp->policy_args, it->params, sizeof it->params);
@@ -537,7 +550,7 @@ static int order_by_cost(sweep_ctx *c, gms_error *err)
         return gms_error_set(err, GMS_ENOMEM, "out of memory");
     for (size_t i = 0; i < c->n_todo; i++) {
         const sw_item *it = &c->items[c->todo[i]];
-        double ratio = c->spec->ratios[it->ratio];
+        double ratio = item_ratio(c, it);
         double ops = (double)sim_trace_baseline(c->traces[it->trace].t)->ops;
         r[i] = (sw_rank){ops / (ratio * ratio), c->todo[i]};
     }

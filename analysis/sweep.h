@@ -60,7 +60,12 @@ typedef struct sweep_spec {
     size_t n_policies;
     const double *ratios;
     size_t n_ratios;
+    /* NULL, or one per ratio: a budget in bytes (that ratios[i] is then ignored and the run's
+     * stored ratio is bytes / the trace's baseline memory), 0 = ratios[i] */
+    const uint64_t *budget_bytes;
     unsigned seeds;        /* runs per randomized policy (seeds 0..seeds-1); >= 1 */
+    uint64_t seed0;        /* the first seed (sim --seed when sim --db stores its run): seeds
+                            * seed0..seed0+seeds-1; 0 for a sweep */
     double remat_limit;    /* sim_config.remat_limit */
     unsigned shard_k;      /* 1-based shard index; shard_n = 1 means everything */
     unsigned shard_n;

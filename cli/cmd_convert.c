@@ -32,8 +32,9 @@ static void usage(FILE *f)
             "or a Kineto memory trace is imported too (docs/import-pytorch.md, docs/memory.md).\n"
             "\n"
             "options:\n"
-            "  -o, --output FILE   where to write (default: INPUT with its extension replaced\n"
-            "                      by .gmt or .log); must differ from INPUT\n"
+            "  -o, --output FILE   where to write (default: INPUT with its extension (.json.gz,\n"
+            "                      .json, .log, .gz, ...) replaced by .gmt or .log); must\n"
+            "                      differ from INPUT\n"
             "  -t, --to FORMAT     gmt (default) or dtr-log\n"
             "  -g, --gpu NAME      a PyTorch Execution Trace's op costs are a roofline\n"
             "                      estimate on this GPU: h100, a100, v100 (default), titanv\n"
@@ -59,12 +60,25 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* INPUT with its extension (if any, in the last path component) replaced by ext. */
+/* INPUT with its extension (if any, in the last path component) replaced by ext: a known
+ * trace suffix whole (dlrm_et.json.gz -> dlrm_et.gmt, not dlrm_et.json.gmt), else the text
+ * after the last dot. */
 static char *default_output(const char *input, const char *ext)
 {
+    static const char *const known[] = {".json.gz", ".log.gz", ".gmt.gz", ".json", ".log",
+                                        ".gmt", ".gz"};
     const char *base = base_name(input);
+    size_t blen = strlen(base), stem = strlen(input);
     const char *dot = strrchr(base, '.');
-    size_t stem = dot && dot != base ? (size_t)(dot - input) : strlen(input);
+    if (dot && dot != base)
+        stem = (size_t)(dot - input);
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        size_t k = strlen(known[i]);
+        if (blen > k && strcmp(base + blen - k, known[i]) == 0) {
+            stem = strlen(input) - k;
+            break;
+        }
+    }
     size_t n = stem + strlen(ext) + 1;
     char *out = malloc(n);
     if (out)

@@ -33,7 +33,28 @@ static void usage(FILE *f)
             "  --policy LIST  only these policies (comma-separated; --policies is the same)\n"
             "%s"
             "A trace, policy or other value that the store does not hold is an error that\n"
-            "lists what it holds.\n",
+            "lists what it holds.\n\n"
+            "The columns of db runs (db export has them all, under longer names):\n"
+            "  TRACE        the trace's name (its file name without extension)\n"
+            "  POLICY       the policy, planner or solved schedule (sim --list-policies)\n"
+            "  PARAMS       the run's settings beyond the policy (seed, sample, link, costs,\n"
+            "               a planner's --policy-args), as stored in its key\n"
+            "  LIMIT        the remat limit: the run stopped once its compute passed LIMIT x\n"
+            "               the baseline (sweep/sim --remat-limit; 2 as in the DTR paper,\n"
+            "               0 = none)\n"
+            "  SEMANTICS    the replay semantics (simrd, the DTR paper's simulator)\n"
+            "  ALLOCATOR    the memory model (ideal, caching, lifetime; docs/memory.md)\n"
+            "  RATIO        the budget as a ratio of the trace's baseline peak memory\n"
+            "  BUDGET       the budget in bytes\n"
+            "  STATUS       ok; oom (nothing left to evict); remat-limit (stopped at LIMIT)\n"
+            "  OVERHEAD     simulated time / baseline compute ('-' when the run stopped)\n"
+            "  EVICTIONS    storages the policy evicted, to recompute when needed (a swapping\n"
+            "               policy's copies to host memory are SWAPPED-OUT, not evictions)\n"
+            "  REMATS       ops recomputed\n"
+            "  PEAK         peak memory in use during the run\n"
+            "  SWAPPED-OUT  bytes copied to host memory by a swapping policy ('-': none)\n"
+            "  SWAPPED-IN   bytes copied back to the GPU\n"
+            "  STALL        compute time spent waiting for copies (ms)\n",
             cli_filter_help);
 }
 
@@ -125,16 +146,22 @@ static int table_row(void *vctx, const store_row *r)
         }
         return 0;
     }
-    char budget[32], peak[32], overhead[32] = "-";
+    char budget[32], peak[32], overhead[32] = "-", out[32] = "-", in[32] = "-", stall[32] = "-";
     cli_format_bytes(r->budget, budget, sizeof budget);
     cli_format_bytes(r->peak_memory, peak, sizeof peak);
     if (r->has_overhead)
         snprintf(overhead, sizeof overhead, "%.4f", r->overhead);
-    printf("%-*s  %-*s  %-*s  %5g  %-*s  %-*s  %5.3f  %11s  %-11s  %8s  %9llu  %9llu  %11s\n",
+    if (r->swap_out_bytes || r->swap_in_bytes || r->stall_ns) { /* "-": the run never swapped */
+        cli_format_bytes(r->swap_out_bytes, out, sizeof out);
+        cli_format_bytes(r->swap_in_bytes, in, sizeof in);
+        snprintf(stall, sizeof stall, "%.3f ms", (double)r->stall_ns / 1e6);
+    }
+    printf("%-*s  %-*s  %-*s  %5g  %-*s  %-*s  %5.3f  %11s  %-11s  %8s  %9llu  %9llu  %11s"
+           "  %11s  %11s  %12s\n",
            t->w_trace, r->trace_name, t->w_policy, r->policy, t->w_params, r->params,
            r->remat_limit, t->w_sem, r->semantics, t->w_alloc, r->allocator, r->ratio, budget,
            r->status, overhead, (unsigned long long)r->evictions,
-           (unsigned long long)r->remats, peak);
+           (unsigned long long)r->remats, peak, out, in, stall);
     return 0;
 }
 
@@ -152,10 +179,11 @@ static int db_runs(store *s, const store_filter *f)
         db_seeds_free(t.seeds);
         return 1;
     }
-    printf("%-*s  %-*s  %-*s  %5s  %-*s  %-*s  %5s  %11s  %-11s  %8s  %9s  %9s  %11s\n",
+    printf("%-*s  %-*s  %-*s  %5s  %-*s  %-*s  %5s  %11s  %-11s  %8s  %9s  %9s  %11s  %11s  "
+           "%11s  %12s\n",
            t.w_trace, "TRACE", t.w_policy, "POLICY", t.w_params, "PARAMS", "LIMIT", t.w_sem,
            "SEMANTICS", t.w_alloc, "ALLOCATOR", "RATIO", "BUDGET", "STATUS", "OVERHEAD",
-           "EVICTIONS", "REMATS", "PEAK");
+           "EVICTIONS", "REMATS", "PEAK", "SWAPPED-OUT", "SWAPPED-IN", "STALL");
     t.pass = 1;
     if (store_query_runs(s, f, table_row, &t, &err)) {
         cli_error("db runs", "%s", err.msg);

@@ -24,6 +24,7 @@
 #include "progress.h"
 #include "registry.h"
 #include "sim.h"
+#include "swap_opts.h"
 
 static const char *const CMD = "fit";
 
@@ -35,8 +36,9 @@ static void usage(FILE *f)
             "usage: gpumemsim fit TRACE [--max-overhead X] [--policies LIST] [--json]\n"
             "                     [--allocator M [--alloc-conf C]] [--remat-limit L]\n"
             "                     [--seed N] [--sample K] [--grid N] [--up-to R] [-j N]\n"
-            "                     [--quiet] [--db FILE] [--coarsen auto|outputs|layers|none]\n"
-            "                     [--iteration N] [--time-limit S]\n"
+            "                     [--link L] [--host-memory B] [--quiet] [--db FILE]\n"
+            "                     [--coarsen auto|outputs|layers|none] [--iteration N]\n"
+            "                     [--time-limit S]\n"
             "\n"
             "Finds, for each policy, the smallest memory budget at which TRACE runs with\n"
             "status ok and an overhead (simulated time / baseline compute) of at most X.\n"
@@ -66,11 +68,16 @@ static void usage(FILE *f)
             "  --grid N          grid points from the floor to the baseline peak (default 20)\n"
             "  --up-to R         search up to R x the baseline peak instead of 1 (a memory\n"
             "                    model may need more than the baseline peak; at most 10)\n"
+            "  --link L          the swapping policies' device<->host link, as in sim: a\n"
+            "                    preset (pcie3, pcie4, pcie5, nvlink-c2c; default pcie4) or\n"
+            "                    GBPS[,LATENCY_US]; the table names the link used\n"
+            "  --host-memory B   their host memory (64GiB; default unlimited)\n"
             "  -j N              policies searched at once (default 1)\n"
             "  --json            one JSON object: the trace's figures and, per policy,\n"
             "                    policy, found, budget_bytes, budget_ratio, overhead, at_floor,\n"
             "                    failed_below_bytes, failed_below_status, non_monotone,\n"
-            "                    lowest_passing_bytes, runs (see docs/fit.md)\n"
+            "                    lowest_passing_bytes, runs (see docs/fit.md); link and\n"
+            "                    host_memory when a swapping policy is searched; best\n"
             "  --quiet           no progress line on standard error\n"
             "\n"
             "the solved policies (--policies checkmate,checkmate-approx; docs/optimal.md):\n"
@@ -188,6 +195,39 @@ static const char *status_text(const fit_probe *p, const fit_ctx *c, char *buf, 
     return buf;
 }
 
+static int any_swaps(const fit_ctx *c)
+{
+    for (size_t i = 0; i < c->n_jobs; i++)
+        if (pol_swaps(c->jobs[i].policy))
+            return 1;
+    return 0;
+}
+
+/* The link the swapping policies used, "31.5GBps/10000ns" as in run keys (sim_link_format
+ * without its "link="); *l gets it. */
+static const char *link_text(const fit_ctx *c, sim_link *l, char *buf, size_t len)
+{
+    *l = (sim_link){c->base.link_gbps, c->base.link_latency_ns};
+    if (!(l->gbps > 0))
+        sim_link_default(l);
+    char k[64];
+    if (sim_link_format(l, k, sizeof k) < 0)
+        snprintf(k, sizeof k, "link=?");
+    snprintf(buf, len, "%s", strncmp(k, "link=", 5) == 0 ? k + 5 : k);
+    return buf;
+}
+
+/* The job that passes at the smallest budget (the first in list order on a tie), or -1. */
+static long best_job(const fit_ctx *c)
+{
+    long best = -1;
+    for (size_t i = 0; i < c->n_jobs; i++)
+        if (c->jobs[i].ans.found &&
+            (best < 0 || c->jobs[i].ans.budget < c->jobs[best].ans.budget))
+            best = (long)i;
+    return best;
+}
+
 static void print_table(const char *trace, const fit_ctx *c, const sim_baseline *bl,
                         uint64_t floor, const char *alloc_key)
 {
@@ -206,6 +246,15 @@ static void print_table(const char *trace, const fit_ctx *c, const sim_baseline 
            (unsigned long long)c->so.tolerance);
     if (c->base.allocator)
         printf("allocator     %s (the budget caps reserved bytes)\n", alloc_key);
+    if (any_swaps(c)) {
+        char lk[64], hm[64] = "unlimited";
+        sim_link l;
+        link_text(c, &l, lk, sizeof lk);
+        if (c->base.host_memory != UINT64_MAX)
+            cli_format_bytes(c->base.host_memory, hm, sizeof hm);
+        printf("link          %g GB/s per direction, %g us per copy (%s) for the swapping "
+               "policies; host memory %s\n", l.gbps, (double)l.latency_ns / 1000, lk, hm);
+    }
     int w = 12; /* the policy column fits the longest name (plugins: NAME@HASH) */
     for (size_t i = 0; i < c->n_jobs; i++) {
         int len = (int)strlen(job_name(&c->jobs[i]));
@@ -237,6 +286,15 @@ static void print_table(const char *trace, const fit_ctx *c, const sim_baseline 
             printf("; %u solved, %u from the store", c->jobs[i].solved, c->jobs[i].cached);
         printf("\n");
     }
+    long b = best_job(c);
+    char b3[64];
+    if (b < 0)
+        printf("\nbest          none: no policy passes overhead <= %g up to %g x baseline\n",
+               c->max_overhead, c->up_to);
+    else
+        printf("\nbest          %s: %.3f x baseline (%s) within overhead %g\n",
+               job_name(&c->jobs[b]), ratio_of(c->jobs[b].ans.budget, bl),
+               cli_format_bytes(c->jobs[b].ans.budget, b3, sizeof b3), c->max_overhead);
 }
 
 static json_t *bytes_or_null(int have, uint64_t b)
@@ -295,6 +353,17 @@ static int print_json(const char *trace, const fit_ctx *c, const sim_baseline *b
         }
     }
     json_object_set_new(o, "results", res);
+    if (any_swaps(c)) {
+        char lk[64];
+        sim_link l;
+        json_object_set_new(o, "link", json_string(link_text(c, &l, lk, sizeof lk)));
+        json_object_set_new(o, "host_memory", c->base.host_memory == UINT64_MAX
+                                                  ? json_null()
+                                                  : json_integer((json_int_t)c->base.host_memory));
+    }
+    long b = best_job(c);
+    json_object_set_new(o, "best", b < 0 ? json_null() : json_string(c->jobs[b].ck ? c->jobs[b].ck
+                                                                  : pol_id(c->jobs[b].policy)));
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     json_decref(o);
     if (!s)
@@ -405,6 +474,7 @@ int cmd_fit(int argc, char **argv)
     fit_checkmate_opts cko = {0};
     sim_config base;
     sim_config_init(&base);
+    swap_opts swo = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (cli_is_help(a)) {
@@ -491,6 +561,10 @@ int cmd_fit(int argc, char **argv)
                 return 2;
             }
             ck_opts = 1;
+        } else if (strcmp(a, "--link") == 0) {
+            swo.link = argv[++i];
+        } else if (strcmp(a, "--host-memory") == 0) {
+            swo.host = argv[++i];
         } else if (strcmp(a, "-j") == 0) {
             i++;
             if (parse_uint(v, 1, 1024, &jobs_n)) {
@@ -527,6 +601,8 @@ int cmd_fit(int argc, char **argv)
         return 2;
     }
     base.allocator_options = &mopt;
+    if (swap_opts_apply(CMD, &swo, &base))
+        return 2;
     fit_ctx c = {.base = base, .max_overhead = max_overhead};
     int rc = resolve_policies(policies, &base, &c.jobs, &c.n_jobs);
     if (rc)
@@ -537,6 +613,13 @@ int cmd_fit(int argc, char **argv)
     if (ck_opts && !any_ck) {
         cli_error(CMD, "--db, --coarsen, --iteration and --time-limit are for the solved "
                   "policies: add checkmate (or checkmate-approx) to --policies");
+        free(c.jobs);
+        return 2;
+    }
+    if ((swo.link || swo.host) && !any_swaps(&c)) {
+        cli_error(CMD, "%s: no policy searched swaps to host memory; add a swapping policy "
+                       "(swap-lru, hybrid, capuchin, autoswap) or drop the option",
+                  swo.link ? "--link" : "--host-memory");
         free(c.jobs);
         return 2;
     }

@@ -30,9 +30,10 @@ static void usage(FILE *f)
             "and total compute time (no memory budget; see the DTR semantics spec, section 4),\n"
             "annotations and the header metadata, the layer scopes (count, nesting depth) and\n"
             "the top-level forward layers per iteration planners see, from the scopes or, in a\n"
-            "trace without scopes, by segmentation (docs/layers.md). Warns when a .gmt file\n"
-            "is truncated; a trace the simulator cannot replay gets its summary, then an\n"
-            "error (exit status 1).\n"
+            "trace without scopes, by segmentation (docs/layers.md). A truncated .gmt file\n"
+            "is an error (\"truncated after event N\", exit status 1), as in sim, unless\n"
+            "--allow-truncated; a trace the simulator cannot replay gets its summary, then\n"
+            "an error (exit status 1).\n"
             "\n"
             "A PyTorch memory snapshot (torch.cuda.memory._dump_snapshot; a pickle, plain or\n"
             "gzip) is summarized as what it is, an allocator event stream: events per device\n"
@@ -47,6 +48,8 @@ static void usage(FILE *f)
             "              ({count, max_depth}), layers ({source, iterations,\n"
             "              per_iteration} or null), annotations, meta, warning\n"
             "  --ops       also list every op name with its count, most frequent first\n"
+            "  --allow-truncated  summarize the complete events of a truncated .gmt (with a\n"
+            "              warning, exit status 0) instead of refusing it\n"
             "  --kineto KINETO  a PyTorch Execution Trace's op costs measured from the run's\n"
             "              Kineto trace KINETO instead of estimated (docs/import-pytorch.md)\n"
             "  -h, --help  show this help\n"
@@ -386,10 +389,11 @@ int cmd_info(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"ops", no_argument, NULL, 'p'},
         {"kineto", required_argument, NULL, 'k'},
+        {"allow-truncated", no_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int as_json = 0, list_ops = 0, c;
+    int as_json = 0, list_ops = 0, allow_truncated = 0, c;
     const char *kineto = NULL;
     optind = 1;
     opterr = 0;
@@ -403,6 +407,9 @@ int cmd_info(int argc, char **argv)
             break;
         case 'k':
             kineto = optarg;
+            break;
+        case 't':
+            allow_truncated = 1;
             break;
         case 'h':
             usage(stdout);
@@ -446,6 +453,14 @@ int cmd_info(int argc, char **argv)
     gms_error_clear(&sim_err);
     if (scan(&in, &err, &sim_err) != 0) {
         cli_error(CMD, "%s", err.msg);
+        info_free(&in);
+        return 1;
+    }
+    if (in.warning && !allow_truncated) {
+        /* a summary of the events before the cut would read as the whole trace */
+        cli_error(CMD, "%s: the file ends inside an event (an interrupted recording or copy); "
+                       "sim refuses it too. Summarize the complete events with "
+                       "--allow-truncated", in.warning);
         info_free(&in);
         return 1;
     }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "catalog.h"
 #include "cli.h"
 #include "iter_log.h"
 #include "memory.h"
@@ -29,6 +30,7 @@
 #include "sim_checkmate.h"
 #include "sim_extra.h"
 #include "sim_reftable.h"
+#include "sim_store.h"
 #include "sim_yardstick.h"
 #include "swap_opts.h"
 
@@ -121,12 +123,15 @@ static void usage(FILE *f)
             "                      object per training iteration, docs/planners.md)\n"
             "  --kineto FILE       a PyTorch Execution Trace's op costs measured from the\n"
             "                      run's Kineto trace FILE (docs/import-pytorch.md)\n"
-            "  --db FILE           the yardstick (docs/optimal.md): beside the run, every\n"
-            "                      Checkmate answer the result store FILE holds for this\n"
-            "                      trace at this budget (from 'sim --policy checkmate --db\n"
-            "                      FILE' or a sweep with checkmate), with the run's gap to\n"
-            "                      the optimum and to the LP bound (JSON: yardstick); FILE\n"
-            "                      is only read\n"
+            "  --db FILE           store the run in the result store FILE (created if\n"
+            "                      missing) under the key a sweep gives it, so that 'db runs'\n"
+            "                      and 'db gaps' show it (simulated once more for the store;\n"
+            "                      a run already stored is kept), and print beside it the\n"
+            "                      yardstick (docs/optimal.md): every Checkmate answer FILE\n"
+            "                      holds for this trace at this budget (from 'sim --policy\n"
+            "                      checkmate --db FILE' or a sweep with checkmate), with the\n"
+            "                      run's gap to the optimum and to the LP bound (JSON:\n"
+            "                      yardstick)\n"
             "  --perfetto FILE     also write the run as Chrome trace-event JSON, for\n"
             "                      ui.perfetto.dev or chrome://tracing: op and\n"
             "                      rematerialization slices, evictions, resident memory and\n"
@@ -135,7 +140,9 @@ static void usage(FILE *f)
             "                      pickle) for pytorch.org/memory_viz: every storage's\n"
             "                      allocation and free in order, frames naming the op and its\n"
             "                      phase (compute, remat, evict, free); docs/memory.md\n"
-            "  --list-policies     list the policies, one per line, and exit\n"
+            "  --list-policies     list every name --policy takes, one per line: eviction\n"
+            "                      policies, checkpoint planners (\"planner:\") and solved\n"
+            "                      schedules (\"solved:\", the optimum, not a heuristic)\n"
             "  -h, --help          show this help (developer options, for benchmarks and the\n"
             "                      reference table: docs/developer.md)\n"
             "\n"
@@ -177,35 +184,6 @@ enum {
     OPT_DB,
 };
 
-
-static void list_policies(FILE *f)
-{
-    for (size_t i = 0; i < pol_count(); i++)
-        fprintf(f, "%-10s %s\n", pol_name(pol_at(i)), pol_description(pol_at(i)));
-    for (size_t i = 0; i < planner_count(); i++)
-        fprintf(f, "%-10s %s\n", planner_at(i)->name, planner_at(i)->description);
-    const char *d, *n;
-    for (size_t i = 0; (n = sweep_checkmate_name(i, &d)) != NULL; i++)
-        fprintf(f, "%-10s %s\n", n, d);
-}
-
-static void policy_names(char *buf, size_t len)
-{
-    buf[0] = 0;
-    for (size_t i = 0; i < pol_count(); i++) {
-        size_t u = strlen(buf);
-        snprintf(buf + u, len - u, "%s%s", i ? ", " : "", pol_name(pol_at(i)));
-    }
-    for (size_t i = 0; i < planner_count(); i++) {
-        size_t u = strlen(buf);
-        snprintf(buf + u, len - u, ", %s", planner_at(i)->name);
-    }
-    const char *n;
-    for (size_t i = 0; (n = sweep_checkmate_name(i, NULL)) != NULL; i++) {
-        size_t u = strlen(buf);
-        snprintf(buf + u, len - u, ", %s", n);
-    }
-}
 
 static int parse_u64(const char *s, uint64_t *out)
 {
@@ -426,11 +404,22 @@ int cmd_sim(int argc, char **argv)
     sim_extra extra = {.seeds = 1};
     swap_opts swo = {0};
     uint64_t chain = 0, u;
-    char names[256];
     optind = 1;
     opterr = 0;
     int c;
+    unsigned char seen[OPT_DB + 1] = {0};
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        /* a value option given twice is refused, never silently overridden */
+        if (c >= OPT_POLICY && c <= OPT_DB && c != OPT_JSON && c != OPT_LIST && c != OPT_ROWS &&
+            c != OPT_QUIET && seen[c]++) {
+            const char *name = "";
+            for (const struct option *o = longopts; o->name; o++)
+                if (o->val == c)
+                    name = o->name;
+            cli_error(CMD, "--%s given twice ('%s' after an earlier value): give it once",
+                      name, optarg ? optarg : "");
+            return 2;
+        }
         switch (c) {
         case 'h':
             usage(stdout);
@@ -474,7 +463,7 @@ int cmd_sim(int argc, char **argv)
             run_opt = "--json";
             break;
         case OPT_LIST:
-            list_policies(stdout);
+            pol_catalog_print(stdout);
             return 0;
         case OPT_REFTABLE:
             ro.csv = optarg;
@@ -653,8 +642,9 @@ int cmd_sim(int argc, char **argv)
         }
     }
     if (!cfg.policy && !cfg.planner) {
-        policy_names(names, sizeof names);
-        cli_error(CMD, "unknown policy '%s'; valid policies: %s", policy, names);
+        gms_error perr = {0};
+        pol_refuse(policy, POL_KIND_ANY, &perr);
+        cli_error(CMD, "%s", perr.msg);
         return 2;
     }
     if (swap_opts_apply(CMD, &swo, &cfg))
@@ -701,8 +691,13 @@ int cmd_sim(int argc, char **argv)
         return 2;
     }
     if (db && (chain || strcmp(trace, "-") == 0)) {
-        cli_error(CMD, "--db looks the optimum up by the trace file's content; %s has no file",
-                  chain ? "a --chain" : "standard input");
+        cli_error(CMD, "--db stores the run and looks the optimum up by the trace file's "
+                       "content; %s has no file", chain ? "a --chain" : "standard input");
+        return 2;
+    }
+    const char *why = db ? sim_store_refusal(&cfg, kineto) : NULL;
+    if (why) {
+        cli_error(CMD, "--db cannot store this run: %s", why);
         return 2;
     }
     if (chain && kineto) {
@@ -810,6 +805,19 @@ int cmd_sim(int argc, char **argv)
     }
     sim_yardstick ys, *ysp = NULL;
     if (db) {
+        /* stored as a sweep stores it, so db runs / db gaps show it and sweeps skip it */
+        sim_store_req q = {db, trace, pname, ratio, bytes, extra.seeds, allocator, alloc_conf};
+        int added = 0;
+        if (cfg.policy)
+            q.policy_id = pol_id(cfg.policy);
+        if (sim_store_run(&q, &cfg, &added, &err) != 0) {
+            cli_error(CMD, "--db: %s", err.msg);
+            iter_log_free(&ilog);
+            sim_trace_free(t);
+            return 1;
+        }
+        fprintf(stderr, "gpumemsim sim: %s %s\n", added ? "run stored in" : "run already in",
+                db);
         if (sim_yardstick_load(db, trace, t, cfg.budget, &ys, &err) != 0) {
             cli_error(CMD, "--db: %s", err.msg);
             iter_log_free(&ilog);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "analysis_util.h"
+#include "catalog.h"
 #include "cli.h"
 #include "opt_extract.h"
 #include "planners.h"
@@ -34,16 +35,20 @@ static void usage(FILE *f)
             "randomized policies) and records each run in a SQLite result store. Runs already\n"
             "in the store are skipped, so an interrupted sweep simply continues when run again.\n\n"
             "  TRACE            .gmt traces, DTR JSON logs or PyTorch Execution Traces\n"
-            "  --policies LIST  comma-separated policy names (default: all of them; --policy\n"
-            "                   is the same option, as in db and plot); a name\n"
-            "                   with a '/' is a policy plugin .so (docs/plugins.md), recorded\n"
-            "                   as NAME@HASH of the file; checkpoint planners (ckpt-all,\n"
-            "                   ckpt-sqrt, ...; docs/planners.md) too, by name\n"
+            "  --policies LIST  comma-separated names from the list below (--policy is the\n"
+            "                   same option, as in db and plot); default 'all': every\n"
+            "                   eviction policy (the address-aware ones only with\n"
+            "                   --allocators caching or lifetime); checkpoint planners and\n"
+            "                   solved schedules run only when named ('all,ckpt-all,checkmate').\n"
+            "                   A name with a '/' is a policy plugin .so (docs/plugins.md),\n"
+            "                   recorded as NAME@HASH of the file\n"
             "  --policy-args K=V,...  the planners' parameters, stored canonically first in\n"
             "                   their runs' params; their iterations go to the store too\n"
             "  --budgets SPEC   budget ratios of each trace's baseline memory:\n"
             "                   START:STOP:STEP inclusive, or a list such as 0.2,0.5;\n"
-            "                   each in (0, %g] (default " DEFAULT_BUDGETS ")\n"
+            "                   each in (0, %g] (default " DEFAULT_BUDGETS "); a list\n"
+            "                   may name byte sizes too, as sim's --budget (0.5GiB,800MB,\n"
+            "                   0.6), stored with the ratio bytes / baseline memory\n"
             "  --seeds N        runs (seeds 0..N-1) of each randomized policy (default 1)\n"
             "  --db FILE        the result store, created if missing (default " DEFAULT_DB ")\n"
             "  -j N             worker threads (default: the number of cores)\n"
@@ -77,14 +82,10 @@ static void usage(FILE *f)
             "                   the store (table solutions), so a budget solved before (the same\n"
             "                   bytes, from any ratio) replays without solving again\n"
 
-            "  --quiet          no progress output\n\npolicies:\n",
+            "  --quiet          no progress output\n\n"
+            "policies (as 'gpumemsim sim --list-policies'):\n",
             SWEEP_MAX_RATIO);
-    for (size_t i = 0; i < pol_count(); i++)
-        fprintf(f, "  %-10s %s\n", pol_name(pol_at(i)), pol_description(pol_at(i)));
-    for (size_t i = 0; i < planner_count(); i++)
-        fprintf(f, "  %-10s %s\n", planner_at(i)->name, planner_at(i)->description);
-    fprintf(f, "  %-10s %s\n", "checkmate", "the optimal schedule (Checkmate's MILP), replayed");
-    fprintf(f, "  %-10s %s\n", "checkmate-approx", "Checkmate's LP rounding, replayed");
+    pol_catalog_print(f);
 }
 
 static void on_progress(void *bar, const sweep_progress *p)
@@ -95,6 +96,50 @@ static void on_progress(void *bar, const sweep_progress *p)
         snprintf(note, sizeof note, "%zu ok, %zu oom, %zu remat-limit", p->ok, p->oom,
                  p->remat_limit);
     progress_update(bar, p->done, p->total, p->elapsed_s, note);
+}
+
+/* Value options given twice are refused (as sim does), not silently overridden: 1 and a
+ * message when `a` repeats one seen before (aliases count as one). */
+static int repeated(const char *cmd, const char *a, const char **seen, size_t *n_seen)
+{
+    static const char *const opts[][2] = {
+        {"--policies", "--policies"}, {"--policy", "--policies"},
+        {"--allocators", "--allocators"}, {"--allocator", "--allocators"},
+        {"--budgets", "--budgets"}, {"--seeds", "--seeds"}, {"--db", "--db"},
+        {"-j", "-j"}, {"--jobs", "-j"}, {"--shard", "--shard"},
+        {"--remat-limit", "--remat-limit"}, {"--alloc-conf", "--alloc-conf"},
+        {"--sample", "--sample"}, {"--op-overhead", "--op-overhead"},
+        {"--search-cost", "--search-cost"}, {"--evict-cost", "--evict-cost"},
+        {"--policy-args", "--policy-args"}, {"--link", "--link"},
+        {"--host-memory", "--host-memory"}, {"--iteration", "--iteration"},
+        {"--coarsen", "--coarsen"}, {"--time-limit", "--time-limit"},
+    };
+    const char *canon = NULL;
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0] && !canon; i++)
+        if (strcmp(a, opts[i][0]) == 0)
+            canon = opts[i][1];
+    if (!canon)
+        return 0;
+    for (size_t i = 0; i < *n_seen; i++)
+        if (strcmp(seen[i], canon) == 0) {
+            cli_error(cmd, "%s given twice: give it once%s", canon,
+                      strcmp(canon, "--policies") == 0 || strcmp(canon, "--budgets") == 0 ||
+                              strcmp(canon, "--allocators") == 0
+                          ? ", with every value in one comma-separated list"
+                          : "");
+            return 1;
+        }
+    seen[(*n_seen)++] = canon;
+    return 0;
+}
+
+/* 1 when name is among the first n of v. */
+static int cli_list_has(char *const *v, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i], name) == 0)
+            return 1;
+    return 0;
 }
 
 /* Parses a positive integer option value; 0 or -1. */
@@ -109,6 +154,90 @@ static int parse_uint(const char *s, unsigned *out)
     return 0;
 }
 
+/* --budgets: a range of ratios START:STOP:STEP (sweep_parse_ratios), or a list whose items
+ * are ratios or byte sizes as sim's --budget takes them (0.5, 40%, 2GiB, 800MB), mixed. A
+ * list with a byte size fills *bytes (0 for the ratio items), else *bytes stays NULL. */
+static int parse_budgets(const char *text, double **ratios, uint64_t **bytes, size_t *n,
+                         gms_error *err)
+{
+    *bytes = NULL;
+    int sized = 0;
+    for (const char *p = text; *p; p++)
+        sized |= (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z' && *p != 'e') ||
+                 *p == '%';
+    if (strchr(text, ':') || !sized)
+        return sweep_parse_ratios(text, ratios, n, err);
+    char **items = NULL;
+    size_t k = 0;
+    if (cli_list_split(text, &items, n))
+        return gms_error_set(err, GMS_EINVAL, "'%s': expected budgets separated by commas "
+                                              "(0.5,2GiB) or a range START:STOP:STEP", text);
+    *ratios = calloc(*n, sizeof **ratios);
+    *bytes = calloc(*n, sizeof **bytes);
+    int rc = !*ratios || !*bytes ? gms_error_set(err, GMS_ENOMEM, "out of memory") : 0;
+    for (size_t i = 0; !rc && i < *n; i++) {
+        double r = 0;
+        uint64_t b = 0;
+        int brc = cli_parse_budget(items[i], &r, &b);
+        if (brc) {
+            rc = gms_error_set(err, GMS_EINVAL,
+                               "budget '%s' in '%s': expected a ratio of baseline memory (0.5, "
+                               "40%%; at most %g) or bytes with a unit (2GiB, 800MB, 123456789B)",
+                               items[i], text, CLI_MAX_BUDGET_RATIO);
+            break;
+        }
+        int dup = 0; /* a repeated budget is the same experiment */
+        for (size_t j = 0; j < k; j++)
+            dup |= (*bytes)[j] == b && (*ratios)[j] == (b ? 0 : r);
+        if (!dup) {
+            (*ratios)[k] = b ? 0 : r;
+            (*bytes)[k++] = b;
+        }
+    }
+    cli_list_free(items);
+    if (rc) {
+        free(*ratios);
+        free(*bytes);
+        *ratios = NULL;
+        *bytes = NULL;
+        *n = 0;
+        return rc;
+    }
+    *n = k;
+    return 0;
+}
+
+/* The policy list with each "all" replaced by the catalog's "all" (pol_in_all) and repeats
+ * dropped; no list at all means "all". 0, or -1 out of memory (the list is then freed). */
+static int expand_all(char ***list, size_t *n, int addresses)
+{
+    char **in = *list;
+    size_t n_in = in ? *n : 1, cap = n_in + pol_catalog_count() + 1, k = 0;
+    char **v = calloc(cap, sizeof *v);
+    for (size_t i = 0; v && i < n_in; i++) {
+        const char *name = in ? in[i] : "all";
+        pol_entry e;
+        for (size_t c = 0; strcmp(name, "all") == 0 && pol_catalog_at(c, &e) == 0; c++)
+            if (pol_in_all(&e, addresses) && !cli_list_has(v, k, e.name) &&
+                !(v[k++] = strdup(e.name)))
+                goto oom;
+        if (strcmp(name, "all") != 0 && !cli_list_has(v, k, name) && !(v[k++] = strdup(name)))
+            goto oom;
+    }
+    if (!v)
+        goto oom;
+    cli_list_free(in);
+    *list = v;
+    *n = k;
+    return 0;
+oom:
+    cli_list_free(v);
+    cli_list_free(in);
+    *list = NULL;
+    *n = 0;
+    return -1;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     const char *cmd = "sweep";
@@ -117,19 +246,25 @@ int cmd_sweep(int argc, char **argv)
     size_t n_policies = 0, n_allocators = 0;
     const char **traces = calloc((size_t)argc, sizeof *traces);
     double *ratios = NULL;
+    uint64_t *budget_bytes = NULL;
     size_t n_traces = 0, n_ratios = 0;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     sweep_spec sp = {.seeds = 1, .remat_limit = 2.0, .shard_k = 1, .shard_n = 1,
                      .jobs = ncpu > 0 ? (unsigned)ncpu : 1};
     int quiet = 0, rc = 2, ck_opts = 0;
+    const char *link_opt = NULL; /* --link or --host-memory, refused without a swapping policy */
     gms_error err;
     if (!traces) {
         cli_error(cmd, "out of memory");
         return 1;
     }
+    const char *seen[32];
+    size_t n_seen = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (v && repeated(cmd, a, seen, &n_seen))
+            goto out;
         if (cli_is_help(a)) {
             usage(stdout);
             rc = 0;
@@ -176,6 +311,7 @@ int cmd_sweep(int argc, char **argv)
             }
             i++;
         } else if (strcmp(a, "--link") == 0 && v) {
+            link_opt = a;
             sim_link l;
             gms_error lerr = {0};
             if (sim_link_parse(v, &l, &lerr)) {
@@ -186,6 +322,7 @@ int cmd_sweep(int argc, char **argv)
             sp.link_latency_ns = l.latency_ns;
             i++;
         } else if (strcmp(a, "--host-memory") == 0 && v) {
+            link_opt = a;
             if (cli_parse_bytes(v, &sp.host_memory) || sp.host_memory == 0) {
                 cli_error(cmd, "--host-memory '%s' must be a positive byte count (64GiB, 500MB)",
                           v);
@@ -283,22 +420,11 @@ int cmd_sweep(int argc, char **argv)
         cli_error(cmd, "no traces given (usage: gpumemsim sweep TRACE... [options])");
         goto out;
     }
-    if (!policies) {
-        /* every policy; the address-aware ones only when a model with addresses is swept */
+    {
         int addresses = 0;
         for (size_t i = 0; i < n_allocators; i++)
             addresses |= strcmp(allocators[i], "ideal") != 0;
-        policies = calloc(pol_count() + 1, sizeof *policies);
-        n_policies = 0;
-        for (size_t i = 0; policies && i < pol_count(); i++) {
-            if (pol_needs_addresses(pol_at(i)) && !addresses)
-                continue;
-            if (!(policies[n_policies++] = strdup(pol_name(pol_at(i))))) {
-                cli_list_free(policies);
-                policies = NULL;
-            }
-        }
-        if (!policies) {
+        if (expand_all(&policies, &n_policies, addresses)) {
             cli_error(cmd, "out of memory");
             rc = 1;
             goto out;
@@ -329,13 +455,24 @@ int cmd_sweep(int argc, char **argv)
         any_ck |= sweep_checkmate_is(policies[i]);
         if (!pol_find(policies[i]) && !planner_find(policies[i]) &&
             !sweep_checkmate_is(policies[i])) {
-            cli_error(cmd, "unknown policy '%s'; known policies:", policies[i]);
-            for (size_t k = 0; k < pol_count(); k++)
-                fprintf(stderr, "  %s\n", pol_name(pol_at(k)));
-            for (size_t k = 0; k < planner_count(); k++)
-                fprintf(stderr, "  %s (checkpoint planner)\n", planner_at(k)->name);
+            gms_error perr = {0};
+            pol_refuse(policies[i], POL_KIND_ANY, &perr);
+            cli_error(cmd, "%s", perr.msg);
             goto out;
         }
+    }
+    int any_swap = 0;
+    for (size_t i = 0; i < n_policies; i++)
+        any_swap |= pol_swaps(pol_find(policies[i]));
+    if (link_opt && !any_swap) {
+        char sw[256] = "";
+        for (size_t i = 0, u = 0; i < pol_count() && u < sizeof sw; i++)
+            if (pol_swaps(pol_at(i)))
+                u += (size_t)snprintf(sw + u, sizeof sw - u, "%s%s", u ? ", " : "",
+                                      pol_name(pol_at(i)));
+        cli_error(cmd, "%s sets the host link and memory of swapping policies (%s), and "
+                       "--policies names none: add one or drop %s", link_opt, sw, link_opt);
+        goto out;
     }
     if (ck_opts && !any_ck) {
         cli_error(cmd, "--iteration, --coarsen and --time-limit set the optimal schedule's "
@@ -348,7 +485,7 @@ int cmd_sweep(int argc, char **argv)
                   planner_count() > 1 ? ", ..." : "");
         goto out;
     }
-    if (sweep_parse_ratios(budgets, &ratios, &n_ratios, &err)) {
+    if (parse_budgets(budgets, &ratios, &budget_bytes, &n_ratios, &err)) {
         cli_error(cmd, "--budgets: %s", err.msg);
         goto out;
     }
@@ -371,6 +508,7 @@ int cmd_sweep(int argc, char **argv)
     sp.n_policies = n_policies;
     sp.ratios = ratios;
     sp.n_ratios = n_ratios;
+    sp.budget_bytes = budget_bytes;
     sp.allocators = (const char *const *)allocators;
     sp.n_allocators = n_allocators;
     sp.policy_args = policy_args;
@@ -401,6 +539,7 @@ out:
     cli_list_free(allocators);
     free(policy_args);
     free(ratios);
+    free(budget_bytes);
     free(traces);
     return rc;
 }

@@ -1,7 +1,8 @@
 /*
  * planners: the checkpoint planners gpumemsim knows (sim/planner.h), by CLI name, and their
  * parameter strings. Adding a planner = one new file in heuristics/ + one line in
- * planner_registry.c. They are chosen with --policy like eviction policies (docs/planners.md).
+ * planner_registry.c (docs/developer.md, "Adding a policy"; catalog.h lists it everywhere).
+ * They are chosen with --policy like eviction policies (docs/planners.md).
  */
 #ifndef POL_PLANNERS_H
 #define POL_PLANNERS_H

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "planners.h"
+#include "catalog.h"
 #include "plugin.h"
 #include "registry.h"
 #include "policy.h"
@@ -204,21 +205,7 @@ int pol_resolve(const char *name, const sim_policy **out, gms_error *err)
     }
     if (pol_is_path(name))
         return load(name, out, err);
-    if (planner_find(name)) /* sim and sweep take planners; the other callers cannot */
-        return gms_error_set(err, GMS_EINVAL,
-                             "'%s' is a checkpoint planner, not an eviction policy: this "
-                             "command runs eviction policies only; run planners with "
-                             "'gpumemsim sim --policy %s' or 'gpumemsim sweep --policies %s'",
-                             name, name, name);
-    char names[256];
-    size_t u = 0;
-    names[0] = 0;
-    for (size_t i = 0; i < pol_count() && u < sizeof names; i++)
-        u += (size_t)snprintf(names + u, sizeof names - u, "%s%s", i ? ", " : "",
-                              pol_name(pol_at(i)));
-    return gms_error_set(err, GMS_EINVAL,
-                         "unknown policy '%s'; valid policies: %s, or the path of a policy "
-                         "plugin .so (a path with a '/', e.g. ./%s.so)", name, names, name);
+    return pol_refuse(name, POL_KIND_EVICT, err); /* a planner, checkmate or unknown */
 }
 
 const sim_policy *pol_plugin_find(const char *key)

@@ -1,6 +1,7 @@
 /*
  * The eviction policies gpumemsim knows, by CLI name: dtr, dtr-eq, dtr-local, lru, size, msps,
- * random. Adding a policy = one new file in heuristics/ + one line in registry.c.
+ * random, ... Adding a policy = one new file in heuristics/ + one line in registry.c; every
+ * listing and message then knows it through catalog.h (docs/developer.md, "Adding a policy").
  */
 #ifndef POL_REGISTRY_H
 #define POL_REGISTRY_H

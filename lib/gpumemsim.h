@@ -8,6 +8,8 @@
  *   memory.h     choose a memory model by name (sim_memory_find, sim_memory_parse_conf;
  *                the library exports only those and sim_memory_names/_options_init)
  *   registry.h   the built-in policies by name
+ *   catalog.h    every name --policy takes (policies, planners, solved schedules) and the
+ *                unknown-policy message
  *   plugin.h     a policy by name or plugin path (pol_resolve) and its run-key identity
  *   gms_error.h  the error carrier every function fills in
  *
@@ -17,6 +19,7 @@
 #ifndef GPUMEMSIM_H
 #define GPUMEMSIM_H
 
+#include "catalog.h"
 #include "gms_error.h"
 #include "link.h"
 #include "memory.h"

@@ -21,9 +21,9 @@
 #include "py_policy.h"
 #include "py_run_opts.h"
 
-/* The largest budget ratio, as the CLI's (cli.h CLI_MAX_BUDGET_RATIO): a bigger plain number
+/* The largest budget ratio, the CLI's (cli.h CLI_MAX_BUDGET_RATIO): a bigger plain number
  * is more likely meant as bytes. */
-#define MAX_BUDGET_RATIO 1000.0
+#define MAX_BUDGET_RATIO 10.0
 
 static PyObject *error_type; /* gpumemsim.Error */
 
@@ -51,7 +51,8 @@ static PyObject *trace_baseline(PyObject *self, void *closure)
     return Py_BuildValue("{sKsKsKsKsK}", "memory", (unsigned long long)b->memory, "compute",
                          (unsigned long long)b->compute, "constants",
                          (unsigned long long)b->constants, "bottleneck",
-                         (unsigned long long)b->bottleneck, "ops", (unsigned long long)b->ops);
+                         (unsigned long long)b->bottleneck, "ops",
+                         (unsigned long long)(b->ops - b->constant_ops)); /* as info: CALL+MUTATE */
 }
 
 static PyObject *trace_path(PyObject *self, void *closure)
@@ -63,7 +64,8 @@ static PyObject *trace_path(PyObject *self, void *closure)
 static PyGetSetDef trace_getset[] = {
     {"path", trace_path, NULL, "the path it was loaded from", NULL},
     {"baseline", trace_baseline, NULL,
-     "peak memory, compute, constants, bottleneck and ops with no budget", NULL},
+     "with no budget: peak memory, compute (ns), constants (bytes), bottleneck (bytes) and\n"
+     "ops (CALL + MUTATE, as `gpumemsim info` counts them)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -77,11 +79,17 @@ static PyTypeObject trace_type = {
     .tp_getset = trace_getset,
 };
 
-static PyObject *load_trace(PyObject *path_obj)
+/* Loads path_obj, with a PyTorch Execution Trace's Kineto trace (kineto_obj; None = none) for
+ * measured op costs, as the CLI's --kineto. */
+static PyObject *load_trace(PyObject *path_obj, PyObject *kineto_obj)
 {
-    PyObject *bytes = NULL;
-    if (!PyUnicode_FSConverter(path_obj, &bytes))
+    PyObject *bytes = NULL, *kbytes = NULL;
+    if (kineto_obj && kineto_obj != Py_None && !PyUnicode_FSConverter(kineto_obj, &kbytes))
         return NULL;
+    if (!PyUnicode_FSConverter(path_obj, &bytes)) {
+        Py_XDECREF(kbytes);
+        return NULL;
+    }
     PyObject *str = PyOS_FSPath(path_obj);
     PyObject *path = str && PyBytes_Check(str) ? PyUnicode_DecodeFSDefaultAndSize(
                                                      PyBytes_AS_STRING(str), PyBytes_GET_SIZE(str))
@@ -89,15 +97,18 @@ static PyObject *load_trace(PyObject *path_obj)
     Py_XDECREF(str);
     if (!path) {
         Py_DECREF(bytes);
+        Py_XDECREF(kbytes);
         return NULL;
     }
     sim_trace *t = NULL;
     gms_error err = {0};
     int rc;
+    const char *kineto = kbytes ? PyBytes_AS_STRING(kbytes) : NULL;
     Py_BEGIN_ALLOW_THREADS
-    rc = sim_trace_load(PyBytes_AS_STRING(bytes), &t, &err);
+    rc = sim_trace_load_kineto(PyBytes_AS_STRING(bytes), kineto, &t, &err);
     Py_END_ALLOW_THREADS
     Py_DECREF(bytes);
+    Py_XDECREF(kbytes);
     if (rc) {
         Py_DECREF(path);
         PyErr_SetString(error_type, err.msg);
@@ -114,10 +125,14 @@ static PyObject *load_trace(PyObject *path_obj)
     return (PyObject *)o;
 }
 
-static PyObject *py_load(PyObject *self, PyObject *path)
+static PyObject *py_load(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    return load_trace(path);
+    static char *kwlist[] = {"path", "kineto", NULL};
+    PyObject *path, *kineto = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O", kwlist, &path, &kineto))
+        return NULL;
+    return load_trace(path, kineto);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -231,19 +246,25 @@ static PyObject *py_sim(PyObject *self, PyObject *args, PyObject *kw)
     static char *kwlist[] = {"trace", "budget", "policy", "score", "name", "needs",
                              "budget_bytes", "seed", "remat_limit", "sample", "allocator",
                              "alloc_conf", "op_overhead_ns", "search_cost_ns",
-                             "evict_cost_ns", "link", "host_memory", "policy_args", NULL};
+                             "evict_cost_ns", "link", "host_memory", "policy_args", "kineto",
+                             NULL};
     PyObject *trace_arg, *budget_obj = Py_None, *score = Py_None, *needs_obj = Py_None;
-    PyObject *bytes_obj = Py_None, *sample_obj = NULL, *host_obj = Py_None;
+    PyObject *bytes_obj = Py_None, *sample_obj = NULL, *host_obj = Py_None, *kineto = Py_None;
     const char *policy_name = NULL, *name = "python", *allocator = "ideal", *alloc_conf = NULL;
     const char *link = NULL, *policy_args = NULL;
     unsigned long long seed = 0, op_overhead = 0, search_cost = 0, evict_cost = 0;
     double remat_limit = 2.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OzO$sOOKdOszKKKzOz", kwlist,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OzO$sOOKdOszKKKzOzO", kwlist,
                                      &trace_arg, &budget_obj, &policy_name, &score, &name,
                                      &needs_obj, &bytes_obj, &seed, &remat_limit, &sample_obj,
                                      &allocator, &alloc_conf, &op_overhead, &search_cost,
-                                     &evict_cost, &link, &host_obj, &policy_args))
+                                     &evict_cost, &link, &host_obj, &policy_args, &kineto))
         return NULL;
+    if (kineto != Py_None && PyObject_TypeCheck(trace_arg, &trace_type)) {
+        PyErr_SetString(PyExc_TypeError, "kineto= goes with a trace path; a loaded Trace has its "
+                                         "costs already: gpumemsim.load(path, kineto=...)");
+        return NULL;
+    }
 
     /* the policy: a score callable, or a built-in / plugin by name (dtr by default) */
     if (score != Py_None && policy_name) {
@@ -280,8 +301,13 @@ static PyObject *py_sim(PyObject *self, PyObject *args, PyObject *kw)
                                   params, sizeof params);
     if (planner < 0)
         return NULL;
-    if (score == Py_None && !planner &&
-        pol_resolve(policy_name ? policy_name : "dtr", &cfg.policy, &err) != 0) {
+    const char *pn = policy_name ? policy_name : "dtr";
+    if (score == Py_None && !planner && !pol_find(pn) && !pol_is_path(pn)) {
+        pol_refuse(pn, POL_KIND_EVICT | POL_KIND_PLANNER, &err); /* names what sim() runs */
+        PyErr_SetString(error_type, err.msg);
+        return NULL;
+    }
+    if (score == Py_None && !planner && pol_resolve(pn, &cfg.policy, &err) != 0) {
         PyErr_SetString(error_type, err.msg);
         return NULL;
     }
@@ -329,9 +355,11 @@ static PyObject *py_sim(PyObject *self, PyObject *args, PyObject *kw)
         if (ratio == -1 && PyErr_Occurred())
             return NULL;
         if (!(ratio > 0 && ratio <= MAX_BUDGET_RATIO)) {
+            char max[32]; /* PyErr_Format has no %g */
+            snprintf(max, sizeof max, "%g", MAX_BUDGET_RATIO);
             PyErr_Format(PyExc_ValueError,
-                         "budget %R: a ratio of baseline memory in (0, %g]; for bytes give "
-                         "budget_bytes=", budget_obj, MAX_BUDGET_RATIO);
+                         "budget %R: a ratio of baseline memory in (0, %s], as the CLI's "
+                         "--budget; for bytes give budget_bytes=", budget_obj, max);
             return NULL;
         }
     }
@@ -347,7 +375,7 @@ static PyObject *py_sim(PyObject *self, PyObject *args, PyObject *kw)
     }
 
     PyObject *tobj = PyObject_TypeCheck(trace_arg, &trace_type) ? Py_NewRef(trace_arg)
-                                                                 : load_trace(trace_arg);
+                                                                 : load_trace(trace_arg, kineto);
     if (!tobj)
         return NULL;
     py_trace *tr = (py_trace *)tobj;
@@ -425,8 +453,11 @@ static PyObject *py_policies(PyObject *self, PyObject *unused)
     (void)self;
     (void)unused;
     PyObject *l = PyList_New(0);
-    for (size_t i = 0; l && i < pol_count(); i++) {
-        PyObject *s = PyUnicode_FromString(pol_name(pol_at(i)));
+    pol_entry e;
+    for (size_t i = 0; l && pol_catalog_at(i, &e) == 0; i++) {
+        if (e.kind == POL_KIND_SOLVED)
+            continue; /* sim() runs eviction policies and planners */
+        PyObject *s = PyUnicode_FromString(e.name);
         if (!s || PyList_Append(l, s) < 0) {
             Py_XDECREF(s);
             Py_CLEAR(l);
@@ -442,7 +473,7 @@ static PyMethodDef methods[] = {
      "sim(trace, budget=None, policy=None, score=None, *, name='python', needs=(),\n"
      "    budget_bytes=None, seed=0, remat_limit=2.0, sample=0, allocator='ideal',\n"
      "    alloc_conf=None, op_overhead_ns=0, search_cost_ns=0, evict_cost_ns=0,\n"
-     "    link=None, host_memory=None, policy_args=None) -> dict\n\n"
+     "    link=None, host_memory=None, policy_args=None, kineto=None) -> dict\n\n"
      "Replays trace (a path or a gpumemsim.Trace) under a budget (a ratio of baseline\n"
      "memory, or budget_bytes) and returns the dictionary `gpumemsim sim --json` prints.\n"
      "The policy is a built-in name or a plugin path (policy=, default 'dtr'), or a Python\n"
@@ -452,12 +483,17 @@ static PyMethodDef methods[] = {
      "region_rev_cost / eqclass_cost. policy= may name a checkpoint planner (ckpt-sqrt, ...)\n"
      "with policy_args='K=V,...'; link= ('pcie3', '16,10') and host_memory= (bytes) go with\n"
      "swapping policies (swap-lru, hybrid, capuchin, autoswap), as the CLI's --link and\n"
-     "--host-memory."},
-    {"load", py_load, METH_O, "load(path) -> Trace: load a trace once for many runs."},
+     "--host-memory. kineto= (with a trace path) is a PyTorch Execution Trace's Kineto\n"
+     "trace for measured op costs, as the CLI's --kineto."},
+    {"load", (PyCFunction)(void (*)(void))py_load, METH_VARARGS | METH_KEYWORDS,
+     "load(path, *, kineto=None) -> Trace: load a trace once for many runs; kineto= is a\n"
+     "PyTorch Execution Trace's Kineto trace for measured op costs (as the CLI's --kineto)."},
     {"ratio", py_ratio, METH_VARARGS,
      "ratio(num, a, b) -> float: num / (a * b) correctly rounded, +inf when a * b == 0\n"
      "(the simulator's sim_score_ratio; Python's int / int gives the same)."},
-    {"policies", py_policies, METH_NOARGS, "policies() -> list of the built-in policy names."},
+    {"policies", py_policies, METH_NOARGS,
+     "policies() -> the built-in names sim(policy=) takes: eviction policies, then\n"
+     "checkpoint planners (as `gpumemsim sim --list-policies`, less checkmate)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -28,6 +28,8 @@ typedef struct sim_baseline {
     uint64_t constants;  /* bytes of CONSTANT tensors */
     uint64_t bottleneck; /* largest op footprint (spec section 4) */
     uint64_t ops;        /* ops in the schedule (constants included) */
+    uint64_t constant_ops; /* of those, CONSTANT events: ops - constant_ops = info's "ops"
+                            * (CALL + MUTATE); last, so the struct only grew */
 } sim_baseline;
 
 /* Loads a .gmt trace or DTR log (sniffed) into a replayable schedule. */

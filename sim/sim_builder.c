@@ -527,6 +527,7 @@ static int add_constant(sim_trace_builder *b, const gmt_event *ev, gms_error *er
         add_output(b, o, ev->id, SIM_NONE, ev->size, 0, &t, err))
         return -1;
     b->tr->baseline.constants += ev->size;
+    b->tr->baseline.constant_ops++;
     baseline_op(b, o);
     if (sched(b, SCH_COMPUTE, o) || sched(b, SCH_PIN, t) || name_bind(b, ev->id, t))
         return oom(b, err);

@@ -38,7 +38,7 @@ if command -v pdfinfo > /dev/null; then
   pdfinfo cm.pdf | grep -Eq "Page size: *48[12](\.[0-9]*)? x 34[01](\.[0-9]*)? pts" ||
     fail "cm.pdf has the wrong page size: $(pdfinfo cm.pdf | grep 'Page size')"
 fi
-expect_fail "size '3x': expected WIDTHxHEIGHT" "$GMS_BIN" plot overhead r.db -o x.png --size 3x
+expect_fail "size '3x': expected a preset .* or WIDTHxHEIGHT" "$GMS_BIN" plot overhead r.db -o x.png --size 3x
 expect_fail "size '100x2in'" "$GMS_BIN" plot overhead r.db -o x.png --size 100x2in
 expect_fail "font-size '2'" "$GMS_BIN" plot overhead r.db -o x.png --font-size 2
 expect_fail "columns '0'" "$GMS_BIN" plot overhead r.db -o x.png --columns 0

@@ -9,9 +9,9 @@
 rep=$("$GMS_BIN" fit "$UNET" --max-overhead 1.2 --json --quiet) || fail "fit"
 check_fit "$UNET" "$rep"
 # the default list: every built-in eviction policy (checkpoint planners, listed with
-# "planner:", are no eviction policies; nor are the solved ones, "solved, not a heuristic",
-# which fit searches only when asked) that sim runs on the ideal model, in registry order
-want=$("$GMS_BIN" sim --list-policies | awk '$2 != "planner:" && $2 != "solved," {print $1}' | while read -r p; do
+# "planner:", and solved schedules, "solved:", are no eviction policies) that sim runs on the
+# ideal model, in registry order
+want=$("$GMS_BIN" sim --list-policies | awk '$2 != "planner:" && $2 != "solved:" {print $1}' | while read -r p; do
   if "$GMS_BIN" sim "$UNET" --policy "$p" --budget 1.0 >/dev/null 2>&1; then printf '%s,' "$p"; fi
 done)
 got=$(echo "$rep" | jq -r '[.results[].policy] | join(",")')

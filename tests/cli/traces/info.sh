@@ -72,12 +72,17 @@ sed -n '/^op names/,$p' "$T/ops" | tail -n +2 | awk 'NR > 1 && $2 > prev { bad =
   END { exit bad || NR != '"$(jq .distinct_op_names "$T/file.json")"' }' ||
   fail "--ops: not every op name, or not most frequent first"
 
-# a truncated .gmt: info reports what it read and warns. The largest trace is cut, so that its
+# a truncated .gmt: info refuses it ("truncated after event N", exit 1, no summary); with
+# --allow-truncated it reports what it read and warns. The largest trace is cut, so that its
 # first half holds complete event frames (a small one reads as 0 events).
 big=$(ls -S "$T"/*.gmt | head -1)
 size=$(wc -c <"$big")
 head -c $((size / 2)) "$big" >"$T/half.gmt"
-"$GMS_BIN" info --json "$T/half.gmt" >"$T/half.json" 2>"$T/err" || true
+rc=0; "$GMS_BIN" info --json "$T/half.gmt" >"$T/half.json" 2>"$T/err" || rc=$?
+[ "$rc" -eq 1 ] && [ ! -s "$T/half.json" ] || fail "truncated .gmt: exit $rc, output $(cat "$T/half.json")"
+grep -q "truncated after event [0-9]" "$T/err" || fail "no 'truncated after event': $(cat "$T/err")"
+"$GMS_BIN" info --json --allow-truncated "$T/half.gmt" >"$T/half.json" 2>"$T/err" ||
+  fail "--allow-truncated"
 grep -qi "warning: .*trunc" "$T/err" || fail "no truncation warning: $(cat "$T/err")"
 all=$("$GMS_BIN" info --json "$big" | jq .events)
 jq -e --argjson all "$all" '.events as $n | $n > 0 and $n < $all and
