@@ -46,6 +46,7 @@ static void usage(FILE *f)
             "  --evict-cost D      a known cost per eviction (kept fixed; default 0)\n"
             "  --remat-limit L     as in sim (default 2; 0 = none)\n"
             "  --tolerance T       stop when the slowdown is within T (default 1e-5)\n"
+            CLI_PLUGIN_TIMEOUT_HELP("  ", "                      ")
             "  --json              print one JSON object (op_overhead_ns, slowdown, measured,\n"
             "                      error, ideal, simulations, converged, below_ideal, ...)\n"
             "  -h, --help          show this help\n"
@@ -67,6 +68,7 @@ enum {
     OPT_REMAT,
     OPT_TOL,
     OPT_JSON,
+    OPT_PLUGIN_TIMEOUT,
 };
 
 static int parse_number(const char *s, double *out)
@@ -156,6 +158,7 @@ int cmd_calibrate(int argc, char **argv)
         {"remat-limit", required_argument, NULL, OPT_REMAT},
         {"tolerance", required_argument, NULL, OPT_TOL},
         {"json", no_argument, NULL, OPT_JSON},
+        {"plugin-timeout", required_argument, NULL, OPT_PLUGIN_TIMEOUT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -209,10 +212,14 @@ int cmd_calibrate(int argc, char **argv)
         case OPT_EVICT:
             if (cli_parse_duration(optarg, c == OPT_SEARCH ? &cfg.search_cost_ns
                                                             : &cfg.evict_cost_ns)) {
-                cli_error(CMD, "%s '%s' must be a duration with a unit (500ns, 20us, 1.5ms)",
-                          argv[optind - 1], optarg);
+                cli_error(CMD, "%s '%s': %s", c == OPT_SEARCH ? "--search-cost" : "--evict-cost",
+                          optarg, CLI_DURATION_RANGE);
                 return 2;
             }
+            break;
+        case OPT_PLUGIN_TIMEOUT:
+            if (cli_plugin_timeout(CMD, optarg))
+                return 2;
             break;
         case OPT_REMAT: {
             double L;

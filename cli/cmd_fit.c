@@ -33,7 +33,7 @@ static void usage(FILE *f)
             "usage: gpumemsim fit TRACE [--max-overhead X] [--policies LIST] [--json]\n"
             "                     [--allocator M [--alloc-conf C]] [--remat-limit L]\n"
             "                     [--seed N] [--sample K] [--grid N] [--up-to R] [-j N]\n"
-            "                     [--quiet]\n"
+            "                     [--plugin-timeout S] [--quiet]\n"
             "\n"
             "Finds, for each policy, the smallest memory budget at which TRACE runs with\n"
             "status ok and an overhead (simulated time / baseline compute) of at most X.\n"
@@ -67,6 +67,7 @@ static void usage(FILE *f)
             "                    policy, found, budget_bytes, budget_ratio, overhead, at_floor,\n"
             "                    failed_below_bytes, failed_below_status, non_monotone,\n"
             "                    lowest_passing_bytes, runs (see docs/fit.md)\n"
+            CLI_PLUGIN_TIMEOUT_HELP("\n                    ", "                    ")
             "  --quiet           no progress line on standard error\n"
             "  -h, --help        show this help\n"
             "\n"
@@ -427,6 +428,9 @@ int cmd_fit(int argc, char **argv)
                                "above 0 and at most %g", v, CLI_MAX_BUDGET_RATIO);
                 return 2;
             }
+        } else if (strcmp(a, "--plugin-timeout") == 0) {
+            if (cli_plugin_timeout(CMD, argv[++i]))
+                return 2;
         } else if (strcmp(a, "-j") == 0) {
             i++;
             if (parse_uint(v, 1, 1024, &jobs_n)) {
