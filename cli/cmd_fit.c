@@ -66,7 +66,8 @@ static void usage(FILE *f)
             "  --json            one JSON object: the trace's figures and, per policy,\n"
             "                    policy, found, budget_bytes, budget_ratio, overhead, at_floor,\n"
             "                    failed_below_bytes, failed_below_status, non_monotone,\n"
-            "                    lowest_passing_bytes, runs (see docs/fit.md)\n"
+            "                    lowest_passing_bytes, runs, and error for a plugin\n"
+            "                    policy that failed (see docs/fit.md)\n"
             CLI_PLUGIN_TIMEOUT_HELP("\n                    ", "                    ")
             "  --quiet           no progress line on standard error\n"
             "  -h, --help        show this help\n"
@@ -76,10 +77,13 @@ static void usage(FILE *f)
             "  gpumemsim fit resnet32.log --policies dtr,msps --max-overhead 1.5 --json\n");
 }
 
-/* One policy's search and its outcome. */
+/* One policy's search and its outcome. A plugin that fails (crash, NaN, time limit) fails
+ * its own job only: failed and err say why, beside the other policies' answers. */
 typedef struct fit_job {
     const sim_policy *policy;
     fit_answer ans;
+    int failed;
+    gms_error err;
 } fit_job;
 
 /* What the workers share. */
@@ -134,6 +138,16 @@ static void *worker(void *vctx)
         sim_config cfg = c->base;
         cfg.policy = c->jobs[i].policy;
         rc = fit_policy(r, &cfg, c->max_overhead, &c->so, &c->jobs[i].ans, &err);
+        if (rc && pol_plugin_path(cfg.policy)) {
+            /* the plugin's own failure: keep it with its job and go on, on a fresh runner */
+            c->jobs[i].failed = 1;
+            c->jobs[i].err = err;
+            pol_fork_gate_enter();
+            sim_runner_free(r);
+            r = NULL;
+            rc = sim_runner_new(c->trace, &r, &err);
+            pol_fork_gate_leave();
+        }
     }
     if (rc) {
         pthread_mutex_lock(&c->lock);
@@ -196,6 +210,11 @@ static void print_table(const char *trace, const fit_ctx *c, const sim_baseline 
         const fit_answer *a = &c->jobs[i].ans;
         const char *name = pol_name(c->jobs[i].policy);
         char note[256] = "", st[96];
+        if (c->jobs[i].failed) {
+            printf("%-*s %15s %7s %9s %5u  failed: %s\n", w, name, "-", "-", "-", a->runs,
+                   c->jobs[i].err.msg);
+            continue;
+        }
         if (!a->found) {
             printf("%-*s %15s %7s %9s %5u  ", w, name, "-", "-", "-", a->runs);
             printf("no budget up to %g x baseline passes", c->up_to);
@@ -261,6 +280,8 @@ static int print_json(const char *trace, const fit_ctx *c, const sim_baseline *b
             "non_monotone", a->non_monotone, "lowest_passing_bytes",
             bytes_or_null(a->lowest_pass != 0, a->lowest_pass), "lowest_passing_ratio",
             ratio_or_null(a->lowest_pass != 0, a->lowest_pass, bl), "runs", (int)a->runs);
+        if (r && c->jobs[i].failed)
+            json_object_set_new(r, "error", json_string(c->jobs[i].err.msg));
         if (!r || json_array_append_new(res, r)) {
             json_decref(res);
             json_decref(o);
@@ -505,6 +526,9 @@ int cmd_fit(int argc, char **argv)
     progress_end(&c.bar);
     pthread_mutex_destroy(&c.lock);
     rc = 0;
+    size_t plugin_failed = 0;
+    for (size_t i = 0; i < c.n_jobs; i++)
+        plugin_failed += c.jobs[i].failed != 0;
     if (c.failed) {
         cli_error(CMD, "%s: %s", trace, c.err.msg);
         rc = 1;
@@ -516,6 +540,11 @@ int cmd_fit(int argc, char **argv)
     } else {
         print_table(trace, &c, bl, floor, alloc_key);
     }
+    for (size_t i = 0; i < c.n_jobs && !c.failed; i++)
+        if (c.jobs[i].failed) /* the answers above stand; the exit status says one is missing */
+            cli_error(CMD, "%s: %s", trace, c.jobs[i].err.msg);
+    if (plugin_failed && !rc)
+        rc = 1;
     free(c.jobs);
     sim_trace_free(t);
     return rc;

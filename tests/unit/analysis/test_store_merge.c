@@ -53,7 +53,7 @@ static void make_store(const char *path, double dtr_overhead, double wall, const
                      .baseline_compute = 500};
     snprintf(t.hash, sizeof t.hash, "%s", "00000000000000a1");
     ck_assert_msg(store_put_trace(s, &t, &err) == 0, "%s", err.msg);
-    store_run r = {.key = {"00000000000000a1", "dtr", "", 100, 2.0, "simrd"},
+    store_run r = {.key = {"00000000000000a1", "dtr", "", 100, 2.0, "simrd", NULL},
                    .ratio = 0.1, .status = "ok", .overhead = dtr_overhead, .evictions = 3,
                    .peak_memory = 100, .wall_s = wall};
     int64_t id;
