@@ -53,8 +53,11 @@ int cli_parse_sample(const char *s, uint32_t *out);
 /* Parses a duration with its unit: "20us", "1.5ms", "500ns", "0.2s" ("µs" too). A unit is
  * required (a bare number is refused: ns and us are both plausible). Returns 0 or -1. */
 int cli_parse_duration(const char *s, uint64_t *ns);
-/* What a refused duration should have been, for the messages of every command. */
-#define CLI_DURATION_RANGE "expected a duration with a unit (500ns, 20us, 1.5ms, 2s), from 0 to 1e9s"
+/* The longest duration taken: these are per-op costs (real ones are microseconds), and a
+ * million-op trace at 10 s each still keeps the simulated clock (ns, 64 bits) far from
+ * overflowing. What a refused duration should have been, for every command's message. */
+#define CLI_MAX_DURATION_NS 10000000000.0
+#define CLI_DURATION_RANGE "expected a duration with a unit (500ns, 20us, 1.5ms), from 0 to 10s"
 
 /* Parses a time limit in seconds: "60", "60s", "2m" / "2min"; > 0 and finite. 0 or -1. */
 int cli_parse_seconds(const char *s, double *out);

@@ -117,7 +117,7 @@ int cli_parse_duration(const char *s, uint64_t *ns)
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (strcmp(end, units[i].unit) == 0)
             scale = units[i].scale;
-    if (scale == 0 || !(v * scale < 1e18))
+    if (scale == 0 || !(v * scale <= CLI_MAX_DURATION_NS))
         return -1;
     *ns = (uint64_t)llround(v * scale);
     return 0;

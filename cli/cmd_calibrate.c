@@ -36,7 +36,7 @@ static void usage(FILE *f)
             "\n"
             "options:\n"
             "  --budget B          the budget of the measurement (as in sim: 0.4, 40%%, 4GB)\n"
-            "  --measured X        the measured slowdown, a number >= 1 (1.16, or 16%% for 1.16)\n"
+            "  --measured X        the measured slowdown, 1 to 1000 (1.16, or 16%% for 1.16)\n"
             "  --policy NAME       eviction policy (default dtr; see 'sim --list-policies')\n"
             "  --sample K          victim choice as in 'sim --sample'\n"
             "  --seed N            first seed (default 0)\n"
@@ -94,7 +94,7 @@ static int parse_slowdown(const char *s, double *out)
         v = 1 + v / 100;
     else if (*end)
         return -1;
-    if (!(v >= 1))
+    if (!(v >= 1 && v <= CAL_MAX_SLOWDOWN))
         return -1;
     *out = v;
     return 0;
@@ -181,8 +181,9 @@ int cmd_calibrate(int argc, char **argv)
             break;
         case OPT_MEASURED:
             if (parse_slowdown(optarg, &measured)) {
-                cli_error(CMD, "--measured '%s' must be a slowdown >= 1 (time under the budget / "
-                               "time without it: 1.16, or 16%%)", optarg);
+                cli_error(CMD, "--measured '%s': expected a slowdown from 1 to %g (time under the "
+                               "budget / time without it: 1.16, or 16%%)", optarg,
+                          CAL_MAX_SLOWDOWN);
                 return 2;
             }
             break;
