@@ -189,8 +189,8 @@ int cmd_sweep(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--host-memory") == 0 && v) {
             if (cli_parse_bytes(v, &sp.host_memory) || sp.host_memory == 0) {
-                cli_error(cmd, "--host-memory '%s' must be a positive byte count (64GiB, 500MB)",
-                          v);
+                cli_error(cmd, "--host-memory '%s' must be a positive byte count below 16EiB "
+                               "(64GiB, 500MB)", v);
                 goto out;
             }
             i++;

@@ -38,6 +38,12 @@ done
 for c in sim fit; do
   refused "$c" "$U" --plugin-timeout -5 "^gpumemsim $c: --plugin-timeout '-5': give seconds from 0 \\(no limit\\) to"
 done
+# sizes name their range
+for v in 99999999999999999999B 1e30B 0 -1 11; do
+  refused sim "$U" --budget "$v" "^gpumemsim sim: (bad )?--budget '$v': .*(at most 10|below 16EiB)"
+done
+refused sim "$U" --budget 0.5 --policy swap-lru --host-memory 1e30GiB \
+  "^gpumemsim sim: --host-memory '1e30GiB' must be a positive byte count below 16EiB"
 # the largest slowdown taken is reached or refused with a message that is true
 rc=0
 "$GMS_BIN" calibrate "$U" --budget 0.5 --measured 1000 >out.txt 2>err.txt || rc=$?
