@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-compiler=(); sanitizers=()
+sanitizers=()
 if [ "$clang" = 1 ]; then
   if [ "$asan" = 1 ]; then
     echo "test.sh: --clang and --sanitize are two builds; run them one after the other" >&2
@@ -31,7 +31,9 @@ if [ "$clang" = 1 ]; then
   fi
   GMS_WITH_CLANG=1 scripts/setup-deps.sh
   # ASan is the gcc build's (--sanitize); clang adds its UBSan, whose checks gcc lacks
-  compiler=(-DCMAKE_C_COMPILER=clang); sanitizers=(-DGMS_SANITIZERS=undefined)
+  # CC is read when build-clang/ is first configured (a -D each time would make CMake
+  # compare compiler paths and may wipe the cache)
+  export CC=clang; sanitizers=(-DGMS_SANITIZERS=undefined)
   # the unit tests by default: they cover the engine in seconds; --all adds the CLI tests
   if [ "$all" = 0 ] && [ ${#ctest_args[@]} -eq 0 ]; then ctest_args=(-R '^test_'); fi
 else
@@ -39,7 +41,7 @@ else
   scripts/setup-deps.sh
 fi
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S . -B "$builddir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${compiler[@]}" "${sanitizers[@]}" \
+cmake -S . -B "$builddir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${sanitizers[@]}" \
       -DGMS_WERROR="$werror" -DGMS_SANITIZE="$sanitize" >/dev/null
 cmake --build "$builddir" -j "$jobs"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
