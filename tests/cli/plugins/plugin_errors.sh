@@ -41,8 +41,10 @@ expect_err_matches 'sweep NaN' '2 run\(s\) of plugin policies failed.*test-bad@[
 
 # a score that segfaults: sim reports the crash naming the plugin (no crash of gpumemsim);
 # sweep records dtr's and lru's runs, nothing for the plugin, and exits non-zero. Under ASan
-# a SEGV would be ASan's report and exit status, not the signal: let the signal through.
+# (or clang's UBSan) a SEGV would be the sanitizer's report and exit status, not the signal:
+# let the signal through.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}handle_segv=0" # clang's UBSan alone
 crash="plugin 'test-bad' \\(.*gms_plugin_bad_segv.so\\) crashed \\(signal 11, Segmentation fault\\)"
 expect_fail 'segfault' "$G" sim "$U" --policy "$GMS_PLUGIN_BAD_SEGV" --budget 0.5
 expect_err_matches 'segfault' "^gpumemsim sim: .*unet-small.gmt: $crash"
