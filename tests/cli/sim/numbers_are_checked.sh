@@ -44,6 +44,8 @@ for v in 99999999999999999999B 1e30B 0 -1 11; do
 done
 refused sim "$U" --budget 0.5 --policy swap-lru --host-memory 1e30GiB \
   "^gpumemsim sim: --host-memory '1e30GiB' must be a positive byte count below 16EiB"
+refused sim "$U" --budget 0.5 --allocator caching --alloc-conf max_split_size_mb:99999999999999999999 \
+  "max_split_size_mb:99999999999999999999 must be a whole number of MiB, at least 20 .* at most [0-9]+$"
 # the largest slowdown taken is reached or refused with a message that is true
 rc=0
 "$GMS_BIN" calibrate "$U" --budget 0.5 --measured 1000 >out.txt 2>err.txt || rc=$?
