@@ -151,10 +151,10 @@ int cal_solve_op_overhead(sim_runner *r, const sim_trace *t, const sim_config *b
                           gms_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!(measured >= 1) || !isfinite(measured))
+    if (!(measured >= 1 && measured <= CAL_MAX_SLOWDOWN))
         return gms_error_set(err, GMS_EINVAL,
-                             "a measured slowdown must be a number >= 1 (time / baseline time), "
-                             "not %g", measured);
+                             "a measured slowdown must be a number from 1 to %g (time / "
+                             "baseline time), not %g", CAL_MAX_SLOWDOWN, measured);
     if (!(tol > 0))
         return gms_error_set(err, GMS_EINVAL, "the tolerance must be > 0");
     const double compute = (double)sim_trace_baseline(t)->compute;
@@ -179,6 +179,11 @@ int cal_solve_op_overhead(sim_runner *r, const sim_trace *t, const sim_config *b
     uint64_t lo = 0, hi;
     double f_lo = s.mean - measured, f_hi;
     double guess = (measured - s.mean) * compute / s.ops_executed;
+    if (!(guess <= CAL_MAX_OP_OVERHEAD_NS)) /* checked before the conversion to integer */
+        return gms_error_set(err, GMS_EINVAL,
+                             "slowdown %g would need an op overhead above %g s (the simulation "
+                             "reaches %g without one): is the measurement right?",
+                             measured, CAL_MAX_OP_OVERHEAD_NS / 1e9, s.mean);
     hi = guess < 1 ? 1 : (uint64_t)ceil(guess);
     for (int grow = 0;; grow++) {
         if ((rc = eval(r, base, seeds, hi, &s, out, err)) != 0)
@@ -193,7 +198,7 @@ int cal_solve_op_overhead(sim_runner *r, const sim_trace *t, const sim_config *b
             break;
         lo = hi;
         f_lo = f_hi;
-        if (grow == 40 || hi > UINT64_MAX / 4)
+        if (grow == 40 || (double)hi > CAL_MAX_OP_OVERHEAD_NS)
             return gms_error_set(err, GMS_EINVAL,
                                  "no op overhead up to %llu ns reaches slowdown %g (the "
                                  "simulation stays at %g): is the measurement right?",

@@ -62,6 +62,12 @@ typedef struct cal_result {
     int below_ideal;         /* measured < ideal: no overhead >= 0 can reach it; 0 returned */
 } cal_result;
 
+/* The largest measured slowdown taken: a run 1000 times slower than with unlimited memory
+ * is no measurement of a memory budget, and larger ones overflow the op overhead (ns). */
+#define CAL_MAX_SLOWDOWN 1000.0
+/* The largest op overhead tried (10 s per op, what sim --op-overhead takes). */
+#define CAL_MAX_OP_OVERHEAD_NS 1e10
+
 /* Finds the op overhead with which base (its op_overhead_ns ignored) averaged over `seeds`
  * seeds reproduces `measured` (a slowdown, time / baseline time) within tol. 0 with *out
  * filled (check converged and below_ideal), or an error: a run that does not finish ok

@@ -283,6 +283,13 @@ static const store_migration migrations[STORE_SCHEMA_VERSION] = {
     migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5,
     migrate_5_to_6, migrate_6_to_7, migrate_7_to_8, migrate_8_to_9};
 
+int store_migrate_step(sqlite3 *db, int from, gms_error *err)
+{
+    if (from < 0 || from >= STORE_SCHEMA_VERSION)
+        return gms_error_set(err, GMS_EINVAL, "no schema migration from version %d", from);
+    return migrations[from](db, err);
+}
+
 static int read_user_version(sqlite3 *db, int *version, gms_error *err)
 {
     sqlite3_stmt *st;
@@ -403,6 +410,9 @@ int store_open(const char *path, int flags, store **out, gms_error *err)
                            path, v, STORE_SCHEMA_VERSION);
         goto fail;
     }
+    /* before anything writes (WAL, migrations): a refused store stays byte-identical */
+    if ((rc = store_check_schema(s->db, path, v, err)) != 0)
+        goto fail;
     s->version = v;
     if (readonly) {
         if (v == 0) {

@@ -240,8 +240,24 @@ int store_export_json(store *s, const store_filter *f, FILE *out, gms_error *err
 /* Merges the stores inputs[0..n) into a new store at out_path: the union of their traces,
  * runs and timelines, without duplicates (the run key decides). Refuses an existing out_path
  * unless force. Built in a temporary file beside out_path and renamed into place, so out_path
- * is either untouched or complete. Every input is validated first. */
+ * is either untouched or complete. Every input is validated first. A run key that two inputs
+ * hold with different results (status, overhead, evictions, remats, peak memory) is refused,
+ * naming the first such run and both results (GMS_EINVAL); equal results merge silently. */
 int store_merge(const char *const *inputs, size_t n, const char *out_path, int force,
                 gms_error *err);
+
+/* What store_merge_prefer does with a run two inputs hold with different results. */
+typedef enum store_merge_prefer {
+    STORE_MERGE_REFUSE, /* fail, as store_merge does */
+    STORE_MERGE_FIRST,  /* keep the first input's (in the order given) */
+    STORE_MERGE_LAST,   /* keep the last input's */
+    STORE_MERGE_NEWER,  /* keep the one created later (created_at; the first on a tie) */
+} store_merge_prefer;
+
+/* store_merge with a rule for conflicting results; *resolved (may be NULL) gets the number
+ * of runs whose result was replaced by a later input's. */
+int store_merge_prefer_rule(const char *const *inputs, size_t n, const char *out_path,
+                            int force, store_merge_prefer prefer, size_t *resolved,
+                            gms_error *err);
 
 #endif

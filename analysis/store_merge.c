@@ -119,9 +119,11 @@ static const char copy_solutions_v9[] =
     " status, objective, lower_bound, gap, solve_s, nodes, schedule, tool_version, created_at,"
     " compute FROM src.solutions";
 
-/* Copies one validated input store into the open output. */
-static int merge_one(store *outs, const char *path, int version, gms_error *err)
+/* Copies one validated input store, inputs[i], into the open output. */
+static int merge_one(store *outs, const char *const *inputs, size_t i, int version,
+                     store_merge_prefer prefer, size_t *resolved, gms_error *err)
 {
+    const char *path = inputs[i];
     sqlite3 *db = outs->db;
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS src", -1, &st, NULL) != SQLITE_OK)
@@ -136,6 +138,8 @@ static int merge_one(store *outs, const char *path, int version, gms_error *err)
     rc = store_exec(db, "BEGIN", what, err);
     if (!rc)
         rc = store_exec(db, version >= 3 ? copy_traces_v3 : copy_traces, what, err);
+    if (!rc)
+        rc = store_merge_conflicts(db, version, inputs, i, prefer, resolved, err);
     if (!rc)
         rc = store_exec(db, version >= 7   ? copy_runs_v7
                              : version >= 6 ? copy_runs_v6
@@ -152,6 +156,8 @@ static int merge_one(store *outs, const char *path, int version, gms_error *err)
         rc = store_exec(db, copy_iterations, what, err);
     if (!rc && version >= 8)
         rc = store_exec(db, version >= 9 ? copy_solutions_v9 : copy_solutions, what, err);
+    if (!rc)
+        rc = store_merge_origin_note(db, i, err);
     if (!rc)
         rc = store_exec(db, "COMMIT", what, err);
     if (rc)
@@ -175,6 +181,15 @@ static void remove_with_sidecars(const char *path)
 int store_merge(const char *const *inputs, size_t n, const char *out_path, int force,
                 gms_error *err)
 {
+    return store_merge_prefer_rule(inputs, n, out_path, force, STORE_MERGE_REFUSE, NULL, err);
+}
+
+int store_merge_prefer_rule(const char *const *inputs, size_t n, const char *out_path,
+                            int force, store_merge_prefer prefer, size_t *resolved,
+                            gms_error *err)
+{
+    if (resolved)
+        *resolved = 0;
     if (n == 0)
         return gms_error_set(err, GMS_EINVAL, "nothing to merge: name at least one input store");
     int *versions = calloc(n, sizeof *versions);
@@ -221,8 +236,10 @@ int store_merge(const char *const *inputs, size_t n, const char *out_path, int f
         rc = store_exec(out->db, "PRAGMA journal_mode = DELETE", "preparing the output", err);
     if (!rc)
         rc = store_exec(out->db, "PRAGMA synchronous = FULL", "preparing the output", err);
+    if (!rc)
+        rc = store_merge_origin_init(out->db, err);
     for (size_t i = 0; i < n && !rc; i++)
-        rc = merge_one(out, inputs[i], versions[i], err);
+        rc = merge_one(out, inputs, i, versions[i], prefer, resolved, err);
     store_close(out);
     if (!rc) {
         if (force) {

@@ -323,8 +323,10 @@ static int validate_spec(const sweep_spec *sp, gms_error *err)
 {
     if (sp->n_traces == 0)
         return gms_error_set(err, GMS_EINVAL, "no traces to sweep");
-    if (sp->n_policies == 0 || sp->n_ratios == 0)
-        return gms_error_set(err, GMS_EINVAL, "no policies or no budgets to sweep");
+    if (sp->n_policies == 0)
+        return gms_error_set(err, GMS_EINVAL, "no policies to sweep");
+    if (sp->n_ratios == 0)
+        return gms_error_set(err, GMS_EINVAL, "no budgets to sweep");
     if (sp->seeds < 1 || sp->jobs < 1)
         return gms_error_set(err, GMS_EINVAL, "seeds and jobs must be at least 1");
     if (sp->shard_n < 1 || sp->shard_k < 1 || sp->shard_k > sp->shard_n)

@@ -42,7 +42,7 @@ static int decimals(const char *s, size_t len)
     if (i < len)
         exp = strtol(s + i + 1, NULL, 10);
     long d = frac - exp;
-    return d < 0 ? 0 : d > 17 ? 17 : (int)d;
+    return d < 0 ? 0 : d > 18 ? 18 : (int)d; /* 18: more places than rounding can keep */
 }
 
 static int check_ratio(double r, const char *text, gms_error *err)
@@ -93,9 +93,15 @@ static int parse_range(const char *text, double **ratios, size_t *n, gms_error *
         return gms_error_set(err, GMS_ENOMEM, "out of memory");
     size_t k = 0;
     for (size_t i = 0; i < (size_t)count; i++) {
-        char lit[64];
-        snprintf(lit, sizeof lit, "%.*f", d, start + (double)i * step);
-        double r = strtod(lit, NULL);
+        /* each ratio rounded to the places START and STEP were written with, so that
+         * 0.1:0.3:0.1 gives 0.3 and not 0.30000000000000004; not for ratios written with more
+         * places than a fixed-point literal keeps (1e-20 would round to 0) */
+        double r = start + (double)i * step;
+        if (d < 18) {
+            char lit[64];
+            snprintf(lit, sizeof lit, "%.*f", d, r);
+            r = strtod(lit, NULL);
+        }
         if (r > 0 && r <= SWEEP_MAX_RATIO)
             add_unique(v, &k, r);
     }

@@ -53,9 +53,23 @@ int cli_parse_sample(const char *s, uint32_t *out);
 /* Parses a duration with its unit: "20us", "1.5ms", "500ns", "0.2s" ("µs" too). A unit is
  * required (a bare number is refused: ns and us are both plausible). Returns 0 or -1. */
 int cli_parse_duration(const char *s, uint64_t *ns);
+/* The longest duration taken: these are per-op costs (real ones are microseconds), and a
+ * million-op trace at 10 s each still keeps the simulated clock (ns, 64 bits) far from
+ * overflowing. What a refused duration should have been, for every command's message. */
+#define CLI_MAX_DURATION_NS 10000000000.0
+#define CLI_DURATION_RANGE "expected a duration with a unit (500ns, 20us, 1.5ms), from 0 to 10s"
 
 /* Parses a time limit in seconds: "60", "60s", "2m" / "2min"; > 0 and finite. 0 or -1. */
 int cli_parse_seconds(const char *s, double *out);
+
+/* --plugin-timeout S: seconds ("30", "30s", "2m") one plugin run may take, or 0 for no
+ * limit; sets the limit for the process (plugin_isolate.h). 0, or 2 after printing
+ * "gpumemsim CMD: ..." on a bad value. */
+int cli_plugin_timeout(const char *cmd, const char *s);
+/* The lines --help prints for it: sep follows the option, pad starts the next line. */
+#define CLI_PLUGIN_TIMEOUT_HELP(sep, pad)                                                      \
+    "  --plugin-timeout S" sep "seconds one run of a plugin policy may take; then it\n" pad   \
+    "is killed and fails (default 600; 0 = no limit)\n"
 
 /* Parses an iteration number (0, 1, ...; at most UINT32_MAX). 0 or -1. */
 int cli_parse_iteration(const char *s, uint32_t *out);

@@ -117,7 +117,7 @@ int cli_parse_duration(const char *s, uint64_t *ns)
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (strcmp(end, units[i].unit) == 0)
             scale = units[i].scale;
-    if (scale == 0 || !(v * scale < 1e18))
+    if (scale == 0 || !(v * scale <= CLI_MAX_DURATION_NS))
         return -1;
     *ns = (uint64_t)llround(v * scale);
     return 0;
@@ -149,9 +149,10 @@ const char *cli_budget_error(const char *s, int rc, char *buf, size_t len)
                  s, CLI_MAX_BUDGET_RATIO, s);
     else
         snprintf(buf, len,
-                 "bad --budget '%s': give a ratio of baseline memory (0.4, 1.5 or 40%%) or bytes "
-                 "with a unit (3.2GiB, 800MB, 123456789B)",
-                 s);
+                 "bad --budget '%s': give a ratio of baseline memory above 0 and at most %g "
+                 "(0.4, 1.5 or 40%%) or bytes with a unit, from 1B to below 16EiB (3.2GiB, "
+                 "800MB, 123456789B)",
+                 s, CLI_MAX_BUDGET_RATIO);
     return buf;
 }
 

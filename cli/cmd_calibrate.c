@@ -36,7 +36,7 @@ static void usage(FILE *f)
             "\n"
             "options:\n"
             "  --budget B          the budget of the measurement (as in sim: 0.4, 40%%, 4GB)\n"
-            "  --measured X        the measured slowdown, a number >= 1 (1.16, or 16%% for 1.16)\n"
+            "  --measured X        the measured slowdown, 1 to 1000 (1.16, or 16%% for 1.16)\n"
             "  --policy NAME       eviction policy (default dtr; see 'sim --list-policies')\n"
             "  --sample K          victim choice as in 'sim --sample'\n"
             "  --seed N            first seed (default 0)\n"
@@ -47,6 +47,7 @@ static void usage(FILE *f)
             "  --evict-cost D      a known cost per eviction (kept fixed; default 0)\n"
             "  --remat-limit L     as in sim (default 2; 0 = none)\n"
             "  --tolerance T       stop when the slowdown is within T (default 1e-5)\n"
+            CLI_PLUGIN_TIMEOUT_HELP("  ", "                      ")
             "  --json              print one JSON object (op_overhead_ns, slowdown, measured,\n"
             "                      error, ideal, simulations, converged, below_ideal, ...)\n"
             "  -h, --help          show this help\n"
@@ -68,6 +69,7 @@ enum {
     OPT_REMAT,
     OPT_TOL,
     OPT_JSON,
+    OPT_PLUGIN_TIMEOUT,
 };
 
 static int parse_number(const char *s, double *out)
@@ -93,7 +95,7 @@ static int parse_slowdown(const char *s, double *out)
         v = 1 + v / 100;
     else if (*end)
         return -1;
-    if (!(v >= 1))
+    if (!(v >= 1 && v <= CAL_MAX_SLOWDOWN))
         return -1;
     *out = v;
     return 0;
@@ -158,6 +160,7 @@ int cmd_calibrate(int argc, char **argv)
         {"remat-limit", required_argument, NULL, OPT_REMAT},
         {"tolerance", required_argument, NULL, OPT_TOL},
         {"json", no_argument, NULL, OPT_JSON},
+        {"plugin-timeout", required_argument, NULL, OPT_PLUGIN_TIMEOUT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -180,8 +183,9 @@ int cmd_calibrate(int argc, char **argv)
             break;
         case OPT_MEASURED:
             if (parse_slowdown(optarg, &measured)) {
-                cli_error(CMD, "--measured '%s' must be a slowdown >= 1 (time under the budget / "
-                               "time without it: 1.16, or 16%%)", optarg);
+                cli_error(CMD, "--measured '%s': expected a slowdown from 1 to %g (time under the "
+                               "budget / time without it: 1.16, or 16%%)", optarg,
+                          CAL_MAX_SLOWDOWN);
                 return 2;
             }
             break;
@@ -211,10 +215,14 @@ int cmd_calibrate(int argc, char **argv)
         case OPT_EVICT:
             if (cli_parse_duration(optarg, c == OPT_SEARCH ? &cfg.search_cost_ns
                                                             : &cfg.evict_cost_ns)) {
-                cli_error(CMD, "%s '%s' must be a duration with a unit (500ns, 20us, 1.5ms)",
-                          argv[optind - 1], optarg);
+                cli_error(CMD, "%s '%s': %s", c == OPT_SEARCH ? "--search-cost" : "--evict-cost",
+                          optarg, CLI_DURATION_RANGE);
                 return 2;
             }
+            break;
+        case OPT_PLUGIN_TIMEOUT:
+            if (cli_plugin_timeout(CMD, optarg))
+                return 2;
             break;
         case OPT_REMAT: {
             double L;

@@ -15,7 +15,8 @@ static void usage(FILE *f)
             "usage: gpumemsim db runs DB [FILTER...]\n"
             "       gpumemsim db export DB --csv|--json [-o FILE] [FILTER...]\n"
             "       gpumemsim db gaps DB [--csv|--json] [-o FILE] [FILTER...]\n"
-            "       gpumemsim db merge A.db B.db ... -o OUT.db [--force]\n\n"
+            "       gpumemsim db merge A.db B.db ... -o OUT.db [--force]\n"
+            "                          [--prefer first|last|newer]\n\n"
             "  runs     print the stored runs as a table (one line per run, then a tally,\n"
             "           and for runs stored per seed each point's distribution: median,\n"
             "           min, max, how many stopped, the mean only if every seed finished)\n"
@@ -26,7 +27,10 @@ static void usage(FILE *f)
             "           bound; a table, or CSV / JSON (docs/optimal.md)\n"
             "  merge    write the union of several stores (e.g. the shards of a sweep) to\n"
             "           OUT.db without duplicates; an existing OUT.db is only replaced with\n"
-            "           --force, and OUT.db appears only when the merge is complete\n\n"
+            "           --force, and OUT.db appears only when the merge is complete. A run\n"
+            "           two stores hold with different results is refused (naming it and\n"
+            "           both results) unless --prefer says which to keep: the first input's,\n"
+            "           the last one's or the newer (created later); equal runs merge\n\n"
             "  --trace NAME   only this trace: its name (file name without extension), a glob\n"
             "                 such as 'unet*', or its content hash (its first 6+ digits tell\n"
             "                 two traces with one file name apart)\n"
@@ -64,6 +68,7 @@ typedef struct db_opts {
     size_t n_policies;
     const char *out;
     int csv, json, force;
+    const char *prefer; /* db merge --prefer */
     const char **pos; /* positional arguments */
     size_t n_pos;
     store_filter filter; /* the run-key options (filter_opts.h) */
@@ -103,6 +108,8 @@ static int parse(int argc, char **argv, db_opts *o)
             o->json = 1;
         } else if (strcmp(a, "--force") == 0) {
             o->force = 1;
+        } else if (strcmp(a, "--prefer") == 0 && has_val) {
+            o->prefer = argv[++i];
         } else if (a[0] == '-' && a[1] != '\0') {
             cli_error("db", "unknown option or missing value: '%s' (see gpumemsim db --help)",
                       a);
@@ -229,11 +236,31 @@ static int db_merge(const db_opts *o)
         cli_error("db merge", "usage: gpumemsim db merge A.db B.db ... -o OUT.db [--force]");
         return 2;
     }
+    store_merge_prefer prefer = STORE_MERGE_REFUSE;
+    if (o->prefer) {
+        static const char *const names[] = {"first", "last", "newer"};
+        static const store_merge_prefer rules[] = {STORE_MERGE_FIRST, STORE_MERGE_LAST,
+                                                   STORE_MERGE_NEWER};
+        size_t k = 0;
+        while (k < 3 && strcmp(o->prefer, names[k]) != 0)
+            k++;
+        if (k == 3) {
+            cli_error("db merge", "--prefer '%s': give first, last or newer (which input's "
+                                  "result to keep for a run the inputs disagree on)", o->prefer);
+            return 2;
+        }
+        prefer = rules[k];
+    }
     gms_error err;
-    if (store_merge(o->pos, o->n_pos, o->out, o->force, &err)) {
+    size_t resolved = 0;
+    if (store_merge_prefer_rule(o->pos, o->n_pos, o->out, o->force, prefer, &resolved, &err)) {
         cli_error("db merge", "%s", err.msg);
         return 1;
     }
+    if (resolved)
+        fprintf(stderr, "db merge: %zu run(s) held with other results by an earlier input "
+                        "took the %s one (--prefer %s)\n", resolved,
+                prefer == STORE_MERGE_NEWER ? "newer" : "last input's", o->prefer);
     store *s;
     if (store_open(o->out, STORE_READONLY, &s, &err) == 0) {
         table_ctx t = {0};
@@ -272,6 +299,11 @@ int cmd_db(int argc, char **argv)
     }
     if (strcmp(sub, "runs") != 0 && strcmp(sub, "export") != 0 && strcmp(sub, "gaps") != 0) {
         cli_error("db", "unknown subcommand '%s' (runs, export, gaps or merge)", sub);
+        rc = 2;
+        goto done;
+    }
+    if (o.prefer) {
+        cli_error("db", "--prefer is an option of db merge only");
         rc = 2;
         goto done;
     }

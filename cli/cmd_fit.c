@@ -36,9 +36,9 @@ static void usage(FILE *f)
             "usage: gpumemsim fit TRACE [--max-overhead X] [--policies LIST] [--json]\n"
             "                     [--allocator M [--alloc-conf C]] [--remat-limit L]\n"
             "                     [--seed N] [--sample K] [--grid N] [--up-to R] [-j N]\n"
-            "                     [--link L] [--host-memory B] [--quiet] [--db FILE]\n"
-            "                     [--coarsen auto|outputs|layers|none] [--iteration N]\n"
-            "                     [--time-limit S]\n"
+            "                     [--link L] [--host-memory B] [--plugin-timeout S]\n"
+            "                     [--quiet] [--db FILE] [--coarsen auto|outputs|layers|none]\n"
+            "                     [--iteration N] [--time-limit S]\n"
             "\n"
             "Finds, for each policy, the smallest memory budget at which TRACE runs with\n"
             "status ok and an overhead (simulated time / baseline compute) of at most X.\n"
@@ -77,7 +77,9 @@ static void usage(FILE *f)
             "                    policy, found, budget_bytes, budget_ratio, overhead, at_floor,\n"
             "                    failed_below_bytes, failed_below_status, non_monotone,\n"
             "                    lowest_passing_bytes, runs (see docs/fit.md); link and\n"
-            "                    host_memory when a swapping policy is searched; best\n"
+            "                    host_memory when a swapping policy is searched; best;\n"
+            "                    error for a plugin policy that failed\n"
+            CLI_PLUGIN_TIMEOUT_HELP("\n                    ", "                    ")
             "  --quiet           no progress line on standard error\n"
             "\n"
             "the solved policies (--policies checkmate,checkmate-approx; docs/optimal.md):\n"
@@ -95,12 +97,15 @@ static void usage(FILE *f)
             "  gpumemsim fit resnet32.log --policies dtr,msps --max-overhead 1.5 --json\n");
 }
 
-/* One policy's search and its outcome. */
+/* One policy's search and its outcome. A plugin that fails (crash, NaN, time limit) fails
+ * its own job only: failed and err say why, beside the other policies' answers. */
 typedef struct fit_job {
     const sim_policy *policy;
     const char *ck;       /* a solved policy (fit_checkmate.h) instead of policy; else NULL */
     unsigned solved, cached; /* ck: probes solved and taken from the store */
     fit_answer ans;
+    int failed;
+    gms_error err;
 } fit_job;
 
 static const char *job_name(const fit_job *j)
@@ -162,6 +167,16 @@ static void *worker(void *vctx)
         sim_config cfg = c->base;
         cfg.policy = c->jobs[i].policy;
         rc = fit_policy(r, &cfg, c->max_overhead, &c->so, &c->jobs[i].ans, &err);
+        if (rc && pol_plugin_path(cfg.policy)) {
+            /* the plugin's own failure: keep it with its job and go on, on a fresh runner */
+            c->jobs[i].failed = 1;
+            c->jobs[i].err = err;
+            pol_fork_gate_enter();
+            sim_runner_free(r);
+            r = NULL;
+            rc = sim_runner_new(c->trace, &r, &err);
+            pol_fork_gate_leave();
+        }
     }
     if (rc) {
         pthread_mutex_lock(&c->lock);
@@ -222,7 +237,7 @@ static long best_job(const fit_ctx *c)
 {
     long best = -1;
     for (size_t i = 0; i < c->n_jobs; i++)
-        if (c->jobs[i].ans.found &&
+        if (c->jobs[i].ans.found && !c->jobs[i].failed &&
             (best < 0 || c->jobs[i].ans.budget < c->jobs[best].ans.budget))
             best = (long)i;
     return best;
@@ -266,6 +281,11 @@ static void print_table(const char *trace, const fit_ctx *c, const sim_baseline 
         const fit_answer *a = &c->jobs[i].ans;
         const char *name = job_name(&c->jobs[i]);
         char note[256] = "", st[96];
+        if (c->jobs[i].failed) {
+            printf("%-*s %15s %7s %9s %5u  failed: %s\n", w, name, "-", "-", "-", a->runs,
+                   c->jobs[i].err.msg);
+            continue;
+        }
         if (!a->found) {
             printf("%-*s %15s %7s %9s %5u  ", w, name, "-", "-", "-", a->runs);
             printf("no budget up to %g x baseline passes", c->up_to);
@@ -346,6 +366,8 @@ static int print_json(const char *trace, const fit_ctx *c, const sim_baseline *b
             json_object_set_new(r, "solved", json_integer(c->jobs[i].solved));
             json_object_set_new(r, "cached", json_integer(c->jobs[i].cached));
         }
+        if (r && c->jobs[i].failed)
+            json_object_set_new(r, "error", json_string(c->jobs[i].err.msg));
         if (!r || json_array_append_new(res, r)) {
             json_decref(res);
             json_decref(o);
@@ -565,6 +587,9 @@ int cmd_fit(int argc, char **argv)
             swo.link = argv[++i];
         } else if (strcmp(a, "--host-memory") == 0) {
             swo.host = argv[++i];
+        } else if (strcmp(a, "--plugin-timeout") == 0) {
+            if (cli_plugin_timeout(CMD, argv[++i]))
+                return 2;
         } else if (strcmp(a, "-j") == 0) {
             i++;
             if (parse_uint(v, 1, 1024, &jobs_n)) {
@@ -662,6 +687,9 @@ int cmd_fit(int argc, char **argv)
     progress_end(&c.bar);
     pthread_mutex_destroy(&c.lock);
     rc = 0;
+    size_t plugin_failed = 0;
+    for (size_t i = 0; i < c.n_jobs; i++)
+        plugin_failed += c.jobs[i].failed != 0;
     if (c.failed) {
         cli_error(CMD, "%s: %s", trace, c.err.msg);
         rc = 1;
@@ -673,6 +701,11 @@ int cmd_fit(int argc, char **argv)
     } else {
         print_table(trace, &c, bl, floor, alloc_key);
     }
+    for (size_t i = 0; i < c.n_jobs && !c.failed; i++)
+        if (c.jobs[i].failed) /* the answers above stand; the exit status says one is missing */
+            cli_error(CMD, "%s: %s", trace, c.jobs[i].err.msg);
+    if (plugin_failed && !rc)
+        rc = 1;
     free(c.jobs);
     sim_trace_free(t);
     return rc;

@@ -213,7 +213,8 @@ static int plot_timeline_cmd(int argc, char **argv)
             o.link_latency_ns = l.latency_ns;
         } else if (strcmp(a, "--host-memory") == 0 && v) {
             if (cli_parse_bytes(argv[++i], &o.host_memory) || o.host_memory == 0) {
-                cli_error(cmd, "--host-memory '%s' must be a positive byte count (64GiB)", v);
+                cli_error(cmd, "--host-memory '%s' must be a positive byte count below 16EiB "
+                               "(64GiB)", v);
                 return 2;
             }
         } else if (strcmp(a, "--sample") == 0 && v) {

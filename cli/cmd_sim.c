@@ -140,6 +140,7 @@ static void usage(FILE *f)
             "                      pickle) for pytorch.org/memory_viz: every storage's\n"
             "                      allocation and free in order, frames naming the op and its\n"
             "                      phase (compute, remat, evict, free); docs/memory.md\n"
+            CLI_PLUGIN_TIMEOUT_HELP("  ", "                      ")
             "  --list-policies     list every name --policy takes, one per line: eviction\n"
             "                      policies, checkpoint planners (\"planner:\") and solved\n"
             "                      schedules (\"solved:\", the optimum, not a heuristic)\n"
@@ -182,6 +183,7 @@ enum {
     OPT_LINK,
     OPT_HOST_MEMORY,
     OPT_DB,
+    OPT_PLUGIN_TIMEOUT,
 };
 
 
@@ -390,6 +392,7 @@ int cmd_sim(int argc, char **argv)
         {"link", required_argument, NULL, OPT_LINK},
         {"host-memory", required_argument, NULL, OPT_HOST_MEMORY},
         {"db", required_argument, NULL, OPT_DB},
+        {"plugin-timeout", required_argument, NULL, OPT_PLUGIN_TIMEOUT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -505,14 +508,21 @@ int cmd_sim(int argc, char **argv)
             uint64_t *dst = c == OPT_OP_OVERHEAD   ? &cfg.op_overhead_ns
                             : c == OPT_SEARCH_COST ? &cfg.search_cost_ns
                                                    : &cfg.evict_cost_ns;
+            /* the name from the code: argv[optind - 1] is the value in "--op-overhead 5" */
+            const char *name = c == OPT_OP_OVERHEAD   ? "--op-overhead"
+                               : c == OPT_SEARCH_COST ? "--search-cost"
+                                                      : "--evict-cost";
             if (cli_parse_duration(optarg, dst)) {
-                cli_error(CMD, "%s '%s' must be a duration with a unit (500ns, 20us, 1.5ms)",
-                          argv[optind - 1], optarg);
+                cli_error(CMD, "%s '%s': %s", name, optarg, CLI_DURATION_RANGE);
                 return 2;
             }
-            run_opt = argv[optind - 1];
+            run_opt = name;
             break;
         }
+        case OPT_PLUGIN_TIMEOUT:
+            if (cli_plugin_timeout(CMD, optarg))
+                return 2;
+            break;
         case OPT_SEEDS:
             if (parse_u64(optarg, &u) || u < 1 || u > 10000) {
                 cli_error(CMD, "--seeds '%s' must be an integer from 1 to 10000", optarg);

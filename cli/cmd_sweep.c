@@ -30,7 +30,7 @@ static void usage(FILE *f)
             "                       [--policy-args K=V,...] [--link L] [--host-memory B]\n"
             "                       [--iteration N] [--coarsen auto|outputs|layers|none]\n"
             "                       [--time-limit S]\n"
-            "                       [--quiet]\n\n"
+            "                       [--plugin-timeout S] [--quiet]\n\n"
             "Simulates every trace with every policy at every budget (and every seed of the\n"
             "randomized policies) and records each run in a SQLite result store. Runs already\n"
             "in the store are skipped, so an interrupted sweep simply continues when run again.\n\n"
@@ -82,6 +82,8 @@ static void usage(FILE *f)
             "                   the store (table solutions), so a budget solved before (the same\n"
             "                   bytes, from any ratio) replays without solving again\n"
 
+            "  --plugin-timeout S  seconds one run of a plugin policy may take; then it is\n"
+            "                   killed and fails, and the sweep goes on (default 600; 0 = none)\n"
             "  --quiet          no progress output\n\n"
             "policies (as 'gpumemsim sim --list-policies'):\n",
             SWEEP_MAX_RATIO);
@@ -306,9 +308,13 @@ int cmd_sweep(int argc, char **argv)
             uint64_t *dst = a[2] == 'o' ? &sp.op_overhead_ns
                             : a[2] == 's' ? &sp.search_cost_ns : &sp.evict_cost_ns;
             if (cli_parse_duration(v, dst)) {
-                cli_error(cmd, "%s '%s' must be a duration with a unit (500ns, 20us, 1.5ms)", a, v);
+                cli_error(cmd, "%s '%s': %s", a, v, CLI_DURATION_RANGE);
                 goto out;
             }
+            i++;
+        } else if (strcmp(a, "--plugin-timeout") == 0 && v) {
+            if (cli_plugin_timeout(cmd, v))
+                goto out;
             i++;
         } else if (strcmp(a, "--link") == 0 && v) {
             link_opt = a;
@@ -324,8 +330,8 @@ int cmd_sweep(int argc, char **argv)
         } else if (strcmp(a, "--host-memory") == 0 && v) {
             link_opt = a;
             if (cli_parse_bytes(v, &sp.host_memory) || sp.host_memory == 0) {
-                cli_error(cmd, "--host-memory '%s' must be a positive byte count (64GiB, 500MB)",
-                          v);
+                cli_error(cmd, "--host-memory '%s' must be a positive byte count below 16EiB "
+                               "(64GiB, 500MB)", v);
                 goto out;
             }
             i++;

@@ -32,7 +32,8 @@ int swap_opts_parse(const char *cmd, const swap_opts *o, sim_link *link, uint64_
     }
     if (o->host) {
         if (cli_parse_bytes(o->host, host) || *host == 0) {
-            cli_error(cmd, "--host-memory '%s' must be a positive byte count (64GiB, 500MB)",
+            cli_error(cmd, "--host-memory '%s' must be a positive byte count below 16EiB "
+                           "(64GiB, 500MB)",
                       o->host);
             return 2;
         }

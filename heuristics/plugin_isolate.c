@@ -1,15 +1,21 @@
 /* plugin_isolate: a plugin's run in a child process (see plugin_isolate.h). */
 #undef _POSIX_C_SOURCE
-#define _GNU_SOURCE /* pipe2, strsignal */
+#define _GNU_SOURCE /* pipe2, strsignal, syscall */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <limits.h> /* PIPE_BUF */
+#include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h> /* atexit */
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "plugin.h"
@@ -58,8 +64,63 @@ typedef struct {
 
 _Static_assert(sizeof(isolated_msg) <= PIPE_BUF, "one atomic pipe write");
 
-static void child(int fd, sim_runner *r, const sim_config *cfg)
+/* Seconds a plugin run may take before it is killed (0: no limit). */
+static double run_timeout_s = POL_PLUGIN_TIMEOUT_DEFAULT;
+
+int pol_set_plugin_timeout(double seconds)
 {
+    if (!(seconds >= 0) || seconds > POL_PLUGIN_TIMEOUT_MAX)
+        return -1;
+    run_timeout_s = seconds;
+    return 0;
+}
+
+double pol_plugin_timeout(void)
+{
+    return run_timeout_s;
+}
+
+/* The groups of the runs in flight, killed at exit: a thread of a process that exits while
+ * another waits for its child would otherwise leave the child to PR_SET_PDEATHSIG alone. */
+#define LIVE_SLOTS 256
+static volatile sig_atomic_t live[LIVE_SLOTS];
+static pthread_once_t live_once = PTHREAD_ONCE_INIT;
+
+static void kill_live(void)
+{
+    for (int i = 0; i < LIVE_SLOTS; i++)
+        if (live[i] > 0)
+            kill(-(pid_t)live[i], SIGKILL);
+}
+
+static void live_init(void)
+{
+    atexit(kill_live);
+}
+
+static int live_add(pid_t pid)
+{
+    pthread_once(&live_once, live_init);
+    for (int i = 0; i < LIVE_SLOTS; i++)
+        if (__sync_bool_compare_and_swap(&live[i], 0, (sig_atomic_t)pid))
+            return i;
+    return -1; /* more runs in flight than slots: PR_SET_PDEATHSIG still covers them */
+}
+
+static void live_remove(int slot)
+{
+    if (slot >= 0)
+        live[slot] = 0;
+}
+
+static void child(int fd, pid_t parent, sim_runner *r, const sim_config *cfg)
+{
+    /* Never outlive the caller: killed when the thread that forked us ends (with its process,
+     * however it ends); the parent may have died before the request, hence the check. Our
+     * own process group lets the caller kill whatever the plugin started along with us. */
+    setpgid(0, 0);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        _exit(112);
     /* Interrupt handlers of the parent (gms_tmpfile.c removes the parent's unfinished
      * outputs) are not the child's business: a Ctrl-C kills the child plainly. */
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
@@ -78,6 +139,61 @@ static void child(int fd, sim_runner *r, const sim_config *cfg)
     _exit(w == (ssize_t)sizeof m ? 0 : 111); /* no atexit handlers, no stdio flush */
 }
 
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Waits for the child (its group killed and reaped once limit_s > 0 seconds have passed,
+ * then *timed_out = 1). Sleeps in poll on a pidfd, which becomes readable when the child
+ * exits; where there are none (Linux before 5.3), polls waitpid every few milliseconds. */
+static pid_t wait_child(pid_t pid, double limit_s, int *status, int *timed_out)
+{
+    pid_t w;
+    if (limit_s <= 0) {
+        do
+            w = waitpid(pid, status, 0);
+        while (w < 0 && errno == EINTR);
+        return w;
+    }
+    double end = now_s() + limit_s;
+#ifdef SYS_pidfd_open
+    int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    int pfd = -1;
+#endif
+    for (;;) {
+        do
+            w = waitpid(pid, status, WNOHANG);
+        while (w < 0 && errno == EINTR);
+        if (w != 0)
+            break;
+        double left = end - now_s();
+        if (left <= 0) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            do
+                w = waitpid(pid, status, 0);
+            while (w < 0 && errno == EINTR);
+            *timed_out = 1;
+            break;
+        }
+        if (pfd >= 0) {
+            struct pollfd p = {.fd = pfd, .events = POLLIN};
+            double ms = ceil(left * 1e3);
+            (void)poll(&p, 1, ms > 60000 ? 60000 : (int)ms);
+        } else {
+            struct timespec t = {0, 2000000};
+            nanosleep(&t, NULL);
+        }
+    }
+    if (pfd >= 0)
+        close(pfd);
+    return w;
+}
+
 int pol_run_isolated(sim_runner *r, const sim_config *cfg, sim_result *res, gms_error *err)
 {
     const sim_policy *p = cfg->policy;
@@ -92,6 +208,7 @@ int pol_run_isolated(sim_runner *r, const sim_config *cfg, sim_result *res, gms_
     if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0)
         return gms_error_set(err, GMS_EIO, "plugin '%s': cannot create a pipe: %s", name,
                              strerror(errno));
+    pid_t parent = getpid();
     FORK_GATE_CLOSE();
     pid_t pid = fork();
     if (pid != 0)
@@ -105,14 +222,21 @@ int pol_run_isolated(sim_runner *r, const sim_config *cfg, sim_result *res, gms_
     }
     if (pid == 0) {
         close(fds[0]);
-        child(fds[1], r, cfg);
+        child(fds[1], parent, r, cfg);
     }
     close(fds[1]);
-    int status = 0;
-    pid_t w;
-    do
-        w = waitpid(pid, &status, 0);
-    while (w < 0 && errno == EINTR);
+    setpgid(pid, pid); /* also here: the child may not have run yet when we kill its group */
+    int slot = live_add(pid);
+    int status = 0, timed_out = 0;
+    pid_t w = wait_child(pid, run_timeout_s, &status, &timed_out);
+    live_remove(slot);
+    if (timed_out) {
+        close(fds[0]);
+        return gms_error_set(err, GMS_EEXTERNAL,
+                             "plugin '%s' (%s) did not finish its run within %g s and was "
+                             "killed; raise the limit with --plugin-timeout SECONDS (0: none) "
+                             "if it is only slow", name, path ? path : "?", run_timeout_s);
+    }
     isolated_msg m;
     ssize_t n;
     do

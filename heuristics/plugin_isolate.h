@@ -7,7 +7,9 @@
  * runner and sends the result back through a pipe. Built-in policies never come here (callers
  * check first), so they pay nothing; a plugin run pays the fork (docs/plugins.md measures it).
  * Runs with an observer are not isolated (the observer would be called in the child): this
- * function refuses them. A plugin that never returns is not stopped.
+ * function refuses them. The child never outlives the caller (PR_SET_PDEATHSIG, plus its
+ * process group killed at exit), and a run longer than the plugin timeout is killed and
+ * fails with an error saying so.
  */
 #ifndef POL_PLUGIN_ISOLATE_H
 #define POL_PLUGIN_ISOLATE_H
@@ -23,6 +25,14 @@ struct sim_result;
  * ..." in err. Safe to call from several threads at once (each with its own runner). */
 int pol_run_isolated(struct sim_runner *r, const struct sim_config *cfg, struct sim_result *res,
                      gms_error *err);
+
+/* The default limit on one plugin run, in seconds (--plugin-timeout), and the largest. */
+#define POL_PLUGIN_TIMEOUT_DEFAULT 600.0
+#define POL_PLUGIN_TIMEOUT_MAX 1e7
+/* Sets the limit for the runs that start afterwards (0: none). -1 when seconds is not in
+ * [0, POL_PLUGIN_TIMEOUT_MAX]. Process-wide: one command has one limit. */
+int pol_set_plugin_timeout(double seconds);
+double pol_plugin_timeout(void);
 
 /* The fork gate. glibc's malloc is safe across a fork from a multithreaded process (its
  * fork handlers lock every arena first), but the sanitizers' allocator in the GCC 12 runtime

@@ -19,7 +19,8 @@ packages=(
   python3-dev                           # the optional Python module (python/); installed
                                         # with the rest, but not required below
 )
-# clang gives the libFuzzer targets; it is optional, so only listed when asked for.
+# clang gives the libFuzzer targets and CI's second compiler (scripts/test.sh --clang); it is
+# optional, so only listed when asked for.
 if [ "${GMS_WITH_CLANG:-0}" = 1 ]; then packages+=(clang); fi
 
 # Already usable? Then nothing to install, on any system and without root: what the build

@@ -152,7 +152,8 @@ int sim_memory_parse_conf(const sim_memory_model **mp, const char *conf, sim_mem
             if (*v == '-' || *end || end == v || mb < 20 || mb > (UINT64_MAX >> 20))
                 return gms_error_set(err, GMS_EINVAL,
                                      "max_split_size_mb:%s must be a whole number of MiB, at "
-                                     "least 20 (as PyTorch requires)", v);
+                                     "least 20 (as PyTorch requires) and at most %llu", v,
+                                     (unsigned long long)(UINT64_MAX >> 20));
             o->max_split_size = (uint64_t)mb << 20;
         } else if (is_caching && strcmp(k, "expandable_segments") == 0) {
             if (conf_bool(v, &b))

@@ -60,7 +60,10 @@ void sim_psc_compacted(sim_view *v, uint32_t old_len)
     }
 }
 
-SIM_POPCNT_CLONES uint32_t sim_psc_scan(const sim_view *v, double *best_cost, uint64_t *scored)
+/* The clones stay static and are dispatched here: clang (14) does not resolve a call from
+ * another file to a target_clones function (an undefined reference at link time). */
+SIM_POPCNT_CLONES static uint32_t psc_scan(const sim_view *v, double *best_cost,
+                                           uint64_t *scored)
 {
     const double *sc = v->pool_sc;
     uint32_t n = v->pool_len, nb = (n + 63) / 64;
@@ -111,6 +114,11 @@ SIM_POPCNT_CLONES uint32_t sim_psc_scan(const sim_view *v, double *best_cost, ui
         return SIM_NONE;
     *best_cost = sc[bi];
     return v->pool_ord[bi];
+}
+
+uint32_t sim_psc_scan(const sim_view *v, double *best_cost, uint64_t *scored)
+{
+    return psc_scan(v, best_cost, scored);
 }
 
 void sim_psc_free(sim_view *v)

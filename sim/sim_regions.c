@@ -1038,6 +1038,8 @@ void sim_regions_on_compute(sim_view *v, const uint32_t *st, uint32_t n)
         return;
     for (uint32_t i = 0; i < n; i++)
         collect(v, &v->fwd[st[i]].frontier, gen);
+    if (v->n_scratch2 == 0) /* scratch2 may still be NULL: no offset from it (C11 6.5.6) */
+        return;
     rebuild_batch(v, v->scratch2, n_parents, 1);
     if (sim_region_defer)
         defer_rev(v, v->scratch2 + n_parents, v->n_scratch2 - n_parents);

@@ -24,7 +24,7 @@ uint64_t *sim_set_pool_get(sim_set_pool *p, uint32_t n)
     unsigned c = size_class(n);
     uint64_t *b = p->free_list[c];
     if (b) {
-        memcpy(&p->free_list[c], b, sizeof b);
+        memcpy(&p->free_list[c], b, sizeof(uint64_t *)); /* the next free block */
         return b;
     }
     /* a full-layout pool hands out only universe-sized blocks (sim_set_cover_slow), so one
@@ -35,7 +35,7 @@ uint64_t *sim_set_pool_get(sim_set_pool *p, uint32_t n)
         uint64_t *chunk = malloc(CHUNK_WORDS * sizeof *chunk);
         if (!chunk)
             return NULL;
-        memcpy(chunk, &p->chunks, sizeof chunk);
+        memcpy(chunk, &p->chunks, sizeof(uint64_t *)); /* the chunk list */
         p->chunks = chunk;
         p->next = chunk + 1;
         p->left = CHUNK_WORDS - 1;
@@ -56,7 +56,7 @@ void sim_set_pool_put(sim_set_pool *p, uint64_t *b, uint32_t n)
         return;
     }
     unsigned c = size_class(n);
-    memcpy(b, &p->free_list[c], sizeof b);
+    memcpy(b, &p->free_list[c], sizeof(uint64_t *));
     p->free_list[c] = b;
 }
 

@@ -81,6 +81,18 @@ static int parse_u64(const char *s, size_t len, uint64_t *out)
     return 0;
 }
 
+/* 1 when s is canonical decimal digits (what parse_u64 takes, however large): a refused
+ * value is then "too large", not "not an integer". */
+static int all_digits(const char *s, size_t len)
+{
+    if (len == 0 || (s[0] == '0' && len > 1))
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}
+
 /* Parses canonical signed decimal text that fits int64 ("-0" is not canonical). */
 static int parse_i64(const char *s, size_t len, int64_t *out)
 {
@@ -250,6 +262,10 @@ static int get_u64_string(dtrlog_reader *r, const dl_record *rec, const char *in
     size_t len = 0;
     if (get_string(r, rec, instr, key, &s, &len, err) != 0)
         return -1;
+    if (parse_u64(s, len, out) != 0 && all_digits(s, len))
+        return fail_at(r, err, GMS_EFORMAT, r->lineno,
+                       "%s: \"%s\" is %.*s, too large (at most %" PRIu64 ")", instr, key,
+                       (int)(len < 40 ? len : 40), s, UINT64_MAX);
     if (parse_u64(s, len, out) != 0)
         return fail_at(r, err, GMS_EFORMAT, r->lineno,
                        "%s: \"%s\" is \"%.40s\", not a non-negative decimal integer", instr, key,
@@ -390,7 +406,11 @@ static int read_follow_up(dtrlog_reader *r, const char *want, const char *owner,
         return -1;
     if (is_memory) {
         uint64_t v;
-        if (parse_u64(s, slen, &v) != 0 || v > INT64_MAX)
+        if (all_digits(s, slen) && (parse_u64(s, slen, &v) != 0 || v > INT64_MAX))
+            return fail_at(r, err, GMS_EFORMAT, r->lineno,
+                           "MEMORY is %.*s bytes, too large (a size is at most %" PRId64
+                           " bytes)", (int)(slen < 40 ? slen : 40), s, INT64_MAX);
+        if (parse_u64(s, slen, &v) != 0)
             return fail_at(r, err, GMS_EFORMAT, r->lineno,
                            "MEMORY is \"%.40s\", not a non-negative decimal integer", s);
         *out = (int64_t)v;

@@ -306,7 +306,10 @@ static int32_t transformer_forward(sg_builder *b, const sm_input *in)
     int32_t wpe = take(&c, 2, lmax, h, 0, 0);
     uint64_t pd[2] = {l, h};
     sg_scope_begin(b, "embeddings");
-    int32_t x = so_add_bcast(b, so_embedding(b, wte, tokens), so_slice_persistent(b, wpe, 2, pd));
+    /* one statement each: C leaves the order of arguments open (gcc made the samples with
+     * the slice first, clang would emit the embedding first) */
+    int32_t pos = so_slice_persistent(b, wpe, 2, pd);
+    int32_t x = so_add_bcast(b, so_embedding(b, wte, tokens), pos);
     sg_scope_end(b);
     int32_t mask = first_buffer(b);
     for (uint32_t i = 0; i < p->layers && !b->failed; i++)

@@ -37,5 +37,28 @@ echo "not a db" > text.db
 expect_fail 'not a SQLite database' "$GMS_BIN" db runs text.db
 expect_fail 'not a SQLite database' "$GMS_BIN" db merge r.db text.db -o m.db
 [ ! -e m.db ] || fail "a failed merge left its output"
+# the same runs with other results (a doubled overhead) are refused, naming the first run and
+# both values, unless --prefer says which to keep; equal copies merge silently (issue 31)
+sql() { # $1: the store, $2: SQL; the first column of the first row (no sqlite3 CLI needed)
+  python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); r = c.execute(sys.argv[2]).fetchone(); c.commit()
+print(r[0] if r else "")' "$1" "$2"
+}
+cp r.db other.db
+sql other.db "UPDATE runs SET overhead = overhead * 2 WHERE status = 'ok'" >/dev/null
+cp r.db same.db
+"$GMS_BIN" db merge r.db same.db -o same-m.db 2>/dev/null || fail "equal copies did not merge"
+expect_fail "run\(s\) of other.db are in an earlier input with other results; the first: trace unet-small .*policy (dtr|random).*r.db has ok, overhead [0-9.]+.*other.db has ok, overhead [0-9.]+.*--prefer" \
+  "$GMS_BIN" db merge r.db other.db -o c.db
+[ ! -e c.db ] || fail "a refused merge left its output"
+expect_fail "--prefer 'best': give first, last or newer" "$GMS_BIN" db merge r.db other.db -o c.db --prefer best
+expect_fail "--prefer is an option of db merge only" "$GMS_BIN" db runs r.db --prefer last
+"$GMS_BIN" db merge r.db other.db -o c.db --prefer last 2>merge.err
+grep -q "took the last input's one (--prefer last)" merge.err || fail "no count of replaced runs: $(cat merge.err)"
+[ "$(sql c.db 'SELECT sum(overhead) FROM runs')" = "$(sql other.db 'SELECT sum(overhead) FROM runs')" ] ||
+  fail "--prefer last did not keep the last input's results"
+"$GMS_BIN" db merge r.db other.db -o c.db --prefer first --force 2>/dev/null
+[ "$(sql c.db 'SELECT sum(overhead) FROM runs')" = "$(sql r.db 'SELECT sum(overhead) FROM runs')" ] ||
+  fail "--prefer first did not keep the first input's results"
 no_temp_files
 echo PASS

@@ -1,6 +1,6 @@
 /* Broken policy plugins for the tests, one per BAD_* macro: a wrong ABI version, a name taken
  * by a built-in, a policy with neither score nor choose, no entry function at all, a score
- * that turns NaN, a score that crashes. */
+ * that turns NaN, a score that crashes, a score that never returns. */
 #include <math.h>
 #include <stddef.h>
 
@@ -19,6 +19,11 @@ static double score(const sim_view *v, uint32_t s, void *state)
         volatile int *volatile p = NULL;
         *p = 1;
     }
+#endif
+#ifdef BAD_HANG
+    if (sim_view_clock(v) > 1000) /* fine at first, then it loops, as a buggy plugin may */
+        for (volatile unsigned long spin = 0;; spin++)
+            ;
 #endif
     return (double)sim_view_size(v, s);
 }

@@ -28,6 +28,10 @@ expect_fail 'NaN score' "$G" sim "$U" --policy "$GMS_PLUGIN_BAD_NAN" --budget 0.
 expect_err_matches 'NaN score' "policy 'test-bad' scored storage [0-9]+ as NaN"
 expect_fail 'fit NaN' "$G" fit "$U" --policies "dtr,$GMS_PLUGIN_BAD_NAN" -j 2 --quiet
 expect_err_matches 'fit NaN' "policy 'test-bad' scored storage [0-9]+ as NaN"
+# ... and dtr's answer stands beside the failure (issue 31)
+grep -Eq '^dtr +[0-9]+ +[0-9.]+ +[0-9.]+ ' "$T/cmd.stdout" || fail "fit NaN lost dtr's answer: $(cat "$T/cmd.stdout")"
+grep -Eq "^test-bad +- .*failed: .*scored storage [0-9]+ as NaN" "$T/cmd.stdout" ||
+  fail "fit NaN does not report the failure beside the answers: $(cat "$T/cmd.stdout")"
 expect_fail 'sweep NaN' "$G" sweep "$U" --policies "dtr,$GMS_PLUGIN_BAD_NAN,lru" --budgets 0.4,0.6 \
   --db "$T/n.db" -j 2 --quiet
 expect_err_matches 'sweep NaN' '2 run\(s\) of plugin policies failed.*test-bad@[0-9a-f]+.*NaN'
@@ -37,14 +41,20 @@ expect_err_matches 'sweep NaN' '2 run\(s\) of plugin policies failed.*test-bad@[
 
 # a score that segfaults: sim reports the crash naming the plugin (no crash of gpumemsim);
 # sweep records dtr's and lru's runs, nothing for the plugin, and exits non-zero. Under ASan
-# a SEGV would be ASan's report and exit status, not the signal: let the signal through.
+# (or clang's UBSan) a SEGV would be the sanitizer's report and exit status, not the signal:
+# let the signal through.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}handle_segv=0" # clang's UBSan alone
 crash="plugin 'test-bad' \\(.*gms_plugin_bad_segv.so\\) crashed \\(signal 11, Segmentation fault\\)"
 expect_fail 'segfault' "$G" sim "$U" --policy "$GMS_PLUGIN_BAD_SEGV" --budget 0.5
 expect_err_matches 'segfault' "^gpumemsim sim: .*unet-small.gmt: $crash"
 [ ! -s "$T/cmd.stdout" ] || fail "sim with a crashing plugin printed a result"
-expect_fail 'fit segfault' "$G" fit "$U" --policies "$GMS_PLUGIN_BAD_SEGV" --quiet
+expect_fail 'fit segfault' "$G" fit "$U" --policies "lru,$GMS_PLUGIN_BAD_SEGV,dtr" --quiet --json
 expect_err_matches 'fit segfault' "$crash"
+jq -e '.results | length == 3 and (.[0].policy == "lru" and .[0].found and .[0].error == null)
+       and (.[2].policy == "dtr" and .[2].found) and (.[1].found | not)
+       and (.[1].error | test("crashed \\(signal 11"))' "$T/cmd.stdout" >/dev/null ||
+  fail "fit with a crashing plugin lost the others' answers: $(cat "$T/cmd.stdout")"
 expect_fail 'sweep segfault' "$G" sweep "$U" --policies "dtr,$GMS_PLUGIN_BAD_SEGV,lru" \
   --budgets 0.4,0.6 --db "$T/s.db" -j 2 --quiet
 expect_err_matches 'sweep segfault' "2 run\\(s\\) of plugin policies failed.*test-bad@[0-9a-f]+.*$crash"

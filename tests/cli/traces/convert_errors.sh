@@ -30,6 +30,10 @@ case_ ill-typed-field 1 '"ARGS" must be a list' '{"ARGS":"x1","INSTRUCTION":"CAL
 case_ unexpected-key 1 'unexpected key "X"' '{"INSTRUCTION":"RELEASE","NAME":"x1","X":1}'
 case_ bad-time 1 '"TIME" is "12a"' '{"ARGS":[],"INSTRUCTION":"CALL","NAME":"v","RESULT":[],"TIME":"12a"}'
 case_ bad-memory 2 'MEMORY is "-4"' '{"INSTRUCTION":"CONSTANT","NAME":"x1"}'$'\n''{"INSTRUCTION":"MEMORY","MEMORY":"-4","NAME":"x1"}'
+# integers too large are "too large", not "not an integer" (issue 31)
+case_ huge-memory 2 'MEMORY is 18446744073709551615 bytes, too large \(a size is at most 9223372036854775807 bytes\)' '{"INSTRUCTION":"CONSTANT","NAME":"x1"}'$'\n''{"INSTRUCTION":"MEMORY","MEMORY":"18446744073709551615","NAME":"x1"}'
+case_ huger-memory 2 'MEMORY is 99999999999999999999999 bytes, too large' '{"INSTRUCTION":"CONSTANT","NAME":"x1"}'$'\n''{"INSTRUCTION":"MEMORY","MEMORY":"99999999999999999999999","NAME":"x1"}'
+case_ huge-time 1 '"TIME" is 99999999999999999999, too large \(at most 18446744073709551615\)' '{"ARGS":[],"INSTRUCTION":"CALL","NAME":"v","RESULT":[],"TIME":"99999999999999999999"}'
 case_ bad-alias 3 'ALIAS is "zero"' "$CALL"$'\n'"$MEM"$'\n''{"ALIAS":"zero","INSTRUCTION":"ALIAS","NAME":"x2"}'
 case_ alias-out-of-range 3 'ALIAS 1 is out of range' "$CALL"$'\n'"$MEM"$'\n''{"ALIAS":"1","INSTRUCTION":"ALIAS","NAME":"x2"}'
 case_ mutate-out-of-range 1 'index 2 is out of range' '{"ARGS":["x1"],"INSTRUCTION":"MUTATE","MUTATE":[2],"NAME":"add_","TIME":"1"}'

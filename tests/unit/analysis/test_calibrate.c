@@ -5,6 +5,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <string.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,6 +100,10 @@ START_TEST(test_solver_flags_a_measurement_below_the_ideal_replay)
     /* nonsense measurements are errors, not answers */
     ck_assert_int_ne(cal_solve_op_overhead(r, t, &cfg, 1, 0.5, 1e-6, &res, &err), 0);
     ck_assert_int_ne(cal_solve_op_overhead(r, t, &cfg, 1, NAN, 1e-6, &res, &err), 0);
+    /* a slowdown past the range is refused before any integer conversion (issue 31: 1e17
+     * overflowed the first guess, and the message claimed "up to 0 ns") */
+    ck_assert_int_eq(cal_solve_op_overhead(r, t, &cfg, 1, 1e17, 1e-6, &res, &err), GMS_EINVAL);
+    ck_assert_msg(strstr(err.msg, "from 1 to 1000"), "%s", err.msg);
     sim_runner_free(r);
     sim_trace_free(t);
 }

@@ -87,7 +87,7 @@ static store *store_with_trace(const char *path)
 static void run(store *s, const char *policy, const char *params, uint64_t budget, int ok,
                 double overhead)
 {
-    store_run r = {.key = {"00000000000000a1", policy, params, budget, 2.0, "simrd"},
+    store_run r = {.key = {"00000000000000a1", policy, params, budget, 2.0, "simrd", NULL},
                    .ratio = (double)budget / 10.0,
                    .status = ok ? "ok" : "remat-limit",
                    .overhead = overhead};

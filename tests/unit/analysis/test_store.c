@@ -33,7 +33,7 @@ static void put_trace(store *s, const char *hash, const char *name)
 
 static store_run make_run(const char *hash, const char *policy, uint64_t budget, int ok)
 {
-    store_run r = {.key = {hash, policy, "", budget, 2.0, "simrd"},
+    store_run r = {.key = {hash, policy, "", budget, 2.0, "simrd", NULL},
                    .ratio = (double)budget / 1000.0,
                    .status = ok ? "ok" : "oom",
                    .overhead = 1.25,

@@ -159,7 +159,7 @@ static int keep(void *ctx, const store_gap_row *g)
 static void put_run(store *s, const char *policy, uint64_t budget, const char *status,
                     double overhead)
 {
-    store_run r = {.key = {"00000000000000e1", policy, "", budget, 2.0, "simrd"},
+    store_run r = {.key = {"00000000000000e1", policy, "", budget, 2.0, "simrd", NULL},
                    .ratio = (double)budget / 1000.0, .status = status, .overhead = overhead,
                    .peak_memory = budget};
     gms_error err;

@@ -105,6 +105,8 @@ START_TEST(test_duration_needs_a_unit_and_rounds_to_ns)
     ck_assert_uint_eq(ns, 200000000);
     ck_assert_int_eq(cli_parse_duration("2.5\xc2\xb5s", &ns), 0);
     ck_assert_uint_eq(ns, 2500);
+    ck_assert_int_eq(cli_parse_duration("10s", &ns), 0);
+    ck_assert_uint_eq(ns, 10000000000u);
     ck_assert_int_eq(cli_parse_duration("0ns", &ns), 0);
     ck_assert_uint_eq(ns, 0);
     ns = 7;
@@ -113,6 +115,8 @@ START_TEST(test_duration_needs_a_unit_and_rounds_to_ns)
     ck_assert_int_eq(cli_parse_duration("us", &ns), -1);
     ck_assert_int_eq(cli_parse_duration("nanus", &ns), -1);
     ck_assert_int_eq(cli_parse_duration("1e30s", &ns), -1);
+    ck_assert_int_eq(cli_parse_duration("11s", &ns), -1); /* over 10 s per op (issue 31) */
+    ck_assert_int_eq(cli_parse_duration("1e300s", &ns), -1);
     ck_assert_int_eq(cli_parse_duration("5 minutes", &ns), -1);
     ck_assert_uint_eq(ns, 7); /* untouched on failure */
 }
