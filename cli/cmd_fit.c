@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "analysis_util.h"
+#include "catalog.h"
 #include "cli.h"
 #include "fit.h"
 #include "fit_checkmate.h"
@@ -429,7 +430,9 @@ static int resolve_policies(const char *list, const sim_config *base, fit_job **
             (*n)++;
             continue;
         }
-        if (list && pol_resolve(names[i], &p, &err)) {
+        if (list && !pol_find(names[i]) && !pol_is_path(names[i]))
+            pol_refuse(names[i], POL_KIND_EVICT | POL_KIND_SOLVED, &err);
+        if (list && (err.msg[0] || pol_resolve(names[i], &p, &err))) {
             cli_error(CMD, "%s", err.msg);
             cli_list_free(names);
             free(j);

@@ -89,18 +89,39 @@ static size_t append_names(char *buf, size_t len, size_t u, pol_kind kind)
     return u < len ? u : len - 1;
 }
 
+/* The plural names of `kinds` joined as "a", "a and b" or "a, b and c". */
+static const char *kinds_text(unsigned kinds, char *buf, size_t len)
+{
+    static const struct {
+        pol_kind k;
+        const char *plural;
+    } all[] = {{POL_KIND_EVICT, "eviction policies"},
+               {POL_KIND_PLANNER, "checkpoint planners"},
+               {POL_KIND_SOLVED, "solved schedules"}};
+    size_t n = 0, u = 0, total = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        total += (kinds & all[i].k) != 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0] && u < len; i++)
+        if (kinds & all[i].k) {
+            const char *sep = n == 0 ? "" : n + 1 == total ? " and " : ", ";
+            u += (size_t)snprintf(buf + u, len - u, "%s%s", sep, all[i].plural);
+            n++;
+        }
+    return buf;
+}
+
 int pol_refuse(const char *name, unsigned kinds, gms_error *err)
 {
+    char runs[96], other[96];
+    kinds_text(kinds, runs, sizeof runs);
+    kinds_text(POL_KIND_ANY & ~kinds, other, sizeof other);
     pol_kind k = pol_kind_of(name);
     if (k && !(kinds & k))
         return gms_error_set(err, GMS_EINVAL,
-                             "'%s' is a %s, not %s: this command runs %s only; run it with "
+                             "'%s' is a %s: this command runs %s only; run it with "
                              "'gpumemsim sim --policy %s' or 'gpumemsim sweep --policies %s'",
-                             name, pol_kind_label(k),
-                             kinds == POL_KIND_EVICT ? "an eviction policy" : "one this runs",
-                             kinds == POL_KIND_EVICT ? "eviction policies"
-                                                     : "eviction policies and checkpoint planners",
-                             name, name);
+                             name, pol_kind_label(k), runs, name, name);
     char names[700];
     size_t u = (size_t)snprintf(names, sizeof names, "valid policies: ");
     u = append_names(names, sizeof names, u, POL_KIND_EVICT);
@@ -114,11 +135,9 @@ int pol_refuse(const char *name, unsigned kinds, gms_error *err)
         u = append_names(names, sizeof names, u < sizeof names ? u : sizeof names - 1,
                          POL_KIND_SOLVED);
     }
-    const char *rest = kinds == POL_KIND_ANY ? ""
-                       : kinds & POL_KIND_PLANNER
-                           ? "; solved schedules (checkmate) run with sim and sweep only"
-                           : "; checkpoint planners and solved schedules run with sim and sweep "
-                             "only";
+    char rest[160] = "";
+    if (*other)
+        snprintf(rest, sizeof rest, "; %s run with sim and sweep only", other);
     return gms_error_set(err, GMS_EINVAL,
                          "unknown policy '%s'; %s%s; or the path of a policy plugin .so (a path "
                          "with a '/', e.g. ./%s.so); 'gpumemsim sim --list-policies' says what "

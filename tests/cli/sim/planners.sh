@@ -76,6 +76,6 @@ expect_fail 1 "planner ckpt-all has no parameter 'x'" \
 expect_fail 2 "policy 'dtr' takes none" "$GMS_BIN" sim tf.gmt --policy dtr --policy-args x=1
 expect_fail 2 "planner 'ckpt-sqrt' never evicts" \
   "$GMS_BIN" sim tf.gmt --policy ckpt-sqrt --budget 0.9 --sample 8
-expect_fail 2 "is a checkpoint planner, not an eviction policy" \
+expect_fail 2 "is a checkpoint planner: this command runs eviction policies and solved schedules only" \
   "$GMS_BIN" fit tf.gmt --policy ckpt-all --max-overhead 1.5
 echo PASS
