@@ -487,6 +487,7 @@ static int keep_ops(walk *w, int *under_opt)
         op->out_first = nd->out_first;
         op->n_out = nd->n_out;
         op->backward = (f & UNDER_AUTOGRAD) != 0;
+        op->optimizer = (f & UNDER_OPTIMIZER) != 0;
         int oom = 0;
         op->module_path = module_path(w, i, &oom);
         if (oom) {

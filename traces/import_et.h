@@ -9,8 +9,8 @@
  *                      device]; 1.1.x-chakra: inputs/outputs objects of values, shapes, types)
  *                      into et_node records, and picks the outermost operator of each thread;
  *   import_et_ops.c    turns those ops into events: storages, views (aliases), in-place
- *                      (MUTATE), constants, per-step inputs, releases after the last use,
- *                      iteration and backward annotations;
+ *                      writes as new versions (views), constants, per-step inputs, releases
+ *                      after the last use, iteration and backward annotations;
  *   import_et_cost.c   the roofline estimate of each op's cost from its shapes.
  * The Kineto join (import_et_kineto.h, `--kineto`) replaces import_et_cost's numbers with
  * measured ones: it gets the et_trace (ops with their name and step) before events are built.
@@ -50,6 +50,7 @@ typedef struct et_op {
     uint32_t in_first, n_in, out_first, n_out; /* into et_trace.args */
     uint32_t hid_first, n_hid; /* into et_trace.hidden: outputs of its nested calls */
     int backward;    /* runs under an autograd engine function */
+    int optimizer;   /* runs under an optimizer step (Optimizer.step#...) */
     int iter_start;  /* an iteration marker started before this op (and after the previous) */
     uint64_t dur_ns; /* filled by the cost estimate (or a later Kineto join) */
     int has_cost;
@@ -102,11 +103,19 @@ int et_estimate_costs(et_trace *t, const char *gpu, et_cost_totals *tot, gms_err
 typedef struct et_events et_events;
 
 typedef struct et_event_totals {
-    size_t ops, calls, mutates, aliases, constants, step_inputs, releases, backward_marks;
+    size_t ops, calls, aliases, constants, step_inputs, releases, backward_marks;
     size_t cpu_tensors;         /* tensor values not on a CUDA device, left out */
     size_t ops_without_cuda;    /* ops that touch no CUDA tensor, left out */
-    size_t mutations_in_calls;  /* in-place writes of ops that also make outputs */
-    size_t constant_writes;     /* in-place writes to a constant, as transient outputs */
+    size_t in_place_ops;        /* ops that write a tensor in place */
+    size_t in_place_writes;     /* tensors written in place: each a new version (a view) */
+    size_t mutations_in_calls;  /* in-place ops that also make new tensors */
+    size_t constant_writes;     /* of the writes, those to a constant (an optimizer step) */
+    size_t foreach_split;       /* `_foreach_*` ops replayed as one op per list element */
+    size_t foreach_parts;       /* the ops they became */
+    size_t gradients_held;      /* gradients kept to the end of their step (param.grad) */
+    size_t state_held;          /* optimizer state made in a step, kept to its end */
+    size_t stale_reads;         /* reads of a tensor older than its storage's latest write,
+                                 * which read the latest version too */
     size_t storage_reuses;      /* a storage id that came back as a new allocation */
     size_t nested_outputs;      /* new storages made by nested calls, kept as outputs */
     size_t scopes;              /* layer scopes begun (module record functions) */

@@ -99,8 +99,15 @@ static int describe(et_source *s, const char *path, const gmt_synth_gpu *gpu,
            meta(s, "et_constants", "%zu", e->constants) ||
            meta(s, "et_constant_bytes", "%llu", (unsigned long long)e->constant_bytes) ||
            meta(s, "et_step_inputs", "%zu", e->step_inputs) ||
+           meta(s, "et_in_place_ops", "%zu", e->in_place_ops) ||
+           meta(s, "et_in_place_writes", "%zu", e->in_place_writes) ||
            meta(s, "et_mutations_in_calls", "%zu", e->mutations_in_calls) ||
            meta(s, "et_constant_writes", "%zu", e->constant_writes) ||
+           meta(s, "et_stale_view_reads", "%zu", e->stale_reads) ||
+           meta(s, "et_gradients_held", "%zu", e->gradients_held) ||
+           meta(s, "et_optimizer_state_held", "%zu", e->state_held) ||
+           meta(s, "et_foreach_split", "%zu ops into %zu", e->foreach_split, e->foreach_parts) ||
+           meta(s, "in_place_writes", "a new version of the storage (a view): no bytes") ||
            meta(s, "et_storage_reuses", "%zu", e->storage_reuses) ||
            meta(s, "et_nested_outputs", "%zu", e->nested_outputs) ||
            meta(s, "layer_scopes", "%s",
