@@ -21,7 +21,7 @@ static const char *const CMD = "info";
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: gpumemsim info FILE [--json] [--ops] [--kineto KINETO]\n"
+            "usage: gpumemsim info FILE [--json] [--ops] [--kineto KINETO [--kineto-force]]\n"
             "\n"
             "Summarizes a trace (.gmt, DTR JSON log, Kineto memory trace or PyTorch Execution\n"
             "Trace, detected from the content; docs/import-pytorch.md): events by\n"
@@ -42,6 +42,8 @@ static void usage(FILE *f)
             "  --ops       also list every op name with its count, most frequent first\n"
             "  --kineto KINETO  a PyTorch Execution Trace's op costs measured from the run's\n"
             "              Kineto trace KINETO instead of estimated (docs/import-pytorch.md)\n"
+            "  --kineto-force  join KINETO even when the two files disagree on the job\n"
+            "              (process id, GPU, profiler steps; docs/import-pytorch.md)\n"
             "  -h, --help  show this help\n"
             "\n"
             "example:\n"
@@ -51,6 +53,7 @@ static void usage(FILE *f)
 typedef struct info {
     const char *path;
     const char *kineto; /* --kineto, or NULL */
+    int kineto_force;   /* --kineto-force */
     gmt_format format;
     gmt_stats *stats;
     /* header metadata, copied (the source is closed before printing) */
@@ -145,7 +148,7 @@ static void build(info *in, sim_trace_builder **b, const gmt_event *ev, gms_erro
 static int scan(info *in, gms_error *err, gms_error *sim_err)
 {
     gmt_source *src;
-    gmt_source_options opt = {NULL, in->kineto};
+    gmt_source_options opt = {NULL, in->kineto, in->kineto_force};
     int rc = gmt_source_open_with(in->path, &opt, &src, err);
     if (rc != 0)
         return rc;
@@ -379,10 +382,11 @@ int cmd_info(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"ops", no_argument, NULL, 'p'},
         {"kineto", required_argument, NULL, 'k'},
+        {"kineto-force", no_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int as_json = 0, list_ops = 0, c;
+    int as_json = 0, list_ops = 0, force = 0, c;
     const char *kineto = NULL;
     optind = 1;
     opterr = 0;
@@ -396,6 +400,9 @@ int cmd_info(int argc, char **argv)
             break;
         case 'k':
             kineto = optarg;
+            break;
+        case 'F':
+            force = 1;
             break;
         case 'h':
             usage(stdout);
@@ -413,6 +420,10 @@ int cmd_info(int argc, char **argv)
                        "one or the other");
         return 2;
     }
+    if (force && !kineto) {
+        cli_error(CMD, "--kineto-force forces the join of a --kineto trace: give --kineto KINETO");
+        return 2;
+    }
     if (optind != argc - 1) {
         if (optind >= argc)
             cli_error(CMD, "no trace file given (see --help)");
@@ -424,6 +435,7 @@ int cmd_info(int argc, char **argv)
     memset(&in, 0, sizeof in);
     in.path = argv[optind];
     in.kineto = kineto;
+    in.kineto_force = force;
     gms_error err;
     gms_error_clear(&err);
     /* A trace that parses but cannot be replayed still gets its summary, then the error. */

@@ -116,6 +116,8 @@ static void usage(FILE *f)
             "                      object per training iteration, docs/planners.md)\n"
             "  --kineto FILE       a PyTorch Execution Trace's op costs measured from the\n"
             "                      run's Kineto trace FILE (docs/import-pytorch.md)\n"
+            "  --kineto-force      join FILE even when the two files disagree on the job\n"
+            "                      (process id, GPU, profiler steps)\n"
             "  --db FILE           the yardstick (docs/optimal.md): beside the run, every\n"
             "                      Checkmate answer the result store FILE holds for this\n"
             "                      trace at this budget (from 'sim --policy checkmate --db\n"
@@ -161,6 +163,7 @@ enum {
     OPT_BAND,
     OPT_PERFETTO,
     OPT_KINETO,
+    OPT_KINETO_FORCE,
     OPT_POLICY_ARGS,
     OPT_LINK,
     OPT_HOST_MEMORY,
@@ -386,6 +389,7 @@ int cmd_sim(int argc, char **argv)
         {"budget-band", required_argument, NULL, OPT_BAND},
         {"perfetto", required_argument, NULL, OPT_PERFETTO},
         {"kineto", required_argument, NULL, OPT_KINETO},
+        {"kineto-force", no_argument, NULL, OPT_KINETO_FORCE},
         {"policy-args", required_argument, NULL, OPT_POLICY_ARGS},
         {"link", required_argument, NULL, OPT_LINK},
         {"host-memory", required_argument, NULL, OPT_HOST_MEMORY},
@@ -395,6 +399,7 @@ int cmd_sim(int argc, char **argv)
     };
     const char *policy = "dtr", *budget_s = NULL, *allocator = "ideal", *alloc_conf = NULL;
     const char *perfetto = NULL, *kineto = NULL, *policy_args = NULL, *db = NULL;
+    int kineto_force = 0;
     const char *run_opt = NULL; /* the last single-run option given, for --reference-table */
     sim_config cfg;
     sim_config_init(&cfg);
@@ -519,6 +524,9 @@ int cmd_sim(int argc, char **argv)
             break;
         case OPT_KINETO:
             kineto = optarg;
+            break;
+        case OPT_KINETO_FORCE:
+            kineto_force = 1;
             break;
         case OPT_POLICY_ARGS:
             policy_args = optarg;
@@ -672,13 +680,17 @@ int cmd_sim(int argc, char **argv)
                   chain ? "a --chain" : "standard input");
         return 2;
     }
+    if (kineto_force && !kineto) {
+        cli_error(CMD, "--kineto-force forces the join of a --kineto trace: give --kineto FILE");
+        return 2;
+    }
     if (chain && kineto) {
         cli_error(CMD, "--kineto measures the costs of a PyTorch Execution Trace; a --chain has "
                        "no trace to join with");
         return 2;
     }
     int rc = chain ? sim_trace_chain(chain, &t, &err)
-                   : sim_trace_load_kineto(trace, kineto, &t, &err);
+                   : sim_trace_load_kineto(trace, kineto, kineto_force, &t, &err);
     if (rc) {
         cli_error(CMD, "%s", err.msg);
         return 1;

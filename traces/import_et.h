@@ -30,6 +30,7 @@ typedef struct et_tensor {
     uint64_t tensor_id, storage_id;
     uint64_t offset, numel, itemsize; /* offset and numel in elements */
     int cuda;                          /* device is "cuda" or "cuda:N" */
+    int device;                        /* N of "cuda:N", -1 for "cuda" or another device */
 } et_tensor;
 
 /* One argument: a non-tensor value (n = 0), a tensor (n = 1) or a tensor list (n >= 0). */
@@ -77,6 +78,10 @@ typedef struct et_trace {
     size_t nodes, nested_ops, wrappers, iterations;
     size_t module_calls; /* "nn.Module: NAME" record functions (layer scopes) */
     const char *iteration_marker; /* "ProfilerStep#", "## forward ##", "Optimizer.step" or "" */
+    /* what the file says about the job, for the Kineto pairing checks (import_et_pairing.c) */
+    long long pid;                /* the recording process, -1 when not given */
+    int cuda_device;              /* the N of every "cuda:N" tensor; -1 none, -2 several */
+    long long step_first, step_last; /* ProfilerStep#N numbers seen, -1 when none */
 } et_trace;
 
 /* 1 when the start of the file (plain or gzip) is a PyTorch Execution Trace object. */
@@ -135,11 +140,13 @@ void et_events_free(et_events *e);
 typedef struct et_source et_source;
 
 /* Loads, estimates costs on gpu (NULL: the default, ET_DEFAULT_GPU), replaces them with the
- * measured ones of the Kineto trace at kineto (NULL: none, import_et_kineto.h) and builds
- * events. */
+ * measured ones of the Kineto trace at kineto (NULL: none, import_et_kineto.h), after checking
+ * that both files record the same job (et_kineto_pairing; kineto_force: a mismatch is only
+ * reported), and builds events. With a Kineto trace and no gpu, the per-step inputs are
+ * priced on the roofline GPU of the Kineto trace's device when the table has one. */
 #define ET_DEFAULT_GPU "v100"
-int et_source_open(const char *path, const char *gpu, const char *kineto, et_source **out,
-                   gms_error *err);
+int et_source_open(const char *path, const char *gpu, const char *kineto, int kineto_force,
+                   et_source **out, gms_error *err);
 int et_source_next(et_source *s, struct gmt_event *ev);
 size_t et_source_meta_count(const et_source *s);
 void et_source_meta_at(const et_source *s, size_t i, const char **key, const char **value);

@@ -11,6 +11,7 @@
 
 #include "gmt.h"
 #include "import_et.h"
+#include "import_et_kineto.h"
 #include "synth.h"
 #include "test_dtrlog_util.h"
 
@@ -330,6 +331,56 @@ START_TEST(test_in_place_writes_are_versions_read_by_later_ops)
 }
 END_TEST
 
+/* The Kineto pairing checks (import_et_pairing.c) on what each file says about its job: a
+ * value only one side states is not compared; a mismatch is refused with both values, or
+ * reported as FORCED with force. tiny_et.json: pid 1, cuda:0, ProfilerStep#1..2. */
+START_TEST(test_kineto_pairing_compares_what_both_files_state)
+{
+    et_trace *t;
+    gms_error err;
+    char *path = data_path("tiny_et.json");
+    ck_assert_msg(et_load(path, &t, &err) == 0, "%s", err.msg);
+    free(path);
+    ck_assert_int_eq(t->pid, 1);
+    ck_assert_int_eq(t->cuda_device, 0);
+    ck_assert_int_eq(t->step_first, 1);
+    ck_assert_int_eq(t->step_last, 2);
+    char sum[512];
+    kt_job same = {1, 0, 8, 0, 0, 5};
+    ck_assert_int_eq(et_kineto_pairing(t, &same, "et", "k", 0, sum, sizeof sum, &err), 0);
+    ck_assert_str_eq(sum, "pid 1, device cuda:0, ProfilerStep#1..2; Kineto: rank 0 of 8 (the ET "
+                          "records no rank)");
+    kt_job unknown = {-1, -1, -1, -1, -1, -1};
+    ck_assert_int_eq(et_kineto_pairing(t, &unknown, "et", "k", 0, sum, sizeof sum, &err), 0);
+    ck_assert_str_eq(sum, "pid not compared, device not compared, steps not compared");
+    const struct {
+        kt_job job;
+        const char *says;
+    } bad[] = {
+        {{7, -1, -1, 0, -1, -1},
+         "the ET was recorded by process 1, the Kineto trace by process 7"},
+        {{1, -1, -1, 3, -1, -1}, "the ET's tensors are on cuda:0, the Kineto trace's kernels ran "
+                                 "on GPU 3"},
+        {{1, -1, -1, 0, 5, 9}, "the ET holds ProfilerStep#1..2, the Kineto trace "
+                               "ProfilerStep#5..9"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_int_eq(et_kineto_pairing(t, &bad[i].job, "et.json", "k.json", 0, sum,
+                                           sizeof sum, &err),
+                         GMS_EFORMAT);
+        ck_assert_msg(strstr(err.msg, bad[i].says) && strstr(err.msg, "--kineto-force") &&
+                          strstr(err.msg, "k.json"), "%s", err.msg);
+        ck_assert_int_eq(et_kineto_pairing(t, &bad[i].job, "et.json", "k.json", 1, sum,
+                                           sizeof sum, &err),
+                         0);
+        ck_assert_msg(strncmp(sum, "FORCED (--kineto-force): ", 25) == 0 &&
+                          strstr(sum, bad[i].says),
+                      "%s", sum);
+    }
+    et_trace_free(t);
+}
+END_TEST
+
 /* tiny_et_modules.json is tiny_et.json with step 1's linear inside "nn.Module: Net_0" ->
  * "nn.Module: Linear_0", its view directly in Net_0 and its relu_ in Net_0 ->
  * "nn.Module: ReLU.inner_0": nested scopes around exactly those ops, a dot in a module's name
@@ -410,6 +461,7 @@ int main(void)
     tcase_add_test(tc, test_outermost_ops_in_start_order_without_wrappers_nested_or_cpu_only_calls);
     tcase_add_test(tc, test_storages_views_and_in_place_writes);
     tcase_add_test(tc, test_in_place_writes_are_versions_read_by_later_ops);
+    tcase_add_test(tc, test_kineto_pairing_compares_what_both_files_state);
     tcase_add_test(tc, test_constants_step_inputs_and_writes_to_constants);
     tcase_add_test(tc, test_every_non_constant_is_released_once_after_its_last_use);
     tcase_add_test(tc, test_iterations_backward_and_estimated_costs);
