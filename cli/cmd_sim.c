@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "iter_log.h"
 #include "memory.h"
+#include "peak_report.h"
 #include "perfetto.h"
 #include "planners.h"
 #include "plugin.h"
@@ -209,7 +210,8 @@ static int parse_u64(const char *s, uint64_t *out)
  * integers are exact, the trace path is escaped by jansson. */
 static int print_json(const char *trace, const char *pname, const sim_config *cfg,
                       double ratio, const sim_baseline *bl, const sim_result *r,
-                      const char *allocator, const sim_extra *x, const sim_yardstick *ys)
+                      const char *allocator, const sim_extra *x, const sim_yardstick *ys,
+                      const sim_peak *peak)
 {
     json_t *js = json_string(trace);
     char *tq = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
@@ -266,6 +268,11 @@ static int print_json(const char *trace, const char *pname, const sim_config *cf
     }
     swap_opts_print_json(cfg, r);
     sim_yardstick_print_json(ys, trace, r->status == SIM_OK, r->overhead);
+    json_t *pk = peak ? peak_report_json(peak) : NULL;
+    char *pkq = pk ? json_dumps(pk, JSON_COMPACT) : NULL;
+    json_decref(pk);
+    printf(", \"peak_at\": %s", pkq ? pkq : "null");
+    free(pkq);
     printf("}\n");
     free(tq);
     return 0;
@@ -273,7 +280,8 @@ static int print_json(const char *trace, const char *pname, const sim_config *cf
 
 static void print_text(const char *trace, const char *pname, const sim_config *cfg,
                        double ratio, const sim_baseline *bl, const sim_result *r,
-                       const char *allocator, const sim_extra *x, const sim_yardstick *ys)
+                       const char *allocator, const sim_extra *x, const sim_yardstick *ys,
+                       const sim_peak *peak)
 {
     char b1[64], b2[64];
     printf("trace            %s\n", trace);
@@ -310,6 +318,8 @@ static void print_text(const char *trace, const char *pname, const sim_config *c
            (unsigned long long)r->remat_compute);
     printf("peak memory      %llu B (%s)\n", (unsigned long long)r->peak_memory,
            cli_format_bytes(r->peak_memory, b1, sizeof b1));
+    if (peak)
+        peak_report_text(peak, 17);
     if (cfg->allocator) {
         printf("allocator        %s\n", allocator);
         printf("peak reserved    %llu B (%s)\n", (unsigned long long)r->peak_reserved,
@@ -726,6 +736,16 @@ int cmd_sim(int argc, char **argv)
         cfg.observer = perfetto_observe;
         cfg.observer_ctx = pw;
     }
+    /* where this run peaks (one run: not over seeds or a budget band) */
+    peak_follow pf;
+    memset(&pf, 0, sizeof pf);
+    int following = extra.seeds <= 1 && extra.band <= 0;
+    if (following && peak_follow_start(&pf, t, &cfg, &err) != 0) {
+        cli_error(CMD, "%s", err.msg);
+        perfetto_abort(pw);
+        sim_trace_free(t);
+        return 1;
+    }
     iter_log ilog = {0};
     if (cfg.planner) {
         cfg.iteration_observer = iter_log_observe;
@@ -735,21 +755,29 @@ int cmd_sim(int argc, char **argv)
         cli_error(CMD, "%s: %s", trace, err.msg);
         iter_log_free(&ilog);
         perfetto_abort(pw);
+        peak_follow_free(&pf);
         sim_trace_free(t);
         return 1;
     }
     sim_result res = extra.center.first;
+    sim_peak peak, *peakp = NULL;
+    if (following) {
+        peak_follow_result(&pf, &peak);
+        peakp = &peak;
+    }
     const char *pname = cfg.planner ? cfg.planner->name : pol_name(cfg.policy);
     if (ilog.failed) {
         cli_error(CMD, "out of memory keeping the per-iteration reports");
         perfetto_abort(pw);
         iter_log_free(&ilog);
+        peak_follow_free(&pf);
         sim_trace_free(t);
         return 1;
     }
     if (pw && perfetto_close(pw, &res, &err) != 0) {
         cli_error(CMD, "--perfetto: %s", err.msg);
         iter_log_free(&ilog);
+        peak_follow_free(&pf);
         sim_trace_free(t);
         return 1;
     }
@@ -758,26 +786,29 @@ int cmd_sim(int argc, char **argv)
         if (sim_yardstick_load(db, trace, t, cfg.budget, &ys, &err) != 0) {
             cli_error(CMD, "--db: %s", err.msg);
             iter_log_free(&ilog);
+            peak_follow_free(&pf);
             sim_trace_free(t);
             return 1;
         }
         ysp = &ys;
     }
     if (json) {
-        if (print_json(trace, pname, &cfg, ratio, bl, &res, alloc_key, &extra, ysp) != 0) {
+        if (print_json(trace, pname, &cfg, ratio, bl, &res, alloc_key, &extra, ysp, peakp) != 0) {
             cli_error(CMD, "out of memory writing JSON");
             if (ysp)
                 sim_yardstick_free(ysp);
             iter_log_free(&ilog);
+            peak_follow_free(&pf);
             sim_trace_free(t);
             return 1;
         }
     } else {
-        print_text(trace, pname, &cfg, ratio, bl, &res, alloc_key, &extra, ysp);
+        print_text(trace, pname, &cfg, ratio, bl, &res, alloc_key, &extra, ysp, peakp);
     }
     if (ysp)
         sim_yardstick_free(ysp);
     iter_log_free(&ilog);
+    peak_follow_free(&pf);
     sim_trace_free(t);
     return 0;
 }

@@ -109,6 +109,7 @@ typedef struct et_events et_events;
 
 typedef struct et_event_totals {
     size_t ops, calls, aliases, constants, step_inputs, releases, backward_marks;
+    size_t optimizer_marks;     /* optimizer steps marked (ANNOTATE optimizer) */
     size_t cpu_tensors;         /* tensor values not on a CUDA device, left out */
     size_t ops_without_cuda;    /* ops that touch no CUDA tensor, left out */
     size_t in_place_ops;        /* ops that write a tensor in place */

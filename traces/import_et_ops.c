@@ -20,7 +20,8 @@
  *    use, a lower bound of its real lifetime (PyTorch frees at refcount zero), but for
  *    gradients and optimizer state made in a step, held to the step's end (hold_step_state);
  *  - ANNOTATE "iteration" where the walk found an iteration start, ANNOTATE "BACKWARD" before
- *    the first op of an iteration that runs under the autograd engine.
+ *    the first op of an iteration that runs under the autograd engine, ANNOTATE "optimizer"
+ *    before the first op of each optimizer step.
  *
  * Versions: the engine recomputes a view by recomputing its base and then the view's own op,
  * so a write in place as a view output "version k+1 of the storage, made by this op from
@@ -69,6 +70,7 @@ enum {
     IT_STEPIN,
     IT_ITER,
     IT_BWD,
+    IT_OPT,
     IT_OP,
     IT_RELEASE,
     IT_SCOPE_BEGIN,
@@ -653,7 +655,7 @@ static int order(et_events *e, const struct gmt_synth_gpu *gpu, et_event_totals 
     }
     /* step inputs bucketed by first use: at most one gen per handle, so scan gens per rec */
     size_t gi = 0;
-    int in_backward = 0;
+    int in_backward = 0, in_optimizer = 0;
     for (size_t k = 0; k < nr && !rc; k++) {
         const et_op *op = &e->t->ops[e->recs.v[k].op];
         if (e->recs.v[k].iter_start) {
@@ -667,6 +669,12 @@ static int order(et_events *e, const struct gmt_synth_gpu *gpu, et_event_totals 
             in_backward = 1;
             tot->backward_marks++;
         }
+        if (op->optimizer && !in_optimizer) {
+            rc |= close_scopes(e, 0);
+            rc |= PUSH(e->items, ((item){IT_OPT, 0}));
+            tot->optimizer_marks++;
+        }
+        in_optimizer = op->optimizer;
         for (; gi < e->gens.n && e->gens.v[gi].first_use <= k; gi++)
             if (e->gens.v[gi].preexisting && e->gens.v[gi].reused)
                 rc |= PUSH(e->items, ((item){IT_STEPIN, (uint32_t)gi}));
@@ -749,6 +757,10 @@ int et_events_next(et_events *e, gmt_event *ev)
     case IT_BWD:
         gmt_event_init(ev, GMT_ANNOTATE);
         ev->text = "BACKWARD";
+        break;
+    case IT_OPT:
+        gmt_event_init(ev, GMT_ANNOTATE);
+        ev->text = "optimizer";
         break;
     case IT_CONST:
         gmt_event_init(ev, GMT_CONSTANT);

@@ -5,8 +5,10 @@
 # tensor sizes by et_first_principles.py (independent of the importer). The replay may exceed
 # that figure by what else is alive at those moments (forward temporaries, the first backward
 # outputs) but not fall below it by more than extents round. For GPT-2 Large the optimizer's
-# in-place updates allocate nothing, and `fit --max-overhead 1.2` finds budgets below the
-# baseline peak for dtr, dtr-eq and msps, each one re-checked by `sim` at the budget it found.
+# in-place updates allocate nothing, info and sim say where the peak is (the Adam step's
+# square roots beside parameters, gradients and both moments), and `fit --max-overhead 1.2`
+# finds budgets below the baseline peak for dtr, dtr-eq and msps, each one re-checked by
+# `sim` at the budget it found.
 . "$(dirname "$0")/common.sh"
 ET=$GMS_SHARED_DIR/traces/pytorch-et
 [ -d "$ET" ] || fail "missing test data $ET"
@@ -49,6 +51,28 @@ for i, d in enumerate(lines):
         assert aliases and all(int(a) >= 0 for a in aliases), f"{d['NAME']} allocates: {aliases}"
         writes += 1
 assert writes >= 436 * 5, f"{writes} in-place foreach parts"
+PY
+
+# where the peak is: info names the op, the phase and what is resident there by category;
+# sim does the same at its run's peak, and the categories sum to it
+"$GMS_BIN" info "$T/gpt2.gmt" >"$T/gpt2.info.txt" || fail "info gpt2"
+grep -Eq '^peak at: +15518358528 B \(14.45 GiB\) at op [0-9]+ aten::_foreach_sqrt \(optimizer\)' \
+  "$T/gpt2.info.txt" || fail "gpt2: info's peak line: $(grep -A7 '^peak at' "$T/gpt2.info.txt")"
+"$GMS_BIN" info --json "$T/gpt2.gmt" >"$T/gpt2.info.json" || fail "info --json gpt2"
+"$GMS_BIN" sim "$T/gpt2.gmt" --policy msps --budget 0.8 --json >"$T/gpt2.sim.json" || fail "sim gpt2"
+python3 - "$T/gpt2.info.json" "$T/gpt2.sim.json" <<'PY' || fail "gpt2: where the peak is"
+import json, sys
+info, run = (json.load(open(p)) for p in sys.argv[1:])
+p = info["peak"]
+assert p["memory"] == info["baseline_memory"] and p["phase"] == "optimizer", p
+assert p["op"] == "aten::_foreach_sqrt", p
+c, g = p["by_category"], 774030080 * 4
+assert c == {"preexisting": info["constant_bytes"], "gradients": g, "optimizer_state": 2 * g,
+             "saved_activations": 0, "temporaries": g, "unknown": 0}, c
+assert p["largest_op"]["bytes"] > 0 and p["largest_op"]["op"], p
+q = run["peak_at"]
+assert q["memory"] == run["peak_memory"] and sum(q["by_category"].values()) == q["memory"], q
+assert q["by_category"]["unknown"] == 0 and q["phase"] == "optimizer", q
 PY
 
 "$GMS_BIN" fit "$T/gpt2.gmt" --max-overhead 1.2 --policies dtr,dtr-eq,msps -j 2 --json --quiet \

@@ -17,6 +17,7 @@
 
 #include "registry.h"
 #include "sim.h"
+#include "sim_peak.h"
 
 #define MAX_EV 256
 
@@ -161,6 +162,76 @@ START_TEST(test_every_budget_stays_within_itself)
 }
 END_TEST
 
+/* Where the baseline peaks (sim_peak.h): at the second aten::sum in the forward pass, 276 B:
+ * W and W2 (pre-existing, 80), X and B (made in the forward, read by the backward: saved
+ * activations, 64), Z and L2 (read only in the forward: temporaries, 132). The backward's
+ * outputs read by the optimizer step are gradients, the state the step makes and writes with
+ * them optimizer state. A run with no budget peaks at the same place with the same bytes. */
+START_TEST(test_the_peak_its_phase_and_what_is_resident_there)
+{
+    sim_trace *t = load();
+    sim_categories *c;
+    gms_error err;
+    ck_assert_msg(sim_categories_build(t, &c, &err) == 0, "%s", err.msg);
+    sim_peak p;
+    sim_peak_baseline(t, c, &p);
+    ck_assert_uint_eq(p.memory, 276);
+    ck_assert_str_eq(p.op, "aten::sum");
+    ck_assert_int_eq(p.phase, SIM_PHASE_FORWARD);
+    ck_assert_uint_eq(p.by_category[SIM_CAT_PREEXISTING], 80);
+    ck_assert_uint_eq(p.by_category[SIM_CAT_ACTIVATIONS], 64);
+    ck_assert_uint_eq(p.by_category[SIM_CAT_TEMPORARIES], 132);
+    ck_assert_uint_eq(p.by_category[SIM_CAT_GRADIENTS] + p.by_category[SIM_CAT_OPT_STATE] +
+                          p.by_category[SIM_CAT_UNKNOWN],
+                      0);
+    /* the largest op: mul(X, X) makes Z (128) from X (32) */
+    ck_assert_uint_eq(p.largest_op_bytes, 160);
+    ck_assert_str_eq(p.largest_op, "aten::mul");
+    ck_assert_uint_eq(p.largest_op_bytes, sim_trace_baseline(t)->bottleneck);
+    /* a run, followed through its events */
+    sim_peak_tracker *k;
+    ck_assert_int_eq(sim_peak_tracker_new(t, c, &k, &err), 0);
+    seen s;
+    sim_result res;
+    memset(&s, 0, sizeof s);
+    sim_config cfg;
+    sim_config_init(&cfg);
+    cfg.policy = pol_find("dtr");
+    cfg.observer = sim_peak_observe;
+    cfg.observer_ctx = k;
+    ck_assert_int_eq(sim_run(t, &cfg, &res, &err), 0);
+    sim_peak q;
+    sim_peak_tracker_result(k, &q);
+    ck_assert_uint_eq(q.memory, p.memory);
+    ck_assert_str_eq(q.op, p.op);
+    for (int i = 0; i < SIM_CAT_COUNT; i++)
+        ck_assert_uint_eq(q.by_category[i], p.by_category[i]);
+    sim_peak_tracker_free(k);
+    /* the phases and categories of the step's storages, by the op that made them */
+    run(t, "dtr", UINT64_MAX, &s, &res);
+    int grads = 0, states = 0;
+    for (size_t i = 0; i < s.n; i++) {
+        if (s.ev[i].kind != SIM_EV_COMPUTE)
+            continue;
+        sim_phase ph = sim_categories_phase(c, (uint32_t)s.ev[i].op_index);
+        sim_category cat = sim_categories_of(c, (uint32_t)s.ev[i].storage);
+        if (strcmp(s.op[i], "aten::zeros_like") == 0) {
+            ck_assert_int_eq(ph, SIM_PHASE_OPTIMIZER);
+            ck_assert_int_eq(cat, SIM_CAT_OPT_STATE);
+            states++;
+        }
+        if (ph == SIM_PHASE_BACKWARD) { /* mm -> G, sum -> G2 */
+            ck_assert_int_eq(cat, SIM_CAT_GRADIENTS);
+            grads++;
+        }
+    }
+    ck_assert_int_eq(grads, 2);
+    ck_assert_int_eq(states, 2);
+    sim_categories_free(c);
+    sim_trace_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("et_inplace");
@@ -168,6 +239,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_in_place_ops_allocate_nothing_without_a_budget);
     tcase_add_test(tc, test_an_evicted_written_storage_is_recomputed_with_its_writes);
     tcase_add_test(tc, test_every_budget_stays_within_itself);
+    tcase_add_test(tc, test_the_peak_its_phase_and_what_is_resident_there);
     suite_add_tcase(s, tc);
     return s;
 }
