@@ -285,6 +285,11 @@ void sim_peak_tracker_result(const sim_peak_tracker *k, sim_peak *out)
     *out = k->best;
 }
 
+void sim_peak_tracker_now(const sim_peak_tracker *k, uint64_t out[SIM_CAT_COUNT])
+{
+    memcpy(out, k->by_category, sizeof k->by_category);
+}
+
 void sim_peak_tracker_free(sim_peak_tracker *k)
 {
     if (!k)

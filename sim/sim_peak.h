@@ -85,6 +85,8 @@ int sim_peak_tracker_new(const sim_trace *t, const sim_categories *c, sim_peak_t
                          gms_error *err);
 void sim_peak_observe(void *tracker, const sim_event *ev);
 void sim_peak_tracker_result(const sim_peak_tracker *k, sim_peak *out);
+/* The bytes resident now (after the last event fed), by category. */
+void sim_peak_tracker_now(const sim_peak_tracker *k, uint64_t out[SIM_CAT_COUNT]);
 void sim_peak_tracker_free(sim_peak_tracker *k);
 
 #endif
