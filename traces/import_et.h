@@ -104,6 +104,17 @@ typedef struct et_cost_totals {
  * GMS_EINVAL for an unknown GPU name. */
 int et_estimate_costs(et_trace *t, const char *gpu, et_cost_totals *tot, gms_error *err);
 
+/* ---- foreach ops (import_et_foreach.c) ---------------------------------------------------- */
+/* A `_foreach_*` op applies one op to each element of its tensor lists: its parts, N when
+ * every list argument holds the same N > 1 tensors (single tensors go to every part), else 1
+ * (any other op too). */
+uint32_t et_foreach_parts(const et_trace *t, const et_op *op);
+/* The elements [*lo, *hi) of arg that part `part` of `parts` touches. */
+void et_part_range(const et_arg *arg, uint32_t part, uint32_t parts, uint32_t *lo,
+                   uint32_t *hi);
+/* Bytes of the CUDA tensors part `part` touches (its share of the op's cost). */
+uint64_t et_part_bytes(const et_trace *t, const et_op *op, uint32_t part, uint32_t parts);
+
 /* ---- events (import_et_ops.c) ------------------------------------------------------------ */
 typedef struct et_events et_events;
 

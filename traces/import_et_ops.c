@@ -15,7 +15,8 @@
  *  - inputs annotated `Tensor(a!)` in the op schema are written in place: the op allocates
  *    nothing for them; each written tensor gets a new version, a view (alias) output of the
  *    op on the same storage, and later readers read that version (see "versions" below);
- *  - a `_foreach_*` op over lists of N tensors is N ops, one per element (foreach_parts);
+ *  - a `_foreach_*` op over lists of N tensors is N ops, one per element
+ *    (import_et_foreach.c);
  *  - an ET records no frees: every handle but a constant is released right after its last
  *    use, a lower bound of its real lifetime (PyTorch frees at refcount zero), but for
  *    gradients and optimizer state made in a step, held to the step's end (hold_step_state);
@@ -59,7 +60,7 @@ typedef struct handle {
 
 typedef struct rec { /* one op's event */
     uint32_t op;        /* index into t->ops */
-    uint64_t dur_ns;    /* the op's cost, or its part's share of it (foreach_parts) */
+    uint64_t dur_ns;    /* the op's cost, or its part's share of it (et_foreach_parts) */
     uint32_t in_first, n_in, out_first, n_out;
     int iter_start; /* an iteration starts here (or at an op left out just before) */
 } rec;
@@ -352,59 +353,6 @@ static int note_write(et_events *e, uint32_t idx, uint64_t tid)
     return PUSH(e->muts, idx) || PUSH(e->mut_tids, tid) ? -1 : 0;
 }
 
-/* The op's a-th argument, inputs first, then outputs. */
-static const et_arg *op_arg(const et_trace *t, const et_op *op, uint32_t a)
-{
-    return &t->args[a < op->n_in ? op->in_first + a : op->out_first + (a - op->n_in)];
-}
-
-/* A `_foreach_*` op applies one op to each element of its tensor lists: N independent ops
- * in one call (a horizontal fusion). Its parts: N when every list argument holds the same
- * N > 1 tensors (single tensors, such as a tensor of scalars, go to every part), else 1. */
-static uint32_t foreach_parts(const et_trace *t, const et_op *op)
-{
-    if (strncmp(op->name, "aten::_foreach_", 15) != 0)
-        return 1;
-    uint32_t n = 1;
-    for (uint32_t a = 0; a < op->n_in + op->n_out; a++) {
-        const et_arg *arg = op_arg(t, op, a);
-        if (!arg->is_tensor || arg->n <= 1)
-            continue;
-        if (n > 1 && arg->n != n)
-            return 1; /* lists of different lengths: not element-wise */
-        n = arg->n;
-    }
-    return n;
-}
-
-/* The elements of arg that part `part` of `parts` reads or writes: all of a single tensor,
- * element `part` of a list of `parts` tensors. */
-static void part_range(const et_arg *arg, uint32_t part, uint32_t parts, uint32_t *lo,
-                       uint32_t *hi)
-{
-    *lo = 0;
-    *hi = arg->n;
-    if (parts > 1 && arg->n == parts) {
-        *lo = part;
-        *hi = part + 1;
-    }
-}
-
-/* Bytes of the CUDA tensors part `part` touches (its share of a split op's cost). */
-static uint64_t part_bytes(const et_trace *t, const et_op *op, uint32_t part, uint32_t parts)
-{
-    uint64_t b = 0;
-    for (uint32_t a = 0; a < op->n_in + op->n_out; a++) {
-        const et_arg *arg = op_arg(t, op, a);
-        uint32_t lo, hi;
-        part_range(arg, part, parts, &lo, &hi);
-        for (uint32_t i = lo; i < hi; i++)
-            if (t->tensors[arg->first + i].cuda)
-                b += extent(&t->tensors[arg->first + i]);
-    }
-    return b;
-}
-
 /* Part `part` of op k's cost: its share of the bytes, the remainder to the last part so the
  * parts sum to the op's cost. */
 static uint64_t part_cost(et_events *e, const et_op *op, uint32_t part, uint32_t parts)
@@ -414,7 +362,7 @@ static uint64_t part_cost(et_events *e, const et_op *op, uint32_t part, uint32_t
     if (part == 0) {
         e->split_total = 0;
         for (uint32_t p = 0; p < parts; p++)
-            e->split_total += part_bytes(e->t, op, p, parts);
+            e->split_total += et_part_bytes(e->t, op, p, parts);
         e->split_given = 0;
     }
     uint64_t c;
@@ -423,7 +371,7 @@ static uint64_t part_cost(et_events *e, const et_op *op, uint32_t part, uint32_t
     else if (e->split_total == 0)
         c = op->dur_ns / parts;
     else
-        c = (uint64_t)((long double)op->dur_ns * part_bytes(e->t, op, part, parts) /
+        c = (uint64_t)((long double)op->dur_ns * et_part_bytes(e->t, op, part, parts) /
                        e->split_total);
     if (c > op->dur_ns - e->split_given)
         c = op->dur_ns - e->split_given;
@@ -446,7 +394,7 @@ static int build_op(et_events *e, uint32_t k, uint32_t part, uint32_t parts,
     for (uint32_t a = 0; a < op->n_in; a++) {
         const et_arg *arg = &t->args[op->in_first + a];
         uint32_t lo, hi;
-        part_range(arg, part, parts, &lo, &hi);
+        et_part_range(arg, part, parts, &lo, &hi);
         for (uint32_t i = lo; i < hi; i++) {
             const et_tensor *x = &t->tensors[arg->first + i];
             if (!x->cuda) {
@@ -464,7 +412,7 @@ static int build_op(et_events *e, uint32_t k, uint32_t part, uint32_t parts,
     for (uint32_t a = 0; a < op->n_out; a++) {
         const et_arg *arg = &t->args[op->out_first + a];
         uint32_t lo, hi;
-        part_range(arg, part, parts, &lo, &hi);
+        et_part_range(arg, part, parts, &lo, &hi);
         for (uint32_t i = lo; i < hi; i++) {
             const et_tensor *x = &t->tensors[arg->first + i];
             if (!x->cuda) {
@@ -707,7 +655,7 @@ int et_events_build(const et_trace *t, const struct gmt_synth_gpu *gpu, et_event
     int iter = 0;
     for (size_t k = 0; k < t->n_ops && !rc; k++) {
         iter |= t->ops[k].iter_start;
-        uint32_t parts = foreach_parts(t, &t->ops[k]);
+        uint32_t parts = et_foreach_parts(t, &t->ops[k]);
         tot->foreach_split += parts > 1;
         tot->foreach_parts += parts > 1 ? parts : 0;
         for (uint32_t p = 0; p < parts && !rc; p++) {
