@@ -113,7 +113,8 @@ static void usage(FILE *f)
             "                      frag_ratio, cost_model, ops_executed, candidates,\n"
             "                      op_overhead_ns, search_ns, evict_ns, peak_at (where the\n"
             "                      run peaked: op, phase, resident bytes by category, the\n"
-            "                      largest op; null with --seeds or --budget-band;\n"
+            "                      largest op; null with --seeds, --budget-band or a\n"
+            "                      plugin policy;\n"
             "                      docs/memory.md); with --seeds: seeds;\n"
             "                      with a swapping policy: swap (link, bytes swapped out and\n"
             "                      in, stall_ns, copy-engine busy time and utilization);\n"
@@ -744,7 +745,9 @@ int cmd_sim(int argc, char **argv)
     /* where this run peaks (one run: not over seeds or a budget band) */
     peak_follow pf;
     memset(&pf, 0, sizeof pf);
-    int following = extra.seeds <= 1 && extra.band <= 0;
+    /* (a plugin runs in a child process, so that its crash is reported, only without an
+     * observer: its runs are not followed) */
+    int following = extra.seeds <= 1 && extra.band <= 0 && !pol_plugin_path(cfg.policy);
     if (following && peak_follow_start(&pf, t, &cfg, &err) != 0) {
         cli_error(CMD, "%s", err.msg);
         perfetto_abort(pw);
