@@ -94,7 +94,8 @@ int sim_categories_build(const sim_trace *t, sim_categories **out, gms_error *er
                 later[s] = 1;
         }
     for (uint32_t s = 0; s < t->n_storages; s++)
-        grad[s] = c->phase[MADE(s)] == SIM_PHASE_BACKWARD && (mask[s] & (1u << SIM_PHASE_OPTIMIZER));
+        grad[s] = c->phase[MADE(s)] == SIM_PHASE_BACKWARD &&
+                  (mask[s] & (1u << SIM_PHASE_OPTIMIZER));
     /* optimizer state: written in place (a view output) by an optimizer op reading a gradient */
     for (uint32_t o = 0; o < t->n_ops; o++) {
         const sim_op *op = &t->ops[o];

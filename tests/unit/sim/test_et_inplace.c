@@ -93,8 +93,8 @@ START_TEST(test_in_place_ops_allocate_nothing_without_a_budget)
         ck_assert_uint_lt(k, sizeof expect / sizeof *expect);
         ck_assert_msg(strcmp(s.op[i], expect[k].op) == 0, "op %zu: %s, expected %s", k, s.op[i],
                       expect[k].op);
-        ck_assert_msg(s.ev[i].memory == expect[k].memory,
-                      "after %s (op %zu): %llu B, expected %llu", s.op[i], k, (unsigned long long)s.ev[i].memory,
+        ck_assert_msg(s.ev[i].memory == expect[k].memory, "after %s (op %zu): %llu B, not %llu",
+                      s.op[i], k, (unsigned long long)s.ev[i].memory,
                       (unsigned long long)expect[k].memory);
         k++;
     }
