@@ -124,6 +124,9 @@ typedef struct plot_timeline_opts {
     const char *ck_coarsen;
     uint32_t ck_iteration;
     double ck_time_limit;
+    /* stack the resident bytes by category (sim/sim_peak.h: pre-existing, gradients,
+     * optimizer state, saved activations, temporaries, unknown) under the memory line */
+    int by_category;
 } plot_timeline_opts;
 
 typedef struct plot_timeline_summary {
@@ -136,7 +139,8 @@ typedef struct plot_timeline_summary {
 
 /* Simulates one run with an observer and draws memory over simulated time, the budget, and
  * where the policy evicted and the simulator rematerialized (and, for swapping policies,
- * where copies to and from host memory were queued). */
+ * where copies to and from host memory were queued; with by_category, the resident bytes
+ * stacked by category). */
 int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_error *err);
 
 typedef struct plot_iterations_opts {

@@ -13,6 +13,7 @@
 #include "registry.h"
 #include "sim.h"
 #include "sweep_checkmate.h"
+#include "sim_peak.h"
 
 #define TL_BUCKETS 1600   /* horizontal resolution the memory line is reduced to */
 #define TL_MARK_BUCKETS 240 /* at most one marker of a kind per this many x-slices */
@@ -24,6 +25,8 @@ typedef struct tl_sample {
 
 typedef struct tl_ctx {
     tl_sample *s;
+    uint64_t (*cat)[SIM_CAT_COUNT]; /* by_category: resident bytes by category per sample */
+    sim_peak_tracker *pk;
     size_t n, cap;
     int oom;
     uint64_t ops, computed;    /* the trace's ops; model ops replayed so far */
@@ -43,7 +46,19 @@ static void observe(void *vctx, const sim_event *ev)
             return;
         }
         c->s = s;
+        if (c->pk) {
+            void *k = realloc(c->cat, cap * sizeof *c->cat);
+            if (!k) {
+                c->oom = 1;
+                return;
+            }
+            c->cat = k;
+        }
         c->cap = cap;
+    }
+    if (c->pk) {
+        sim_peak_observe(c->pk, ev);
+        sim_peak_tracker_now(c->pk, c->cat[c->n]);
     }
     /* with a memory model the line is the model's allocated (rounded) bytes, beside reserved */
     /* a swap-out that ended during the last op shows at its end: the line never goes back */
@@ -81,6 +96,36 @@ static double time_unit(uint64_t max, const char **name)
     }
     *name = "µs";
     return 1e3;
+}
+
+/* Block 5 (by_category): per x-slice the sample with the most resident bytes, as the
+ * running sums of its categories (pre-existing, + gradients, ... + unknown), so that each
+ * column is the top of its band in a stacked chart. */
+static void write_categories(const tl_ctx *c, uint64_t end, double tu, double mu, plot_buf *b)
+{
+    double width = (double)(end ? end : 1) / TL_BUCKETS;
+    plot_buf_printf(b, "\n\n");
+    for (size_t i = 0; i < c->n;) {
+        size_t bucket = (size_t)((double)c->s[i].clock / width), hi = i, j = i;
+        uint64_t most = 0;
+        for (; j < c->n && (size_t)((double)c->s[j].clock / width) == bucket; j++) {
+            uint64_t sum = 0;
+            for (int k = 0; k < SIM_CAT_COUNT; k++)
+                sum += c->cat[j][k];
+            if (sum > most || j == i) {
+                most = sum;
+                hi = j;
+            }
+        }
+        plot_buf_printf(b, "%.6g", (double)c->s[hi].clock / tu);
+        uint64_t run = 0;
+        for (int k = 0; k < SIM_CAT_COUNT; k++) {
+            run += c->cat[hi][k];
+            plot_buf_printf(b, " %.6g", (double)run / mu);
+        }
+        plot_buf_printf(b, "\n");
+        i = j;
+    }
 }
 
 /* The memory line reduced to TL_BUCKETS x-slices, each kept as its minimum and maximum in
@@ -130,6 +175,8 @@ static void write_data(const tl_ctx *c, uint64_t end, double tu, double mu, plot
         if (n == 0)
             plot_buf_printf(b, "NaN NaN\n");
     }
+    if (c->cat)
+        write_categories(c, end, tu, mu, b);
 }
 
 int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_error *err)
@@ -191,6 +238,13 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
     if (o->host_memory)
         cfg.host_memory = o->host_memory;
     tl_ctx c = {.ops = base->ops, .o = o};
+    sim_categories *cats = NULL;
+    if (o->by_category && ((rc = sim_categories_build(t, &cats, err)) ||
+                           (rc = sim_peak_tracker_new(t, cats, &c.pk, err)))) {
+        sim_categories_free(cats);
+        sim_trace_free(t);
+        return rc;
+    }
     cfg.sample = o->sample;
     cfg.observer = observe;
     cfg.observer_ctx = &c;
@@ -299,6 +353,15 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
                         qd, alloc_key);
     else
         plot_buf_printf(&script, "plot ");
+    if (c.cat) { /* the bands, the top one first so each lower one paints over it */
+        static const char *const colors[SIM_CAT_COUNT] = {"#999999", "#E69F00", "#CC79A7",
+                                                          "#56B4E9", "#009E73", "#F0E442"};
+        for (int k = SIM_CAT_COUNT - 1; k >= 0; k--)
+            plot_buf_printf(&script,
+                            "%s index 5 using 1:%d with filledcurves x1 fc rgb '%s' "
+                            "fs solid 0.55 noborder title '%s', \\\n     ",
+                            qd, k + 2, colors[k], sim_category_name((sim_category)k));
+    }
     plot_buf_printf(&script,
                     "%s index 0 using 1:2 with steps lc rgb '#0072B2' lw 1.5 "
                     "title '%s', \\\n"
@@ -339,6 +402,9 @@ out:
     plot_buf_free(&data);
     plot_buf_free(&script);
     free(c.s);
+    free(c.cat);
+    sim_peak_tracker_free(c.pk);
+    sim_categories_free(cats);
     sim_trace_free(t);
     return rc;
 }

@@ -24,7 +24,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: gpumemsim convert INPUT [-o OUTPUT] [--to gmt|dtr-log] [--gpu NAME]\n"
-            "                         [--kineto FILE] [--quiet]\n"
+            "                         [--kineto FILE [--kineto-force]] [--quiet]\n"
             "\n"
             "Converts a trace between the DTR JSON log format (one JSON object per line, as\n"
             "written by the DTR paper's instrumented PyTorch) and gpumemsim's .gmt format.\n"
@@ -41,6 +41,8 @@ static void usage(FILE *f)
             "  -k, --kineto FILE   a PyTorch Execution Trace's op costs measured instead: the\n"
             "                      GPU time each op launched in the run's Kineto trace FILE\n"
             "                      (docs/import-pytorch.md; refused when FILE is of another run)\n"
+            "  --kineto-force      join the Kineto trace even when the two files disagree on\n"
+            "                      the job (process id, GPU, profiler steps)\n"
             "  -q, --quiet         no summary line or notes (warnings still go to stderr)\n"
             "  -h, --help          show this help\n"
             "\n"
@@ -168,8 +170,8 @@ static void sink_abort(sink *k)
 }
 
 /* Copies every event of input into output. Returns 0 or 1 (message printed). */
-static int convert(const char *input, const char *output, int to_log, const char *gpu,
-                   const char *kineto, int quiet)
+static int convert(const char *input, const char *output, int to_log,
+                   const gmt_source_options *opt, int quiet)
 {
     gms_error err;
     gms_error_clear(&err);
@@ -177,8 +179,8 @@ static int convert(const char *input, const char *output, int to_log, const char
     sink k;
     memset(&k, 0, sizeof k);
     double t0 = now_s();
-    gmt_source_options opt = {gpu, kineto};
-    if (gmt_source_open_with(input, &opt, &src, &err) != 0) {
+    const char *gpu = opt->gpu, *kineto = opt->kineto;
+    if (gmt_source_open_with(input, opt, &src, &err) != 0) {
         cli_error(CMD, "%s", err.msg);
         return 1;
     }
@@ -247,11 +249,12 @@ int cmd_convert(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},
         {"gpu", required_argument, NULL, 'g'},
         {"kineto", required_argument, NULL, 'k'},
+        {"kineto-force", no_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *output = NULL, *to = "gmt", *gpu = NULL, *kineto = NULL;
-    int quiet = 0, c;
+    int quiet = 0, force = 0, c;
     optind = 1;
     opterr = 0;
     /* the leading ':' makes a missing value ':' rather than '?', so the two read apart */
@@ -272,6 +275,9 @@ int cmd_convert(int argc, char **argv)
         case 'k':
             kineto = optarg;
             break;
+        case 'F':
+            force = 1;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -291,6 +297,10 @@ int cmd_convert(int argc, char **argv)
             cli_error(CMD, "no input file given (see --help)");
         else
             cli_error(CMD, "expected one input file, got %d (see --help)", argc - optind);
+        return 2;
+    }
+    if (force && !kineto) {
+        cli_error(CMD, "--kineto-force forces the join of a --kineto trace: give --kineto FILE");
         return 2;
     }
     const char *input = argv[optind];
@@ -321,7 +331,8 @@ int cmd_convert(int argc, char **argv)
         cli_error(CMD, "output %s is the input file; choose another name with -o", output);
         rc = 2;
     } else {
-        rc = convert(input, output, to_log, gpu, kineto, quiet);
+        gmt_source_options opt = {gpu, kineto, force};
+        rc = convert(input, output, to_log, &opt, quiet);
     }
     free(def);
     return rc;

@@ -16,18 +16,22 @@
 #include "sim.h"
 #include "sim_layers.h"
 #include "snapshot_cli.h"
+#include "peak_report.h"
 
 static const char *const CMD = "info";
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: gpumemsim info FILE [--json] [--ops] [--kineto KINETO]\n"
+            "usage: gpumemsim info FILE [--json] [--ops] [--kineto KINETO [--kineto-force]]\n"
             "\n"
             "Summarizes a trace (.gmt, DTR JSON log, Kineto memory trace or PyTorch Execution\n"
             "Trace, detected from the content; docs/import-pytorch.md): events by\n"
             "kind, ops (CALL + MUTATE), distinct op names, constant bytes, baseline peak memory\n"
             "and total compute time (no memory budget; see the DTR semantics spec, section 4),\n"
+            "where that peak is (its op and phase, the resident bytes there by category:\n"
+            "pre-existing, gradients, optimizer state, saved activations, temporaries,\n"
+            "unknown; the largest op; docs/memory.md),\n"
             "annotations and the header metadata, the layer scopes (count, nesting depth) and\n"
             "the top-level forward layers per iteration planners see, from the scopes or, in a\n"
             "trace without scopes, by segmentation (docs/layers.md). A truncated .gmt file\n"
@@ -44,7 +48,9 @@ static void usage(FILE *f)
             "options:\n"
             "  --json      print one JSON object with the keys file, format, events,\n"
             "              events_by_kind, ops, distinct_op_names, outputs, views,\n"
-            "              constant_bytes, baseline_memory, baseline_compute, scopes\n"
+            "              constant_bytes, baseline_memory, baseline_compute, peak\n"
+            "              (where the baseline peaks: op, phase, resident bytes by\n"
+            "              category, the largest op; docs/memory.md), scopes\n"
             "              ({count, max_depth}), layers ({source, iterations,\n"
             "              per_iteration} or null), annotations, meta, warning\n"
             "  --ops       also list every op name with its count, most frequent first\n"
@@ -52,6 +58,8 @@ static void usage(FILE *f)
             "              warning, exit status 0) instead of refusing it\n"
             "  --kineto KINETO  a PyTorch Execution Trace's op costs measured from the run's\n"
             "              Kineto trace KINETO instead of estimated (docs/import-pytorch.md)\n"
+            "  --kineto-force  join KINETO even when the two files disagree on the job\n"
+            "              (process id, GPU, profiler steps; docs/import-pytorch.md)\n"
             "  -h, --help  show this help\n"
             "\n"
             "example:\n"
@@ -61,6 +69,7 @@ static void usage(FILE *f)
 typedef struct info {
     const char *path;
     const char *kineto; /* --kineto, or NULL */
+    int kineto_force;   /* --kineto-force */
     gmt_format format;
     gmt_stats *stats;
     /* header metadata, copied (the source is closed before printing) */
@@ -73,6 +82,9 @@ typedef struct info {
     uint32_t n_iterations;
     uint32_t *layers_per_iteration;
     sim_layer_source layer_source;
+    /* where the baseline peaks (sim_peak.h); its op names copied, the trace is freed */
+    sim_peak peak;
+    char peak_op[256], largest_op[256];
 } info;
 
 static void info_free(info *in)
@@ -105,6 +117,23 @@ static int count_layers(info *in, const sim_trace *t, gms_error *err)
     for (uint32_t i = 0; i < in->n_iterations; i++)
         in->layers_per_iteration[i] = sim_layers_iteration(l, i)->n_layers;
     sim_layers_free(l);
+    return 0;
+}
+
+/* Where the baseline peaks, and what is resident there (sim_peak.h). */
+static int find_peak(info *in, const sim_trace *t, gms_error *err)
+{
+    sim_categories *c;
+    int rc = sim_categories_build(t, &c, err);
+    if (rc)
+        return rc;
+    sim_peak_baseline(t, c, &in->peak);
+    sim_categories_free(c);
+    snprintf(in->peak_op, sizeof in->peak_op, "%s", in->peak.op);
+    snprintf(in->largest_op, sizeof in->largest_op, "%s",
+             in->peak.largest_op ? in->peak.largest_op : "");
+    in->peak.op = in->peak_op;
+    in->peak.largest_op = in->largest_op;
     return 0;
 }
 
@@ -155,7 +184,7 @@ static void build(info *in, sim_trace_builder **b, const gmt_event *ev, gms_erro
 static int scan(info *in, gms_error *err, gms_error *sim_err)
 {
     gmt_source *src;
-    gmt_source_options opt = {NULL, in->kineto};
+    gmt_source_options opt = {NULL, in->kineto, in->kineto_force};
     int rc = gmt_source_open_with(in->path, &opt, &src, err);
     if (rc != 0)
         return rc;
@@ -197,6 +226,8 @@ static int scan(info *in, gms_error *err, gms_error *sim_err)
             in->baseline = *sim_trace_baseline(t);
             in->have_baseline = 1;
             rc = count_layers(in, t, err);
+            if (!rc)
+                rc = find_peak(in, t, err);
             sim_trace_free(t);
             if (rc)
                 return rc;
@@ -274,6 +305,7 @@ static void print_text(const info *in, int list_ops)
                cli_format_bytes(in->baseline.memory, b, sizeof b));
         printf("baseline compute:   %" PRIu64 " ns (%.3f ms)\n", in->baseline.compute,
                (double)in->baseline.compute / 1e6);
+        peak_report_text(&in->peak, 20);
     }
     if (gmt_stats_scopes(s))
         printf("scopes:             %" PRIu64 " (nested %" PRIu64 " deep)\n", gmt_stats_scopes(s),
@@ -356,6 +388,8 @@ static json_t *to_json(const info *in)
                                in->have_baseline ? jint(in->baseline.memory) : json_null());
     bad |= json_object_set_new(o, "baseline_compute",
                                in->have_baseline ? jint(in->baseline.compute) : json_null());
+    json_t *pk = in->have_baseline ? peak_report_json(&in->peak) : json_null();
+    bad |= !pk || json_object_set_new(o, "peak", pk);
     json_t *scopes = json_object(), *layers = NULL;
     if (scopes) {
         bad |= json_object_set_new(scopes, "count", jint(gmt_stats_scopes(s)));
@@ -390,10 +424,11 @@ int cmd_info(int argc, char **argv)
         {"ops", no_argument, NULL, 'p'},
         {"kineto", required_argument, NULL, 'k'},
         {"allow-truncated", no_argument, NULL, 't'},
+        {"kineto-force", no_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int as_json = 0, list_ops = 0, allow_truncated = 0, c;
+    int as_json = 0, list_ops = 0, allow_truncated = 0, force = 0, c;
     const char *kineto = NULL;
     optind = 1;
     opterr = 0;
@@ -411,6 +446,9 @@ int cmd_info(int argc, char **argv)
         case 't':
             allow_truncated = 1;
             break;
+        case 'F':
+            force = 1;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -425,6 +463,10 @@ int cmd_info(int argc, char **argv)
     if (as_json && list_ops) {
         cli_error(CMD, "--ops lists op names in the text report; --json has no such list: use "
                        "one or the other");
+        return 2;
+    }
+    if (force && !kineto) {
+        cli_error(CMD, "--kineto-force forces the join of a --kineto trace: give --kineto KINETO");
         return 2;
     }
     if (optind != argc - 1) {
@@ -446,6 +488,7 @@ int cmd_info(int argc, char **argv)
     memset(&in, 0, sizeof in);
     in.path = argv[optind];
     in.kineto = kineto;
+    in.kineto_force = force;
     gms_error err;
     gms_error_clear(&err);
     /* A trace that parses but cannot be replayed still gets its summary, then the error. */

@@ -20,6 +20,7 @@
 #include "iter_log.h"
 #include "memory.h"
 #include "memviz.h"
+#include "peak_report.h"
 #include "perfetto.h"
 #include "planners.h"
 #include "plugin.h"
@@ -50,8 +51,10 @@ static void usage(FILE *f)
             "Prints the status (ok, oom = nothing left to evict, remat-limit = recomputation\n"
             "passed the limit), the overhead (simulated time / baseline compute), evictions\n"
             "by the policy and eager evictions (last reference released), rematerializations,\n"
-            "peak memory, the baseline (no budget) and the simulator's own wall time. Exit\n"
-            "status 0 whenever the simulation ran, whatever its status.\n"
+            "peak memory and where it was (the op, its phase, the resident bytes there by\n"
+            "category, the largest op; docs/memory.md), the baseline (no budget) and the\n"
+            "simulator's own wall time. Exit status 0 whenever the simulation ran, whatever\n"
+            "its status.\n"
             "\n"
             "options:\n"
             "  --policy NAME       eviction policy (default dtr; see --list-policies), or the\n"
@@ -114,7 +117,10 @@ static void usage(FILE *f)
             "                      budget, budget_ratio, seed, sample, trace, allocator,\n"
             "                      peak_reserved, peak_allocated, largest_free, frag_allocs,\n"
             "                      frag_ratio, cost_model, ops_executed, candidates,\n"
-            "                      op_overhead_ns, search_ns, evict_ns; with --seeds: these\n"
+            "                      op_overhead_ns, search_ns, evict_ns, peak_at (where the\n"
+            "                      run peaked: op, phase, resident bytes by category, the\n"
+            "                      largest op; null with --seeds, --budget-band or a\n"
+            "                      plugin policy; docs/memory.md); with --seeds: these\n"
             "                      are the median run's, and seeds holds the distribution;\n"
             "                      with a swapping policy: swap (link, bytes swapped out and\n"
             "                      in, stall_ns, copy-engine busy time and utilization);\n"
@@ -123,6 +129,8 @@ static void usage(FILE *f)
             "                      object per training iteration, docs/planners.md)\n"
             "  --kineto FILE       a PyTorch Execution Trace's op costs measured from the\n"
             "                      run's Kineto trace FILE (docs/import-pytorch.md)\n"
+            "  --kineto-force      join FILE even when the two files disagree on the job\n"
+            "                      (process id, GPU, profiler steps)\n"
             "  --db FILE           store the run in the result store FILE (created if\n"
             "                      missing) under the key a sweep gives it, so that 'db runs'\n"
             "                      and 'db gaps' show it (simulated once more for the store;\n"
@@ -179,6 +187,7 @@ enum {
     OPT_PERFETTO,
     OPT_MEMORY_SNAPSHOT,
     OPT_KINETO,
+    OPT_KINETO_FORCE,
     OPT_POLICY_ARGS,
     OPT_LINK,
     OPT_HOST_MEMORY,
@@ -204,7 +213,8 @@ static int parse_u64(const char *s, uint64_t *out)
  * integers are exact, the trace path is escaped by jansson. */
 static int print_json(const char *trace, const char *pname, const sim_config *cfg,
                       double ratio, const sim_baseline *bl, const sim_result *r,
-                      const char *allocator, const sim_extra *x, const sim_yardstick *ys)
+                      const char *allocator, const sim_extra *x, const sim_yardstick *ys,
+                      const sim_peak *peak)
 {
     json_t *js = json_string(trace);
     char *tq = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
@@ -261,6 +271,11 @@ static int print_json(const char *trace, const char *pname, const sim_config *cf
     }
     swap_opts_print_json(cfg, r);
     sim_yardstick_print_json(ys, trace, r->status == SIM_OK, r->overhead);
+    json_t *pk = peak ? peak_report_json(peak) : NULL;
+    char *pkq = pk ? json_dumps(pk, JSON_COMPACT) : NULL;
+    json_decref(pk);
+    printf(", \"peak_at\": %s", pkq ? pkq : "null");
+    free(pkq);
     printf("}\n");
     free(tq);
     return 0;
@@ -268,7 +283,8 @@ static int print_json(const char *trace, const char *pname, const sim_config *cf
 
 static void print_text(const char *trace, const char *pname, const sim_config *cfg,
                        double ratio, const sim_baseline *bl, const sim_result *r,
-                       const char *allocator, const sim_extra *x, const sim_yardstick *ys)
+                       const char *allocator, const sim_extra *x, const sim_yardstick *ys,
+                       const sim_peak *peak)
 {
     char b1[64], b2[64];
     printf("trace            %s\n", trace);
@@ -308,6 +324,8 @@ static void print_text(const char *trace, const char *pname, const sim_config *c
            (unsigned long long)r->remat_compute);
     printf("peak memory      %llu B (%s)\n", (unsigned long long)r->peak_memory,
            cli_format_bytes(r->peak_memory, b1, sizeof b1));
+    if (peak)
+        peak_report_text(peak, 17);
     if (cfg->allocator) {
         printf("allocator        %s\n", allocator);
         printf("peak reserved    %llu B (%s)\n", (unsigned long long)r->peak_reserved,
@@ -388,6 +406,7 @@ int cmd_sim(int argc, char **argv)
         {"perfetto", required_argument, NULL, OPT_PERFETTO},
         {"memory-snapshot", required_argument, NULL, OPT_MEMORY_SNAPSHOT},
         {"kineto", required_argument, NULL, OPT_KINETO},
+        {"kineto-force", no_argument, NULL, OPT_KINETO_FORCE},
         {"policy-args", required_argument, NULL, OPT_POLICY_ARGS},
         {"link", required_argument, NULL, OPT_LINK},
         {"host-memory", required_argument, NULL, OPT_HOST_MEMORY},
@@ -399,6 +418,7 @@ int cmd_sim(int argc, char **argv)
     const char *policy = "dtr", *budget_s = NULL, *allocator = "ideal", *alloc_conf = NULL;
     const char *perfetto = NULL, *kineto = NULL, *policy_args = NULL, *db = NULL;
     const char *memsnap = NULL;
+    int kineto_force = 0;
     const char *run_opt = NULL; /* the last single-run option given, for --reference-table */
     sim_config cfg;
     sim_config_init(&cfg);
@@ -541,6 +561,9 @@ int cmd_sim(int argc, char **argv)
             break;
         case OPT_KINETO:
             kineto = optarg;
+            break;
+        case OPT_KINETO_FORCE:
+            kineto_force = 1;
             break;
         case OPT_POLICY_ARGS:
             policy_args = optarg;
@@ -710,13 +733,17 @@ int cmd_sim(int argc, char **argv)
         cli_error(CMD, "--db cannot store this run: %s", why);
         return 2;
     }
+    if (kineto_force && !kineto) {
+        cli_error(CMD, "--kineto-force forces the join of a --kineto trace: give --kineto FILE");
+        return 2;
+    }
     if (chain && kineto) {
         cli_error(CMD, "--kineto measures the costs of a PyTorch Execution Trace; a --chain has "
                        "no trace to join with");
         return 2;
     }
     int rc = chain ? sim_trace_chain(chain, &t, &err)
-                   : sim_trace_load_kineto(trace, kineto, &t, &err);
+                   : sim_trace_load_kineto(trace, kineto, kineto_force, &t, &err);
     if (rc) {
         cli_error(CMD, "%s", err.msg);
         return 1;
@@ -773,6 +800,19 @@ int cmd_sim(int argc, char **argv)
         cfg.observer_ctx = mv;
         cfg.storage_events = 1;
     }
+    /* where this run peaks (one run: not over seeds or a budget band) */
+    peak_follow pf;
+    memset(&pf, 0, sizeof pf);
+    /* (a plugin runs in a child process, so that its crash is reported, only without an
+     * observer: its runs are not followed) */
+    int following = extra.seeds <= 1 && extra.band <= 0 && !pol_plugin_path(cfg.policy);
+    if (following && peak_follow_start(&pf, t, &cfg, &err) != 0) {
+        cli_error(CMD, "%s", err.msg);
+        memviz_abort(mv);
+        perfetto_abort(pw);
+        sim_trace_free(t);
+        return 1;
+    }
     iter_log ilog = {0};
     if (cfg.planner) {
         cfg.iteration_observer = iter_log_observe;
@@ -784,11 +824,17 @@ int cmd_sim(int argc, char **argv)
         memviz_abort(mv);
         perfetto_abort(pw);
         sim_extra_free(&extra);
+        peak_follow_free(&pf);
         sim_trace_free(t);
         return 1;
     }
     /* with --seeds, the median run stands for the runs (never the first seed's) */
     sim_result res = extra.center.median_run;
+    sim_peak peak, *peakp = NULL;
+    if (following) {
+        peak_follow_result(&pf, &peak);
+        peakp = &peak;
+    }
     const char *pname = cfg.planner ? cfg.planner->name : pol_name(cfg.policy);
     if (ilog.failed) {
         cli_error(CMD, "out of memory keeping the per-iteration reports");
@@ -796,6 +842,7 @@ int cmd_sim(int argc, char **argv)
         perfetto_abort(pw);
         iter_log_free(&ilog);
         sim_extra_free(&extra);
+        peak_follow_free(&pf);
         sim_trace_free(t);
         return 1;
     }
@@ -803,6 +850,7 @@ int cmd_sim(int argc, char **argv)
         cli_error(CMD, "--perfetto: %s", err.msg);
         memviz_abort(mv);
         iter_log_free(&ilog);
+        peak_follow_free(&pf);
         sim_trace_free(t);
         return 1;
     }
@@ -832,28 +880,31 @@ int cmd_sim(int argc, char **argv)
             cli_error(CMD, "--db: %s", err.msg);
             iter_log_free(&ilog);
             sim_extra_free(&extra);
+            peak_follow_free(&pf);
             sim_trace_free(t);
             return 1;
         }
         ysp = &ys;
     }
     if (json) {
-        if (print_json(trace, pname, &cfg, ratio, bl, &res, alloc_key, &extra, ysp) != 0) {
+        if (print_json(trace, pname, &cfg, ratio, bl, &res, alloc_key, &extra, ysp, peakp) != 0) {
             cli_error(CMD, "out of memory writing JSON");
             if (ysp)
                 sim_yardstick_free(ysp);
             iter_log_free(&ilog);
             sim_extra_free(&extra);
+            peak_follow_free(&pf);
             sim_trace_free(t);
             return 1;
         }
     } else {
-        print_text(trace, pname, &cfg, ratio, bl, &res, alloc_key, &extra, ysp);
+        print_text(trace, pname, &cfg, ratio, bl, &res, alloc_key, &extra, ysp, peakp);
     }
     if (ysp)
         sim_yardstick_free(ysp);
     iter_log_free(&ilog);
     sim_extra_free(&extra);
+    peak_follow_free(&pf);
     sim_trace_free(t);
     return 0;
 }

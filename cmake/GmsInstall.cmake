@@ -13,6 +13,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/lib/gpumemsim.h ${PROJECT_SOURCE_DIR}/sim/si
               ${PROJECT_SOURCE_DIR}/traces/gms_error.h ${PROJECT_SOURCE_DIR}/sim/link.h
               ${PROJECT_SOURCE_DIR}/sim/planner.h ${PROJECT_SOURCE_DIR}/sim/sim_plan_report.h
               ${PROJECT_SOURCE_DIR}/heuristics/planners.h ${PROJECT_SOURCE_DIR}/heuristics/catalog.h
+              ${PROJECT_SOURCE_DIR}/sim/sim_peak.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gpumemsim)
 install(FILES ${PROJECT_SOURCE_DIR}/examples/policy-plugin/my_policy.c
               ${PROJECT_SOURCE_DIR}/examples/policy-plugin/my_fast_policy.c

@@ -28,6 +28,7 @@
 #include "policy.h"
 #include "registry.h"
 #include "sim.h"
+#include "sim_peak.h"
 #include "sim_plan_report.h"
 
 #endif

@@ -105,7 +105,7 @@ static PyObject *load_trace(PyObject *path_obj, PyObject *kineto_obj)
     int rc;
     const char *kineto = kbytes ? PyBytes_AS_STRING(kbytes) : NULL;
     Py_BEGIN_ALLOW_THREADS
-    rc = sim_trace_load_kineto(PyBytes_AS_STRING(bytes), kineto, &t, &err);
+    rc = sim_trace_load_kineto(PyBytes_AS_STRING(bytes), kineto, 0, &t, &err);
     Py_END_ALLOW_THREADS
     Py_DECREF(bytes);
     Py_XDECREF(kbytes);
@@ -182,9 +182,30 @@ static PyObject *dbl(double d)
 }
 
 /* The dictionary of `gpumemsim sim --json` (cli/cmd_sim.c print_json), key for key. */
+/* The run's peak as the CLI's JSON peak_at (cli/peak_report.c). */
+static PyObject *peak_dict(const sim_peak *p)
+{
+    PyObject *cats = PyDict_New();
+    for (int k = 0; cats && k < SIM_CAT_COUNT; k++) {
+        PyObject *v = PyLong_FromUnsignedLongLong((unsigned long long)p->by_category[k]);
+        if (!v || PyDict_SetItemString(cats, sim_category_key((sim_category)k), v) < 0)
+            Py_CLEAR(cats);
+        Py_XDECREF(v);
+    }
+    if (!cats)
+        return NULL;
+    return Py_BuildValue("{s:K,s:K,s:s,s:s,s:N,s:{s:K,s:K,s:s}}", "memory",
+                         (unsigned long long)p->memory, "op_index",
+                         (unsigned long long)p->op_index, "op", p->op, "phase",
+                         sim_phase_name(p->phase), "by_category", cats, "largest_op", "bytes",
+                         (unsigned long long)p->largest_op_bytes, "op_index",
+                         (unsigned long long)p->largest_op_index, "op",
+                         p->largest_op ? p->largest_op : "");
+}
+
 static PyObject *result_dict(PyObject *trace, const char *policy, const sim_config *cfg,
                              double ratio, const sim_baseline *bl, const sim_result *r,
-                             const char *allocator)
+                             const char *allocator, const sim_peak *peak)
 {
     PyObject *d = PyDict_New();
     if (!d)
@@ -235,6 +256,7 @@ static PyObject *result_dict(PyObject *trace, const char *policy, const sim_conf
     PUT("op_overhead_ns", U64(r->op_overhead_ns));
     PUT("search_ns", U64(r->search_ns));
     PUT("evict_ns", U64(r->evict_ns));
+    PUT("peak_at", peak ? peak_dict(peak) : Py_NewRef(Py_None));
 #undef U64
 #undef PUT
     return d;
@@ -409,6 +431,21 @@ static PyObject *py_sim(PyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     }
 
+    /* where the run peaks, as the CLI follows it (sim --json's peak_at; not for plugins) */
+    sim_categories *cats = NULL;
+    sim_peak_tracker *pk = NULL;
+    int following = !pol_plugin_path(cfg.policy);
+    if (following && (sim_categories_build(tr->t, &cats, &err) ||
+                      sim_peak_tracker_new(tr->t, cats, &pk, &err))) {
+        sim_categories_free(cats);
+        py_iters_free(&iters);
+        Py_DECREF(tobj);
+        return PyErr_NoMemory();
+    }
+    if (following) {
+        cfg.observer = sim_peak_observe;
+        cfg.observer_ctx = pk;
+    }
     sim_result res;
     int rc;
     if (score == Py_None) {
@@ -418,18 +455,28 @@ static PyObject *py_sim(PyObject *self, PyObject *args, PyObject *kw)
     } else {
         rc = sim_run(tr->t, &cfg, &res, &err);
         if (py_policy_finish(&pp, error_type) != 0) {
+            sim_peak_tracker_free(pk);
+            sim_categories_free(cats);
+            py_iters_free(&iters);
             Py_DECREF(tobj);
             return NULL;
         }
     }
+    sim_peak peak;
+    if (following)
+        sim_peak_tracker_result(pk, &peak);
+    sim_peak_tracker_free(pk);
     if (rc) {
         PyErr_Format(error_type, "%U: %s", tr->path, err.msg);
+        sim_categories_free(cats);
         py_iters_free(&iters);
         Py_DECREF(tobj);
         return NULL;
     }
     PyObject *d = result_dict(tr->path, planner ? cfg.planner->name : pol_name(cfg.policy), &cfg,
-                              ratio, sim_trace_baseline(tr->t), &res, alloc_key);
+                              ratio, sim_trace_baseline(tr->t), &res, alloc_key,
+                              following ? &peak : NULL);
+    sim_categories_free(cats);
     if (d && py_opts_put(d, &cfg, &res, &iters) != 0)
         Py_CLEAR(d);
     py_iters_free(&iters);

@@ -35,8 +35,10 @@ typedef struct sim_baseline {
 /* Loads a .gmt trace or DTR log (sniffed) into a replayable schedule. */
 int sim_trace_load(const char *path, sim_trace **out, gms_error *err);
 /* As sim_trace_load, with a PyTorch Execution Trace's Kineto trace (NULL: none) for measured
- * op costs (traces/import_et_kineto.h); refused for a trace of another format. */
-int sim_trace_load_kineto(const char *path, const char *kineto, sim_trace **out, gms_error *err);
+ * op costs (traces/import_et_kineto.h; force: join it even when the two files disagree on the
+ * job); refused for a trace of another format. */
+int sim_trace_load_kineto(const char *path, const char *kineto, int force, sim_trace **out,
+                          gms_error *err);
 void sim_trace_free(sim_trace *t);
 const sim_baseline *sim_trace_baseline(const sim_trace *t);
 

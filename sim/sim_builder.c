@@ -67,7 +67,7 @@ struct sim_trace_builder {
     const char *memo_name[INTERN_MEMO];
     uint32_t memo_off[INTERN_MEMO];
 
-    uint32_t cap_scopes, cap_iter, cap_bwd, cap_iter_val;
+    uint32_t cap_scopes, cap_iter, cap_bwd, cap_opt, cap_iter_val;
     uint32_t *open;    /* indices into tr->scopes of the open scopes, outermost first */
     uint32_t n_open, cap_open;
     uint32_t orphan_ends; /* scopes opened before START: their ends are ignored */
@@ -457,7 +457,7 @@ static void reset(sim_trace_builder *b)
     b->n_hashed = 0;
     b->mem = 0;
     b->n_children = 0;
-    tr->n_scopes = tr->n_iter = tr->n_bwd = tr->max_scope_depth = 0;
+    tr->n_scopes = tr->n_iter = tr->n_bwd = tr->n_opt = tr->max_scope_depth = 0;
     b->orphan_ends += b->n_open;
     b->n_open = 0;
     b->have_model_op = 0;
@@ -678,6 +678,9 @@ int sim_trace_builder_add(sim_trace_builder *b, const gmt_event *ev, gms_error *
         }
         if (strcmp(ev->text, "BACKWARD") == 0 &&
             mark(b, &b->tr->bwd_op, &b->tr->n_bwd, &b->cap_bwd))
+            return oom(b, err);
+        if (strcmp(ev->text, "optimizer") == 0 &&
+            mark(b, &b->tr->opt_op, &b->tr->n_opt, &b->cap_opt))
             return oom(b, err);
         return 0;
     case GMT_NAME:

@@ -132,6 +132,8 @@ struct sim_trace {
     uint32_t n_iter;
     uint32_t *bwd_op;         /* per ANNOTATE BACKWARD: index of the op after it */
     uint32_t n_bwd;
+    uint32_t *opt_op;         /* per ANNOTATE optimizer (an optimizer step starts): the same */
+    uint32_t n_opt;
     uint32_t first_model_op;  /* first op of a CALL or MUTATE (n_ops when none) */
 };
 

@@ -9,16 +9,17 @@
 
 int sim_trace_load(const char *path, sim_trace **out, gms_error *err)
 {
-    return sim_trace_load_kineto(path, NULL, out, err);
+    return sim_trace_load_kineto(path, NULL, 0, out, err);
 }
 
-int sim_trace_load_kineto(const char *path, const char *kineto, sim_trace **out, gms_error *err)
+int sim_trace_load_kineto(const char *path, const char *kineto, int force, sim_trace **out,
+                          gms_error *err)
 {
     *out = NULL;
     if (!path)
         return gms_error_set(err, GMS_EINVAL, "sim_trace_load: NULL path");
     gmt_source *src;
-    gmt_source_options opt = {NULL, kineto};
+    gmt_source_options opt = {NULL, kineto, force};
     int rc = gmt_source_open_with(path, &opt, &src, err);
     if (rc)
         return rc;

@@ -241,6 +241,7 @@ void sim_trace_free(sim_trace *t)
     free(t->iter_op);
     free(t->iter_val);
     free(t->bwd_op);
+    free(t->opt_op);
     free(t);
 }
 

@@ -148,6 +148,7 @@ int gmt_source_open(const char *path, gmt_source **out, gms_error *err);
 typedef struct gmt_source_options {
     const char *gpu; /* importers that estimate op costs (PyTorch ET): one of synth's GPUs */
     const char *kineto; /* PyTorch ET: the run's Kineto trace, for measured op costs */
+    int kineto_force;   /* join it even when the files disagree on the job (pid, GPU, steps) */
 } gmt_source_options;
 int gmt_source_open_with(const char *path, const gmt_source_options *opt, gmt_source **out,
                          gms_error *err);

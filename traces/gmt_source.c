@@ -186,8 +186,8 @@ int gmt_source_open_with(const char *path, const gmt_source_options *opt, gmt_so
         if (!s)
             return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
         s->format = GMT_FORMAT_PYTORCH_ET;
-        int rc = et_source_open(path, opt ? opt->gpu : NULL, opt ? opt->kineto : NULL, &s->et,
-                                 err);
+        int rc = et_source_open(path, opt ? opt->gpu : NULL, opt ? opt->kineto : NULL,
+                                opt ? opt->kineto_force : 0, &s->et, err);
         if (rc) {
             gmt_source_close(s);
             return rc;

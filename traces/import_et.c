@@ -169,6 +169,9 @@ static int read_tensor(json_t *v, et_tensor *t)
     t->numel = (uint64_t)f[3];
     t->itemsize = (uint64_t)f[4];
     t->cuda = strncmp(dev, "cuda", 4) == 0;
+    t->device = t->cuda && dev[4] == ':' && dev[5] >= '0' && dev[5] <= '9' && strlen(dev) < 10
+                    ? atoi(dev + 5)
+                    : -1;
     return 0;
 }
 
@@ -434,6 +437,14 @@ static int keep_ops(walk *w, int *under_opt)
         for (int m = 0; m < 3; m++)
             if (starts(nd->name, markers[m]))
                 n_markers[m]++;
+        if (starts(nd->name, "ProfilerStep#") && nd->name[13] >= '0' && nd->name[13] <= '9' &&
+            strlen(nd->name) < 30) {
+            long long n = atoll(nd->name + 13);
+            if (t->step_first < 0 || n < t->step_first)
+                t->step_first = n;
+            if (n > t->step_last)
+                t->step_last = n;
+        }
         if (!nd->is_op && nd->parent != nd->id && !starts(nd->name, "[pytorch|"))
             t->wrappers++;
         if (starts(nd->name, MODULE_PREFIX))
@@ -487,6 +498,7 @@ static int keep_ops(walk *w, int *under_opt)
         op->out_first = nd->out_first;
         op->n_out = nd->n_out;
         op->backward = (f & UNDER_AUTOGRAD) != 0;
+        op->optimizer = (f & UNDER_OPTIMIZER) != 0;
         int oom = 0;
         op->module_path = module_path(w, i, &oom);
         if (oom) {
@@ -613,8 +625,16 @@ int et_load_buffer(const char *buf, size_t len, const char *name, et_trace **out
     if (!rc)
         rc = check_schema(&sc, name, t, err);
     walk w = {.path = name, .t = t};
+    t->pid = sc.pid;
+    t->step_first = t->step_last = -1;
     if (!rc)
         rc = walk_nodes(&w, &sc, err);
+    t->cuda_device = -1;
+    for (size_t i = 0; !rc && i < t->n_tensors && t->cuda_device != -2; i++) {
+        int d = t->tensors[i].cuda ? t->tensors[i].device : -1;
+        if (d >= 0 && t->cuda_device != d)
+            t->cuda_device = t->cuda_device == -1 ? d : -2;
+    }
     free(w.nodes);
     free(w.by_id);
     et_map_free(&w.interned);

@@ -9,8 +9,8 @@
  *                      device]; 1.1.x-chakra: inputs/outputs objects of values, shapes, types)
  *                      into et_node records, and picks the outermost operator of each thread;
  *   import_et_ops.c    turns those ops into events: storages, views (aliases), in-place
- *                      (MUTATE), constants, per-step inputs, releases after the last use,
- *                      iteration and backward annotations;
+ *                      writes as new versions (views), constants, per-step inputs, releases
+ *                      after the last use, iteration and backward annotations;
  *   import_et_cost.c   the roofline estimate of each op's cost from its shapes.
  * The Kineto join (import_et_kineto.h, `--kineto`) replaces import_et_cost's numbers with
  * measured ones: it gets the et_trace (ops with their name and step) before events are built.
@@ -30,6 +30,7 @@ typedef struct et_tensor {
     uint64_t tensor_id, storage_id;
     uint64_t offset, numel, itemsize; /* offset and numel in elements */
     int cuda;                          /* device is "cuda" or "cuda:N" */
+    int device;                        /* N of "cuda:N", -1 for "cuda" or another device */
 } et_tensor;
 
 /* One argument: a non-tensor value (n = 0), a tensor (n = 1) or a tensor list (n >= 0). */
@@ -50,6 +51,7 @@ typedef struct et_op {
     uint32_t in_first, n_in, out_first, n_out; /* into et_trace.args */
     uint32_t hid_first, n_hid; /* into et_trace.hidden: outputs of its nested calls */
     int backward;    /* runs under an autograd engine function */
+    int optimizer;   /* runs under an optimizer step (Optimizer.step#...) */
     int iter_start;  /* an iteration marker started before this op (and after the previous) */
     uint64_t dur_ns; /* filled by the cost estimate (or a later Kineto join) */
     int has_cost;
@@ -76,6 +78,10 @@ typedef struct et_trace {
     size_t nodes, nested_ops, wrappers, iterations;
     size_t module_calls; /* "nn.Module: NAME" record functions (layer scopes) */
     const char *iteration_marker; /* "ProfilerStep#", "## forward ##", "Optimizer.step" or "" */
+    /* what the file says about the job, for the Kineto pairing checks (import_et_pairing.c) */
+    long long pid;                /* the recording process, -1 when not given */
+    int cuda_device;              /* the N of every "cuda:N" tensor; -1 none, -2 several */
+    long long step_first, step_last; /* ProfilerStep#N numbers seen, -1 when none */
 } et_trace;
 
 /* 1 when the start of the file (plain or gzip) is a PyTorch Execution Trace object. */
@@ -98,15 +104,35 @@ typedef struct et_cost_totals {
  * GMS_EINVAL for an unknown GPU name. */
 int et_estimate_costs(et_trace *t, const char *gpu, et_cost_totals *tot, gms_error *err);
 
+/* ---- foreach ops (import_et_foreach.c) ---------------------------------------------------- */
+/* A `_foreach_*` op applies one op to each element of its tensor lists: its parts, N when
+ * every list argument holds the same N > 1 tensors (single tensors go to every part), else 1
+ * (any other op too). */
+uint32_t et_foreach_parts(const et_trace *t, const et_op *op);
+/* The elements [*lo, *hi) of arg that part `part` of `parts` touches. */
+void et_part_range(const et_arg *arg, uint32_t part, uint32_t parts, uint32_t *lo,
+                   uint32_t *hi);
+/* Bytes of the CUDA tensors part `part` touches (its share of the op's cost). */
+uint64_t et_part_bytes(const et_trace *t, const et_op *op, uint32_t part, uint32_t parts);
+
 /* ---- events (import_et_ops.c) ------------------------------------------------------------ */
 typedef struct et_events et_events;
 
 typedef struct et_event_totals {
-    size_t ops, calls, mutates, aliases, constants, step_inputs, releases, backward_marks;
+    size_t ops, calls, aliases, constants, step_inputs, releases, backward_marks;
+    size_t optimizer_marks;     /* optimizer steps marked (ANNOTATE optimizer) */
     size_t cpu_tensors;         /* tensor values not on a CUDA device, left out */
     size_t ops_without_cuda;    /* ops that touch no CUDA tensor, left out */
-    size_t mutations_in_calls;  /* in-place writes of ops that also make outputs */
-    size_t constant_writes;     /* in-place writes to a constant, as transient outputs */
+    size_t in_place_ops;        /* ops that write a tensor in place */
+    size_t in_place_writes;     /* tensors written in place: each a new version (a view) */
+    size_t mutations_in_calls;  /* in-place ops that also make new tensors */
+    size_t constant_writes;     /* of the writes, those to a constant (an optimizer step) */
+    size_t foreach_split;       /* `_foreach_*` ops replayed as one op per list element */
+    size_t foreach_parts;       /* the ops they became */
+    size_t gradients_held;      /* gradients kept to the end of their step (param.grad) */
+    size_t state_held;          /* optimizer state made in a step, kept to its end */
+    size_t stale_reads;         /* reads of a tensor older than its storage's latest write,
+                                 * which read the latest version too */
     size_t storage_reuses;      /* a storage id that came back as a new allocation */
     size_t nested_outputs;      /* new storages made by nested calls, kept as outputs */
     size_t scopes;              /* layer scopes begun (module record functions) */
@@ -126,11 +152,13 @@ void et_events_free(et_events *e);
 typedef struct et_source et_source;
 
 /* Loads, estimates costs on gpu (NULL: the default, ET_DEFAULT_GPU), replaces them with the
- * measured ones of the Kineto trace at kineto (NULL: none, import_et_kineto.h) and builds
- * events. */
+ * measured ones of the Kineto trace at kineto (NULL: none, import_et_kineto.h), after checking
+ * that both files record the same job (et_kineto_pairing; kineto_force: a mismatch is only
+ * reported), and builds events. With a Kineto trace and no gpu, the per-step inputs are
+ * priced on the roofline GPU of the Kineto trace's device when the table has one. */
 #define ET_DEFAULT_GPU "v100"
-int et_source_open(const char *path, const char *gpu, const char *kineto, et_source **out,
-                   gms_error *err);
+int et_source_open(const char *path, const char *gpu, const char *kineto, int kineto_force,
+                   et_source **out, gms_error *err);
 int et_source_next(et_source *s, struct gmt_event *ev);
 size_t et_source_meta_count(const et_source *s);
 void et_source_meta_at(const et_source *s, size_t i, const char **key, const char **value);

@@ -36,6 +36,7 @@ struct kt_trace {
     size_t n_ops, n_steps;
     uint64_t *step_gpu; /* GPU time launched in each step */
     char device[128];
+    kt_job job;
     size_t gpu_events, gpu_events_linked;
     uint64_t gpu_ns, gpu_ns_linked;
 };
@@ -155,6 +156,17 @@ static int add_bound(raw *r, int64_t at, int profiler_step)
     return 0;
 }
 
+/* Folds a value v (-1: none) into *x: the first one seen, -2 once two differ. */
+static void note(long long *x, int64_t v)
+{
+    if (v < 0 || v > INT32_MAX)
+        return;
+    if (*x == -1)
+        *x = v;
+    else if (*x != v)
+        *x = -2;
+}
+
 static int collect(kt_trace *k, json_t *events, raw *r)
 {
     size_t n = json_array_size(events);
@@ -170,9 +182,19 @@ static int collect(kt_trace *k, json_t *events, raw *r)
         if (dur < 0)
             dur = 0;
         int is_cpu = strcmp(cat, "cpu_op") == 0;
+        if (is_cpu)
+            note(&k->job.pid, int_of(json_object_get(e, "pid")));
         if ((is_cpu || strcmp(cat, "user_annotation") == 0) && name) {
             if (starts(name, "ProfilerStep#") && add_bound(r, ts, 1))
                 return -1;
+            if (starts(name, "ProfilerStep#") && name[13] >= '0' && name[13] <= '9' &&
+                strlen(name) < 30) {
+                long long num = atoll(name + 13);
+                if (k->job.step_first < 0 || num < k->job.step_first)
+                    k->job.step_first = num;
+                if (num > k->job.step_last)
+                    k->job.step_last = num;
+            }
             if (starts(name, "Optimizer.step") && add_bound(r, ts + dur, 0))
                 return -1;
         }
@@ -199,6 +221,10 @@ static int collect(kt_trace *k, json_t *events, raw *r)
                 return -1;
             r->gpu[r->n_gpu++] = (kt_gpu){int_of(json_object_get(args, "correlation")),
                                           (uint64_t)dur};
+            long long dev = -1;
+            note(&dev, int_of(json_object_get(args, "device")));
+            if (dev >= 0 && k->job.device != dev)
+                k->job.device = k->job.device == -1 ? (int)dev : -2;
             k->gpu_events++;
             k->gpu_ns += (uint64_t)dur;
         }
@@ -335,6 +361,12 @@ int kt_load_buffer(const char *buf, size_t len, const char *name, const et_trace
     }
     kt_trace *k = calloc(1, sizeof *k);
     raw r = {0};
+    if (k) {
+        json_t *di = json_object_get(root, "distributedInfo");
+        json_t *rank = json_object_get(di, "rank"), *world = json_object_get(di, "world_size");
+        k->job = (kt_job){-1, json_is_integer(rank) ? json_integer_value(rank) : -1,
+                          json_is_integer(world) ? json_integer_value(world) : -1, -1, -1, -1};
+    }
     int rc = !k || names_of(k, t) || collect(k, events, &r);
     if (!rc) {
         const char *dev = json_string_value(
@@ -372,6 +404,11 @@ int kt_load(const char *path, const et_trace *t, kt_trace **out, gms_error *err)
     rc = kt_load_buffer(buf, len, path, t, out, err);
     free(buf);
     return rc;
+}
+
+const kt_job *kt_job_of(const kt_trace *k)
+{
+    return &k->job;
 }
 
 void kt_free(kt_trace *k)

@@ -23,6 +23,15 @@
 
 typedef struct kt_trace kt_trace;
 
+/* What a Kineto trace says about the job it recorded, for the pairing checks
+ * (import_et_pairing.c); -1 where it says nothing. */
+typedef struct kt_job {
+    long long pid;             /* of its CPU ops; -2 when they name several */
+    long long rank, world;     /* distributedInfo.rank and .world_size */
+    int device;                /* the GPU its kernels ran on; -2 when several */
+    long long step_first, step_last; /* ProfilerStep#N numbers */
+} kt_job;
+
 typedef struct et_kineto_totals {
     const char *join;        /* "one to one" or "step by step" */
     char device[128];        /* deviceProperties[0].name, or "unknown" */
@@ -31,6 +40,7 @@ typedef struct et_kineto_totals {
     size_t gpu_events, gpu_events_linked; /* kernels, memcpys, memsets; those on a joined op */
     uint64_t gpu_ns, gpu_ns_linked;       /* their summed durations */
     uint64_t step_gpu_ns_median;          /* GPU time launched in a Kineto step, median step */
+    char pairing[512];                    /* what et_kineto_pairing compared */
 } et_kineto_totals;
 
 /* Reads a Kineto trace (plain or gzip). t's op names choose the CPU ops kept. Errors name the
@@ -39,10 +49,19 @@ int kt_load(const char *path, const et_trace *t, kt_trace **out, gms_error *err)
 int kt_load_buffer(const char *buf, size_t len, const char *name, const et_trace *t,
                    kt_trace **out, gms_error *err);
 void kt_free(kt_trace *k);
+const kt_job *kt_job_of(const kt_trace *k);
 
 /* Replaces the costs of t's CUDA ops (after et_estimate_costs) with measured ones. Refuses
  * (GMS_EFORMAT, naming path) when fewer than 95% of them find a Kineto op. */
 int et_kineto_join(et_trace *t, const kt_trace *k, const char *path, et_kineto_totals *tot,
                    gms_error *err);
+
+/* Compares what t and the Kineto trace (k) say about the job they recorded: the process,
+ * the GPU, the ProfilerStep numbers, each where both state it (import_et_pairing.c). Fills
+ * summary (n bytes) with what was compared, for the header. A mismatch is refused
+ * (GMS_EFORMAT, naming both values and --kineto-force), or with force reported in the
+ * summary and accepted. */
+int et_kineto_pairing(const et_trace *t, const kt_job *k, const char *et_path,
+                      const char *kt_path, int force, char *summary, size_t n, gms_error *err);
 
 #endif

@@ -12,12 +12,24 @@
  *  - an output on a storage none of the op's inputs has is a new storage (alias_of -1); an
  *    output on an input's storage with another tensor id is a view (alias of that input); an
  *    output that is an input tensor itself (in-place ops return self) adds nothing;
- *  - inputs annotated `Tensor(a!)` in the op schema are written in place: an op with no new
- *    outputs is a MUTATE of them; one with outputs stays a CALL (counted);
+ *  - inputs annotated `Tensor(a!)` in the op schema are written in place: the op allocates
+ *    nothing for them; each written tensor gets a new version, a view (alias) output of the
+ *    op on the same storage, and later readers read that version (see "versions" below);
+ *  - a `_foreach_*` op over lists of N tensors is N ops, one per element
+ *    (import_et_foreach.c);
  *  - an ET records no frees: every handle but a constant is released right after its last
- *    use, a lower bound of its real lifetime (PyTorch frees at refcount zero);
+ *    use, a lower bound of its real lifetime (PyTorch frees at refcount zero), but for
+ *    gradients and optimizer state made in a step, held to the step's end (hold_step_state);
  *  - ANNOTATE "iteration" where the walk found an iteration start, ANNOTATE "BACKWARD" before
- *    the first op of an iteration that runs under the autograd engine.
+ *    the first op of an iteration that runs under the autograd engine, ANNOTATE "optimizer"
+ *    before the first op of each optimizer step.
+ *
+ * Versions: the engine recomputes a view by recomputing its base and then the view's own op,
+ * so a write in place as a view output "version k+1 of the storage, made by this op from
+ * version k and its other inputs" is recomputed as the whole chain of writes, and costs no
+ * bytes. A tensor made before its storage's latest write (a view taken earlier) that is read
+ * afterwards is read together with the latest version, so recomputing its reader replays the
+ * writes too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,23 +39,30 @@
 #include "import_et_map.h"
 #include "synth.h"
 
+#define NO_HANDLE UINT32_MAX
+
 typedef struct gen { /* one life of a storage id */
     uint64_t size;
     uint32_t base;      /* its first handle */
     uint32_t first_use; /* op index */
+    uint32_t latest;    /* the handle of its latest version (NO_HANDLE: never written) */
+    uint32_t version;   /* in-place writes so far */
     uint8_t preexisting, reused;
+    uint8_t read_by_optimizer; /* an op of an optimizer step reads it */
+    uint8_t written_with_grad; /* an optimizer op that reads a gradient writes it */
 } gen;
 
 typedef struct handle {
     uint32_t gen, last_use;
+    uint32_t ver;       /* the gen's version when this handle was made */
+    uint8_t is_version; /* made by an in-place write */
 } handle;
 
 typedef struct rec { /* one op's event */
-    gmt_kind kind;
     uint32_t op;        /* index into t->ops */
-    uint32_t in_first, n_in, out_first, n_out, mut_first, n_mut;
+    uint64_t dur_ns;    /* the op's cost, or its part's share of it (et_foreach_parts) */
+    uint32_t in_first, n_in, out_first, n_out;
     int iter_start; /* an iteration starts here (or at an op left out just before) */
-    uint32_t tout_first, n_tout; /* transient outputs: the new value of a constant it writes */
 } rec;
 
 enum {
@@ -52,15 +71,15 @@ enum {
     IT_STEPIN,
     IT_ITER,
     IT_BWD,
+    IT_OPT,
     IT_OP,
     IT_RELEASE,
-    IT_RELEASE_ID,
     IT_SCOPE_BEGIN,
     IT_SCOPE_END
 };
 typedef struct item {
-    uint32_t kind, ref; /* a handle (CONST, STEPIN, RELEASE), a rec (OP), an id (RELEASE_ID),
-                         * a scope name (SCOPE_BEGIN) */
+    uint32_t kind, ref; /* a handle (CONST, STEPIN, RELEASE), a rec (OP), a scope name
+                         * (SCOPE_BEGIN) */
 } item;
 
 typedef struct scope_name { /* the first len bytes of a module path */
@@ -81,11 +100,13 @@ struct et_events {
     VEC(rec) recs;
     VEC(uint64_t) ins;
     VEC(gmt_output) outs;
-    VEC(uint32_t) muts;
-    VEC(gmt_output) touts;
+    VEC(uint32_t) muts; /* the op being built's written inputs: (input index, tensor id) */
+    VEC(uint64_t) mut_tids;
     VEC(item) items;
     VEC(scope_name) scope_names;
     size_t pos;
+    uint64_t split_total, split_given; /* the foreach op being split: bytes, cost handed out */
+    uint32_t op_first_rec;             /* the rec of its first part */
     et_map storages, tensors;
     uint64_t *step_cost; /* per gen: the host-to-device copy of a step input */
     gmt_output one_out;
@@ -129,8 +150,8 @@ static uint64_t extent(const et_tensor *x)
 static int new_gen(et_events *e, uint64_t storage_id, uint64_t size, uint32_t op, int pre,
                    uint32_t *h)
 {
-    gen g = {size, (uint32_t)e->handles.n, op, (uint8_t)pre, 0};
-    handle hd = {(uint32_t)e->gens.n, op};
+    gen g = {size, (uint32_t)e->handles.n, op, NO_HANDLE, 0, (uint8_t)pre, 0, 0, 0};
+    handle hd = {(uint32_t)e->gens.n, op, 0, 0};
     if (e->handles.n >= UINT32_MAX - 1 || PUSH(e->gens, g) || PUSH(e->handles, hd) ||
         et_map_put(&e->storages, storage_id, (uint32_t)(e->gens.n - 1)))
         return -1;
@@ -217,10 +238,25 @@ static void touch(et_events *e, uint32_t h, uint32_t k)
  * log-softmax kept for backward): outputs of the op, since later ops may read them. A storage
  * the op already reads or made is not new; one whose id is known but that the op does not
  * touch came back as a new allocation. */
-static int hidden_outputs(et_events *e, const et_op *op, rec *r, et_event_totals *tot)
+/* 1 when one of the recs first..here-1 or r (the parts of one op so far) reads gen g. */
+static int op_reads(const et_events *e, uint32_t first, const rec *r, uint32_t g)
+{
+    for (uint32_t k = first; k <= e->recs.n; k++) {
+        const rec *q = k < e->recs.n ? &e->recs.v[k] : r;
+        for (uint32_t j = 0; j < q->n_in; j++)
+            if (e->handles.v[e->ins.v[q->in_first + j]].gen == g)
+                return 1;
+    }
+    return 0;
+}
+
+/* The nested calls' new storages, given to the op's last part (first = its first part's
+ * rec): a split op's parts made its own results, so only what none of them made or read
+ * is new. */
+static int hidden_outputs(et_events *e, const et_op *op, uint32_t first, rec *r,
+                          et_event_totals *tot)
 {
     const et_trace *t = e->t;
-    uint32_t here = (uint32_t)e->recs.n;
     for (uint32_t k = 0; k < op->n_hid; k++) {
         const et_arg *arg = &t->args[t->hidden[op->hid_first + k]];
         for (uint32_t i = 0; i < arg->n; i++) {
@@ -229,19 +265,16 @@ static int hidden_outputs(et_events *e, const et_op *op, rec *r, et_event_totals
             if (!x->cuda)
                 continue;
             int have = et_map_get(&e->storages, x->storage_id, &g);
-            if (have && e->gens.v[g].first_use == here)
+            if (have && e->gens.v[g].first_use >= first)
                 continue; /* made (or first read) by this op */
-            int read = 0;
-            for (uint32_t j = 0; have && j < r->n_in && !read; j++)
-                read = e->handles.v[e->ins.v[r->in_first + j]].gen == g;
-            if (read)
+            if (have && op_reads(e, first, r, g))
                 continue;
             if (have) {
                 tot->storage_reuses++;
                 if (e->gens.v[g].preexisting)
                     e->gens.v[g].reused = 1;
             }
-            if (new_gen(e, x->storage_id, extent(x), here, 0, &h) ||
+            if (new_gen(e, x->storage_id, extent(x), (uint32_t)e->recs.n, 0, &h) ||
                 et_map_put(&e->tensors, x->tensor_id, h))
                 return -1;
             gmt_output o = {(uint64_t)h, extent(x), -1};
@@ -254,19 +287,115 @@ static int hidden_outputs(et_events *e, const et_op *op, rec *r, et_event_totals
     return 0;
 }
 
-/* One op: its inputs, in-place writes and outputs as a rec (handles as ids for now). */
-static int build_op(et_events *e, uint32_t k, et_event_totals *tot, int *kept)
+/* Reads handle h: marks its use, and when h was made before its storage's latest in-place
+ * write (a view taken earlier), also reads the latest version, so that recomputing this op
+ * recomputes the writes it saw. */
+static int read_handle(et_events *e, rec *r, uint32_t h, et_event_totals *tot)
+{
+    uint32_t here = (uint32_t)e->recs.n;
+    if (add_input(e, r, h))
+        return -1;
+    touch(e, h, here);
+    gen *gp = &e->gens.v[e->handles.v[h].gen];
+    gp->read_by_optimizer |= (uint8_t)e->t->ops[r->op].optimizer;
+    if (gp->latest == NO_HANDLE || gp->latest == h || e->handles.v[h].ver == gp->version)
+        return 0;
+    uint32_t n = r->n_in;
+    if (add_input(e, r, gp->latest))
+        return -1;
+    touch(e, gp->latest, here);
+    tot->stale_reads += r->n_in > n;
+    return 0;
+}
+
+/* 1 when gen g is a gradient: a backward op made it (it is not pre-existing) and an optimizer
+ * step reads it. */
+static int is_gradient(const et_events *e, uint32_t g)
+{
+    const gen *gp = &e->gens.v[g];
+    return !gp->preexisting && gp->read_by_optimizer && gp->first_use < e->recs.n &&
+           e->t->ops[e->recs.v[gp->first_use].op].backward;
+}
+
+/* The op's in-place writes: one version per written input, a view output of it; the written
+ * tensor id names the new version from now on. */
+static int add_versions(et_events *e, rec *r, et_event_totals *tot)
+{
+    int with_grad = 0;
+    for (uint32_t j = 0; e->t->ops[r->op].optimizer && j < r->n_in && !with_grad; j++)
+        with_grad = is_gradient(e, e->handles.v[e->ins.v[r->in_first + j]].gen);
+    for (size_t m = 0; m < e->muts.n; m++) {
+        uint32_t idx = e->muts.v[m], h = (uint32_t)e->ins.v[r->in_first + idx];
+        uint32_t g = e->handles.v[h].gen;
+        gen *gp = &e->gens.v[g];
+        if (gp->version == UINT32_MAX - 1 || e->handles.n >= UINT32_MAX - 1)
+            return -1;
+        handle hd = {g, (uint32_t)e->recs.n, ++gp->version, 1};
+        uint32_t hv = (uint32_t)e->handles.n;
+        gmt_output o = {(uint64_t)hv, 0, (int64_t)idx};
+        if (PUSH(e->handles, hd) || PUSH(e->outs, o) ||
+            et_map_put(&e->tensors, e->mut_tids.v[m], hv))
+            return -1;
+        gp->latest = hv;
+        gp->written_with_grad |= (uint8_t)with_grad;
+        r->n_out++;
+        tot->in_place_writes++;
+    }
+    return 0;
+}
+
+/* Records input `idx` (tensor id tid) as written by the op being built, once. */
+static int note_write(et_events *e, uint32_t idx, uint64_t tid)
+{
+    for (size_t m = 0; m < e->muts.n; m++)
+        if (e->muts.v[m] == idx)
+            return 0;
+    return PUSH(e->muts, idx) || PUSH(e->mut_tids, tid) ? -1 : 0;
+}
+
+/* Part `part` of op k's cost: its share of the bytes, the remainder to the last part so the
+ * parts sum to the op's cost. */
+static uint64_t part_cost(et_events *e, const et_op *op, uint32_t part, uint32_t parts)
+{
+    if (parts == 1)
+        return op->dur_ns;
+    if (part == 0) {
+        e->split_total = 0;
+        for (uint32_t p = 0; p < parts; p++)
+            e->split_total += et_part_bytes(e->t, op, p, parts);
+        e->split_given = 0;
+    }
+    uint64_t c;
+    if (part + 1 == parts)
+        c = op->dur_ns - e->split_given;
+    else if (e->split_total == 0)
+        c = op->dur_ns / parts;
+    else
+        c = (uint64_t)((long double)op->dur_ns * et_part_bytes(e->t, op, part, parts) /
+                       e->split_total);
+    if (c > op->dur_ns - e->split_given)
+        c = op->dur_ns - e->split_given;
+    e->split_given += c;
+    return c;
+}
+
+/* One op (or one part of a split foreach op): its inputs, outputs and in-place writes as a
+ * rec (handles as ids for now). */
+static int build_op(et_events *e, uint32_t k, uint32_t part, uint32_t parts,
+                    et_event_totals *tot, int *kept)
 {
     const et_trace *t = e->t;
     const et_op *op = &t->ops[k];
-    rec r = {GMT_CALL, k, (uint32_t)e->ins.n, 0, (uint32_t)e->outs.n, 0, (uint32_t)e->muts.n, 0,
-             0, 0, 0};
+    rec r = {k, part_cost(e, op, part, parts), (uint32_t)e->ins.n, 0, (uint32_t)e->outs.n, 0, 0};
     uint8_t mut_arg[256] = {0};
     mutated_args(op->schema, mut_arg, op->n_in < 256 ? op->n_in : 256);
+    e->muts.n = e->mut_tids.n = 0;
     int any_cuda = 0;
     for (uint32_t a = 0; a < op->n_in; a++) {
         const et_arg *arg = &t->args[op->in_first + a];
-        for (uint32_t i = 0; i < arg->n; i++) {
+        uint32_t lo, hi;
+        et_part_range(arg, part, parts, &lo, &hi);
+        for (uint32_t i = lo; i < hi; i++) {
             const et_tensor *x = &t->tensors[arg->first + i];
             if (!x->cuda) {
                 tot->cpu_tensors++;
@@ -274,25 +403,17 @@ static int build_op(et_events *e, uint32_t k, et_event_totals *tot, int *kept)
             }
             any_cuda = 1;
             uint32_t h;
-            if (resolve(e, x, (uint32_t)e->recs.n, &h) || add_input(e, &r, h))
+            if (resolve(e, x, (uint32_t)e->recs.n, &h) || read_handle(e, &r, h, tot))
                 return -1;
-            touch(e, h, (uint32_t)e->recs.n);
-            if (a < 256 && mut_arg[a]) {
-                uint32_t idx = (uint32_t)index_of(e, &r, h);
-                int dup = 0;
-                for (uint32_t m = 0; m < r.n_mut; m++)
-                    dup |= e->muts.v[r.mut_first + m] == idx;
-                if (!dup) {
-                    if (PUSH(e->muts, idx))
-                        return -1;
-                    r.n_mut++;
-                }
-            }
+            if (a < 256 && mut_arg[a] && note_write(e, (uint32_t)index_of(e, &r, h), x->tensor_id))
+                return -1;
         }
     }
     for (uint32_t a = 0; a < op->n_out; a++) {
         const et_arg *arg = &t->args[op->out_first + a];
-        for (uint32_t i = 0; i < arg->n; i++) {
+        uint32_t lo, hi;
+        et_part_range(arg, part, parts, &lo, &hi);
+        for (uint32_t i = lo; i < hi; i++) {
             const et_tensor *x = &t->tensors[arg->first + i];
             if (!x->cuda) {
                 tot->cpu_tensors++;
@@ -310,7 +431,7 @@ static int build_op(et_events *e, uint32_t k, et_event_totals *tot, int *kept)
                     alias = (int)j;
             uint32_t h;
             if (alias >= 0) { /* a view of input `alias` */
-                handle hd = {g, (uint32_t)e->recs.n};
+                handle hd = {g, (uint32_t)e->recs.n, e->gens.v[g].version, 0};
                 h = (uint32_t)e->handles.n;
                 if (PUSH(e->handles, hd))
                     return -1;
@@ -332,69 +453,24 @@ static int build_op(et_events *e, uint32_t k, et_event_totals *tot, int *kept)
             r.n_out++;
         }
     }
-    if (any_cuda && hidden_outputs(e, op, &r, tot))
+    if (part == 0)
+        e->op_first_rec = (uint32_t)e->recs.n;
+    if (any_cuda && part + 1 == parts && hidden_outputs(e, op, e->op_first_rec, &r, tot))
         return -1;
     *kept = any_cuda;
     if (!any_cuda) { /* a CPU-only op: nothing to simulate */
         tot->ops_without_cuda++;
         e->ins.n = r.in_first;
-        e->muts.n = r.mut_first;
         return 0;
     }
-    if (r.n_out == 0 && r.n_mut > 0)
-        r.kind = GMT_MUTATE;
-    else if (r.n_mut > 0) {
-        tot->mutations_in_calls++;
-        e->muts.n = r.mut_first;
-        r.n_mut = 0;
-    }
-    if (r.kind == GMT_MUTATE)
-        tot->mutates++;
-    else
-        tot->calls++;
-    return PUSH(e->recs, r);
-}
-
-static int is_constant(const et_events *e, uint64_t id)
-{
-    const gen *gp = &e->gens.v[e->handles.v[id - 1].gen];
-    return gp->preexisting && !gp->reused;
-}
-
-/* An in-place write to a constant (an optimizer step on a parameter) cannot be a MUTATE: the
- * spec's MUTATE copies the storage and releases the old one, but a CONSTANT is pinned, so the
- * parameters would stay resident twice. As synth's "transient" update does, such a write is a
- * CALL whose outputs (the new values) die at once; the constant stays the pinned tensor. */
-static int constant_writes(et_events *e, rec *r, et_event_totals *tot)
-{
-    if (r->kind != GMT_MUTATE)
-        return 0;
-    uint32_t kept = 0;
-    r->tout_first = (uint32_t)e->touts.n;
-    for (uint32_t m = 0; m < r->n_mut; m++) {
-        uint32_t idx = e->muts.v[r->mut_first + m];
-        uint64_t id = e->ins.v[r->in_first + idx];
-        if (!is_constant(e, id)) {
-            e->muts.v[r->mut_first + kept++] = idx;
-            continue;
-        }
-        uint64_t tid = e->handles.n + e->touts.n + 1; /* ids past every handle's */
-        gmt_output o = {tid, e->gens.v[e->handles.v[id - 1].gen].size, -1};
-        if (PUSH(e->touts, o))
+    if (e->muts.n > 0) {
+        tot->in_place_ops++;
+        tot->mutations_in_calls += r.n_out > 0;
+        if (add_versions(e, &r, tot))
             return -1;
-        r->n_tout++;
-        tot->constant_writes++;
     }
-    r->n_mut = kept;
-    if (kept == 0) {
-        r->kind = GMT_CALL;
-        tot->mutates--;
-        tot->calls++;
-    } else {
-        e->touts.n = r->tout_first; /* a MUTATE of the rest; the constant's write is dropped */
-        r->n_tout = 0;
-    }
-    return 0;
+    tot->calls++;
+    return PUSH(e->recs, r);
 }
 
 /* Components of a dotted module path, and the byte length of its first k. */
@@ -453,6 +529,35 @@ static int enter_modules(et_events *e, const char *path, et_event_totals *tot)
 
 /* Orders the events: START, constants, then per op its annotations, the step inputs it is the
  * first to read, the op, and the releases of handles it used last. */
+/* Gradients and optimizer state live to the end of their step, where an ET's release after
+ * the last use would free them: a gradient (is_gradient) is a parameter's .grad, held until
+ * the next zero_grad; optimizer state (a storage made in the optimizer step and written there
+ * by an op that reads a gradient: Adam's exp_avg and exp_avg_sq, SGD's momentum buffer) is
+ * held by optimizer.state for good. */
+static void hold_step_state(et_events *e, et_event_totals *tot)
+{
+    size_t nr = e->recs.n;
+    uint32_t *step_end = malloc((nr ? nr : 1) * sizeof *step_end);
+    if (!step_end)
+        return;
+    for (size_t k = nr; k-- > 0;)
+        step_end[k] = k + 1 == nr || e->recs.v[k + 1].iter_start ? (uint32_t)k : step_end[k + 1];
+    for (size_t g = 0; g < e->gens.n; g++) {
+        gen *gp = &e->gens.v[g];
+        int grad = is_gradient(e, (uint32_t)g);
+        int state = !gp->preexisting && gp->written_with_grad && gp->first_use < nr &&
+                    e->t->ops[e->recs.v[gp->first_use].op].optimizer;
+        if (!grad && !state)
+            continue;
+        handle *hd = &e->handles.v[gp->base];
+        if (step_end[gp->first_use] > hd->last_use)
+            hd->last_use = step_end[gp->first_use];
+        tot->gradients_held += grad;
+        tot->state_held += state;
+    }
+    free(step_end);
+}
+
 static int order(et_events *e, const struct gmt_synth_gpu *gpu, et_event_totals *tot)
 {
     size_t nh = e->handles.n, nr = e->recs.n;
@@ -479,6 +584,7 @@ static int order(et_events *e, const struct gmt_synth_gpu *gpu, et_event_totals 
     /* releases bucketed by the rec that used them last (counting sort) */
     for (size_t h = 0; h < nh; h++) {
         const gen *gp = &e->gens.v[e->handles.v[h].gen];
+        tot->constant_writes += e->handles.v[h].is_version && gp->preexisting && !gp->reused;
         if (gp->preexisting && !gp->reused && gp->base == h)
             continue; /* a constant lives throughout */
         rel_count[e->handles.v[h].last_use + 1]++;
@@ -497,7 +603,7 @@ static int order(et_events *e, const struct gmt_synth_gpu *gpu, et_event_totals 
     }
     /* step inputs bucketed by first use: at most one gen per handle, so scan gens per rec */
     size_t gi = 0;
-    int in_backward = 0;
+    int in_backward = 0, in_optimizer = 0;
     for (size_t k = 0; k < nr && !rc; k++) {
         const et_op *op = &e->t->ops[e->recs.v[k].op];
         if (e->recs.v[k].iter_start) {
@@ -511,14 +617,17 @@ static int order(et_events *e, const struct gmt_synth_gpu *gpu, et_event_totals 
             in_backward = 1;
             tot->backward_marks++;
         }
+        if (op->optimizer && !in_optimizer) {
+            rc |= close_scopes(e, 0);
+            rc |= PUSH(e->items, ((item){IT_OPT, 0}));
+            tot->optimizer_marks++;
+        }
+        in_optimizer = op->optimizer;
         for (; gi < e->gens.n && e->gens.v[gi].first_use <= k; gi++)
             if (e->gens.v[gi].preexisting && e->gens.v[gi].reused)
                 rc |= PUSH(e->items, ((item){IT_STEPIN, (uint32_t)gi}));
-        rc |= constant_writes(e, &e->recs.v[k], tot);
         rc |= enter_modules(e, op->module_path, tot);
         rc |= PUSH(e->items, ((item){IT_OP, (uint32_t)k}));
-        for (uint32_t i = 0; i < e->recs.v[k].n_tout && !rc; i++)
-            rc |= PUSH(e->items, ((item){IT_RELEASE_ID, e->recs.v[k].tout_first + i}));
         for (uint32_t i = rel_count[k]; i < rel_count[k + 1] && !rc; i++) {
             rc |= PUSH(e->items, ((item){IT_RELEASE, rel[i]}));
             tot->releases++;
@@ -545,12 +654,17 @@ int et_events_build(const et_trace *t, const struct gmt_synth_gpu *gpu, et_event
     /* pending marks of ops left out move to the next op kept */
     int iter = 0;
     for (size_t k = 0; k < t->n_ops && !rc; k++) {
-        int kept = 0;
         iter |= t->ops[k].iter_start;
-        rc = build_op(e, (uint32_t)k, tot, &kept);
-        if (!rc && kept && iter) {
-            e->recs.v[e->recs.n - 1].iter_start = 1;
-            iter = 0;
+        uint32_t parts = et_foreach_parts(t, &t->ops[k]);
+        tot->foreach_split += parts > 1;
+        tot->foreach_parts += parts > 1 ? parts : 0;
+        for (uint32_t p = 0; p < parts && !rc; p++) {
+            int kept = 0;
+            rc = build_op(e, (uint32_t)k, p, parts, tot, &kept);
+            if (!rc && kept && iter) {
+                e->recs.v[e->recs.n - 1].iter_start = 1;
+                iter = 0;
+            }
         }
     }
     /* fresh outputs carry their storage's final size; handles become 1-based ids */
@@ -561,8 +675,10 @@ int et_events_build(const et_trace *t, const struct gmt_synth_gpu *gpu, et_event
     }
     for (size_t i = 0; i < e->ins.n; i++)
         e->ins.v[i]++;
-    if (!rc)
+    if (!rc) {
+        hold_step_state(e, tot);
         rc = order(e, gpu, tot);
+    }
     if (rc) {
         et_events_free(e);
         return gms_error_set(err, GMS_ENOMEM, "out of memory importing the Execution Trace");
@@ -590,6 +706,10 @@ int et_events_next(et_events *e, gmt_event *ev)
         gmt_event_init(ev, GMT_ANNOTATE);
         ev->text = "BACKWARD";
         break;
+    case IT_OPT:
+        gmt_event_init(ev, GMT_ANNOTATE);
+        ev->text = "optimizer";
+        break;
     case IT_CONST:
         gmt_event_init(ev, GMT_CONSTANT);
         ev->id = (uint64_t)it.ref + 1;
@@ -609,10 +729,6 @@ int et_events_next(et_events *e, gmt_event *ev)
         gmt_event_init(ev, GMT_RELEASE);
         ev->id = (uint64_t)it.ref + 1;
         break;
-    case IT_RELEASE_ID:
-        gmt_event_init(ev, GMT_RELEASE);
-        ev->id = e->touts.v[it.ref].id;
-        break;
     case IT_SCOPE_BEGIN: {
         scope_name sn = e->scope_names.v[it.ref];
         memcpy(e->scope_text, sn.path, sn.len); /* len <= 4095: module_path's limit */
@@ -626,18 +742,14 @@ int et_events_next(et_events *e, gmt_event *ev)
     default: { /* IT_OP: handles are 0-based inside, ids 1-based outside */
         const rec *r = &e->recs.v[it.ref];
         const et_op *op = &e->t->ops[r->op];
-        gmt_event_init(ev, r->kind);
+        gmt_event_init(ev, GMT_CALL);
         ev->op = op->name;
-        ev->dur_ns = op->dur_ns;
+        ev->dur_ns = r->dur_ns;
         /* a pool nothing was pushed to is NULL: point into pools only for non-empty lists */
         ev->n_inputs = r->n_in;
         ev->inputs = r->n_in ? e->ins.v + r->in_first : NULL;
-        ev->n_outputs = r->n_tout ? r->n_tout : r->n_out;
-        ev->outputs = r->n_tout  ? e->touts.v + r->tout_first
-                      : r->n_out ? e->outs.v + r->out_first
-                                 : NULL;
-        ev->n_mutated = r->n_mut;
-        ev->mutated = r->n_mut ? e->muts.v + r->mut_first : NULL;
+        ev->n_outputs = r->n_out;
+        ev->outputs = r->n_out ? e->outs.v + r->out_first : NULL;
         break;
     }
     }
@@ -654,7 +766,7 @@ void et_events_free(et_events *e)
     free(e->ins.v);
     free(e->outs.v);
     free(e->muts.v);
-    free(e->touts.v);
+    free(e->mut_tids.v);
     free(e->items.v);
     free(e->scope_names.v);
     free(e->step_cost);

@@ -2,6 +2,7 @@
 #include "import_et_scan.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void et_scan_where(const et_scan *s, const char *p, char *out, size_t n)
@@ -83,6 +84,7 @@ static int key_is(const char *k, size_t n, const char *want)
 int et_scan_top(et_scan *s, const char *buf, size_t len, const char *name, gms_error *err)
 {
     memset(s, 0, sizeof *s);
+    s->pid = -1;
     s->buf = buf;
     s->end = buf + len;
     s->name = name;
@@ -115,6 +117,11 @@ int et_scan_top(et_scan *s, const char *buf, size_t len, const char *name, gms_e
             memcpy(s->schema, v + 1, (size_t)(p - v - 2));
             s->schema[p - v - 2] = '\0';
             s->have_schema = !memchr(s->schema, '\\', strlen(s->schema));
+        } else if (key_is(k, kn, "pid") && p - v < 20 && *v >= '0' && *v <= '9') {
+            char num[24];
+            memcpy(num, v, (size_t)(p - v));
+            num[p - v] = '\0';
+            s->pid = strtoll(num, NULL, 10);
         } else if (key_is(k, kn, "nodes")) {
             s->nodes = *v == '[' ? v + 1 : NULL;
             s->nodes_not_array = *v != '[';

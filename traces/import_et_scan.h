@@ -20,6 +20,7 @@ typedef struct et_scan {
     const char *p;            /* the node cursor */
     int have_schema;          /* a "schema" string was found (copied into schema) */
     char schema[64];
+    long long pid;            /* the recording process ("pid"), -1 when not given */
 } et_scan;
 
 /* Scans the top-level object. Errors: not JSON (with line and column), not an object. */

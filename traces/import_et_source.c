@@ -13,7 +13,7 @@
 #include "import_et_kineto.h"
 #include "synth.h"
 
-#define ET_META_MAX 48
+#define ET_META_MAX 64
 
 struct et_source {
     et_trace *t;
@@ -49,9 +49,28 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* The cost lines: estimated (no Kineto trace) or measured (the join's totals). */
+/* The roofline GPU of a Kineto trace's device name ("NVIDIA A100-SXM4-40GB" -> a100), or
+ * NULL when the table has none like it. */
+static const gmt_synth_gpu *gpu_of_device(const char *device)
+{
+    static const char *const names[][2] = {
+        {"H100", "h100"}, {"A100", "a100"}, {"V100", "v100"}, {"TITAN V", "titanv"}};
+    char up[128];
+    size_t i = 0;
+    for (; device[i] && i + 1 < sizeof up; i++)
+        up[i] = (char)(device[i] >= 'a' && device[i] <= 'z' ? device[i] - 32 : device[i]);
+    up[i] = '\0';
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        if (strstr(up, names[k][0]))
+            return gmt_synth_gpu_find(names[k][1]);
+    return NULL;
+}
+
+/* The cost lines: estimated (no Kineto trace) or measured (the join's totals). The per-step
+ * inputs, which no Kineto trace times, are priced on gpu: with a Kineto trace, the roofline
+ * GPU of its device unless --gpu named one (see et_source_open). */
 static int describe_costs(et_source *s, const gmt_synth_gpu *gpu, const char *kineto,
-                          const et_kineto_totals *k, const et_cost_totals *c)
+                          const et_kineto_totals *k, const et_cost_totals *c, const char *why)
 {
     if (!kineto)
         return meta(s, "cost_source", "estimated: roofline from shapes on %s (no Kineto trace)",
@@ -74,20 +93,21 @@ static int describe_costs(et_source *s, const gmt_synth_gpu *gpu, const char *ki
                 (unsigned long long)k->step_gpu_ns_median) ||
            meta(s, "et_ops_measured", "%zu", k->matched) ||
            meta(s, "et_ops_without_cost", "%zu", k->unmatched) ||
-           meta(s, "step_input_costs", "estimated on %s (copies made before the trace)",
-                gpu->key);
+           meta(s, "kineto_pairing", "%s", k->pairing) ||
+           meta(s, "step_input_costs", "estimated on %s (%s; copies made before the trace)",
+                gpu->key, why);
 }
 
 static int describe(et_source *s, const char *path, const gmt_synth_gpu *gpu,
                     const char *kineto, const et_kineto_totals *k, const et_cost_totals *c,
-                    const et_event_totals *e)
+                    const et_event_totals *e, const char *why)
 {
     const et_trace *t = s->t;
     return meta(s, "source", "%s", base_name(path)) ||
            meta(s, "producer", "pytorch-execution-trace") ||
            meta(s, "source_format", "PyTorch Execution Trace") ||
            meta(s, "et_schema", "%s", t->schema) || meta(s, "device", "cuda") ||
-           meta(s, "time_unit", "ns") || describe_costs(s, gpu, kineto, k, c) ||
+           meta(s, "time_unit", "ns") || describe_costs(s, gpu, kineto, k, c, why) ||
            meta(s, "iterations", "%zu", t->iterations) ||
            meta(s, "iteration_marker", "%s", t->iteration_marker[0] ? t->iteration_marker
                                                                    : "none (one iteration)") ||
@@ -99,8 +119,15 @@ static int describe(et_source *s, const char *path, const gmt_synth_gpu *gpu,
            meta(s, "et_constants", "%zu", e->constants) ||
            meta(s, "et_constant_bytes", "%llu", (unsigned long long)e->constant_bytes) ||
            meta(s, "et_step_inputs", "%zu", e->step_inputs) ||
+           meta(s, "et_in_place_ops", "%zu", e->in_place_ops) ||
+           meta(s, "et_in_place_writes", "%zu", e->in_place_writes) ||
            meta(s, "et_mutations_in_calls", "%zu", e->mutations_in_calls) ||
            meta(s, "et_constant_writes", "%zu", e->constant_writes) ||
+           meta(s, "et_stale_view_reads", "%zu", e->stale_reads) ||
+           meta(s, "et_gradients_held", "%zu", e->gradients_held) ||
+           meta(s, "et_optimizer_state_held", "%zu", e->state_held) ||
+           meta(s, "et_foreach_split", "%zu ops into %zu", e->foreach_split, e->foreach_parts) ||
+           meta(s, "in_place_writes", "a new version of the storage (a view): no bytes") ||
            meta(s, "et_storage_reuses", "%zu", e->storage_reuses) ||
            meta(s, "et_nested_outputs", "%zu", e->nested_outputs) ||
            meta(s, "layer_scopes", "%s",
@@ -110,8 +137,8 @@ static int describe(et_source *s, const char *path, const gmt_synth_gpu *gpu,
            meta(s, "releases", "after last use: a lower bound of the real lifetimes");
 }
 
-int et_source_open(const char *path, const char *gpu_key, const char *kineto, et_source **out,
-                   gms_error *err)
+int et_source_open(const char *path, const char *gpu_key, const char *kineto,
+                   int kineto_force, et_source **out, gms_error *err)
 {
     *out = NULL;
     const gmt_synth_gpu *gpu = gmt_synth_gpu_find(gpu_key ? gpu_key : ET_DEFAULT_GPU);
@@ -130,16 +157,32 @@ int et_source_open(const char *path, const char *gpu_key, const char *kineto, et
         rc = et_estimate_costs(s->t, gpu->key, &c, err);
     et_kineto_totals k;
     memset(&k, 0, sizeof k);
+    char why[192] = "--gpu";
     if (!rc && kineto) {
         kt_trace *kt = NULL;
         rc = kt_load(kineto, s->t, &kt, err);
+        char pairing[sizeof k.pairing];
+        if (!rc)
+            rc = et_kineto_pairing(s->t, kt_job_of(kt), path, kineto, kineto_force, pairing,
+                                   sizeof pairing, err);
         if (!rc)
             rc = et_kineto_join(s->t, kt, kineto, &k, err);
+        if (!rc)
+            memcpy(k.pairing, pairing, sizeof pairing);
         kt_free(kt);
+        /* the step inputs' copies on the Kineto trace's GPU, so the header's GPUs agree */
+        const gmt_synth_gpu *measured = rc ? NULL : gpu_of_device(k.device);
+        if (!gpu_key && measured) {
+            gpu = measured;
+            snprintf(why, sizeof why, "the Kineto trace's GPU");
+        } else if (!gpu_key) {
+            snprintf(why, sizeof why, "the default: the Kineto trace's GPU, %.120s, has no "
+                     "roofline entry", k.device);
+        }
     }
     if (!rc)
         rc = et_events_build(s->t, gpu, &s->ev, &e, err);
-    if (!rc && describe(s, path, gpu, kineto, &k, &c, &e))
+    if (!rc && describe(s, path, gpu, kineto, &k, &c, &e, why))
         rc = gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
     if (rc) {
         et_source_close(s);

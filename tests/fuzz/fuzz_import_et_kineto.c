@@ -1,5 +1,6 @@
-/* libFuzzer: arbitrary bytes as the Kineto trace of the Kineto join (kt_load_buffer, then
- * et_kineto_join against the hand-made ET tiny_et.json, embedded below by its op names).
+/* libFuzzer: arbitrary bytes as the Kineto trace of the Kineto join (kt_load_buffer, the
+ * pairing checks on what it says about its job, forced and not, then et_kineto_join against
+ * the hand-made ET tiny_et.json, embedded below by its op names).
  * Seeded with tests/unit/traces/data/tiny_kineto.json by scripts/fuzz.sh. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,6 +29,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     kt_trace *k;
     if (kt_load_buffer((const char *)data, size, "fuzz.json", t, &k, &err) != 0)
         return 0;
+    char summary[512];
+    const kt_job *job = kt_job_of(k);
+    int refused = et_kineto_pairing(t, job, "et.json", "fuzz.json", 0, summary, sizeof summary,
+                                    &err) != 0;
+    if (et_kineto_pairing(t, job, "et.json", "fuzz.json", 1, summary, sizeof summary, &err) != 0 ||
+        strlen(summary) >= sizeof summary || (refused && strncmp(summary, "FORCED", 6) != 0))
+        abort(); /* forced: never refused, and a refusal shows in the summary */
     et_kineto_totals tot;
     (void)et_kineto_join(t, k, "fuzz.json", &tot, &err);
     if (tot.matched + tot.unmatched > t->n_ops || tot.gpu_ns_linked > tot.gpu_ns)

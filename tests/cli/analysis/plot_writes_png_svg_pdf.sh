@@ -22,6 +22,13 @@ grep -q 'seeds: mean, min-max band' all.svg || fail "the SVG legend does not say
   fail "timeline SVG"
 "$GMS_BIN" plot timeline "$UNET" --policy dtr --budget 0.2 -o tl.pdf && is_pdf tl.pdf ||
   fail "timeline PDF of a failed run"
+# the baseline run's resident bytes stacked by category (docs/memory.md, "Where the peak is")
+"$GMS_BIN" plot timeline "$UNET" --policy dtr --budget 1.0 --by-category -o cat.svg &&
+  is_svg cat.svg || fail "timeline by category SVG"
+for c in pre-existing gradients 'optimizer state' 'saved activations' temporaries unknown; do
+  grep -q ">$c<" cat.svg || fail "the stacked timeline's legend lacks '$c'"
+done
+grep -q '>saved activations<' tl.svg && fail "a plain timeline stacks categories"
 
 expect_fail 'name the output .png, .svg or .pdf' "$GMS_BIN" plot overhead r.db -o chart.jpg
 expect_fail "no trace 'nothing' in r.db; it holds: resnet-small, unet-small" "$GMS_BIN" plot overhead r.db --trace nothing -o none.png

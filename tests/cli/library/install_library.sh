@@ -17,7 +17,7 @@ libdir=$(pkg-config --variable=libdir gpumemsim)
 so=$(cd "$libdir" && pwd -P)/libgpumemsim.so
 [ -f "$so" ] || fail "not installed: $so"
 for h in gpumemsim.h sim.h policy.h memory.h registry.h plugin.h gms_error.h link.h planner.h \
-         planners.h sim_plan_report.h; do
+         planners.h sim_plan_report.h sim_peak.h; do
   [ -f "$P/include/gpumemsim/$h" ] || fail "header not installed: $h"
 done
 

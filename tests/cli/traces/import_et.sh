@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The PyTorch Execution Traces in ../shared import as they are (info, sim, convert sniff them):
 # ResNet-50 DDP gives 3 iterations of 53 convolutions whose weights, batch-norm and linear
-# parameters are constants holding ResNet-50's 25,557,032 fp32 parameters; every ET replays
+# parameters are constants holding ResNet-50's 25,557,032 fp32 parameters (read, after the
+# first optimizer step, through the versions its in-place updates made); every ET replays
 # under dtr at several budgets, and a .gmt converted from an ET gives the same numbers.
 . "$(dirname "$0")/common.sh"
 ET=$GMS_SHARED_DIR/traces/pytorch-et
@@ -12,20 +13,26 @@ R50=$ET/resnet50_ddp_et.json.gz
 python3 - "$T/r50.log" <<'PY' || fail "resnet50 import"
 import json, sys
 size, const, params, convs, it = {}, set(), set(), {}, 0
+root, args = {}, {}  # a view (an in-place write's new version too) -> its storage's root
 for line in open(sys.argv[1]):
     d = json.loads(line)
     ins = d["INSTRUCTION"]
     if ins == "MEMORY":
         size[d["NAME"]] = int(d["MEMORY"])
+    elif ins == "ALIAS":
+        a = int(d["ALIAS"])
+        root[d["NAME"]] = root.get(args[a], args[a]) if a >= 0 else d["NAME"]
     elif ins == "CONSTANT":
         const.add(d["NAME"])
     elif ins == "ANNOTATE" and d["ANNOTATION"] == "iteration":
         it += 1
-    elif ins == "CALL" and d["NAME"] == "aten::conv2d":
+    if ins == "CALL":
+        args = d["ARGS"]
+    if ins == "CALL" and d["NAME"] == "aten::conv2d":
         convs[it] = convs.get(it, 0) + 1
-        params.update(d["ARGS"][1:2])  # (input, weight); ResNet's convolutions have no bias
+        params.update(root.get(x, x) for x in d["ARGS"][1:2])  # (input, weight): no bias
     elif ins == "CALL" and d["NAME"] in ("aten::batch_norm", "aten::linear"):
-        params.update(d["ARGS"][1:3])  # (input, weight, bias, ...)
+        params.update(root.get(x, x) for x in d["ARGS"][1:3])  # (input, weight, bias, ...)
 assert it == 3, f"{it} iterations, expected 3"
 assert convs == {1: 53, 2: 53, 3: 53}, f"convolutions per iteration: {convs}"
 missing = [p for p in params if p not in const]

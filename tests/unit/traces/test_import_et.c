@@ -11,6 +11,7 @@
 
 #include "gmt.h"
 #include "import_et.h"
+#include "import_et_kineto.h"
 #include "synth.h"
 #include "test_dtrlog_util.h"
 
@@ -129,7 +130,7 @@ START_TEST(test_storages_views_and_in_place_writes)
     seen s;
     read_all("tiny_et.json", &s);
     int lin = find(&s, GMT_CALL, "aten::linear", 0), view = find(&s, GMT_CALL, "aten::view", 0);
-    int relu = find(&s, GMT_MUTATE, "aten::relu_", 0);
+    int relu = find(&s, GMT_CALL, "aten::relu_", 0);
     ck_assert_int_ge(lin, 0);
     ck_assert_int_ge(view, 0);
     ck_assert_int_ge(relu, 0);
@@ -145,14 +146,20 @@ START_TEST(test_storages_views_and_in_place_writes)
     ck_assert_uint_eq(s.ev[view].n_inputs, 1);
     ck_assert_uint_eq(s.in[view][0], s.out[lin][0].id);
     ck_assert_int_eq(s.out[view][0].alias_of, 0);
-    /* relu_ (Tensor(a!) self) writes the view in place and returns it: no new tensor */
-    ck_assert_uint_eq(s.ev[relu].n_mutated, 1);
+    /* relu_ (Tensor(a!) self) writes the view in place and returns it: no new bytes, a new
+     * version of the storage, a view of the tensor it wrote */
+    ck_assert_uint_eq(s.ev[relu].n_mutated, 0);
+    ck_assert_uint_eq(s.ev[relu].n_inputs, 1);
     ck_assert_uint_eq(s.in[relu][0], s.out[view][0].id);
-    /* threshold_backward reads the view twice (one input) and what linear's nested call saved
-     * for it, which is therefore no step input or constant */
+    ck_assert_uint_eq(s.ev[relu].n_outputs, 1);
+    ck_assert_int_eq(s.out[relu][0].alias_of, 0);
+    ck_assert_uint_eq(s.out[relu][0].size, 0);
+    ck_assert_int_lt(find(&s, GMT_MUTATE, NULL, 0), 0); /* no MUTATE: that copies */
+    /* threshold_backward reads the written view twice (one input: its latest version) and what
+     * linear's nested call saved for it, which is therefore no step input or constant */
     int tb = find(&s, GMT_CALL, "aten::threshold_backward", 0);
     ck_assert_uint_eq(s.ev[tb].n_inputs, 2);
-    ck_assert_uint_eq(s.in[tb][0], s.out[view][0].id);
+    ck_assert_uint_eq(s.in[tb][0], s.out[relu][0].id);
     ck_assert_uint_eq(s.in[tb][1], s.out[lin][1].id);
     seen_free(&s);
 }
@@ -178,12 +185,17 @@ START_TEST(test_constants_step_inputs_and_writes_to_constants)
     ck_assert_int_lt(in, find(&s, GMT_CALL, "aten::linear", 0));
     int to = find(&s, GMT_CALL, "aten::to", 0);
     ck_assert_uint_eq(s.ev[to].n_inputs, 0); /* its CPU source is left out */
-    /* the optimizer writes the weight in place: a CALL whose output dies at once */
+    /* the optimizer writes the weight in place: a new version of the constant (a view of
+     * it, no bytes) that step 2's linear reads; the constant stays the one pinned copy */
     int opt = find(&s, GMT_CALL, "aten::_foreach_add_", 0);
     ck_assert_uint_eq(s.ev[opt].n_outputs, 1);
-    ck_assert_uint_eq(s.out[opt][0].size, 64);
-    ck_assert_int_eq(s.ev[opt + 1].kind, GMT_RELEASE);
-    ck_assert_uint_eq(s.ev[opt + 1].id, s.out[opt][0].id);
+    ck_assert_uint_eq(s.out[opt][0].size, 0);
+    ck_assert_int_eq(s.out[opt][0].alias_of, 0);
+    ck_assert_uint_eq(s.in[opt][0], s.ev[c0].id);
+    int lin2 = find(&s, GMT_CALL, "aten::linear", 1);
+    ck_assert_uint_eq(s.in[lin2][1], s.out[opt][0].id);
+    ck_assert_str_eq(gmt_source_meta(s.src, "et_constant_writes"), "1");
+    ck_assert_str_eq(gmt_source_meta(s.src, "et_in_place_writes"), "2");
     seen_free(&s);
 }
 END_TEST
@@ -245,6 +257,127 @@ START_TEST(test_iterations_backward_and_estimated_costs)
     ck_assert_ptr_nonnull(strstr(gmt_source_meta(s.src, "cost_source"), "estimated"));
     ck_assert_str_eq(gmt_source_meta(s.src, "et_ops_without_cost"), "0");
     seen_free(&s);
+}
+END_TEST
+
+/* tiny_et_inplace.json (tests/unit/sim/test_et_inplace.c replays it): an `out=` op, a `copy_`
+ * into a view, a read of the written storage through a tensor older than the write, and
+ * `_foreach_*_` writes to optimizer state made in the step and to a parameter. */
+START_TEST(test_in_place_writes_are_versions_read_by_later_ops)
+{
+    seen s;
+    read_all("tiny_et_inplace.json", &s);
+    ck_assert_int_lt(find(&s, GMT_MUTATE, NULL, 0), 0);
+    int empty = find(&s, GMT_CALL, "aten::empty", 0), add = find(&s, GMT_CALL, "aten::add", 0);
+    int sel = find(&s, GMT_CALL, "aten::select", 0), copy = find(&s, GMT_CALL, "aten::copy_", 0);
+    int sum = find(&s, GMT_CALL, "aten::sum", 0), bwd = find(&s, GMT_CALL, "aten::mm", 1);
+    uint64_t b = s.out[empty][0].id;
+    /* add(Y, X, out=B): reads B, writes it (a view of input 2, no bytes), returns it */
+    ck_assert_uint_eq(s.ev[add].n_inputs, 3);
+    ck_assert_uint_eq(s.in[add][2], b);
+    ck_assert_uint_eq(s.ev[add].n_outputs, 1);
+    ck_assert_int_eq(s.out[add][0].alias_of, 2);
+    ck_assert_uint_eq(s.out[add][0].size, 0);
+    uint64_t b1 = s.out[add][0].id;
+    /* select views B's written version; copy_ writes the view: version 2 */
+    ck_assert_uint_eq(s.in[sel][0], b1);
+    ck_assert_uint_eq(s.in[copy][0], s.out[sel][0].id);
+    ck_assert_int_eq(s.out[copy][0].alias_of, 0);
+    uint64_t b2 = s.out[copy][0].id;
+    /* sum(B) names B's tensor, last bound to version 1: it reads version 2 as well, so that
+     * recomputing it replays the copy_; so does the backward mm */
+    ck_assert_uint_eq(s.ev[sum].n_inputs, 2);
+    ck_assert_uint_eq(s.in[sum][0], b1);
+    ck_assert_uint_eq(s.in[sum][1], b2);
+    ck_assert_uint_eq(s.ev[bwd].n_inputs, 3);
+    ck_assert_uint_eq(s.in[bwd][2], b2);
+    ck_assert_str_eq(gmt_source_meta(s.src, "et_stale_view_reads"), "2");
+    /* the two-element foreach ops run as one op per element, each writing (nothing
+     * allocated) the state made in the step (zeros_like) and then the parameter */
+    int zl = find(&s, GMT_CALL, "aten::zeros_like", 0);
+    int zl2 = find(&s, GMT_CALL, "aten::zeros_like", 1);
+    int lerp = find(&s, GMT_CALL, "aten::_foreach_lerp_", 0);
+    int lerp2 = find(&s, GMT_CALL, "aten::_foreach_lerp_", 1);
+    int upd = find(&s, GMT_CALL, "aten::_foreach_add_", 0);
+    ck_assert_int_lt(find(&s, GMT_CALL, "aten::_foreach_lerp_", 2), 0);
+    ck_assert_uint_eq(s.ev[lerp].n_inputs, 2); /* M and G */
+    ck_assert_uint_eq(s.in[lerp][0], s.out[zl][0].id);
+    ck_assert_uint_eq(s.in[lerp2][0], s.out[zl2][0].id);
+    ck_assert_uint_eq(s.ev[lerp].n_outputs, 1);
+    ck_assert_uint_eq(s.out[lerp][0].size, 0);
+    ck_assert_uint_eq(s.in[upd][1], s.out[lerp][0].id); /* reads the state's new version */
+    ck_assert_uint_eq(s.ev[upd].n_outputs, 1);
+    ck_assert_int_eq(s.out[upd][0].alias_of, 0);
+    /* the parts share the op's estimated cost */
+    ck_assert_uint_gt(s.ev[lerp].dur_ns, 0);
+    ck_assert_uint_gt(s.ev[lerp].dur_ns, s.ev[lerp2].dur_ns); /* 64 B lists vs 16 B */
+    ck_assert_str_eq(gmt_source_meta(s.src, "et_foreach_split"), "2 ops into 4");
+    ck_assert_str_eq(gmt_source_meta(s.src, "et_in_place_ops"), "6");
+    ck_assert_str_eq(gmt_source_meta(s.src, "et_in_place_writes"), "6");
+    ck_assert_str_eq(gmt_source_meta(s.src, "et_constant_writes"), "2");
+    ck_assert_str_eq(gmt_source_meta(s.src, "et_mutations_in_calls"), "0");
+    /* G and G2 (made in backward, read by the step) and M, M2 (made in the step, written
+     * with a gradient) are held to the step's end: released after the last op */
+    ck_assert_str_eq(gmt_source_meta(s.src, "et_gradients_held"), "2");
+    ck_assert_str_eq(gmt_source_meta(s.src, "et_optimizer_state_held"), "2");
+    int last = find(&s, GMT_CALL, "aten::_foreach_add_", 1);
+    for (int i = last + 1; i < (int)s.n; i++)
+        ck_assert_int_eq(s.ev[i].kind, GMT_RELEASE);
+    int g_rel = 0;
+    for (int i = last + 1; i < (int)s.n; i++)
+        g_rel |= s.ev[i].id == s.in[lerp][1];
+    ck_assert(g_rel); /* G's last read was lerp_, its release is after the step */
+    seen_free(&s);
+}
+END_TEST
+
+/* The Kineto pairing checks (import_et_pairing.c) on what each file says about its job: a
+ * value only one side states is not compared; a mismatch is refused with both values, or
+ * reported as FORCED with force. tiny_et.json: pid 1, cuda:0, ProfilerStep#1..2. */
+START_TEST(test_kineto_pairing_compares_what_both_files_state)
+{
+    et_trace *t;
+    gms_error err;
+    char *path = data_path("tiny_et.json");
+    ck_assert_msg(et_load(path, &t, &err) == 0, "%s", err.msg);
+    free(path);
+    ck_assert_int_eq(t->pid, 1);
+    ck_assert_int_eq(t->cuda_device, 0);
+    ck_assert_int_eq(t->step_first, 1);
+    ck_assert_int_eq(t->step_last, 2);
+    char sum[512];
+    kt_job same = {1, 0, 8, 0, 0, 5};
+    ck_assert_int_eq(et_kineto_pairing(t, &same, "et", "k", 0, sum, sizeof sum, &err), 0);
+    ck_assert_str_eq(sum, "pid 1, device cuda:0, ProfilerStep#1..2; Kineto: rank 0 of 8 (the ET "
+                          "records no rank)");
+    kt_job unknown = {-1, -1, -1, -1, -1, -1};
+    ck_assert_int_eq(et_kineto_pairing(t, &unknown, "et", "k", 0, sum, sizeof sum, &err), 0);
+    ck_assert_str_eq(sum, "pid not compared, device not compared, steps not compared");
+    const struct {
+        kt_job job;
+        const char *says;
+    } bad[] = {
+        {{7, -1, -1, 0, -1, -1},
+         "the ET was recorded by process 1, the Kineto trace by process 7"},
+        {{1, -1, -1, 3, -1, -1}, "the ET's tensors are on cuda:0, the Kineto trace's kernels ran "
+                                 "on GPU 3"},
+        {{1, -1, -1, 0, 5, 9}, "the ET holds ProfilerStep#1..2, the Kineto trace "
+                               "ProfilerStep#5..9"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_int_eq(et_kineto_pairing(t, &bad[i].job, "et.json", "k.json", 0, sum,
+                                           sizeof sum, &err),
+                         GMS_EFORMAT);
+        ck_assert_msg(strstr(err.msg, bad[i].says) && strstr(err.msg, "--kineto-force") &&
+                          strstr(err.msg, "k.json"), "%s", err.msg);
+        ck_assert_int_eq(et_kineto_pairing(t, &bad[i].job, "et.json", "k.json", 1, sum,
+                                           sizeof sum, &err),
+                         0);
+        ck_assert_msg(strncmp(sum, "FORCED (--kineto-force): ", 25) == 0 &&
+                          strstr(sum, bad[i].says),
+                      "%s", sum);
+    }
+    et_trace_free(t);
 }
 END_TEST
 
@@ -327,6 +460,8 @@ int main(void)
     tcase_add_test(tc, test_both_schema_families_give_the_same_events);
     tcase_add_test(tc, test_outermost_ops_in_start_order_without_wrappers_nested_or_cpu_only_calls);
     tcase_add_test(tc, test_storages_views_and_in_place_writes);
+    tcase_add_test(tc, test_in_place_writes_are_versions_read_by_later_ops);
+    tcase_add_test(tc, test_kineto_pairing_compares_what_both_files_state);
     tcase_add_test(tc, test_constants_step_inputs_and_writes_to_constants);
     tcase_add_test(tc, test_every_non_constant_is_released_once_after_its_last_use);
     tcase_add_test(tc, test_iterations_backward_and_estimated_costs);
