@@ -8,6 +8,7 @@ static const sim_planner *const planners[] = {
     &planner_ckpt_sqrt,
     &planner_mimose,
     &planner_mimose_static,
+    &planner_rotor,
 };
 #define N_PLANNERS (sizeof planners / sizeof planners[0])
 

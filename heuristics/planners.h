@@ -15,6 +15,7 @@ extern const sim_planner planner_ckpt_all;
 extern const sim_planner planner_ckpt_sqrt;
 extern const sim_planner planner_mimose;        /* mimose.c */
 extern const sim_planner planner_mimose_static;
+extern const sim_planner planner_rotor;         /* rotor.c */
 
 /* The planner named `name`, or NULL. */
 const sim_planner *planner_find(const char *name);

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# End-to-end: the replicas of the checkpointing knobs PyTorch users turn (issue 29) as 'sim'
+# planners: rotor (Rotor's optimal persistent chain schedule). Runs on a small synthetic
+# transformer whose iterations vary in length; checks what each planner must do, its reports
+# and its refusals.
+set -u
+: "${GMS_BIN:?}" "${GMS_TMP:?}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+rm -rf "$GMS_TMP" && mkdir -p "$GMS_TMP" && cd "$GMS_TMP" || exit 1
+field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+expect_fail() { # expected exit status, message pattern, command
+  local want=$1 pattern=$2; shift 2
+  local out rc=0
+  out=$("$@" 2>&1) || rc=$?
+  [ "$rc" -eq "$want" ] || fail "exit $rc (not $want) from: $* ($out)"
+  echo "$out" | grep -Eq -e "$pattern" || fail "message of '$*' lacks /$pattern/: $out"
+  [ "$(echo "$out" | wc -l)" -eq 1 ] || fail "more than one line from '$*': $out"
+}
+
+"$GMS_BIN" synth --model transformer --layers 4 --hidden 256 --heads 4 --seq 128 --vocab 1000 \
+  --iterations 3 --vary-input 64:192 -o tf.gmt >/dev/null || fail "synth"
+
+# --- rotor ---
+"$GMS_BIN" sim --list-policies | grep -Eq '^rotor +planner: ' || fail "rotor not listed"
+# without a budget nothing needs checkpointing
+free=$("$GMS_BIN" sim tf.gmt --policy rotor --json) || fail "sim rotor"
+[ "$(echo "$free" | field 'd["status"], d["remat_compute"], d["planner"]["checkpoints"]')" = "ok 0 0" ] ||
+  fail "rotor without a budget checkpointed: $free"
+# under a budget: fits, recomputes, and costs less than checkpointing every layer; every
+# iteration is planned for its own length and the planning time is reported
+all=$("$GMS_BIN" sim tf.gmt --policy ckpt-all --budget 0.7 --json) || fail "ckpt-all"
+for b in 0.8 0.7; do
+  r=$("$GMS_BIN" sim tf.gmt --policy rotor --budget $b --json) || fail "rotor at $b"
+  [ "$(echo "$r" | field 'd["status"], d["remat_compute"] > 0, d["planner"]["iterations"]')" = "ok True 3" ] ||
+    fail "rotor at $b: $r"
+  [ "$(echo "$r" | field "d['overhead'] < $(echo "$all" | field 'd["overhead"]')")" = True ] ||
+    fail "rotor at $b is not cheaper than ckpt-all: $r"
+  [ "$(echo "$r" | field 'd["planner"]["plan_s"] > 0 and all(i["plan_ns"] > 0 for i in d["iterations"])')" = True ] ||
+    fail "rotor's planning time is not reported: $r"
+done
+# the longer the iteration, the more it checkpoints (the same budget for every iteration)
+r=$("$GMS_BIN" sim tf.gmt --policy rotor --budget 0.7 --json)
+echo "$r" | field '"\n".join("%d %d" % (i["input_size"], i["checkpointed"]) for i in d["iterations"])' |
+  sort -n | awk 'NR > 1 && $2 < prev { exit 1 } { prev = $2 }' ||
+  fail "a longer iteration checkpoints fewer layers: $r"
+# slots: Rotor's discretization, in the run's parameters; the same run twice is the same
+a=$("$GMS_BIN" sim tf.gmt --policy rotor --budget 0.7 --policy-args slots=50 --json)
+[ "$(echo "$a" | field 'd["policy_args"], d["status"]')" = "slots=50 ok" ] || fail "slots=50: $a"
+b=$("$GMS_BIN" sim tf.gmt --policy rotor --budget 0.7 --policy-args slots=50 --json)
+[ "$(echo "$a" | field 'd["overhead"], d["peak_memory"]')" = \
+  "$(echo "$b" | field 'd["overhead"], d["peak_memory"]')" ] || fail "rotor is not deterministic"
+expect_fail 1 'slots=0: give a whole number of memory slots' \
+  "$GMS_BIN" sim tf.gmt --policy rotor --budget 0.7 --policy-args slots=0
+expect_fail 1 'slots=1.5: give a whole number' \
+  "$GMS_BIN" sim tf.gmt --policy rotor --budget 0.7 --policy-args slots=1.5
+expect_fail 1 "planner rotor has no parameter 'slot'" \
+  "$GMS_BIN" sim tf.gmt --policy rotor --budget 0.7 --policy-args slot=5
+echo ok
