@@ -9,6 +9,7 @@ static const sim_planner *const planners[] = {
     &planner_mimose,
     &planner_mimose_static,
     &planner_rotor,
+    &planner_sac,
 };
 #define N_PLANNERS (sizeof planners / sizeof planners[0])
 

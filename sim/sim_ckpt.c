@@ -39,6 +39,8 @@ struct sim_ckpt {
     uint8_t *flags, *join, *state;
     uint32_t *unit_first; /* checkpointed layers: the first layer of their unit */
     uint32_t *unit_last;  /* a unit's first layer: the unit's last layer */
+    /* per op */
+    uint8_t *save;        /* the plan's save_op: outputs kept, op not re-run */
     sim_layer_sample *samples;
     /* the run */
     const sim_planner *pl;
@@ -102,6 +104,7 @@ void sim_ckpt_free(sim_ckpt *c)
     free(c->state);
     free(c->unit_first);
     free(c->unit_last);
+    free(c->save);
     free(c->samples);
     free(c);
 }
@@ -167,7 +170,8 @@ static int build(sim_view *v, gms_error *err)
     c->unit_first = calloc(nl, sizeof *c->unit_first);
     c->unit_last = calloc(nl, sizeof *c->unit_last);
     c->samples = calloc(nl, sizeof *c->samples);
-    if (!c->keep_until || !c->freed_by || !c->hold || !c->lu || !c->released || !c->flags ||
+    c->save = calloc((size_t)tr->n_ops + 1, 1);
+    if (!c->save || !c->keep_until || !c->freed_by || !c->hold || !c->lu || !c->released || !c->flags ||
         !c->join || !c->state || !c->unit_first || !c->unit_last || !c->samples ||
         build_keep(c, tr)) {
         sim_ckpt_free(c);
@@ -231,8 +235,20 @@ static void maybe_free(sim_view *v, uint32_t s)
         sim_free_storage(v, s);
 }
 
+/* Holds (d = +1) or lets go of (d = -1) storage s; letting go frees it when released. */
+static void hold_one(sim_view *v, uint32_t s, int d)
+{
+    sim_ckpt *c = v->ckpt;
+    if (d > 0)
+        c->hold[s]++;
+    else if (--c->hold[s] == 0)
+        maybe_free(v, s);
+}
+
 /* A checkpointed unit starts: it holds what it reads from before it (d = +1) until it is
- * re-run or its iteration ends (d = -1, which frees what was released meanwhile). */
+ * re-run or its iteration ends (d = -1, which frees what was released meanwhile); and the
+ * outputs of its saved ops (selective checkpointing: torch's cache keeps them from the
+ * forward until the re-run takes them). */
 static void hold_inputs(sim_view *v, uint32_t u, int d)
 {
     sim_ckpt *c = v->ckpt;
@@ -241,15 +257,15 @@ static void hold_inputs(sim_view *v, uint32_t u, int d)
     unit_range(c, u, &first, &last);
     for (uint32_t o = first; o <= last; o++) {
         const sim_op *op = &tr->ops[o];
+        if (c->save[o])
+            for (uint32_t k = 0; k < op->n_out; k++)
+                if (!tr->tensors[op->out_first + k].is_view)
+                    hold_one(v, tr->tensors[op->out_first + k].storage, d);
         for (uint32_t i = 0; i < op->n_args; i++) {
             uint32_t s = tr->arg_st[op->args_off + i];
             if (producer(tr, s) >= first)
                 continue;
-            if (d > 0) {
-                c->hold[s]++;
-            } else if (--c->hold[s] == 0) {
-                maybe_free(v, s);
-            }
+            hold_one(v, s, d);
         }
     }
     c->state[u] = d > 0 ? UNIT_HOLDING : UNIT_DONE;
@@ -274,6 +290,7 @@ static int begin_iteration(sim_view *v, uint32_t it)
     memset(c->join + l0, 0, n);
     memset(c->state + l0, 0, n);
     memset(c->samples + l0, 0, (size_t)n * sizeof *c->samples);
+    memset(c->save + sp->first_op, 0, sp->end_op - sp->first_op);
     c->cur_layer = l0;
     c->end_layer = l0 + n;
     c->layer_started = 0;
@@ -292,6 +309,7 @@ static int begin_iteration(sim_view *v, uint32_t it)
     memset(&plan, 0, sizeof plan);
     plan.checkpoint = c->flags + l0;
     plan.with_previous = c->join + l0;
+    plan.save_op = c->save + sp->first_op;
     plan.predicted_peak = -1;
     plan.cache_hit = -1;
     uint64_t t0 = now_ns();
@@ -465,7 +483,7 @@ static void free_unit(sim_view *v, uint32_t u)
             const sim_tensor *te = &tr->tensors[op->out_first + k];
             uint32_t s = te->storage;
             if (te->is_view || (v->fl[s] & (SIM_FL_MAT | SIM_FL_PINNED)) != SIM_FL_MAT ||
-                c->keep_until[s] > last || v->ss[s].ref_int)
+                c->keep_until[s] > last || v->ss[s].ref_int || c->save[o])
                 continue;
             sim_free_storage(v, s);
             c->freed_by[s] = u + 1;
@@ -515,6 +533,8 @@ static int rerun_unit(sim_view *v, uint32_t u)
     uint32_t outer = c->recomputing;
     c->recomputing = u + 1;
     for (uint32_t o = first; o <= last; o++) {
+        if (c->save[o]) /* saved: the re-run takes its outputs from the cache */
+            continue;
         if (sim_rerun_op(v, o))
             return -1;
         const sim_op *op = &tr->ops[o];

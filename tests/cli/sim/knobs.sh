@@ -55,4 +55,30 @@ expect_fail 1 'slots=1.5: give a whole number' \
   "$GMS_BIN" sim tf.gmt --policy rotor --budget 0.7 --policy-args slots=1.5
 expect_fail 1 "planner rotor has no parameter 'slot'" \
   "$GMS_BIN" sim tf.gmt --policy rotor --budget 0.7 --policy-args slot=5
+
+# --- sac ---
+"$GMS_BIN" sim --list-policies | grep -Eq '^sac +planner: ' || fail "sac not listed"
+full=$("$GMS_BIN" sim tf.gmt --policy ckpt-all --json) || fail "ckpt-all"
+# the default is torchtitan's op SAC: every layer checkpointed, its mm outputs (but every
+# second) saved, so it recomputes less than checkpointing whole layers and holds more
+tt=$("$GMS_BIN" sim tf.gmt --policy sac --json) || fail "sac"
+[ "$(echo "$tt" | field 'd["status"], d["planner"]["checkpoints"] == 3 * 7')" = "ok True" ] ||
+  fail "sac did not checkpoint every layer: $tt"
+[ "$(echo "$tt" | field "0 < d['remat_compute'] < $(echo "$full" | field 'd["remat_compute"]')")" = True ] ||
+  fail "sac's torchtitan preset recomputes no less than ckpt-all: $tt"
+pre=$("$GMS_BIN" sim tf.gmt --policy sac --policy-args preset=torchtitan --json)
+[ "$(echo "$pre" | field 'd["remat_compute"], d["peak_memory"]')" = \
+  "$(echo "$tt" | field 'd["remat_compute"], d["peak_memory"]')" ] || fail "the default is not the preset"
+# saving more (synth's linear layers are addmm, its attention bmm) recomputes less, holds more
+more=$("$GMS_BIN" sim tf.gmt --policy sac --policy-args 'save=aten::addmm+bmm+mm' --json)
+[ "$(echo "$more" | field "d['remat_compute'] < $(echo "$tt" | field 'd["remat_compute"]') and d['peak_memory'] > $(echo "$tt" | field 'd["peak_memory"]')")" = True ] ||
+  fail "saving addmm, bmm and mm: $more"
+# every=2: layer SAC, the 2nd, 4th, 6th layer of each iteration checkpointed whole
+ev=$("$GMS_BIN" sim tf.gmt --policy sac --policy-args every=2 --json)
+[ "$(echo "$ev" | field 'd["status"], [i["plan"] for i in d["iterations"]][0]')" = "ok h.0,h.2,head" ] ||
+  fail "every=2: $ev"
+expect_fail 1 'preset=llama: unknown' "$GMS_BIN" sim tf.gmt --policy sac --policy-args preset=llama
+expect_fail 1 'every=0' "$GMS_BIN" sim tf.gmt --policy sac --policy-args every=0
+expect_fail 1 'preset= or save=, not both' \
+  "$GMS_BIN" sim tf.gmt --policy sac --policy-args preset=torchtitan,save=mm
 echo ok
