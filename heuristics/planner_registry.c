@@ -10,6 +10,7 @@ static const sim_planner *const planners[] = {
     &planner_mimose_static,
     &planner_rotor,
     &planner_sac,
+    &planner_ac_budget,
 };
 #define N_PLANNERS (sizeof planners / sizeof planners[0])
 

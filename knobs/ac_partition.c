@@ -501,7 +501,7 @@ int ac_choose_saved(const ac_node *nodes, uint32_t n, double budget, ac_solver s
     else if (solver == AC_SOLVER_ILP)
         rc = knap_exact(mem, rt, m, cap, keep, &value, err);
     else
-        rc = knap_dp(mem, rt, m, cap, (size_t)1 << 31, keep, &value, err);
+        rc = knap_dp(mem, rt, m, cap, (size_t)1 << 28, keep, &value, err);
     if (rc)
         goto done;
     for (uint32_t k = 0; k < m; k++) {

@@ -60,6 +60,13 @@ typedef struct sim_plan {
      * unit's end, and the op is not run again when the unit is re-run. Flags on ops outside
      * every checkpointed unit mean nothing. */
     uint8_t *save_op;
+    /* Optional (added for ac-budget, issue 29): 1 = this iteration's units hold nothing: not
+     * their inputs, not their saved outputs (torch.compile's partitioned graphs keep a value
+     * only while a later op needs it), and a value freed at a unit's end is recomputed
+     * alone when an op needs it: its producer op runs again (its missing inputs first, the
+     * same way), not the whole unit; what that read or made and the trace has let go is
+     * freed right after. 0 (default): torch.utils.checkpoint's holds and whole re-runs. */
+    int no_hold;
 } sim_plan;
 
 /* What the engine measured for one layer in the iteration that just ended. */

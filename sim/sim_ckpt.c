@@ -56,6 +56,7 @@ struct sim_ckpt {
     double pred;
     int cache_hit;
     uint32_t it_ckpt;
+    int no_hold;                   /* the iteration's plan: units hold nothing */
     /* summary */
     uint32_t planned, predicted, hits, misses;
     double err_sum, err_max;
@@ -325,6 +326,7 @@ static int begin_iteration(sim_view *v, uint32_t it)
     }
     c->planned++;
     c->pred = plan.predicted_peak;
+    c->no_hold = plan.no_hold != 0;
     c->cache_hit = plan.cache_hit;
     if (plan.cache_hit == 1)
         c->hits++;
@@ -439,7 +441,7 @@ int sim_ckpt_before_op(sim_view *v, uint32_t o)
         c->layer_clock0 = v->clock;
         c->layer_started = 1;
         uint32_t l = c->cur_layer;
-        if (c->flags[l] && c->unit_first[l] == l)
+        if (c->flags[l] && c->unit_first[l] == l && !c->no_hold)
             hold_inputs(v, l, +1);
     }
     refresh_marks(v);
@@ -550,6 +552,15 @@ static int rerun_unit(sim_view *v, uint32_t u)
         }
     }
     c->recomputing = outer;
+    /* inputs the re-run had rematerialized after the trace had let them go */
+    for (uint32_t o = first; o <= last; o++) {
+        const sim_op *op = &tr->ops[o];
+        for (uint32_t i = 0; i < op->n_args; i++) {
+            uint32_t s = tr->arg_st[op->args_off + i];
+            if (producer(tr, s) < first)
+                maybe_free(v, s);
+        }
+    }
     for (uint32_t o = first; o <= last; o++) {
         const sim_op *op = &tr->ops[o];
         for (uint32_t k = 0; k < op->n_out; k++)
@@ -561,9 +572,34 @@ static int rerun_unit(sim_view *v, uint32_t u)
     return v->failed_alloc ? -1 : 1;
 }
 
+/* no_hold plans (ac-budget): a forward value of this iteration that backward needs and the
+ * plan did not save is recomputed alone, from its producer (whose missing inputs come back
+ * the same way, first), as the partitioned backward graph recomputes it; what the re-run
+ * read or made and the trace has let go is freed right after. */
+static int recompute_value(sim_view *v, uint32_t t)
+{
+    const sim_trace *tr = v->tr;
+    uint32_t o = tr->tensors[t].op;
+    if (sim_rerun_op(v, o))
+        return -1;
+    const sim_op *op = &tr->ops[o];
+    for (uint32_t i = 0; i < op->n_args; i++)
+        maybe_free(v, tr->arg_st[op->args_off + i]);
+    for (uint32_t k = 0; k < op->n_out; k++)
+        if (tr->tensors[op->out_first + k].storage != tr->tensors[t].storage)
+            maybe_free(v, tr->tensors[op->out_first + k].storage);
+    return v->failed_alloc ? -1 : 1;
+}
+
 int sim_ckpt_on_missing(sim_view *v, uint32_t t)
 {
     sim_ckpt *c = v->ckpt;
+    if (c->no_hold && c->it != NONE32) {
+        const sim_iteration_span *sp = sim_layers_iteration(c->layers, c->it);
+        uint32_t o = v->tr->tensors[t].op;
+        if (o >= sp->first_op && o < sp->backward_op)
+            return recompute_value(v, t);
+    }
     uint32_t u1 = c->freed_by[v->tr->tensors[t].storage];
     if (u1 == 0 || u1 == c->recomputing)
         return 0;

@@ -81,4 +81,43 @@ expect_fail 1 'preset=llama: unknown' "$GMS_BIN" sim tf.gmt --policy sac --polic
 expect_fail 1 'every=0' "$GMS_BIN" sim tf.gmt --policy sac --policy-args every=0
 expect_fail 1 'preset= or save=, not both' \
   "$GMS_BIN" sim tf.gmt --policy sac --policy-args preset=torchtitan,save=mm
+
+# --- ac-budget ---
+"$GMS_BIN" sim --list-policies | grep -Eq '^ac-budget +planner: ' || fail "ac-budget not listed"
+base=$("$GMS_BIN" sim tf.gmt --json) || fail "plain sim"
+# budget 1 (torch's default min cut) keeps what backward needs: no recomputation, the plain peak
+one=$("$GMS_BIN" sim tf.gmt --policy ac-budget --json) || fail "ac-budget"
+[ "$(echo "$one" | field 'd["status"], d["remat_compute"], d["policy_args"]')" = "ok 0 " ] ||
+  fail "ac-budget at budget 1 recomputes: $one"
+[ "$(echo "$one" | field 'd["peak_memory"]')" = "$(echo "$base" | field 'd["peak_memory"]')" ] ||
+  fail "ac-budget at budget 1 does not peak as the plain replay: $one"
+# lower budgets down to 0.3: less memory, more recomputation (budget 0, inputs only, may
+# peak higher than 0.3: everything comes back from the inputs at once); the three solvers
+prev_peak=$(echo "$one" | field 'd["peak_memory"]'); prev_re=0
+for b in 0.9 0.5 0.3 0; do
+  [ "$b" = 0 ] && prev_peak=$(echo "$one" | field 'd["peak_memory"]')
+  r=$("$GMS_BIN" sim tf.gmt --policy ac-budget --policy-args budget=$b --json) || fail "budget $b"
+  peak=$(echo "$r" | field 'd["peak_memory"]'); re=$(echo "$r" | field 'd["remat_compute"]')
+  [ "$(echo "$r" | field 'd["status"]')" = ok ] && [ "$peak" -le "$prev_peak" ] && [ "$re" -ge "$prev_re" ] ||
+    fail "budget $b: peak $peak (before $prev_peak), recompute $re (before $prev_re)"
+  prev_peak=$peak; prev_re=$re
+done
+for sv in greedy ilp; do
+  "$GMS_BIN" sim tf.gmt --policy ac-budget --policy-args budget=0.5,solver=$sv,estimator=trace --json |
+    field 'd["status"]' | grep -qx ok || fail "solver $sv"
+done
+[ "$prev_re" -gt 0 ] || fail "budget 0 recomputes nothing"
+# bad input: one line, exit 1
+expect_fail 1 'budget=1.5: give a fraction from 0' \
+  "$GMS_BIN" sim tf.gmt --policy ac-budget --policy-args budget=1.5
+expect_fail 1 'budget=-0.2: give a fraction' \
+  "$GMS_BIN" sim tf.gmt --policy ac-budget --policy-args budget=-0.2
+expect_fail 1 'solver=cplex: unknown; give dp' \
+  "$GMS_BIN" sim tf.gmt --policy ac-budget --policy-args solver=cplex
+expect_fail 1 'estimator=profile: unknown; give flops' \
+  "$GMS_BIN" sim tf.gmt --policy ac-budget --policy-args estimator=profile
+"$GMS_BIN" convert -q tf.gmt --to dtr-log -o tf.log || fail "convert"
+grep -v '"BACKWARD"' tf.log >nobw.log
+expect_fail 1 'iteration 0 has no backward pass \(no ANNOTATE BACKWARD marker\)' \
+  "$GMS_BIN" sim nobw.log --policy ac-budget
 echo ok

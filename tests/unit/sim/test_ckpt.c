@@ -59,6 +59,7 @@ static sim_trace *two_layers(void)
 typedef struct test_planner {
     const char *names;
     int with_previous; /* join every checkpointed layer with the one before */
+    int no_hold;       /* sim_plan.no_hold */
     sim_plan_request req;
     sim_iteration_outcome out;
     sim_layer_sample samples[8];
@@ -87,6 +88,7 @@ static int tp_plan(void *state, const sim_plan_request *req, sim_plan *out, gms_
     }
     out->predicted_peak = 1000;
     out->cache_hit = 0;
+    out->no_hold = tp.no_hold;
     return 0;
 }
 
@@ -180,6 +182,38 @@ START_TEST(test_two_layers_one_checkpointed_exact)
     ck_assert_uint_eq(r.remats, 3);
     ck_assert_msg(strstr(log.text, "C:fb X:4 R:fb C:gb R:fa1 R:fa2") != NULL, "events: %s",
                   log.text);
+    sim_trace_free(t);
+}
+END_TEST
+
+/* no_hold (ac-budget): units hold nothing and a freed value comes back alone. a and b
+ * checkpointed, nothing saved: x (10) is freed when the trace releases it (1100 after fa1);
+ * at a's end a1 goes (200), at b's end b1 (200); gb needs b1: fb alone runs again (250, 257
+ * after gb); ga needs a1: fa1 needs x, so input runs first (1267 at fa1), then x is let go
+ * (1257), ga: 1266. Recompute 30 + 5 + 10 = 45 ns, three ops, never a whole unit. */
+START_TEST(test_no_hold_recomputes_values_alone)
+{
+    sim_trace *t = two_layers();
+    g_log log;
+    memset(&tp, 0, sizeof tp);
+    tp.names = "a,b";
+    tp.no_hold = 1;
+    sim_config cfg;
+    sim_config_init(&cfg);
+    cfg.planner = &test_pl;
+    cfg.remat_limit = 2.0;
+    memset(&log, 0, sizeof log);
+    cfg.observer = g_observe;
+    cfg.observer_ctx = &log;
+    sim_result r;
+    gms_error err = {0};
+    ck_assert_msg(sim_run(t, &cfg, &r, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(r.status, SIM_OK);
+    ck_assert_uint_eq(r.remat_compute, 45);
+    ck_assert_uint_eq(r.remats, 3);
+    ck_assert_uint_eq(r.peak_memory, 1267);
+    ck_assert_msg(strstr(log.text, "C:fb X:4 R:fb C:gb R:input R:fa1 X:1 C:ga") != NULL,
+                  "events: %s", log.text);
     sim_trace_free(t);
 }
 END_TEST
@@ -540,6 +574,7 @@ int main(void)
     tcase_add_test(tc, test_ckpt_sqrt_segments);
     tcase_add_test(tc, test_params_canonical);
     tcase_add_test(tc, test_sac_saved_outputs_are_held_and_not_recomputed);
+    tcase_add_test(tc, test_no_hold_recomputes_values_alone);
     tcase_add_test(tc, test_sac_torchtitan_saves_every_other_mm);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
