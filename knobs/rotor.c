@@ -95,6 +95,20 @@ static uint64_t at(const uint64_t *a, uint32_t L, uint32_t i)
     return i <= L ? a[i] : 0;
 }
 
+/* One leaf candidate j over n memories: best = min(best, pre + A + B), keeping the first
+ * minimum (strict <). Restrict pointers and one element type let the compiler vectorize it:
+ * the table's O(slots x L^3) work is all here. */
+static void leaf_pass(double *restrict best, double *restrict bestj, const double *restrict A,
+                      const double *restrict B, double pre, double j, uint32_t n)
+{
+    for (uint32_t m = 0; m < n; m++) {
+        double v = pre + A[m] + B[m], b = best[m], bj = bestj[m];
+        int lt = isless(v, b); /* quiet: lets the compiler if-convert and vectorize */
+        bestj[m] = lt ? j : bj;
+        best[m] = lt ? v : b;
+    }
+}
+
 /* compute_table(chain, mmax). */
 int rotor_table_build(const rotor_chain *c, uint32_t mmax, size_t max_bytes, rotor_table **out,
                       gms_error *err)
@@ -110,7 +124,7 @@ int rotor_table_build(const rotor_chain *c, uint32_t mmax, size_t max_bytes, rot
                              L, mmax, max_bytes >> 20);
     rotor_table *t = calloc(1, sizeof *t);
     double *best = malloc(stride * sizeof *best);
-    uint32_t *bestj = malloc(stride * sizeof *bestj);
+    double *bestj = malloc(stride * sizeof *bestj);
     uint32_t *first = malloc(stride * sizeof *first);
     if (t) {
         t->opt = malloc(np * stride * sizeof *t->opt);
@@ -180,15 +194,12 @@ int rotor_table_build(const rotor_chain *c, uint32_t mmax, size_t max_bytes, rot
                     from = fa > mmax ? mmax + 1 : (uint32_t)fa;
                 if (fb > from)
                     from = fb > mmax ? mmax + 1 : (uint32_t)fb;
-                for (uint32_t m = from; m <= mmax; m++) {
-                    double v = pre + A[m - cj] + B[m];
-                    int lt = v < best[m];
-                    best[m] = lt ? v : best[m];
-                    bestj[m] = lt ? j : bestj[m];
-                }
+                if (from <= mmax)
+                    leaf_pass(best + from, bestj + from, A + (from - cj), B + from, pre,
+                              (double)j, mmax + 1 - from);
             }
             for (uint32_t m = m0; m <= mmax; m++)
-                if (!bestj[m])
+                if (bestj[m] == 0)
                     bestj[m] = first[m];
             /* chain_checkpoint = opt[m][i][i] + opt[m - cbw[i+1]][i+1][l]; leaf on a tie */
             const double *Oii = t->opt + pair(L, i, i) * stride;
@@ -196,8 +207,8 @@ int rotor_table_build(const rotor_chain *c, uint32_t mmax, size_t max_bytes, rot
             uint64_t cb = c->cbw[i + 1];
             for (uint32_t m = m0; m <= mmax; m++) {
                 double chain = m >= cb ? Oii[m] + Orest[m - cb] : INFINITY;
-                if (bestj[m] && best[m] <= chain)
-                    o[m] = best[m], w[m] = bestj[m];
+                if (bestj[m] != 0 && best[m] <= chain)
+                    o[m] = best[m], w[m] = (uint32_t)bestj[m];
                 else
                     o[m] = chain, w[m] = 0;
                 if (t->fin[pair(L, i, l)] > mmax && isfinite(o[m]))
