@@ -19,7 +19,8 @@ trap 'rm -rf "$tmp"' EXIT
 best3() { # best wall time (s) of 3 runs of "$@"
   local b=999999 t
   for _ in 1 2 3; do
-    t=$( { /usr/bin/time -f %e "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+    /usr/bin/time -f %e -o "$tmp/time" "$@" >/dev/null 2>&1
+    t=$(tail -1 "$tmp/time")
     b=$(echo "$b $t" | awk '{ print ($2 < $1) ? $2 : $1 }')
   done
   echo "$b"
@@ -32,9 +33,14 @@ part=${GMS_KNOBS_PART:-all}
 if [ "$part" != compare ]; then
 echo "-- speed"
 "$GMS_BIN" synth --model mlp --layers 200 --hidden 256 -o "$tmp/mlp200.gmt" -q
+# planning wall time (the engine's plan_s) and the whole run's CPU time (planning is most of
+# it): on a loaded machine the wall time includes waiting for a core
 for i in 1 2 3; do
-  "$GMS_BIN" sim "$tmp/mlp200.gmt" --policy rotor --budget 0.9 --json | jq '.planner.plan_s'
-done | median3 | awk '{ printf "rotor, 201-layer chain, 500 slots: planning %.3f s (median of 3)\n", $1 }'
+  /usr/bin/time -f %U -o "$tmp/cpu" "$GMS_BIN" sim "$tmp/mlp200.gmt" --policy rotor --budget 0.9 \
+    --json | jq -r --arg cpu "$(cat "$tmp/cpu" 2>/dev/null || echo 0)" '.planner.plan_s' >>"$tmp/plan"
+  tail -1 "$tmp/cpu" >>"$tmp/cpus"
+done
+echo "rotor, 201-layer chain, 500 slots: planning $(median3 <"$tmp/plan") s wall, run $(median3 <"$tmp/cpus") s CPU (medians of 3)"
 for b in 0.3 0.5 0.7 0.9; do
   for i in 1 2 3; do
     "$GMS_BIN" sim "$gpt2" --policy ac-budget --policy-args budget=$b --json | jq '.planner.plan_s'
@@ -58,8 +64,9 @@ fi
 echo "-- comparison: ac-budget's knob b with no memory limit (overhead, and peak / the"
 echo "   trace's peak), then every other policy at that same memory (overhead or oom)"
 "$GMS_BIN" synth --model transformer --layers 6 -o "$tmp/transformer.gmt" -q
-traces=("$tmp/transformer.gmt" "$gpt2" "$rn50" "$shared/traces/dtr-iclr21/resnet32-256.log"
-        "$shared/traces/dtr-iclr21/transformer-384.log")
+traces=("$tmp/transformer.gmt" "$gpt2" "$rn50" "$shared"/traces/dtr-iclr21/resnet32-*.log
+        "$shared"/traces/dtr-iclr21/transformer-*.log)
+[ -n "${GMS_KNOBS_TRACES:-}" ] && read -r -a traces <<<"$GMS_KNOBS_TRACES"
 db=${GMS_KNOBS_DB:-knobs.db}
 ovh() { jq -r 'if .status == "ok" then "\(.overhead * 1000 | round / 1000)" else .status end'; }
 for t in "${traces[@]}"; do
@@ -79,11 +86,10 @@ for t in "${traces[@]}"; do
     echo "$line |"
   done
 done
-# the store for the chart: one sweep per policy setting (ac-budget's knob follows the budget)
-for b in 0.3 0.4 0.5 0.6 0.7 0.8 0.9; do
-  "$GMS_BIN" sweep "$tmp/transformer.gmt" --db "$db" --policies ac-budget --budgets $b \
-    --policy-args budget=$b --quiet -j 1 >/dev/null
-done
+# the store for the chart: ac-budget with one knob (0.5) across the memory budgets, beside
+# the other policies ('plot overhead' draws one line per policy and parameter set)
+"$GMS_BIN" sweep "$tmp/transformer.gmt" --db "$db" --policies ac-budget --budgets 0.3:0.9:0.1 \
+  --policy-args budget=0.5 --quiet -j 1 >/dev/null
 "$GMS_BIN" sweep "$tmp/transformer.gmt" --db "$db" --policies sac,rotor,ckpt-sqrt,mimose,dtr \
   --budgets 0.3:0.9:0.1 --quiet -j 1 >/dev/null
 echo "store: $db (gpumemsim plot overhead $db -o knobs.png)"
