@@ -9,6 +9,7 @@
 #include "graph.h"
 #include "planner.h"
 #include "planners.h"
+#include "rotor_trace.h"
 #include "sim_layers.h"
 #include "sim_plan_report.h"
 #include "synth.h"
@@ -214,6 +215,38 @@ START_TEST(test_no_hold_recomputes_values_alone)
     ck_assert_uint_eq(r.peak_memory, 1267);
     ck_assert_msg(strstr(log.text, "C:fb X:4 R:fb C:gb R:input R:fa1 X:1 C:ga") != NULL,
                   "events: %s", log.text);
+    sim_trace_free(t);
+}
+END_TEST
+
+/* Rotor's chain from the two-layer trace (rotor_trace.h): stage 0 = a (fa1, fa2: 30 ns; a2,
+ * 100 B, is read by fb: its output x_1; a1, 1000 B, only by backward: in x-bar_1), stage 1 =
+ * b (fb: 30 ns; b1, 50 B, only by backward), the loss stage = input (5 ns) and the backward
+ * ops (gb, ga: 70 ns; no backward scopes, so all in the loss stage); x_0 = x (10 B, made in
+ * the iteration before layer a and read by it); constant = w (100 B). */
+START_TEST(test_rotor_chain_from_two_layers)
+{
+    sim_trace *t = two_layers();
+    sim_layers *L = NULL;
+    gms_error err = {0};
+    ck_assert_int_eq(sim_layers_build(t, &L, &err), 0);
+    rotor_chain *c = NULL;
+    uint64_t constant = 0;
+    ck_assert_msg(rotor_chain_from_trace(L, 0, &c, &constant, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(c->length, 2);
+    ck_assert(c->fw[0] == 30 && c->fw[1] == 30 && c->fw[2] == 5);
+    ck_assert(c->bw[0] == 0 && c->bw[1] == 0 && c->bw[2] == 70);
+    ck_assert_uint_eq(c->cw[0], 10);
+    ck_assert_uint_eq(c->cw[1], 100);
+    ck_assert_uint_eq(c->cbw[1], 1100);
+    ck_assert_uint_eq(c->cw[2], 0);
+    ck_assert_uint_eq(c->cbw[2], 50);
+    for (uint32_t i = 0; i <= 2; i++)
+        ck_assert(c->fwd_tmp[i] == 0 && c->bwd_tmp[i] == 0);
+    ck_assert_uint_eq(constant, 100);
+    rotor_chain_free(c);
+    ck_assert_int_eq(rotor_chain_from_trace(L, 5, &c, &constant, &err), GMS_EINVAL);
+    sim_layers_free(L);
     sim_trace_free(t);
 }
 END_TEST
@@ -575,6 +608,7 @@ int main(void)
     tcase_add_test(tc, test_params_canonical);
     tcase_add_test(tc, test_sac_saved_outputs_are_held_and_not_recomputed);
     tcase_add_test(tc, test_no_hold_recomputes_values_alone);
+    tcase_add_test(tc, test_rotor_chain_from_two_layers);
     tcase_add_test(tc, test_sac_torchtitan_saves_every_other_mm);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
