@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "ac_partition.h"
+#include "knob_params.h"
 #include "planners.h"
 #include "sim_dataflow.h"
 #include "sim_layers.h"
@@ -32,55 +33,14 @@ typedef struct acb_state {
     int trace_costs;
 } acb_state;
 
-/* The canonical params' value for key (copied), 1 found / 0 absent. */
-static int param_str(const char *params, const char *key, char *out, size_t len)
-{
-    size_t kl = strlen(key);
-    for (const char *p = params; p && *p;) {
-        const char *comma = strchr(p, ',');
-        const char *end = comma ? comma : p + strlen(p);
-        if ((size_t)(end - p) > kl && strncmp(p, key, kl) == 0 && p[kl] == '=') {
-            size_t n = (size_t)(end - p) - kl - 1;
-            n = n < len - 1 ? n : len - 1;
-            memcpy(out, p + kl + 1, n);
-            out[n] = '\0';
-            return 1;
-        }
-        p = comma ? comma + 1 : end;
-    }
-    return 0;
-}
-
 static int init(const struct sim_config *cfg, const struct sim_layers *layers,
                 const char *params, void **state, gms_error *err)
 {
     (void)cfg;
-    static const char *const known[] = {"budget", "estimator", "solver", NULL};
-    if (planner_params_check("ac-budget", params, known, err))
-        return -1;
-    double budget = 1;
-    int got = planner_param_double("ac-budget", params, "budget", &budget, err);
-    if (got < 0)
-        return -1;
-    if (!(budget >= 0 && budget <= 1))
-        return gms_error_set(err, GMS_EINVAL, "ac-budget: budget=%g: give a fraction from 0 "
-                             "(save only the inputs) to 1 (torch's default min cut)", budget);
-    char solver[32] = "dp", est[32] = "flops";
-    param_str(params, "solver", solver, sizeof solver);
-    param_str(params, "estimator", est, sizeof est);
-    ac_solver sv;
-    if (strcmp(solver, "dp") == 0)
-        sv = AC_SOLVER_DP;
-    else if (strcmp(solver, "greedy") == 0)
-        sv = AC_SOLVER_GREEDY;
-    else if (strcmp(solver, "ilp") == 0)
-        sv = AC_SOLVER_ILP;
-    else
-        return gms_error_set(err, GMS_EINVAL, "ac-budget: solver=%s: unknown; give dp "
-                             "(torch's default), greedy or ilp", solver);
-    if (strcmp(est, "flops") && strcmp(est, "trace"))
-        return gms_error_set(err, GMS_EINVAL, "ac-budget: estimator=%s: unknown; give flops "
-                             "(torch's default) or trace (the trace's op costs)", est);
+    knob_acb_params p;
+    int rc = knob_acb_params_parse(params, &p, err);
+    if (rc)
+        return rc;
     for (uint32_t it = 0; it < sim_layers_iterations(layers); it++) {
         const sim_iteration_span *sp = sim_layers_iteration(layers, it);
         if (sp->backward_op >= sp->end_op && sp->end_op > sp->first_op)
@@ -93,8 +53,8 @@ static int init(const struct sim_config *cfg, const struct sim_layers *layers,
     acb_state *s = calloc(1, sizeof *s);
     if (!s)
         return gms_error_set(err, GMS_ENOMEM, "ac-budget: out of memory");
-    s->layers = layers, s->budget = budget, s->solver = sv;
-    s->trace_costs = strcmp(est, "trace") == 0;
+    s->layers = layers, s->budget = p.budget, s->trace_costs = p.trace_costs;
+    s->solver = p.solver == 1 ? AC_SOLVER_GREEDY : p.solver == 2 ? AC_SOLVER_ILP : AC_SOLVER_DP;
     *state = s;
     return 0;
 }
@@ -102,21 +62,6 @@ static int init(const struct sim_config *cfg, const struct sim_layers *layers,
 static void state_free(void *state)
 {
     free(state);
-}
-
-/* The op's base name: after the last "::", without ".default" (into buf). */
-static const char *base_name(const char *name, char *buf, size_t len)
-{
-    const char *p = name, *q;
-    while ((q = strstr(p, "::")))
-        p = q + 2;
-    size_t n = strlen(p);
-    if (n > 8 && strcmp(p + n - 8, ".default") == 0)
-        n -= 8;
-    n = n < len - 1 ? n : len - 1;
-    memcpy(buf, p, n);
-    buf[n] = '\0';
-    return buf;
 }
 
 static int plan(void *state, const sim_plan_request *req, sim_plan *out, gms_error *err)
@@ -135,7 +80,7 @@ static int plan(void *state, const sim_plan_request *req, sim_plan *out, gms_err
     uint32_t n = f->n_ops;
     size_t nn = n ? n : 1;
     ac_node *nd = calloc(nn, sizeof *nd);
-    char (*names)[96] = malloc(nn * sizeof *names);
+    char (*names)[KNOB_OP_NAME] = malloc(nn * sizeof *names);
     uint32_t *uoff = calloc(nn + 1, sizeof *uoff), *users = NULL, *fill = calloc(nn, sizeof *fill);
     uint8_t *saved = malloc(nn);
     if (!nd || !names || !uoff || !fill || !saved) {
@@ -159,7 +104,8 @@ static int plan(void *state, const sim_plan_request *req, sim_plan *out, gms_err
     for (uint32_t k = 0; k < n; k++) {
         const sim_flow_op *o = &f->ops[k];
         ac_node *x = &nd[k];
-        x->op = base_name(o->name, names[k], sizeof names[k]);
+        knob_op_base(o->name, names[k], sizeof names[k]);
+        x->op = names[k];
         x->backward = o->op >= sp->backward_op;
         /* _size_of: a view's own bytes are 0 in the trace; it stands for what it views */
         x->size = (double)o->bytes;

@@ -13,15 +13,14 @@
  * layer is checkpointed: the least this engine can carry out; the run says whether it fits.
  * No predicted peak, no cache: the plan is made again for each iteration.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "knob_params.h"
 #include "planners.h"
 #include "rotor.h"
 #include "rotor_trace.h"
 
-#define ROTOR_SLOTS_DEFAULT 500
 #define ROTOR_TABLE_MAX ((size_t)2 << 30) /* 2 GiB: about 300 layers at 500 slots */
 
 typedef struct rotor_state {
@@ -33,21 +32,14 @@ static int init(const struct sim_config *cfg, const struct sim_layers *layers,
                 const char *params, void **state, gms_error *err)
 {
     (void)cfg;
-    static const char *const known[] = {"slots", NULL};
-    if (planner_params_check("rotor", params, known, err))
-        return -1;
-    double slots = ROTOR_SLOTS_DEFAULT;
-    int got = planner_param_double("rotor", params, "slots", &slots, err);
-    if (got < 0)
-        return -1;
-    if (got && (slots < 1 || slots > 100000 || slots != floor(slots)))
-        return gms_error_set(err, GMS_EINVAL,
-                             "rotor: slots=%g: give a whole number of memory slots from 1 to "
-                             "100000 (Rotor's default: 500)", slots);
+    uint32_t slots;
+    int rc = knob_rotor_params(params, &slots, err);
+    if (rc)
+        return rc;
     rotor_state *s = calloc(1, sizeof *s);
     if (!s)
         return gms_error_set(err, GMS_ENOMEM, "rotor: out of memory");
-    s->layers = layers, s->slots = (uint32_t)slots;
+    s->layers = layers, s->slots = slots;
     *state = s;
     return 0;
 }
