@@ -50,11 +50,21 @@ typedef struct forest {
     size_t n, cap;
 } forest;
 
+/* every node made, so reset_memo can free them (trees share subtrees) */
+static tree **made;
+static size_t n_made, cap_made;
+
 static tree *node(int kind, uint32_t i, uint32_t l, uint32_t j, tree *a, tree *b)
 {
     tree *t = malloc(sizeof *t);
     ck_assert_ptr_nonnull(t);
     *t = (tree){kind, i, l, j, a, b};
+    if (n_made == cap_made) {
+        cap_made = cap_made ? 2 * cap_made : 256;
+        made = realloc(made, cap_made * sizeof *made);
+        ck_assert_ptr_nonnull(made);
+    }
+    made[n_made++] = t;
     return t;
 }
 
@@ -68,7 +78,7 @@ static void add(forest *f, tree *t)
     f->t[f->n++] = t;
 }
 
-/* All trees of (i, l), memoized per (i, l) (trees are shared, never freed: small tests). */
+/* All trees of (i, l), memoized per (i, l); reset_memo frees them. */
 static forest memo[8][8];
 static int memo_done[8][8];
 
@@ -96,6 +106,13 @@ static forest *all(uint32_t i, uint32_t l)
 
 static void reset_memo(void)
 {
+    for (int i = 0; i < 8; i++)
+        for (int l = 0; l < 8; l++)
+            free(memo[i][l].t);
+    for (size_t k = 0; k < n_made; k++)
+        free(made[k]);
+    free(made);
+    made = NULL, n_made = cap_made = 0;
     memset(memo_done, 0, sizeof memo_done);
     memset(memo, 0, sizeof memo);
 }
@@ -277,6 +294,7 @@ START_TEST(test_rotor_optimum_equals_brute_force_over_persistent_schedules)
         rotor_table_free(t);
         rotor_chain_free(c);
     }
+    reset_memo();
 }
 END_TEST
 
@@ -326,6 +344,7 @@ START_TEST(test_rotor_schedules_fit_when_replayed_op_by_op)
         rotor_table_free(t);
         rotor_chain_free(c);
     }
+    reset_memo();
 }
 END_TEST
 
