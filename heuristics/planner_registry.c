@@ -8,6 +8,9 @@ static const sim_planner *const planners[] = {
     &planner_ckpt_sqrt,
     &planner_mimose,
     &planner_mimose_static,
+    &planner_rotor,
+    &planner_sac,
+    &planner_ac_budget,
 };
 #define N_PLANNERS (sizeof planners / sizeof planners[0])
 

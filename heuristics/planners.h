@@ -16,6 +16,9 @@ extern const sim_planner planner_ckpt_all;
 extern const sim_planner planner_ckpt_sqrt;
 extern const sim_planner planner_mimose;        /* mimose.c */
 extern const sim_planner planner_mimose_static;
+extern const sim_planner planner_rotor;         /* rotor.c */
+extern const sim_planner planner_sac;           /* sac.c */
+extern const sim_planner planner_ac_budget;     /* ac_budget.c */
 
 /* The planner named `name`, or NULL. */
 const sim_planner *planner_find(const char *name);

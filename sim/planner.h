@@ -52,6 +52,21 @@ typedef struct sim_plan {
      * segment: the ops from the unit's first layer to its last are re-run together, and
      * only what the unit passes to later forward ops is kept at its end. */
     uint8_t *with_previous;
+    /* Optional (added for selective checkpointing, issue 29; planners that leave it zeroed
+     * save nothing): one flag per op of the iteration (index = op - the iteration's first_op,
+     * sim_layers_iteration), engine-owned: 1 = inside a checkpointed unit, this op's outputs
+     * are saved, as torch.utils.checkpoint's selective policy MUST_SAVE does: they are held
+     * from the unit's start until it is re-run (or its iteration ends), never freed at the
+     * unit's end, and the op is not run again when the unit is re-run. Flags on ops outside
+     * every checkpointed unit mean nothing. */
+    uint8_t *save_op;
+    /* Optional (added for ac-budget, issue 29): 1 = this iteration's units hold nothing: not
+     * their inputs, not their saved outputs (torch.compile's partitioned graphs keep a value
+     * only while a later op needs it), and a value freed at a unit's end is recomputed
+     * alone when an op needs it: its producer op runs again (its missing inputs first, the
+     * same way), not the whole unit; what that read or made and the trace has let go is
+     * freed right after. 0 (default): torch.utils.checkpoint's holds and whole re-runs. */
+    int no_hold;
 } sim_plan;
 
 /* What the engine measured for one layer in the iteration that just ended. */

@@ -39,6 +39,8 @@ struct sim_ckpt {
     uint8_t *flags, *join, *state;
     uint32_t *unit_first; /* checkpointed layers: the first layer of their unit */
     uint32_t *unit_last;  /* a unit's first layer: the unit's last layer */
+    /* per op */
+    uint8_t *save;        /* the plan's save_op: outputs kept, op not re-run */
     sim_layer_sample *samples;
     /* the run */
     const sim_planner *pl;
@@ -54,6 +56,7 @@ struct sim_ckpt {
     double pred;
     int cache_hit;
     uint32_t it_ckpt;
+    int no_hold;                   /* the iteration's plan: units hold nothing */
     /* summary */
     uint32_t planned, predicted, hits, misses;
     double err_sum, err_max;
@@ -102,6 +105,7 @@ void sim_ckpt_free(sim_ckpt *c)
     free(c->state);
     free(c->unit_first);
     free(c->unit_last);
+    free(c->save);
     free(c->samples);
     free(c);
 }
@@ -167,7 +171,8 @@ static int build(sim_view *v, gms_error *err)
     c->unit_first = calloc(nl, sizeof *c->unit_first);
     c->unit_last = calloc(nl, sizeof *c->unit_last);
     c->samples = calloc(nl, sizeof *c->samples);
-    if (!c->keep_until || !c->freed_by || !c->hold || !c->lu || !c->released || !c->flags ||
+    c->save = calloc((size_t)tr->n_ops + 1, 1);
+    if (!c->save || !c->keep_until || !c->freed_by || !c->hold || !c->lu || !c->released || !c->flags ||
         !c->join || !c->state || !c->unit_first || !c->unit_last || !c->samples ||
         build_keep(c, tr)) {
         sim_ckpt_free(c);
@@ -231,8 +236,20 @@ static void maybe_free(sim_view *v, uint32_t s)
         sim_free_storage(v, s);
 }
 
+/* Holds (d = +1) or lets go of (d = -1) storage s; letting go frees it when released. */
+static void hold_one(sim_view *v, uint32_t s, int d)
+{
+    sim_ckpt *c = v->ckpt;
+    if (d > 0)
+        c->hold[s]++;
+    else if (--c->hold[s] == 0)
+        maybe_free(v, s);
+}
+
 /* A checkpointed unit starts: it holds what it reads from before it (d = +1) until it is
- * re-run or its iteration ends (d = -1, which frees what was released meanwhile). */
+ * re-run or its iteration ends (d = -1, which frees what was released meanwhile); and the
+ * outputs of its saved ops (selective checkpointing: torch's cache keeps them from the
+ * forward until the re-run takes them). */
 static void hold_inputs(sim_view *v, uint32_t u, int d)
 {
     sim_ckpt *c = v->ckpt;
@@ -241,15 +258,15 @@ static void hold_inputs(sim_view *v, uint32_t u, int d)
     unit_range(c, u, &first, &last);
     for (uint32_t o = first; o <= last; o++) {
         const sim_op *op = &tr->ops[o];
+        if (c->save[o])
+            for (uint32_t k = 0; k < op->n_out; k++)
+                if (!tr->tensors[op->out_first + k].is_view)
+                    hold_one(v, tr->tensors[op->out_first + k].storage, d);
         for (uint32_t i = 0; i < op->n_args; i++) {
             uint32_t s = tr->arg_st[op->args_off + i];
             if (producer(tr, s) >= first)
                 continue;
-            if (d > 0) {
-                c->hold[s]++;
-            } else if (--c->hold[s] == 0) {
-                maybe_free(v, s);
-            }
+            hold_one(v, s, d);
         }
     }
     c->state[u] = d > 0 ? UNIT_HOLDING : UNIT_DONE;
@@ -274,6 +291,7 @@ static int begin_iteration(sim_view *v, uint32_t it)
     memset(c->join + l0, 0, n);
     memset(c->state + l0, 0, n);
     memset(c->samples + l0, 0, (size_t)n * sizeof *c->samples);
+    memset(c->save + sp->first_op, 0, sp->end_op - sp->first_op);
     c->cur_layer = l0;
     c->end_layer = l0 + n;
     c->layer_started = 0;
@@ -292,6 +310,7 @@ static int begin_iteration(sim_view *v, uint32_t it)
     memset(&plan, 0, sizeof plan);
     plan.checkpoint = c->flags + l0;
     plan.with_previous = c->join + l0;
+    plan.save_op = c->save + sp->first_op;
     plan.predicted_peak = -1;
     plan.cache_hit = -1;
     uint64_t t0 = now_ns();
@@ -307,6 +326,7 @@ static int begin_iteration(sim_view *v, uint32_t it)
     }
     c->planned++;
     c->pred = plan.predicted_peak;
+    c->no_hold = plan.no_hold != 0;
     c->cache_hit = plan.cache_hit;
     if (plan.cache_hit == 1)
         c->hits++;
@@ -421,7 +441,7 @@ int sim_ckpt_before_op(sim_view *v, uint32_t o)
         c->layer_clock0 = v->clock;
         c->layer_started = 1;
         uint32_t l = c->cur_layer;
-        if (c->flags[l] && c->unit_first[l] == l)
+        if (c->flags[l] && c->unit_first[l] == l && !c->no_hold)
             hold_inputs(v, l, +1);
     }
     refresh_marks(v);
@@ -465,7 +485,7 @@ static void free_unit(sim_view *v, uint32_t u)
             const sim_tensor *te = &tr->tensors[op->out_first + k];
             uint32_t s = te->storage;
             if (te->is_view || (v->fl[s] & (SIM_FL_MAT | SIM_FL_PINNED)) != SIM_FL_MAT ||
-                c->keep_until[s] > last || v->ss[s].ref_int)
+                c->keep_until[s] > last || v->ss[s].ref_int || c->save[o])
                 continue;
             sim_free_storage(v, s);
             c->freed_by[s] = u + 1;
@@ -515,6 +535,8 @@ static int rerun_unit(sim_view *v, uint32_t u)
     uint32_t outer = c->recomputing;
     c->recomputing = u + 1;
     for (uint32_t o = first; o <= last; o++) {
+        if (c->save[o]) /* saved: the re-run takes its outputs from the cache */
+            continue;
         if (sim_rerun_op(v, o))
             return -1;
         const sim_op *op = &tr->ops[o];
@@ -530,6 +552,15 @@ static int rerun_unit(sim_view *v, uint32_t u)
         }
     }
     c->recomputing = outer;
+    /* inputs the re-run had rematerialized after the trace had let them go */
+    for (uint32_t o = first; o <= last; o++) {
+        const sim_op *op = &tr->ops[o];
+        for (uint32_t i = 0; i < op->n_args; i++) {
+            uint32_t s = tr->arg_st[op->args_off + i];
+            if (producer(tr, s) < first)
+                maybe_free(v, s);
+        }
+    }
     for (uint32_t o = first; o <= last; o++) {
         const sim_op *op = &tr->ops[o];
         for (uint32_t k = 0; k < op->n_out; k++)
@@ -541,9 +572,34 @@ static int rerun_unit(sim_view *v, uint32_t u)
     return v->failed_alloc ? -1 : 1;
 }
 
+/* no_hold plans (ac-budget): a forward value of this iteration that backward needs and the
+ * plan did not save is recomputed alone, from its producer (whose missing inputs come back
+ * the same way, first), as the partitioned backward graph recomputes it; what the re-run
+ * read or made and the trace has let go is freed right after. */
+static int recompute_value(sim_view *v, uint32_t t)
+{
+    const sim_trace *tr = v->tr;
+    uint32_t o = tr->tensors[t].op;
+    if (sim_rerun_op(v, o))
+        return -1;
+    const sim_op *op = &tr->ops[o];
+    for (uint32_t i = 0; i < op->n_args; i++)
+        maybe_free(v, tr->arg_st[op->args_off + i]);
+    for (uint32_t k = 0; k < op->n_out; k++)
+        if (tr->tensors[op->out_first + k].storage != tr->tensors[t].storage)
+            maybe_free(v, tr->tensors[op->out_first + k].storage);
+    return v->failed_alloc ? -1 : 1;
+}
+
 int sim_ckpt_on_missing(sim_view *v, uint32_t t)
 {
     sim_ckpt *c = v->ckpt;
+    if (c->no_hold && c->it != NONE32) {
+        const sim_iteration_span *sp = sim_layers_iteration(c->layers, c->it);
+        uint32_t o = v->tr->tensors[t].op;
+        if (o >= sp->first_op && o < sp->backward_op)
+            return recompute_value(v, t);
+    }
     uint32_t u1 = c->freed_by[v->tr->tensors[t].storage];
     if (u1 == 0 || u1 == c->recomputing)
         return 0;

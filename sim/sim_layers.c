@@ -23,6 +23,7 @@ struct sim_layers {
     char *seg_names;   /* "segment.J" texts, SEG_NAME bytes each, indexed by J (never moved) */
     uint32_t n_seg_names;
     sim_layer_source source;
+    const sim_trace *trace; /* what they were built from (sim_layers_trace) */
 };
 
 #define SEG_NAME 24
@@ -140,6 +141,7 @@ int sim_layers_build(const sim_trace *t, sim_layers **out, gms_error *err)
         return gms_error_set(err, GMS_ENOMEM, "out of memory finding the trace's layers");
     }
     l->n_ops = t->n_ops;
+    l->trace = t;
     for (uint32_t o = 0; o < t->n_ops; o++)
         l->of_op[o] = SIM_LAYER_NONE;
     l->n_iters = n_iters;
@@ -217,6 +219,11 @@ const sim_iteration_span *sim_layers_iteration(const sim_layers *l, uint32_t it)
 uint32_t sim_layers_of_op(const sim_layers *l, uint32_t op)
 {
     return op < l->n_ops ? l->of_op[op] : SIM_LAYER_NONE;
+}
+
+const sim_trace *sim_layers_trace(const sim_layers *l)
+{
+    return l->trace;
 }
 
 sim_layer_source sim_layers_source(const sim_layers *l)

@@ -76,6 +76,10 @@ uint32_t sim_layers_of_op(const sim_layers *l, uint32_t op);
  * none do, 0 when the trace mixes both (or has no iteration with a forward op). */
 sim_layer_source sim_layers_source(const sim_layers *l);
 
+/* The trace the layers were built from (it must outlive them): for planners that analyse the
+ * iteration's dataflow before it runs (rotor; sim/sim_dataflow.h). */
+const sim_trace *sim_layers_trace(const sim_layers *l);
+
 /* The trace's scopes as the builder recorded them: how many began (forward and backward,
  * every depth) and the deepest nesting (0 = no scopes). */
 uint32_t sim_trace_scope_count(const sim_trace *t);

@@ -511,6 +511,7 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
             int h = sim_ckpt_on_missing(v, f->t); /* a checkpoint freed it: re-run its unit */
             if (h < 0)
                 return -1;
+            f = &v->frames[v->n_frames - 1]; /* the re-run pushed frames: they may have moved */
             if (h > 0 && v->defined[f->t]) {
                 v->n_frames--;
                 continue;

@@ -9,6 +9,7 @@
 #include "graph.h"
 #include "planner.h"
 #include "planners.h"
+#include "rotor_trace.h"
 #include "sim_layers.h"
 #include "sim_plan_report.h"
 #include "synth.h"
@@ -59,6 +60,7 @@ static sim_trace *two_layers(void)
 typedef struct test_planner {
     const char *names;
     int with_previous; /* join every checkpointed layer with the one before */
+    int no_hold;       /* sim_plan.no_hold */
     sim_plan_request req;
     sim_iteration_outcome out;
     sim_layer_sample samples[8];
@@ -87,6 +89,7 @@ static int tp_plan(void *state, const sim_plan_request *req, sim_plan *out, gms_
     }
     out->predicted_peak = 1000;
     out->cache_hit = 0;
+    out->no_hold = tp.no_hold;
     return 0;
 }
 
@@ -180,6 +183,70 @@ START_TEST(test_two_layers_one_checkpointed_exact)
     ck_assert_uint_eq(r.remats, 3);
     ck_assert_msg(strstr(log.text, "C:fb X:4 R:fb C:gb R:fa1 R:fa2") != NULL, "events: %s",
                   log.text);
+    sim_trace_free(t);
+}
+END_TEST
+
+/* no_hold (ac-budget): units hold nothing and a freed value comes back alone. a and b
+ * checkpointed, nothing saved: x (10) is freed when the trace releases it (1100 after fa1);
+ * at a's end a1 goes (200), at b's end b1 (200); gb needs b1: fb alone runs again (250, 257
+ * after gb); ga needs a1: fa1 needs x, so input runs first (1267 at fa1), then x is let go
+ * (1257), ga: 1266. Recompute 30 + 5 + 10 = 45 ns, three ops, never a whole unit. */
+START_TEST(test_no_hold_recomputes_values_alone)
+{
+    sim_trace *t = two_layers();
+    g_log log;
+    memset(&tp, 0, sizeof tp);
+    tp.names = "a,b";
+    tp.no_hold = 1;
+    sim_config cfg;
+    sim_config_init(&cfg);
+    cfg.planner = &test_pl;
+    cfg.remat_limit = 2.0;
+    memset(&log, 0, sizeof log);
+    cfg.observer = g_observe;
+    cfg.observer_ctx = &log;
+    sim_result r;
+    gms_error err = {0};
+    ck_assert_msg(sim_run(t, &cfg, &r, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(r.status, SIM_OK);
+    ck_assert_uint_eq(r.remat_compute, 45);
+    ck_assert_uint_eq(r.remats, 3);
+    ck_assert_uint_eq(r.peak_memory, 1267);
+    ck_assert_msg(strstr(log.text, "C:fb X:4 R:fb C:gb R:input R:fa1 X:1 C:ga") != NULL,
+                  "events: %s", log.text);
+    sim_trace_free(t);
+}
+END_TEST
+
+/* Rotor's chain from the two-layer trace (rotor_trace.h): stage 0 = a (fa1, fa2: 30 ns; a2,
+ * 100 B, is read by fb: its output x_1; a1, 1000 B, only by backward: in x-bar_1), stage 1 =
+ * b (fb: 30 ns; b1, 50 B, only by backward), the loss stage = input (5 ns) and the backward
+ * ops (gb, ga: 70 ns; no backward scopes, so all in the loss stage); x_0 = x (10 B, made in
+ * the iteration before layer a and read by it); constant = w (100 B). */
+START_TEST(test_rotor_chain_from_two_layers)
+{
+    sim_trace *t = two_layers();
+    sim_layers *L = NULL;
+    gms_error err = {0};
+    ck_assert_int_eq(sim_layers_build(t, &L, &err), 0);
+    rotor_chain *c = NULL;
+    uint64_t constant = 0;
+    ck_assert_msg(rotor_chain_from_trace(L, 0, &c, &constant, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(c->length, 2);
+    ck_assert(c->fw[0] == 30 && c->fw[1] == 30 && c->fw[2] == 5);
+    ck_assert(c->bw[0] == 0 && c->bw[1] == 0 && c->bw[2] == 70);
+    ck_assert_uint_eq(c->cw[0], 10);
+    ck_assert_uint_eq(c->cw[1], 100);
+    ck_assert_uint_eq(c->cbw[1], 1100);
+    ck_assert_uint_eq(c->cw[2], 0);
+    ck_assert_uint_eq(c->cbw[2], 50);
+    for (uint32_t i = 0; i <= 2; i++)
+        ck_assert(c->fwd_tmp[i] == 0 && c->bwd_tmp[i] == 0);
+    ck_assert_uint_eq(constant, 100);
+    rotor_chain_free(c);
+    ck_assert_int_eq(rotor_chain_from_trace(L, 5, &c, &constant, &err), GMS_EINVAL);
+    sim_layers_free(L);
     sim_trace_free(t);
 }
 END_TEST
@@ -412,6 +479,121 @@ START_TEST(test_params_canonical)
 }
 END_TEST
 
+/* A run with a real planner and its parameters (sac, rotor, ...). */
+static sim_result run_named(const sim_trace *t, const sim_planner *pl, const char *params,
+                            uint64_t budget, g_log *log)
+{
+    sim_config cfg;
+    sim_config_init(&cfg);
+    cfg.planner = pl;
+    cfg.planner_params = params;
+    cfg.budget = budget;
+    cfg.remat_limit = 2.0;
+    if (log) {
+        memset(log, 0, sizeof *log);
+        cfg.observer = g_observe;
+        cfg.observer_ctx = log;
+    }
+    sim_result r;
+    gms_error err = {0};
+    ck_assert_msg(sim_run(t, &cfg, &r, &err) == 0, "%s", err.msg);
+    return r;
+}
+
+/* Selective checkpointing (sim_plan.save_op) on the two-layer trace, both layers
+ * checkpointed by sac. save=fa1: a1 (1000) is held from a's forward (not freed at a's end),
+ * so ga needs no re-run of a; only b re-runs (fb, 30 ns): 110 -> 1110 -> 1210 -> 1260 -> 1210
+ * (b1 freed) -> 1260 (fb again) -> 1267 -> 1276 (ga). save=fa2: a1 is freed at a's end and
+ * the re-run of a runs fa1 only (10 ns), fa2's output (a2) being held: peak 1267, where
+ * recomputing fa2 too makes a second copy of a2 (1367 with plain checkpointing). */
+START_TEST(test_sac_saved_outputs_are_held_and_not_recomputed)
+{
+    sim_trace *t = two_layers();
+    g_log log;
+    sim_result all = run_named(t, &planner_sac, "every=1", UINT64_MAX, NULL);
+    ck_assert_int_eq(all.status, SIM_OK);
+    ck_assert_uint_eq(all.remat_compute, 60); /* layer SAC: both layers whole */
+    sim_result r = run_named(t, &planner_sac, "save=fa1", UINT64_MAX, &log);
+    ck_assert_int_eq(r.status, SIM_OK);
+    ck_assert_uint_eq(r.remat_compute, 30);
+    ck_assert_uint_eq(r.remats, 1);
+    ck_assert_uint_eq(r.peak_memory, 1276);
+    ck_assert_msg(strstr(log.text, "C:fb X:4 R:fb C:gb C:ga") != NULL, "events: %s", log.text);
+    r = run_named(t, &planner_sac, "save=aten::fa2.default", UINT64_MAX, &log);
+    ck_assert_int_eq(r.status, SIM_OK);
+    ck_assert_uint_eq(r.remat_compute, 40);
+    ck_assert_uint_eq(r.remats, 2);
+    ck_assert_uint_eq(r.peak_memory, 1267);
+    ck_assert_msg(strstr(log.text, "R:fb C:gb R:fa1 X:1 C:ga") != NULL, "events: %s", log.text);
+    /* a budget between the two: saving a1 does not fit, saving a2 does */
+    ck_assert_int_eq(run_named(t, &planner_sac, "save=fa1", 1270, NULL).status, SIM_OOM);
+    ck_assert_int_eq(run_named(t, &planner_sac, "save=fa2", 1270, NULL).status, SIM_OK);
+    sim_trace_free(t);
+}
+END_TEST
+
+/* torchtitan's op SAC inside one layer of mm, relu, mm, mm, bmm: the preset saves mm outputs
+ * except every second mm of the layer (its "meta[mm_count] % 2 == 0" rule), and bmm is not
+ * on its list; save=mm saves every mm. every=2 checkpoints the 2nd, 4th, ... layer only. */
+START_TEST(test_sac_torchtitan_saves_every_other_mm)
+{
+    sim_trace_builder *b = g_new();
+    gmt_event ev;
+    g_annotate(b, "START");
+    g_constant(b, 1, 100);
+    g_call(b, "input", 5, 10, 10, 0);
+    gmt_event_scope(&ev, "l", 0);
+    g_add(b, &ev);
+    g_call(b, "aten::mm", 10, 11, 100, 2, (uint64_t)10, (uint64_t)1);
+    g_call(b, "aten::relu", 10, 12, 100, 1, (uint64_t)11);
+    g_call(b, "aten::mm", 10, 13, 100, 2, (uint64_t)12, (uint64_t)1);
+    g_call(b, "aten::mm", 10, 14, 100, 2, (uint64_t)13, (uint64_t)1);
+    g_call(b, "aten::bmm", 10, 15, 100, 2, (uint64_t)14, (uint64_t)14);
+    gmt_event_scope(&ev, NULL, 1);
+    g_add(b, &ev);
+    g_annotate(b, "BACKWARD");
+    g_call(b, "g", 10, 16, 8, 5, (uint64_t)11, (uint64_t)12, (uint64_t)13, (uint64_t)14,
+           (uint64_t)15);
+    for (uint64_t id = 10; id <= 16; id++)
+        g_release(b, id);
+    sim_trace *t = g_finish(b);
+    sim_layers *L = NULL;
+    gms_error err = {0};
+    ck_assert_int_eq(sim_layers_build(t, &L, &err), 0);
+    const sim_iteration_span *sp = sim_layers_iteration(L, 0);
+    const char *params[] = {"", "preset=torchtitan", "save=mm", "every=2"};
+    /* the iteration's forward ops: input, mm, relu, mm, mm, bmm */
+    const char *want[] = {"010010", "010010", "010110", "000000"};
+    ck_assert_uint_eq(sp->backward_op - sp->first_op, 6);
+    for (int k = 0; k < 4; k++) {
+        void *st = NULL;
+        ck_assert_msg(planner_sac.init(NULL, L, params[k], &st, &err) == 0, "%s", err.msg);
+        uint8_t ck[1] = {0}, wp[1] = {0}, save[16] = {0};
+        sim_plan_request req = {.layers = L, .first_layer = 0, .n_layers = 1, .iteration = 0,
+                                .budget = UINT64_MAX};
+        sim_plan plan = {.checkpoint = ck, .with_previous = wp, .save_op = save};
+        ck_assert_int_eq(planner_sac.plan(st, &req, &plan, &err), 0);
+        ck_assert_int_eq(ck[0], k < 3); /* every=2: the only layer is the 1st */
+        char got[7] = {0};
+        for (uint32_t o = 0; o < 6; o++)
+            got[o] = (char)('0' + save[o]);
+        ck_assert_msg(strcmp(got, want[k]) == 0, "%s: %s", params[k], got);
+        planner_sac.free(st);
+    }
+    /* bad input: one clear message each */
+    void *st = NULL;
+    ck_assert_int_ne(planner_sac.init(NULL, L, "preset=llama", &st, &err), 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "preset=llama: unknown"));
+    ck_assert_int_ne(planner_sac.init(NULL, L, "every=0", &st, &err), 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "every=0"));
+    ck_assert_int_ne(planner_sac.init(NULL, L, "save=mm++relu", &st, &err), 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "empty op name"));
+    ck_assert_int_ne(planner_sac.init(NULL, L, "preset=torchtitan,save=mm", &st, &err), 0);
+    sim_layers_free(L);
+    sim_trace_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim_ckpt");
@@ -424,6 +606,10 @@ int main(void)
     tcase_add_test(tc, test_runner_reuse_gives_same_results);
     tcase_add_test(tc, test_ckpt_sqrt_segments);
     tcase_add_test(tc, test_params_canonical);
+    tcase_add_test(tc, test_sac_saved_outputs_are_held_and_not_recomputed);
+    tcase_add_test(tc, test_no_hold_recomputes_values_alone);
+    tcase_add_test(tc, test_rotor_chain_from_two_layers);
+    tcase_add_test(tc, test_sac_torchtitan_saves_every_other_mm);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
