@@ -11,7 +11,7 @@
  * 10 (the failure marks), each used once among sweep's "all" (the first 13 rows); the
  * address-aware policies, planners and solved schedules reuse shapes with their own colour
  * and dash (address-aware and swapping policies never share a memory model). A new built-in
- * gets a row here (tests/cli/analysis/charts_tell_policies_apart.sh checks them). */
+ * gets a row here (test_plot.c, test_policy_styles_are_fixed_by_name, checks them). */
 static const struct {
     const char *name;
     plot_style style;
@@ -36,6 +36,10 @@ static const struct {
     {"ckpt-sqrt", {"#5D3A9B", "(4,2,4,6)", 9}},
     {"mimose", {"#DDAA33", "(9,3)", 13}},
     {"mimose-static", {"#BB5566", "(3,6)", 12}},
+    /* the knob replicas (docs/planners.md, "Knob replicas") */
+    {"rotor", {"#1F78B4", "(12,3,3,3)", 4}},
+    {"sac", {"#B15928", "(5,2,1,2)", 6}},
+    {"ac-budget", {"#6A3D9A", "(7,2,2,2,2,2)", 11}},
     /* the optimum (docs/optimal.md): black and solid, the yardstick the others are read by */
     {"checkmate", {"#000000", "1", 3}},
     {"checkmate-approx", {"#999999", "(3,3)", 12}},

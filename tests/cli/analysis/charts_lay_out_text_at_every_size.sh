@@ -28,7 +28,7 @@ for size in default column two-column slide; do
   [ -s "all-$size.png" ] || fail "no png at $size"
 done
 help=$("$GMS_BIN" plot --help)
-echo "$help" | grep -q "preset: column" || fail "--help does not list the presets"
+grep -q "preset: column" <<<"$help" || fail "--help does not list the presets"
 
 # the styles: "set style line N lc rgb 'C' lw W dt D pt P ... # NAME"
 sed -n "s/^set style line [0-9]* lc rgb '\([^']*\)' lw [0-9.]* dt \([^ ]*\) pt \([0-9]*\) .*# \(.*\)$/\4 \1 \2 \3/p" \

@@ -16,7 +16,7 @@ expect_fail() {
   local out rc=0
   out=$("$@" 2>&1) || rc=$?
   [ "$rc" -ne 0 ] || fail "expected failure from: $* (output: $out)"
-  echo "$out" | grep -Eq -e "$pattern" || fail "message of '$*' lacks /$pattern/: $out"
+  grep -Eq -e "$pattern" <<<"$out" || fail "message of '$*' lacks /$pattern/: $out"
 }
 
 # The datablock named $2 ("$trace1") of the kept gnuplot script $1.

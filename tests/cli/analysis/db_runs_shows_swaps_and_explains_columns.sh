@@ -17,7 +17,7 @@ grep -E '^unet-small +dtr ' runs.txt | grep -Eq ' +- +- +-$' || fail "dtr's swap
 
 help=$("$GMS_BIN" db --help)
 for col in $(head -1 runs.txt); do
-  echo "$help" | grep -Eq "^  $col  " || fail "db --help does not explain column $col"
+  grep -Eq "^  $col  " <<<"$help" || fail "db --help does not explain column $col"
 done
-echo "$help" | grep -Eq '^  LIMIT +the remat limit' || fail "LIMIT unexplained"
+grep -Eq '^  LIMIT +the remat limit' <<<"$help" || fail "LIMIT unexplained"
 echo ok

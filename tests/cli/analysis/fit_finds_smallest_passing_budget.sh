@@ -39,9 +39,9 @@ check_fit "$RESNET" "$rep" --allocator caching
 
 # the table: a header and one row per policy
 out=$("$GMS_BIN" fit "$UNET" --policies dtr,lru) || fail "fit table"
-echo "$out" | grep -q "^floor .*no budget below it can run" || fail "no floor line: $out"
-echo "$out" | grep -Eq "^dtr +[0-9]+ +0\.[0-9]{3} +1\.[0-9]{4} +[0-9]+" || fail "no dtr row: $out"
-echo "$out" | grep -Eq "^lru +[0-9]+ " || fail "no lru row: $out"
+grep -q "^floor .*no budget below it can run" <<<"$out" || fail "no floor line: $out"
+grep -Eq "^dtr +[0-9]+ +0\.[0-9]{3} +1\.[0-9]{4} +[0-9]+" <<<"$out" || fail "no dtr row: $out"
+grep -Eq "^lru +[0-9]+ " <<<"$out" || fail "no lru row: $out"
 
 # a limit no budget can meet under the remat limit: reported, not an error
 out=$("$GMS_BIN" fit "$UNET" --policies lru --max-overhead 1.000001 --json) || fail "tight limit"

@@ -16,13 +16,13 @@ while IFS= read -r line; do
   [ "$st" = ok ] || fail "step 4 shows 'gpumemsim $cmd', which ends in $st"
   ov=$(jq -r '.overhead * 100 | round / 100' out.json)
   printf -v ov '%.2f' "$ov"
-  echo "$step4" | grep -q "${ov}x" || fail "the page does not quote $cmd's overhead ${ov}x"
+  grep -q "${ov}x" <<<"$step4" || fail "the page does not quote $cmd's overhead ${ov}x"
   n=$((n + 1))
 done < <(echo "$step4" | grep '^\$ gpumemsim sim ')
 [ "$n" -ge 2 ] || fail "only $n sim lines in step 4"
-echo "$step4" | grep -q -- "--allocator caching" || fail "step 4 lost the caching allocator"
-echo "$step4" | grep -qi "fragment" || fail "step 4 does not explain fragmentation"
+grep -q -- "--allocator caching" <<<"$step4" || fail "step 4 lost the caching allocator"
+grep -qi "fragment" <<<"$step4" || fail "step 4 does not explain fragmentation"
 # the claim about 0.6 with the caching allocator holds
 st=$("$GMS_BIN" sim job.gmt --policy dtr --budget 0.6 --allocator caching --json | jq -r .status)
-[ "$st" = oom ] && echo "$step4" | grep -q "0.6 the run ends in" || fail "0.6 with caching: $st"
+[ "$st" = oom ] && grep -q "0.6 the run ends in" <<<"$step4" || fail "0.6 with caching: $st"
 echo ok

@@ -37,7 +37,7 @@ expect_fail() {
   local out rc=0
   out=$("$@" 2>&1) || rc=$?
   [ "$rc" -ne 0 ] || fail "expected failure from: $* (output: $out)"
-  echo "$out" | grep -Eq -e "$pattern" || fail "message of '$*' lacks /$pattern/: $out"
+  grep -Eq -e "$pattern" <<<"$out" || fail "message of '$*' lacks /$pattern/: $out"
 }
 
 # Fails when a temporary output file (NAME.tmp-XXXXXX) was left in the current directory.

@@ -58,11 +58,11 @@ fi
 
 # options a command does not have are refused, not ignored
 out=$("$GMS_BIN" db runs r.db --json 2>&1) && fail "db runs --json was accepted: $out"
-echo "$out" | grep -q "not an option of db runs" || fail "db runs --json: $out"
+grep -q "not an option of db runs" <<<"$out" || fail "db runs --json: $out"
 out=$("$GMS_BIN" info "$T" --json --ops 2>&1) && fail "info --json --ops was accepted"
-echo "$out" | grep -q "use one or the other" || fail "info --json --ops: $out"
+grep -q "use one or the other" <<<"$out" || fail "info --json --ops: $out"
 out=$("$GMS_BIN" sweep "$T" --timelines --db tl.db 2>&1) && fail "sweep --timelines was accepted"
-echo "$out" | grep -q "gpumemsim plot timeline" || fail "sweep --timelines: $out"
+grep -q "gpumemsim plot timeline" <<<"$out" || fail "sweep --timelines: $out"
 [ ! -e tl.db ] || fail "a refused sweep created its store"
 
 # interrupted writers leave nothing: a big synth killed by SIGINT, SIGTERM and SIGHUP (job

@@ -33,5 +33,5 @@ expect_fail "--db cannot store this run: --kineto" \
   "$GMS_BIN" sim "$UNET" --policy dtr --budget 0.6 --kineto x.json --db k.db
 [ ! -e k.db ] || fail "a refused sim wrote a store"
 help=$("$GMS_BIN" sim --help)
-echo "$help" | grep -q "store the run in the result store FILE" || fail "--help"
+grep -q "store the run in the result store FILE" <<<"$help" || fail "--help"
 echo ok

@@ -30,5 +30,5 @@ expect_fail "budget '3XB' in .*expected a ratio .* or bytes with a unit" \
 expect_fail "out of range" "$GMS_BIN" sweep "$UNET" --budgets 0.5,11 --db bad.db --quiet
 [ ! -e bad.db ] || fail "a refused sweep wrote a store"
 help=$("$GMS_BIN" sweep --help)
-echo "$help" | grep -q "0.5GiB" || fail "--help does not say bytes are taken"
+grep -q "0.5GiB" <<<"$help" || fail "--help does not say bytes are taken"
 echo ok

@@ -24,5 +24,5 @@ grep -q "warning: .*truncated after event $n" err || fail "no warning: $(cat err
 [ "$(jq .events half.json)" = "$n" ] || fail "--allow-truncated: events $(jq .events half.json), not $n"
 "$GMS_BIN" info big.gmt >/dev/null || fail "info on the whole trace"
 help=$("$GMS_BIN" info --help)
-echo "$help" | grep -q -- "--allow-truncated" || fail "--help lacks --allow-truncated"
+grep -q -- "--allow-truncated" <<<"$help" || fail "--help lacks --allow-truncated"
 echo ok

@@ -9,6 +9,7 @@
 
 #include "test_tmpdir.h"
 #include "plot.h"
+#include "catalog.h"
 #include "plot_internal.h"
 #include "store.h"
 #include "store_solution.h"
@@ -110,15 +111,19 @@ static char *block(const char *data, const char *name)
 
 START_TEST(test_policy_styles_are_fixed_by_name)
 {
-    const char *names[] = {"dtr", "dtr-eq", "dtr-local", "msps", "lru", "size", "random"};
+    /* every built-in name (the catalog: eviction policies, planners, solved schedules) has
+     * its own colour and never a failure mark's shape */
     plot_style a, b;
-    for (size_t i = 0; i < 7; i++) {
-        plot_style_for(names[i], &a);
+    pol_entry e, f;
+    ck_assert_uint_ge(pol_catalog_count(), 20);
+    for (size_t i = 0; pol_catalog_at(i, &e) == 0; i++) {
+        plot_style_for(e.name, &a);
         ck_assert_int_ne(a.point, PLOT_POINT_OOM);
         ck_assert_int_ne(a.point, PLOT_POINT_LIMIT);
-        for (size_t j = 0; j < i; j++) { /* the shipped policies never share a colour */
-            plot_style_for(names[j], &b);
-            ck_assert_str_ne(a.color, b.color);
+        for (size_t j = 0; j < i && pol_catalog_at(j, &f) == 0; j++) {
+            plot_style_for(f.name, &b);
+            ck_assert_msg(strcmp(a.color, b.color) != 0, "%s and %s share colour %s", e.name,
+                          f.name, a.color);
         }
     }
     /* a plugin name gets a style from its name alone: the same on every call */
