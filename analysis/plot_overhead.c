@@ -26,6 +26,7 @@
 #define LEGEND_OOM "out of memory"
 #define LEGEND_LIMIT "over remat limit"
 #define LEGEND_ABOVE "above range"
+#define ABOVE_LABEL_TAG 1000 /* set label tags of the values above the range */
 
 /* The order policies appear in when the user names none: the optimum, then the DTR paper's. */
 static const char *const preferred[] = {"checkmate", "checkmate-approx", "dtr", "dtr-eq",
@@ -522,7 +523,7 @@ static int layout(ov_ctx *c, const int *has, double ymax, ov_layout *l)
         l->lm = 6.2 * fpt; /* y tick labels ("failed") and the y label */
         l->rm = 1.2 * fpt;
         l->tm = 2.8 * fpt;
-        l->bm = 4.2 * fpt + ((double)(l->key_rows + l->key_lines) * 1.4 + 1.4) * fpt;
+        l->bm = 4.2 * fpt + ((double)(l->key_rows + l->key_lines) * 1.5 + 1.4) * fpt;
         l->plot_w = W - l->lm - l->rm;
         if (o->height_in > 0) {
             l->page.height_in = o->height_in;
@@ -568,12 +569,42 @@ static int above_range(const ov_ctx *c, size_t t, size_t p, double top)
     return 0;
 }
 
-/* How many policies have a point of trace t above the range. */
-static size_t above_policies(const ov_ctx *c, size_t t, double top)
+/* The values of trace t's runs above the range, as labels below their marks at the top:
+ * at each budget the policies above it side by side (in legend order), so that neighbouring
+ * budgets' values never share a column. Returns how many labels were set, tagged from
+ * ABOVE_LABEL_TAG, for the caller to unset after the panel. */
+static size_t above_labels(const ov_ctx *c, size_t t, double top, const size_t *order,
+                           double fsz, plot_buf *b)
 {
     size_t n = 0;
-    for (size_t p = 0; p < c->n_policies; p++)
-        n += (size_t)above_range(c, t, p, top);
+    for (size_t i = 0; i < c->n_pts; i++) {
+        const ov_point *pt = &c->pts[i];
+        if (pt->trace != t || !above_range(c, t, pt->policy, top))
+            continue;
+        if (!pt->ok || pt->ok != pt->runs || isnan(pt->ratio) || !(pt->sum / (double)pt->ok > top))
+            continue;
+        /* its rank among the policies above the range at this budget, and their count */
+        size_t rank = 0, count = 0;
+        for (size_t k = 0; k < c->n_policies; k++)
+            for (size_t j = 0; j < c->n_pts; j++) {
+                const ov_point *q = &c->pts[j];
+                if (q->trace == t && q->policy == order[k] && q->ratio == pt->ratio &&
+                    q->ok && q->ok == q->runs && q->sum / (double)q->ok > top) {
+                    if (q->policy == pt->policy)
+                        rank = count;
+                    count++;
+                    break;
+                }
+            }
+        plot_style st;
+        plot_style_for(c->policies[pt->policy], &st);
+        double dx = ((double)rank - (double)(count - 1) / 2) * 1.2;
+        plot_buf_printf(b, "set label %zu '%.2f' at first %.6g, first %g rotate by 90 right "
+                           "offset %.2f,-0.7 font ',%g' tc rgb '%s' front\n",
+                        ABOVE_LABEL_TAG + n, pt->sum / (double)pt->ok, pt->ratio, top, dx, fsz * 0.8,
+                        st.color);
+        n++;
+    }
     return n;
 }
 
@@ -677,7 +708,7 @@ static int build_script(ov_ctx *c, char **src, const int *has, const ov_layout *
                             c->traces[t].floor, top, FLOOR_COLOR);
         if (!any) /* nothing succeeded on this trace: an empty panel that says so */
             plot_buf_printf(b, "set label 99 'every run failed' at graph 0.5,0.5 center\n");
-        size_t n_above = 0;
+        size_t n_labels = above_labels(c, t, top, order, fsz, b);
         plot_buf_printf(b, "plot NaN notitle");
         if (c->traces[t].n_bound) /* behind the lines: where nothing can be */
             plot_buf_printf(b, ", \\\n     %s index %zu using 1:(0):2 with filledcurves fc rgb "
@@ -704,19 +735,10 @@ static int build_script(ov_ctx *c, char **src, const int *has, const ov_layout *
                 plot_buf_printf(b, ", \\\n     %s index %zu using 1:($2 <= %g ? $2 : %g) with "
                                    "linespoints ls %zu title %s",
                                 src[t], 3 * p, top, top, p + 1, pt);
-            if ((h & HAS_LINE) && above_range(c, t, p, top)) {
-                /* a run above the range: a mark at the top and its value below it, the
-                 * values of several policies side by side */
-                double dx = ((double)n_above++ - (double)(above_policies(c, t, top) - 1) / 2) *
-                            1.1;
+            if ((h & HAS_LINE) && above_range(c, t, p, top)) /* its value: above_labels */
                 plot_buf_printf(b, ", \\\n     %s index %zu using 1:($2 > %g ? %g : NaN) with "
-                                   "points pt %d ps 0.8 lc rgb '%s' notitle, \\\n     %s index "
-                                   "%zu using 1:($2 > %g ? %g : NaN):(sprintf('%%.2f', $2)) with "
-                                   "labels rotate by 90 right offset %.2f,-0.7 font ',%g' tc rgb "
-                                   "'%s' notitle",
-                                src[t], 3 * p, top, top, PLOT_POINT_ABOVE, st.color, src[t],
-                                3 * p, top, top, dx, fsz * 0.8, st.color);
-            }
+                                   "points pt %d ps 0.8 lc rgb '%s' notitle",
+                                src[t], 3 * p, top, top, PLOT_POINT_ABOVE, st.color);
             if (l->frow[p] == SIZE_MAX)
                 continue;
             double y = yf->strip_lo + yf->row_h * ((double)l->frow[p] + 0.8);
@@ -730,6 +752,8 @@ static int build_script(ov_ctx *c, char **src, const int *has, const ov_layout *
                                 src[t], 3 * p + 2, y, PLOT_POINT_LIMIT, st.color);
         }
         plot_buf_printf(b, "\nunset label 99\nunset object 1\n");
+        for (size_t i = 0; i < n_labels; i++)
+            plot_buf_printf(b, "unset label %zu\n", ABOVE_LABEL_TAG + i);
     }
     if (cells == 1) {
         /* the legend: a panel of its own below the axis label, outside the plot; a vertical
