@@ -850,6 +850,7 @@ int cmd_sim(int argc, char **argv)
         cli_error(CMD, "--perfetto: %s", err.msg);
         memviz_abort(mv);
         iter_log_free(&ilog);
+        sim_extra_free(&extra);
         peak_follow_free(&pf);
         sim_trace_free(t);
         return 1;
@@ -858,6 +859,7 @@ int cmd_sim(int argc, char **argv)
         cli_error(CMD, "--memory-snapshot: %s", err.msg);
         iter_log_free(&ilog);
         sim_extra_free(&extra);
+        peak_follow_free(&pf);
         sim_trace_free(t);
         return 1;
     }
@@ -871,6 +873,8 @@ int cmd_sim(int argc, char **argv)
         if (sim_store_run(&q, &cfg, &added, &err) != 0) {
             cli_error(CMD, "--db: %s", err.msg);
             iter_log_free(&ilog);
+            sim_extra_free(&extra);
+            peak_follow_free(&pf);
             sim_trace_free(t);
             return 1;
         }
