@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin.h"
-#include "plugin_isolate.h"
+#include "peak_run.h"
 
 /* One run's place in the ranking: stopped runs after every finished one, ties by seed. */
 typedef struct ranked {
@@ -31,14 +30,25 @@ int cal_run_seeds(sim_runner *r, const sim_config *cfg, unsigned seeds, cal_summ
 int cal_run_seeds_each(sim_runner *r, const sim_config *cfg, unsigned seeds, cal_summary *out,
                        double *each, gms_error *err)
 {
+    return cal_run_seeds_peak(r, NULL, cfg, seeds, out, each, NULL, NULL, err);
+}
+
+int cal_run_seeds_peak(sim_runner *r, const sim_trace *t, const sim_config *cfg, unsigned seeds,
+                       cal_summary *out, double *each, const sim_categories *cats,
+                       sim_peak *median_peak, gms_error *err)
+{
     memset(out, 0, sizeof *out);
     if (seeds < 1)
         return gms_error_set(err, GMS_EINVAL, "seeds must be at least 1");
+    if (cats && (!t || !median_peak))
+        return gms_error_set(err, GMS_EINVAL, "following the peak needs the trace");
     sim_result *all = malloc((size_t)seeds * sizeof *all);
     ranked *rank = malloc((size_t)seeds * sizeof *rank);
-    if (!all || !rank) {
+    sim_peak *peaks = cats ? malloc((size_t)seeds * sizeof *peaks) : NULL;
+    if (!all || !rank || (cats && !peaks)) {
         free(all);
         free(rank);
+        free(peaks);
         return gms_error_set(err, GMS_ENOMEM, "out of memory keeping %u seeds' results", seeds);
     }
     out->status = SIM_OK;
@@ -47,13 +57,12 @@ int cal_run_seeds_each(sim_runner *r, const sim_config *cfg, unsigned seeds, cal
     for (unsigned i = 0; i < seeds; i++) {
         sim_result *res = &all[i];
         c.seed = cfg->seed + i;
-        /* a plugin runs in a child process, so that its crash is an error, not ours; not
-         * with an observer (sim --perfetto), which must see the run in this process */
-        int rc = pol_plugin_path(c.policy) && !c.observer ? pol_run_isolated(r, &c, res, err)
-                                                          : sim_runner_run(r, &c, res, err);
+        /* a plugin's run is isolated in a child process (peak_run.h) */
+        int rc = peak_run(r, t, &c, cats, res, cats ? &peaks[i] : NULL, err);
         if (rc) {
             free(all);
             free(rank);
+            free(peaks);
             return rc;
         }
         out->runs++;
@@ -98,6 +107,8 @@ int cal_run_seeds_each(sim_runner *r, const sim_config *cfg, unsigned seeds, cal
     out->median_run = all[m];
     out->median_seed = cfg->seed + m;
     out->median = all[m].status == SIM_OK ? all[m].overhead : NAN;
+    if (cats)
+        *median_peak = peaks[m];
     out->mean = out->sd = NAN;
     if (out->ok == out->runs) {
         out->mean = sum / n;
@@ -106,6 +117,7 @@ int cal_run_seeds_each(sim_runner *r, const sim_config *cfg, unsigned seeds, cal
     }
     free(all);
     free(rank);
+    free(peaks);
     return 0;
 }
 

@@ -17,6 +17,7 @@
 
 #include "gms_error.h"
 #include "sim.h"
+#include "sim_peak.h"
 
 /* One configuration run with seeds cfg->seed, cfg->seed + 1, ...: the distribution of the
  * overhead, never one seed's result taken for all of them. A run that stopped (oom, remat
@@ -50,6 +51,11 @@ int cal_run_seeds(sim_runner *r, const sim_config *cfg, unsigned seeds, cal_summ
  * when each is not NULL. */
 int cal_run_seeds_each(sim_runner *r, const sim_config *cfg, unsigned seeds, cal_summary *out,
                        double *each, gms_error *err);
+/* The same, and with cats non-NULL each run's peak followed (analysis/peak_run.h; r's trace is
+ * t), the median run's written to *median_peak. */
+int cal_run_seeds_peak(sim_runner *r, const sim_trace *t, const sim_config *cfg, unsigned seeds,
+                       cal_summary *out, double *each, const sim_categories *cats,
+                       sim_peak *median_peak, gms_error *err);
 
 typedef struct cal_result {
     uint64_t op_overhead_ns; /* the calibrated per-op overhead */

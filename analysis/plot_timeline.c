@@ -183,6 +183,12 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
 {
     plot_format fmt;
     char gp[4096];
+    if (o->by_category && sweep_checkmate_is(o->policy)) /* its events name graph nodes */
+        return gms_error_set(err, GMS_EINVAL,
+                             "--by-category is not available for --policy %s: a solved "
+                             "schedule runs on the graph's nodes, not the trace's storages, so "
+                             "no category rule applies (docs/memory.md); drop --by-category",
+                             o->policy);
     int rc = plot_format_for_path(o->out, &fmt, err);
     if (!rc)
         rc = plot_find_gnuplot(gp, sizeof gp, err);

@@ -305,7 +305,7 @@ static void print_text(const info *in, int list_ops)
                cli_format_bytes(in->baseline.memory, b, sizeof b));
         printf("baseline compute:   %" PRIu64 " ns (%.3f ms)\n", in->baseline.compute,
                (double)in->baseline.compute / 1e6);
-        peak_report_text(&in->peak, 20);
+        peak_report_text(&in->peak, 20, "");
     }
     if (gmt_stats_scopes(s))
         printf("scopes:             %" PRIu64 " (nested %" PRIu64 " deep)\n", gmt_stats_scopes(s),

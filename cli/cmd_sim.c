@@ -271,9 +271,10 @@ static int print_json(const char *trace, const char *pname, const sim_config *cf
     }
     swap_opts_print_json(cfg, r);
     sim_yardstick_print_json(ys, trace, r->status == SIM_OK, r->overhead);
-    json_t *pk = peak ? peak_report_json(peak) : NULL;
-    char *pkq = pk ? json_dumps(pk, JSON_COMPACT) : NULL;
-    json_decref(pk);
+    /* the run the peak is of: with --seeds the median seed's (never the first seed's) */
+    char *pkq = peak ? peak_report_run_json(peak, x->seeds > 1 ? x->center.median_seed
+                                                               : cfg->seed, x->seeds)
+                     : NULL;
     printf(", \"peak_at\": %s", pkq ? pkq : "null");
     free(pkq);
     printf("}\n");
@@ -324,8 +325,14 @@ static void print_text(const char *trace, const char *pname, const sim_config *c
            (unsigned long long)r->remat_compute);
     printf("peak memory      %llu B (%s)\n", (unsigned long long)r->peak_memory,
            cli_format_bytes(r->peak_memory, b1, sizeof b1));
-    if (peak)
-        peak_report_text(peak, 17);
+    if (peak && x->seeds > 1) {
+        char note[96];
+        snprintf(note, sizeof note, " [the median run: seed %llu of %u]",
+                 (unsigned long long)x->center.median_seed, x->seeds);
+        peak_report_text(peak, 17, note);
+    } else if (peak) {
+        peak_report_text(peak, 17, "");
+    }
     if (cfg->allocator) {
         printf("allocator        %s\n", allocator);
         printf("peak reserved    %llu B (%s)\n", (unsigned long long)r->peak_reserved,
@@ -800,19 +807,17 @@ int cmd_sim(int argc, char **argv)
         cfg.observer_ctx = mv;
         cfg.storage_events = 1;
     }
-    /* where this run peaks (one run: not over seeds or a budget band) */
-    peak_follow pf;
-    memset(&pf, 0, sizeof pf);
-    /* (a plugin runs in a child process, so that its crash is reported, only without an
-     * observer: its runs are not followed) */
-    int following = extra.seeds <= 1 && extra.band <= 0 && !pol_plugin_path(cfg.policy);
-    if (following && peak_follow_start(&pf, t, &cfg, &err) != 0) {
+    /* where the run peaks: with --seeds the median seed's run, a plugin's run too (its peak
+     * followed in its child process: analysis/peak_run.h) */
+    sim_categories *cats = NULL;
+    if (sim_categories_build(t, &cats, &err) != 0) {
         cli_error(CMD, "%s", err.msg);
         memviz_abort(mv);
         perfetto_abort(pw);
         sim_trace_free(t);
         return 1;
     }
+    extra.cats = cats;
     iter_log ilog = {0};
     if (cfg.planner) {
         cfg.iteration_observer = iter_log_observe;
@@ -824,17 +829,13 @@ int cmd_sim(int argc, char **argv)
         memviz_abort(mv);
         perfetto_abort(pw);
         sim_extra_free(&extra);
-        peak_follow_free(&pf);
+        sim_categories_free(cats);
         sim_trace_free(t);
         return 1;
     }
     /* with --seeds, the median run stands for the runs (never the first seed's) */
     sim_result res = extra.center.median_run;
-    sim_peak peak, *peakp = NULL;
-    if (following) {
-        peak_follow_result(&pf, &peak);
-        peakp = &peak;
-    }
+    const sim_peak *peakp = &extra.peak;
     const char *pname = cfg.planner ? cfg.planner->name : pol_name(cfg.policy);
     if (ilog.failed) {
         cli_error(CMD, "out of memory keeping the per-iteration reports");
@@ -842,7 +843,7 @@ int cmd_sim(int argc, char **argv)
         perfetto_abort(pw);
         iter_log_free(&ilog);
         sim_extra_free(&extra);
-        peak_follow_free(&pf);
+        sim_categories_free(cats);
         sim_trace_free(t);
         return 1;
     }
@@ -851,7 +852,7 @@ int cmd_sim(int argc, char **argv)
         memviz_abort(mv);
         iter_log_free(&ilog);
         sim_extra_free(&extra);
-        peak_follow_free(&pf);
+        sim_categories_free(cats);
         sim_trace_free(t);
         return 1;
     }
@@ -859,7 +860,7 @@ int cmd_sim(int argc, char **argv)
         cli_error(CMD, "--memory-snapshot: %s", err.msg);
         iter_log_free(&ilog);
         sim_extra_free(&extra);
-        peak_follow_free(&pf);
+        sim_categories_free(cats);
         sim_trace_free(t);
         return 1;
     }
@@ -874,7 +875,7 @@ int cmd_sim(int argc, char **argv)
             cli_error(CMD, "--db: %s", err.msg);
             iter_log_free(&ilog);
             sim_extra_free(&extra);
-            peak_follow_free(&pf);
+            sim_categories_free(cats);
             sim_trace_free(t);
             return 1;
         }
@@ -884,7 +885,7 @@ int cmd_sim(int argc, char **argv)
             cli_error(CMD, "--db: %s", err.msg);
             iter_log_free(&ilog);
             sim_extra_free(&extra);
-            peak_follow_free(&pf);
+            sim_categories_free(cats);
             sim_trace_free(t);
             return 1;
         }
@@ -897,7 +898,7 @@ int cmd_sim(int argc, char **argv)
                 sim_yardstick_free(ysp);
             iter_log_free(&ilog);
             sim_extra_free(&extra);
-            peak_follow_free(&pf);
+            sim_categories_free(cats);
             sim_trace_free(t);
             return 1;
         }
@@ -908,7 +909,7 @@ int cmd_sim(int argc, char **argv)
         sim_yardstick_free(ysp);
     iter_log_free(&ilog);
     sim_extra_free(&extra);
-    peak_follow_free(&pf);
+    sim_categories_free(cats);
     sim_trace_free(t);
     return 0;
 }

@@ -6,12 +6,12 @@
 #include "cli.h"
 #include "peak_report.h"
 
-void peak_report_text(const sim_peak *p, int width)
+void peak_report_text(const sim_peak *p, int width, const char *note)
 {
     char b[32];
-    printf("%-*s%" PRIu64 " B (%s) at op %" PRIu64 " %s (%s)\n", width, "peak at:", p->memory,
+    printf("%-*s%" PRIu64 " B (%s) at op %" PRIu64 " %s (%s)%s\n", width, "peak at:", p->memory,
            cli_format_bytes(p->memory, b, sizeof b), p->op_index, p->op,
-           sim_phase_name(p->phase));
+           sim_phase_name(p->phase), note);
     for (int k = 0; k < SIM_CAT_COUNT; k++)
         printf("  %-*s%" PRIu64 " B (%s)\n", width - 2 > 18 ? width - 2 : 18,
                sim_category_name((sim_category)k),
@@ -53,39 +53,15 @@ json_t *peak_report_json(const sim_peak *p)
     return o;
 }
 
-static void follow(void *ctx, const sim_event *ev)
+char *peak_report_run_json(const sim_peak *p, uint64_t seed, unsigned seeds)
 {
-    peak_follow *f = ctx;
-    sim_peak_observe(f->tracker, ev);
-    if (f->next)
-        f->next(f->next_ctx, ev);
-}
-
-int peak_follow_start(peak_follow *f, const sim_trace *t, sim_config *cfg, gms_error *err)
-{
-    memset(f, 0, sizeof *f);
-    int rc = sim_categories_build(t, &f->cats, err);
-    if (!rc)
-        rc = sim_peak_tracker_new(t, f->cats, &f->tracker, err);
-    if (rc) {
-        peak_follow_free(f);
-        return rc;
+    json_t *pk = peak_report_json(p);
+    if (pk && (json_object_set_new(pk, "seed", jint(seed)) ||
+               (seeds > 1 && json_object_set_new(pk, "median_of_seeds", jint(seeds))))) {
+        json_decref(pk);
+        return NULL;
     }
-    f->next = cfg->observer;
-    f->next_ctx = cfg->observer_ctx;
-    cfg->observer = follow;
-    cfg->observer_ctx = f;
-    return 0;
-}
-
-void peak_follow_result(const peak_follow *f, sim_peak *out)
-{
-    sim_peak_tracker_result(f->tracker, out);
-}
-
-void peak_follow_free(peak_follow *f)
-{
-    sim_peak_tracker_free(f->tracker);
-    sim_categories_free(f->cats);
-    memset(f, 0, sizeof *f);
+    char *q = pk ? json_dumps(pk, JSON_COMPACT) : NULL;
+    json_decref(pk);
+    return q;
 }

@@ -84,6 +84,12 @@ static void usage(FILE *f)
             "  gpumemsim sim unet.gmt --policy checkmate --budget 0.6 --time-limit 60 --json\n");
 }
 
+/* Why a solved schedule's run has no peak_at (sim_peak.h): said in its text and JSON. */
+#define CK_NO_PEAK_AT                                                                          \
+    "a solved schedule runs on the graph's nodes (one per output storage, op or layer, with "  \
+    "what lives across the iteration folded into one constant), not the trace's ops and "      \
+    "storages, so no category rule applies; its peak is peak_memory (docs/memory.md)"
+
 typedef struct ck_run {
     const char *trace, *policy, *reason;
     char *reason_buf; /* 256 bytes */
@@ -135,6 +141,7 @@ static void print_text(const ck_run *k)
                k->r.computes, k->r.recomputes, k->r.frees, k->r.compute);
         printf("peak memory      %llu B (%s)\n", (unsigned long long)k->r.peak,
                cli_format_bytes(k->r.peak, b1, sizeof b1));
+        printf("peak at          not followed: %s\n", CK_NO_PEAK_AT);
     } else {
         printf("overhead         - (no schedule)\n");
     }
@@ -178,6 +185,8 @@ static int print_json(const ck_run *k)
     json_object_set_new(o, "replayed_compute", k->replayed ? json_real(k->r.compute) : json_null());
     json_object_set_new(o, "peak_memory",
                         k->replayed ? json_integer((json_int_t)k->r.peak) : json_null());
+    json_object_set_new(o, "peak_at", json_null());
+    json_object_set_new(o, "peak_at_unavailable", json_string(CK_NO_PEAK_AT));
     json_object_set_new(o, "computes", json_integer(k->replayed ? k->r.computes : 0));
     json_object_set_new(o, "remats", json_integer(k->replayed ? k->r.recomputes : 0));
     json_object_set_new(o, "frees", json_integer(k->replayed ? k->r.frees : 0));

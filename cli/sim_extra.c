@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "peak_report.h"
 
 /* The largest relative change of the overhead within the band (the mean where every seed
  * finished, else the median), or +inf when a status changes inside it. */
@@ -39,13 +40,15 @@ int sim_extra_run(const sim_trace *t, const sim_config *cfg, sim_extra *x, gms_e
     if (!rc && !(x->each = malloc((size_t)x->seeds * sizeof *x->each)))
         rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
     if (!rc)
-        rc = cal_run_seeds_each(r, cfg, x->seeds, &x->center, x->each, err);
+        rc = cal_run_seeds_peak(r, t, cfg, x->seeds, &x->center, x->each, x->cats, &x->peak,
+                                err);
     for (int i = 0; i < 2 && !rc && x->band > 0; i++) {
         sim_config bc = *cfg;
         double b = floor((double)cfg->budget * (i == 0 ? 1 - x->band : 1 + x->band));
         bc.budget = b >= 18446744073709551615.0 ? UINT64_MAX - 1 : (uint64_t)b;
         x->band_budget[i] = bc.budget;
-        rc = cal_run_seeds(r, &bc, x->seeds, &x->band_runs[i], err);
+        rc = cal_run_seeds_peak(r, t, &bc, x->seeds, &x->band_runs[i], NULL, x->cats,
+                                &x->band_peak[i], err);
     }
     sim_runner_free(r);
     return rc;
@@ -73,6 +76,16 @@ static void print_summary_json(const cal_summary *s)
            num(s->sd, d[4], sizeof d[4]));
 }
 
+/* A band edge's "peak_at": its median seed's run's peak (null when not followed). */
+static void print_peak_json(const sim_extra *x, int i)
+{
+    char *q = x->cats ? peak_report_run_json(&x->band_peak[i], x->band_runs[i].median_seed,
+                                             x->seeds)
+                      : NULL;
+    printf(", \"peak_at\": %s", q ? q : "null");
+    free(q);
+}
+
 void sim_extra_free(sim_extra *x)
 {
     free(x->each);
@@ -97,8 +110,10 @@ void sim_extra_print_json(const sim_extra *x)
         printf(", \"budget_band\": {\"band\": %s, \"low\": {\"budget\": %llu, ",
                cli_shortest_double(x->band, d1, sizeof d1), (unsigned long long)x->band_budget[0]);
         print_summary_json(&x->band_runs[0]);
+        print_peak_json(x, 0);
         printf("}, \"high\": {\"budget\": %llu, ", (unsigned long long)x->band_budget[1]);
         print_summary_json(&x->band_runs[1]);
+        print_peak_json(x, 1);
         printf("}, \"sensitivity\": %s, \"cliff\": %s}",
                isinf(sens) ? "null" : cli_shortest_double(sens, d2, sizeof d2),
                sens > SIM_CLIFF ? "true" : "false");
@@ -142,6 +157,11 @@ void sim_extra_print_text(const sim_extra *x)
             printf("budget %s%g%%%*s%llu B: overhead ", side[i], x->band * 100, 4, "",
                    (unsigned long long)x->band_budget[i]);
             print_summary_text(&x->band_runs[i]);
+            if (x->cats) {
+                const sim_peak *p = &x->band_peak[i];
+                printf("; peak %llu B at op %llu %s (%s)", (unsigned long long)p->memory,
+                       (unsigned long long)p->op_index, p->op, sim_phase_name(p->phase));
+            }
             printf("\n");
         }
         double sens = band_sensitivity(x);

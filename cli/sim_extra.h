@@ -9,15 +9,19 @@
 
 #include "calibrate.h"
 #include "sim.h"
+#include "sim_peak.h"
 
 typedef struct sim_extra {
     unsigned seeds;           /* >= 1 */
     double band;              /* relative, 0 = none; needs a finite budget */
+    const sim_categories *cats; /* non-NULL: follow each run's peak (analysis/peak_run.h) */
     /* results */
     cal_summary center;       /* at the budget (center.median_run: the median seed's run) */
     double *each;             /* center's overhead per seed (NAN: stopped); sim_extra_free */
     uint64_t band_budget[2];
     cal_summary band_runs[2]; /* at budget x (1 - band), x (1 + band) */
+    sim_peak peak;            /* with cats: the median seed's run's peak at the budget */
+    sim_peak band_peak[2];    /* and at the band's edges (their median seeds' runs) */
 } sim_extra;
 
 /* A prediction whose mean overhead moves by more than this within the band is on a cliff. */

@@ -60,6 +60,7 @@ typedef struct {
     int rc;
     sim_result res;
     gms_error err;
+    unsigned char reply[POL_ISOLATED_REPLY]; /* what the child's observer made of the run */
 } isolated_msg;
 
 _Static_assert(sizeof(isolated_msg) <= PIPE_BUF, "one atomic pipe write");
@@ -113,7 +114,8 @@ static void live_remove(int slot)
         live[slot] = 0;
 }
 
-static void child(int fd, pid_t parent, sim_runner *r, const sim_config *cfg)
+static void child(int fd, pid_t parent, sim_runner *r, const sim_config *cfg,
+                  void (*reply)(void *ctx, void *buf))
 {
     /* Never outlive the caller: killed when the thread that forked us ends (with its process,
      * however it ends); the parent may have died before the request, hence the check. Our
@@ -132,6 +134,8 @@ static void child(int fd, pid_t parent, sim_runner *r, const sim_config *cfg)
     isolated_msg m;
     memset(&m, 0, sizeof m);
     m.rc = sim_runner_run(r, cfg, &m.res, &m.err);
+    if (!m.rc && reply)
+        reply(cfg->observer_ctx, m.reply);
     ssize_t w;
     do
         w = write(fd, &m, sizeof m);
@@ -196,12 +200,22 @@ static pid_t wait_child(pid_t pid, double limit_s, int *status, int *timed_out)
 
 int pol_run_isolated(sim_runner *r, const sim_config *cfg, sim_result *res, gms_error *err)
 {
-    const sim_policy *p = cfg->policy;
-    const char *name = p && p->name ? p->name : "?";
-    const char *path = pol_plugin_path(p);
     if (cfg->observer)
         return gms_error_set(err, GMS_EINVAL,
                              "pol_run_isolated: runs with an observer are not isolated");
+    return pol_run_isolated_reply(r, cfg, NULL, NULL, res, err);
+}
+
+int pol_run_isolated_reply(sim_runner *r, const sim_config *cfg,
+                           void (*reply)(void *ctx, void *buf), void *buf, sim_result *res,
+                           gms_error *err)
+{
+    const sim_policy *p = cfg->policy;
+    const char *name = p && p->name ? p->name : "?";
+    const char *path = pol_plugin_path(p);
+    if (cfg->observer && !reply)
+        return gms_error_set(err, GMS_EINVAL, "pol_run_isolated_reply: an observer in the "
+                             "child needs a reply to carry back what it saw");
     int fds[2];
     /* close-on-exec and non-blocking: the parent reads only after the child has exited, and
      * children forked meanwhile by other threads may hold the write end open */
@@ -222,7 +236,7 @@ int pol_run_isolated(sim_runner *r, const sim_config *cfg, sim_result *res, gms_
     }
     if (pid == 0) {
         close(fds[0]);
-        child(fds[1], parent, r, cfg);
+        child(fds[1], parent, r, cfg, reply);
     }
     close(fds[1]);
     setpgid(pid, pid); /* also here: the child may not have run yet when we kill its group */
@@ -250,6 +264,8 @@ int pol_run_isolated(sim_runner *r, const sim_config *cfg, sim_result *res, gms_
             return m.rc;
         }
         *res = m.res;
+        if (reply)
+            memcpy(buf, m.reply, sizeof m.reply);
         return 0;
     }
     if (w == pid && WIFSIGNALED(status)) {

@@ -6,8 +6,8 @@
  * One fork per run: the child runs sim_runner_run on its copy-on-write image of the caller's
  * runner and sends the result back through a pipe. Built-in policies never come here (callers
  * check first), so they pay nothing; a plugin run pays the fork (docs/plugins.md measures it).
- * Runs with an observer are not isolated (the observer would be called in the child): this
- * function refuses them. The child never outlives the caller (PR_SET_PDEATHSIG, plus its
+ * An observer is called in the child, so pol_run_isolated refuses runs with one; an observer
+ * whose findings fit a small reply (a run's peak) runs there through pol_run_isolated_reply. The child never outlives the caller (PR_SET_PDEATHSIG, plus its
  * process group killed at exit), and a run longer than the plugin timeout is killed and
  * fails with an error saying so.
  */
@@ -25,6 +25,17 @@ struct sim_result;
  * ..." in err. Safe to call from several threads at once (each with its own runner). */
 int pol_run_isolated(struct sim_runner *r, const struct sim_config *cfg, struct sim_result *res,
                      gms_error *err);
+
+/* The same with an observer (cfg->observer, its context cfg->observer_ctx) following the run
+ * in the child: after a run that returned 0 the child calls reply(observer_ctx, buf) to write
+ * what the observer made of it, at most POL_ISOLATED_REPLY bytes, and those bytes come back in
+ * buf (the caller's, that large). Pointers in them are the child's: they stay valid here only
+ * where they point at what existed before the run and is not freed (the trace), so a reply
+ * had better hold indices. sim_peak (sim/sim_peak.h) follows plugin runs this way. */
+#define POL_ISOLATED_REPLY 512
+int pol_run_isolated_reply(struct sim_runner *r, const struct sim_config *cfg,
+                           void (*reply)(void *ctx, void *buf), void *buf,
+                           struct sim_result *res, gms_error *err);
 
 /* The default limit on one plugin run, in seconds (--plugin-timeout), and the largest. */
 #define POL_PLUGIN_TIMEOUT_DEFAULT 600.0

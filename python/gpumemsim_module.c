@@ -182,8 +182,8 @@ static PyObject *dbl(double d)
 }
 
 /* The dictionary of `gpumemsim sim --json` (cli/cmd_sim.c print_json), key for key. */
-/* The run's peak as the CLI's JSON peak_at (cli/peak_report.c). */
-static PyObject *peak_dict(const sim_peak *p)
+/* The run's peak as the CLI's JSON peak_at (cli/peak_report.c), with the run's seed. */
+static PyObject *peak_dict(const sim_peak *p, uint64_t seed)
 {
     PyObject *cats = PyDict_New();
     for (int k = 0; cats && k < SIM_CAT_COUNT; k++) {
@@ -194,13 +194,14 @@ static PyObject *peak_dict(const sim_peak *p)
     }
     if (!cats)
         return NULL;
-    return Py_BuildValue("{s:K,s:K,s:s,s:s,s:N,s:{s:K,s:K,s:s}}", "memory",
+    return Py_BuildValue("{s:K,s:K,s:s,s:s,s:N,s:{s:K,s:K,s:s},s:K}", "memory",
                          (unsigned long long)p->memory, "op_index",
                          (unsigned long long)p->op_index, "op", p->op, "phase",
                          sim_phase_name(p->phase), "by_category", cats, "largest_op", "bytes",
                          (unsigned long long)p->largest_op_bytes, "op_index",
                          (unsigned long long)p->largest_op_index, "op",
-                         p->largest_op ? p->largest_op : "");
+                         p->largest_op ? p->largest_op : "", "seed",
+                         (unsigned long long)seed);
 }
 
 static PyObject *result_dict(PyObject *trace, const char *policy, const sim_config *cfg,
@@ -256,7 +257,7 @@ static PyObject *result_dict(PyObject *trace, const char *policy, const sim_conf
     PUT("op_overhead_ns", U64(r->op_overhead_ns));
     PUT("search_ns", U64(r->search_ns));
     PUT("evict_ns", U64(r->evict_ns));
-    PUT("peak_at", peak ? peak_dict(peak) : Py_NewRef(Py_None));
+    PUT("peak_at", peak ? peak_dict(peak, cfg->seed) : Py_NewRef(Py_None));
 #undef U64
 #undef PUT
     return d;
@@ -431,21 +432,18 @@ static PyObject *py_sim(PyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     }
 
-    /* where the run peaks, as the CLI follows it (sim --json's peak_at; not for plugins) */
+    /* where the run peaks, as the CLI follows it (sim --json's peak_at), a plugin's run too:
+     * here it runs in this process, so the observer sees it */
     sim_categories *cats = NULL;
     sim_peak_tracker *pk = NULL;
-    int following = !pol_plugin_path(cfg.policy);
-    if (following && (sim_categories_build(tr->t, &cats, &err) ||
-                      sim_peak_tracker_new(tr->t, cats, &pk, &err))) {
+    if (sim_categories_build(tr->t, &cats, &err) || sim_peak_tracker_new(tr->t, cats, &pk, &err)) {
         sim_categories_free(cats);
         py_iters_free(&iters);
         Py_DECREF(tobj);
         return PyErr_NoMemory();
     }
-    if (following) {
-        cfg.observer = sim_peak_observe;
-        cfg.observer_ctx = pk;
-    }
+    cfg.observer = sim_peak_observe;
+    cfg.observer_ctx = pk;
     sim_result res;
     int rc;
     if (score == Py_None) {
@@ -463,8 +461,7 @@ static PyObject *py_sim(PyObject *self, PyObject *args, PyObject *kw)
         }
     }
     sim_peak peak;
-    if (following)
-        sim_peak_tracker_result(pk, &peak);
+    sim_peak_tracker_result(pk, &peak);
     sim_peak_tracker_free(pk);
     if (rc) {
         PyErr_Format(error_type, "%U: %s", tr->path, err.msg);
@@ -475,7 +472,7 @@ static PyObject *py_sim(PyObject *self, PyObject *args, PyObject *kw)
     }
     PyObject *d = result_dict(tr->path, planner ? cfg.planner->name : pol_name(cfg.policy), &cfg,
                               ratio, sim_trace_baseline(tr->t), &res, alloc_key,
-                              following ? &peak : NULL);
+                              &peak);
     sim_categories_free(cats);
     if (d && py_opts_put(d, &cfg, &res, &iters) != 0)
         Py_CLEAR(d);

@@ -299,3 +299,11 @@ void sim_peak_tracker_free(sim_peak_tracker *k)
     free(k->resident);
     free(k);
 }
+
+void sim_peak_name_ops(const sim_trace *t, sim_peak *p)
+{
+    p->op = p->op_index < t->n_ops ? t->strings + t->ops[p->op_index].name : "";
+    p->largest_op = p->largest_op_index < t->n_ops
+                        ? t->strings + t->ops[p->largest_op_index].name
+                        : "";
+}

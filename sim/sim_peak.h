@@ -89,4 +89,8 @@ void sim_peak_tracker_result(const sim_peak_tracker *k, sim_peak *out);
 void sim_peak_tracker_now(const sim_peak_tracker *k, uint64_t out[SIM_CAT_COUNT]);
 void sim_peak_tracker_free(sim_peak_tracker *k);
 
+/* Sets p's op and largest_op names from their indices in t, as the tracker does: for a peak
+ * that was followed in another process (a plugin's run, analysis/peak_run.h). */
+void sim_peak_name_ops(const sim_trace *t, sim_peak *p);
+
 #endif

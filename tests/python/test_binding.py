@@ -74,6 +74,9 @@ check(same(got, want), f"no budget: {diff(got, want)}")
 for b in BUDGETS:
     got, want = gpumemsim.sim(trace, budget=b, policy=PLUGIN), cli(PLUGIN, b)
     check(same(got, want), f"plugin at {b}: {diff(got, want)}")
+    # where it peaked too, as the built-in it computes (the CLI follows it in its child)
+    check(got["peak_at"] is not None and got["peak_at"] == cli("dtr-local", b)["peak_at"],
+          f"plugin at {b}: peak_at {got['peak_at']}")
 
 # simrd's formulas written in Python choose exactly like the built-ins: the results equal
 # the built-in's in everything but the policy's name
