@@ -187,14 +187,13 @@ static int do_alloc(replay *p, size_t i, const snap_event *e, int exact, gms_err
 
 static void do_free(replay *p, size_t i, const snap_event *e)
 {
-    uint32_t h;
-    if (!addr_map_get(&p->live, e->addr, &h)) {
+    uint64_t h;
+    if (!addr_map_take(&p->live, e->addr, &h)) {
         diverge(p, i, "a free of 0x%llx, which the model does not hold",
                 (unsigned long long)e->addr);
         return;
     }
-    p->m->release(p->state, h);
-    addr_map_del(&p->live, e->addr);
+    p->m->release(p->state, (uint32_t)h);
     p->r->frees++;
     p->real_requested -= e->size <= p->real_requested ? e->size : p->real_requested;
 }
@@ -234,10 +233,10 @@ static void check_end(replay *p, const snapshot *s, int device)
                 continue;
             r->end_allocated_real += b->size;
             r->end_blocks++;
-            uint32_t h;
+            uint64_t h;
             if (!addr_map_get(&p->live, b->addr, &h))
                 continue;
-            sim_mem_block mb = p->m->block(p->state, h);
+            sim_mem_block mb = p->m->block(p->state, (uint32_t)h);
             r->end_blocks_same += to_real(p, mb.addr) == b->addr && mb.size == b->size;
         }
     }

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "addr_map.h"
+
 int kmem_read_file(const char *path, char **buf, size_t *len, gms_error *err)
 {
     *buf = NULL;
@@ -94,71 +96,6 @@ int kmem_sniff(const char *path)
     /* a Chrome trace object names its keys early; a DTR log line never has these */
     return strstr(p, "\"traceEvents\"") || strstr(p, "\"schemaVersion\"") ||
            strstr(p, "\"deviceProperties\"");
-}
-
-/* ---- an address -> tensor id map (open addressing, addresses are never 0 here) ---------- */
-
-typedef struct addr_map {
-    uint64_t *key, *val;
-    size_t cap, n;
-} addr_map;
-
-static size_t slot_of(const addr_map *m, uint64_t k)
-{
-    uint64_t h = k * UINT64_C(0x9e3779b97f4a7c15);
-    size_t i = (size_t)(h >> 17) & (m->cap - 1);
-    while (m->key[i] && m->key[i] != k)
-        i = (i + 1) & (m->cap - 1);
-    return i;
-}
-
-static int map_put(addr_map *m, uint64_t k, uint64_t v)
-{
-    if (2 * (m->n + 1) > m->cap) {
-        addr_map g = {calloc(m->cap * 2, sizeof *g.key), calloc(m->cap * 2, sizeof *g.val),
-                      m->cap * 2, 0};
-        if (!g.key || !g.val) {
-            free(g.key);
-            free(g.val);
-            return -1;
-        }
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->key[i]) {
-                size_t j = slot_of(&g, m->key[i]);
-                g.key[j] = m->key[i];
-                g.val[j] = m->val[i];
-                g.n++;
-            }
-        free(m->key);
-        free(m->val);
-        *m = g;
-    }
-    size_t i = slot_of(m, k);
-    if (!m->key[i])
-        m->n++;
-    m->key[i] = k;
-    m->val[i] = v;
-    return 0;
-}
-
-/* Removes k; returns its value in *v, or 0 when absent. */
-static int map_take(addr_map *m, uint64_t k, uint64_t *v)
-{
-    size_t i = slot_of(m, k);
-    if (!m->key[i])
-        return 0;
-    *v = m->val[i];
-    m->key[i] = 0;
-    /* re-insert the rest of the cluster so lookups stay correct */
-    for (size_t j = (i + 1) & (m->cap - 1); m->key[j]; j = (j + 1) & (m->cap - 1)) {
-        uint64_t kk = m->key[j], vv = m->val[j];
-        m->key[j] = 0;
-        size_t t = slot_of(m, kk);
-        m->key[t] = kk;
-        m->val[t] = vv;
-    }
-    m->n--;
-    return 1;
 }
 
 /* ---- reading ------------------------------------------------------------------------------ */
@@ -275,11 +212,10 @@ static int link_frees(kmem_trace *k, raw *r, size_t n, const char *path, gms_err
 {
     k->ev = malloc(n * sizeof *k->ev);
     pre_block *pre = malloc(n * sizeof *pre);
-    addr_map live = {calloc(1024, sizeof(uint64_t)), calloc(1024, sizeof(uint64_t)), 1024, 0};
-    if (!k->ev || !pre || !live.key || !live.val) {
+    addr_map live;
+    if (addr_map_init(&live, 512) || !k->ev || !pre) {
         free(pre);
-        free(live.key);
-        free(live.val);
+        addr_map_free(&live);
         return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
     }
     k->initial_allocated = (uint64_t)((int64_t)r[0].e.total_allocated - r[0].e.bytes);
@@ -295,17 +231,16 @@ static int link_frees(kmem_trace *k, raw *r, size_t n, const char *path, gms_err
         uint64_t id;
         if (e.bytes > 0) {
             id = ++next_id;
-            if (map_put(&live, e.addr, id))
+            if (addr_map_put(&live, e.addr, id))
                 goto oom;
-        } else if (!map_take(&live, e.addr, &id)) {
+        } else if (!addr_map_take(&live, e.addr, &id)) {
             pre[n_pre++] = (pre_block){e.addr, (uint64_t)-e.bytes, i};
             id = 0; /* set below */
         }
         e.id = id;
         k->ev[i] = e;
     }
-    free(live.key);
-    free(live.val);
+    addr_map_free(&live);
     k->n = n;
     /* ids: preexisting 1..n_pre (address order), the rest n_pre + 1, cached-free n_pre + 2,
      * the trace's own allocations from n_pre + 3 on */
@@ -327,8 +262,7 @@ static int link_frees(kmem_trace *k, raw *r, size_t n, const char *path, gms_err
     return 0;
 oom:
     free(pre);
-    free(live.key);
-    free(live.val);
+    addr_map_free(&live);
     return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
 }
 

@@ -125,20 +125,20 @@ int snap_initial_state(const snapshot *s, int device, snap_state *st, gms_error 
         if (g->device != device)
             continue;
         S[ns] = (seg){g->addr, g->size, g->small, 1};
-        if (addr_map_put(&sm, g->addr, (uint32_t)ns++))
+        if (addr_map_put(&sm, g->addr, ns++))
             goto oom;
         for (size_t k = 0; k < g->n_blocks; k++) {
             const snap_block *b = &s->blk[g->first_block + k];
             if (b->state == SNAP_INACTIVE)
                 continue;
             L[nl] = (live){b->addr, b->size, b->requested, 1, 1, 0};
-            if (addr_map_put(&lm, b->addr, (uint32_t)nl++))
+            if (addr_map_put(&lm, b->addr, nl++))
                 goto oom;
         }
     }
     for (size_t j = n; j-- > 0;) {
         const snap_event *e = &s->ev[first + j];
-        uint32_t v;
+        uint64_t v;
         switch (e->action) {
         case SNAP_ALLOC:
             if (!addr_map_get(&lm, e->addr, &v) || !L[v].alive) {
@@ -147,7 +147,7 @@ int snap_initial_state(const snapshot *s, int device, snap_state *st, gms_error 
                 break;
             }
             L[v].alive = 0;
-            addr_map_del(&lm, e->addr);
+            addr_map_take(&lm, e->addr, NULL);
             break;
         case SNAP_FREE_COMPLETED:
             if (addr_map_get(&lm, e->addr, &v) && L[v].alive) {
@@ -156,7 +156,7 @@ int snap_initial_state(const snapshot *s, int device, snap_state *st, gms_error 
                 break;
             }
             L[nl] = (live){e->addr, 0, e->size, 0, 1, 1};
-            if (addr_map_put(&lm, e->addr, (uint32_t)nl++))
+            if (addr_map_put(&lm, e->addr, nl++))
                 goto oom;
             break;
         case SNAP_SEGMENT_ALLOC:
@@ -167,12 +167,12 @@ int snap_initial_state(const snapshot *s, int device, snap_state *st, gms_error 
                 break;
             }
             S[v].alive = 0;
-            addr_map_del(&sm, e->addr);
+            addr_map_take(&sm, e->addr, NULL);
             break;
         case SNAP_SEGMENT_FREE:
         case SNAP_SEGMENT_UNMAP:
             S[ns] = (seg){e->addr, e->size, e->size == KSMALL_BUFFER, 1};
-            if (addr_map_put(&sm, e->addr, (uint32_t)ns++))
+            if (addr_map_put(&sm, e->addr, ns++))
                 goto oom;
             break;
         default:
