@@ -34,6 +34,8 @@ int addr_map_get(const addr_map *m, uint64_t k, uint64_t *v)
             *v = m->top_val;
         return m->has_top;
     }
+    if (!m->cap)
+        return 0;
     size_t i = slot(m, k + 1);
     if (!m->key[i])
         return 0;
@@ -72,6 +74,10 @@ int addr_map_put(addr_map *m, uint64_t k, uint64_t v)
         m->top_val = v;
         return 0;
     }
+    if (!m->cap && addr_map_init(m, 0)) {
+        addr_map_free(m);
+        return -1;
+    }
     k++; /* 0 marks an empty slot */
     if (2 * (m->n + 1) > m->cap && grow(m))
         return -1;
@@ -92,6 +98,8 @@ int addr_map_take(addr_map *m, uint64_t k, uint64_t *v)
         m->has_top = 0;
         return had;
     }
+    if (!m->cap)
+        return 0;
     size_t i = slot(m, k + 1);
     if (!m->key[i])
         return 0;

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import_et_map.h"
+#include "addr_map.h"
 #include "import_et_scan.h"
 #include "kineto_mem.h"
 
@@ -37,7 +37,7 @@ typedef struct walk {
     size_t n, cap_nodes;
     size_t *by_id; /* node indices sorted by id */
     size_t cap_args, cap_tensors, cap_ops, cap_strs;
-    et_map interned; /* text hash -> index into t->strs */
+    addr_map interned; /* text hash -> index into t->strs */
 } walk;
 
 int et_sniff(const char *path)
@@ -133,8 +133,8 @@ static const char *intern(walk *w, const char *text)
     uint64_t h = UINT64_C(1469598103934665603);
     for (const char *c = text; *c; c++)
         h = (h ^ (unsigned char)*c) * UINT64_C(1099511628211);
-    uint32_t i;
-    if (et_map_get(&w->interned, h, &i) && strcmp(t->strs[i], text) == 0)
+    uint64_t i;
+    if (addr_map_get(&w->interned, h, &i) && strcmp(t->strs[i], text) == 0)
         return t->strs[i];
     if (grow((void **)&t->strs, &w->cap_strs, t->n_strs + 1, sizeof *t->strs))
         return NULL;
@@ -142,7 +142,7 @@ static const char *intern(walk *w, const char *text)
     if (!copy)
         return NULL;
     t->strs[t->n_strs] = copy;
-    if (t->n_strs < UINT32_MAX && et_map_put(&w->interned, h, (uint32_t)t->n_strs)) {
+    if (t->n_strs < UINT32_MAX && addr_map_put(&w->interned, h, t->n_strs)) {
         free(copy);
         return NULL;
     }
@@ -637,7 +637,7 @@ int et_load_buffer(const char *buf, size_t len, const char *name, et_trace **out
     }
     free(w.nodes);
     free(w.by_id);
-    et_map_free(&w.interned);
+    addr_map_free(&w.interned);
     if (rc) {
         et_trace_free(t);
         return rc;

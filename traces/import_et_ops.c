@@ -36,7 +36,7 @@
 
 #include "gmt.h"
 #include "import_et.h"
-#include "import_et_map.h"
+#include "addr_map.h"
 #include "synth.h"
 
 #define NO_HANDLE UINT32_MAX
@@ -107,7 +107,7 @@ struct et_events {
     size_t pos;
     uint64_t split_total, split_given; /* the foreach op being split: bytes, cost handed out */
     uint32_t op_first_rec;             /* the rec of its first part */
-    et_map storages, tensors;
+    addr_map storages, tensors; /* ET storage id -> gen, ET tensor id -> handle */
     uint64_t *step_cost; /* per gen: the host-to-device copy of a step input */
     gmt_output one_out;
     char scope_text[4096]; /* the SCOPE event being handed out */
@@ -153,7 +153,7 @@ static int new_gen(et_events *e, uint64_t storage_id, uint64_t size, uint32_t op
     gen g = {size, (uint32_t)e->handles.n, op, NO_HANDLE, 0, (uint8_t)pre, 0, 0, 0};
     handle hd = {(uint32_t)e->gens.n, op, 0, 0};
     if (e->handles.n >= UINT32_MAX - 1 || PUSH(e->gens, g) || PUSH(e->handles, hd) ||
-        et_map_put(&e->storages, storage_id, (uint32_t)(e->gens.n - 1)))
+        addr_map_put(&e->storages, storage_id, (uint32_t)(e->gens.n - 1)))
         return -1;
     *h = g.base;
     return 0;
@@ -163,17 +163,18 @@ static int new_gen(et_events *e, uint64_t storage_id, uint64_t size, uint32_t op
  * first handle; a storage never seen is created as pre-existing. */
 static int resolve(et_events *e, const et_tensor *x, uint32_t op, uint32_t *h)
 {
-    uint32_t g, th;
-    if (!et_map_get(&e->storages, x->storage_id, &g)) {
+    uint64_t g, th;
+    if (!addr_map_get(&e->storages, x->storage_id, &g)) {
         if (new_gen(e, x->storage_id, extent(x), op, 1, h))
             return -1;
-        return et_map_put(&e->tensors, x->tensor_id, *h);
+        return addr_map_put(&e->tensors, x->tensor_id, *h);
     }
     gen *gp = &e->gens.v[g];
     uint64_t ext = extent(x);
     if (ext > gp->size)
         gp->size = ext;
-    *h = et_map_get(&e->tensors, x->tensor_id, &th) && e->handles.v[th].gen == g ? th : gp->base;
+    *h = addr_map_get(&e->tensors, x->tensor_id, &th) && e->handles.v[th].gen == g ? (uint32_t)th
+                                                                                  : gp->base;
     return 0;
 }
 
@@ -261,10 +262,11 @@ static int hidden_outputs(et_events *e, const et_op *op, uint32_t first, rec *r,
         const et_arg *arg = &t->args[t->hidden[op->hid_first + k]];
         for (uint32_t i = 0; i < arg->n; i++) {
             const et_tensor *x = &t->tensors[arg->first + i];
-            uint32_t g, h;
+            uint64_t g;
+            uint32_t h;
             if (!x->cuda)
                 continue;
-            int have = et_map_get(&e->storages, x->storage_id, &g);
+            int have = addr_map_get(&e->storages, x->storage_id, &g);
             if (have && e->gens.v[g].first_use >= first)
                 continue; /* made (or first read) by this op */
             if (have && op_reads(e, first, r, g))
@@ -275,7 +277,7 @@ static int hidden_outputs(et_events *e, const et_op *op, uint32_t first, rec *r,
                     e->gens.v[g].reused = 1;
             }
             if (new_gen(e, x->storage_id, extent(x), (uint32_t)e->recs.n, 0, &h) ||
-                et_map_put(&e->tensors, x->tensor_id, h))
+                addr_map_put(&e->tensors, x->tensor_id, h))
                 return -1;
             gmt_output o = {(uint64_t)h, extent(x), -1};
             if (PUSH(e->outs, o))
@@ -334,7 +336,7 @@ static int add_versions(et_events *e, rec *r, et_event_totals *tot)
         uint32_t hv = (uint32_t)e->handles.n;
         gmt_output o = {(uint64_t)hv, 0, (int64_t)idx};
         if (PUSH(e->handles, hd) || PUSH(e->outs, o) ||
-            et_map_put(&e->tensors, e->mut_tids.v[m], hv))
+            addr_map_put(&e->tensors, e->mut_tids.v[m], hv))
             return -1;
         gp->latest = hv;
         gp->written_with_grad |= (uint8_t)with_grad;
@@ -420,9 +422,9 @@ static int build_op(et_events *e, uint32_t k, uint32_t part, uint32_t parts,
                 continue;
             }
             any_cuda = 1;
-            uint32_t g, th;
-            int have_gen = et_map_get(&e->storages, x->storage_id, &g);
-            if (have_gen && et_map_get(&e->tensors, x->tensor_id, &th) &&
+            uint64_t g, th;
+            int have_gen = addr_map_get(&e->storages, x->storage_id, &g);
+            if (have_gen && addr_map_get(&e->tensors, x->tensor_id, &th) &&
                 e->handles.v[th].gen == g && index_of(e, &r, th) >= 0)
                 continue; /* an input tensor returned (in-place ops return self) */
             int alias = -1;
@@ -445,7 +447,7 @@ static int build_op(et_events *e, uint32_t k, uint32_t part, uint32_t parts,
                 if (new_gen(e, x->storage_id, extent(x), (uint32_t)e->recs.n, 0, &h))
                     return -1;
             }
-            if (et_map_put(&e->tensors, x->tensor_id, h))
+            if (addr_map_put(&e->tensors, x->tensor_id, h))
                 return -1;
             gmt_output o = {(uint64_t)h, extent(x), alias};
             if (PUSH(e->outs, o))
@@ -770,7 +772,7 @@ void et_events_free(et_events *e)
     free(e->items.v);
     free(e->scope_names.v);
     free(e->step_cost);
-    et_map_free(&e->storages);
-    et_map_free(&e->tensors);
+    addr_map_free(&e->storages);
+    addr_map_free(&e->tensors);
     free(e);
 }

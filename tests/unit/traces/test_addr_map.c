@@ -52,6 +52,24 @@ START_TEST(test_addr_map_takes_every_key_zero_and_max_included)
 }
 END_TEST
 
+/* the ET importer's maps start zeroed, with no init */
+START_TEST(test_addr_map_zeroed_is_empty_and_grows_on_first_put)
+{
+    addr_map m = {0};
+    uint64_t v = 3;
+    ck_assert_int_eq(addr_map_get(&m, 42, &v), 0);
+    ck_assert_int_eq(addr_map_take(&m, 42, &v), 0);
+    ck_assert_uint_eq(addr_map_count(&m), 0);
+    for (uint64_t k = 1; k <= 1000; k++)
+        ck_assert_int_eq(addr_map_put(&m, k * 4096, k), 0);
+    ck_assert_uint_eq(addr_map_count(&m), 1000);
+    ck_assert_int_eq(addr_map_get(&m, 500 * 4096, &v), 1);
+    ck_assert_uint_eq(v, 500);
+    addr_map_free(&m);
+    addr_map_free(&m); /* freed twice: a no-op */
+}
+END_TEST
+
 /* Many keys in few slots' worth of clusters (addresses 512 bytes apart, as blocks are), grown
  * from a small start, taken in an order that empties slots inside clusters: every lookup
  * agrees with a plain array after every step. */
@@ -105,6 +123,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_addr_map_puts_replaces_takes_and_keeps_64_bit_values);
     tcase_add_test(tc, test_addr_map_takes_every_key_zero_and_max_included);
+    tcase_add_test(tc, test_addr_map_zeroed_is_empty_and_grows_on_first_put);
     tcase_add_test(tc, test_addr_map_matches_an_array_through_growth_and_deletions);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
