@@ -84,6 +84,11 @@ expect_fail 1 'preset= or save=, not both' \
 
 # --- ac-budget ---
 "$GMS_BIN" sim --list-policies | grep -Eq '^ac-budget +planner: ' || fail "ac-budget not listed"
+# solver=ilp is an exact branch and bound, not a MILP solver: --help and the list say so
+help=$("$GMS_BIN" sim --help) || fail "sim --help"
+grep -q 'solver=ilp is an exact branch and bound' <<<"$help" || fail "sim --help does not say what ilp is"
+list=$("$GMS_BIN" sim --list-policies) || fail "list"
+grep -Eq '^ac-budget +planner: .*ilp = exact branch and bound' <<<"$list" || fail "the list does not say what ilp is"
 base=$("$GMS_BIN" sim tf.gmt --json) || fail "plain sim"
 # budget 1 (torch's default min cut) keeps what backward needs: no recomputation, the plain peak
 one=$("$GMS_BIN" sim tf.gmt --policy ac-budget --json) || fail "ac-budget"
