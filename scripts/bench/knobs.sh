@@ -27,7 +27,6 @@ best3() { # best wall time (s) of 3 runs of "$@"
 }
 median3() { sort -g | awk '{ v[NR] = $1 } END { print v[2] }'; }
 gpt2=$shared/traces/pytorch-et/hf_gpt2_et.json.gz
-rn50=$shared/traces/pytorch-et/resnet50_ddp_et.json.gz
 
 part=${GMS_KNOBS_PART:-all}
 if [ "$part" != compare ]; then
