@@ -23,6 +23,28 @@ typedef struct plot_style {
     int point;
 } plot_style;
 void plot_style_for(const char *policy, plot_style *out);
+/* Several lines of one policy (one per parameter set, plot_lines.c): the k-th line of a
+ * policy keeps its colour and, for k > 0, takes another dash and point; plot_line_nth is k
+ * for line p of policies[0..]; plot_line_params writes the words of params[p] that not every
+ * line of its policy has ("budget=0.3"), "" when it is its policy's only line. */
+void plot_style_nth(const char *policy, size_t k, plot_style *out);
+size_t plot_line_nth(const char *const *policies, size_t p);
+void plot_line_params(const char *const *policies, const char *const *params, size_t n,
+                      size_t p, char *buf, size_t len);
+/* A run's parameters less its seed ("seed=3" -> "", "seed=3,k=2" -> "k=2"): a line's key. */
+void plot_params_less_seed(const char *params, char *out, size_t len);
+/* What one line's runs on one trace share beside policy and parameters: remat limit,
+ * semantics, allocator. trace = SIZE_MAX before the first row. plot_variant_check: 0 when
+ * row r (of that line, on trace `trace`) shares it, else GMS_EINVAL with err saying which
+ * runs differ and how to pick one. */
+struct store_row;
+struct gms_error;
+typedef struct plot_variant {
+    size_t trace;
+    char key[256], desc[300];
+} plot_variant;
+int plot_variant_check(plot_variant *v, size_t trace, const char *params,
+                       const struct store_row *r, struct gms_error *err);
 
 /* Point types of the failure marks (never used by a policy's line). */
 #define PLOT_POINT_OOM 2

@@ -57,16 +57,17 @@ typedef struct ov_ctx {
     const plot_overhead_opts *o;
     ov_trace *traces;
     size_t n_traces, cap_traces;
-    char **policies;
-    size_t n_policies, cap_policies;
+    /* per line: its policy's name and its parameters less the seed (a planner's knob: each
+     * distinct set is its own line, plot_lines.c) */
+    char **policies, **params;
+    size_t n_policies, cap_policies, cap_params;
+    plot_variant *lines; /* what each line's runs share beside those (plot_lines.c) */
+    size_t cap_lines;
     size_t *seeds; /* per policy: most runs seen at one point */
     ov_point *pts;
     size_t n_pts, cap_pts;
     double remat_limit; /* largest stored */
     int oom, too_many;
-    /* what one (trace, policy) line may average over: the run key less the seed */
-    size_t var_trace, var_policy;
-    char variant[256], variant_desc[300];
     int mixed; /* runs that differ in more than the seed: err says which */
     gms_error *err;
 } ov_ctx;
@@ -86,61 +87,29 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-static size_t policy_index(ov_ctx *c, const char *name)
+/* The line of (policy, parameters less the seed), made on first sight. */
+static size_t policy_index(ov_ctx *c, const char *name, const char *params)
 {
     for (size_t i = 0; i < c->n_policies; i++)
-        if (strcmp(c->policies[i], name) == 0)
+        if (strcmp(c->policies[i], name) == 0 && strcmp(c->params[i], params) == 0)
             return i;
-    if (grow((void **)&c->policies, &c->cap_policies, c->n_policies + 1, sizeof *c->policies) ||
-        !(c->policies[c->n_policies] = strdup(name))) {
+    size_t n = c->n_policies;
+    if (grow((void **)&c->policies, &c->cap_policies, n + 1, sizeof *c->policies) ||
+        grow((void **)&c->params, &c->cap_params, n + 1, sizeof *c->params) ||
+        grow((void **)&c->lines, &c->cap_lines, n + 1, sizeof *c->lines)) {
+        c->oom = 1;
+        return SIZE_MAX;
+    }
+    memset(&c->lines[n], 0, sizeof c->lines[n]);
+    c->lines[n].trace = SIZE_MAX;
+    c->policies[n] = strdup(name);
+    c->params[n] = strdup(params);
+    if (!c->policies[n] || !c->params[n]) {
+        free(c->policies[n]), free(c->params[n]);
         c->oom = 1;
         return SIZE_MAX;
     }
     return c->n_policies++;
-}
-
-/* The parameters of a run less its seed ("seed=3" -> "", "seed=3,k=2" -> "k=2"). */
-static void params_less_seed(const char *params, char *out, size_t len)
-{
-    size_t k = 0;
-    out[0] = '\0';
-    while (*params) {
-        const char *comma = strchr(params, ',');
-        size_t n = comma ? (size_t)(comma - params) : strlen(params);
-        if (strncmp(params, "seed=", 5) != 0 && k + n + 2 < len) {
-            k += (size_t)snprintf(out + k, len - k, "%s%.*s", k ? "," : "", (int)n, params);
-        }
-        params += n + (comma ? 1 : 0);
-    }
-}
-
-/* Checks that the runs of one (trace, policy) line differ only in their seed. */
-static int check_variant(ov_ctx *c, size_t t, size_t p, const store_row *r)
-{
-    char rest[128], key[256], desc[300];
-    params_less_seed(r->params, rest, sizeof rest);
-    snprintf(key, sizeof key, "%.17g|%s|%s|%s", r->remat_limit, r->semantics, r->allocator,
-             rest);
-    snprintf(desc, sizeof desc, "remat limit %g, semantics %s, allocator %s%s%s%s",
-             r->remat_limit, r->semantics, r->allocator, rest[0] ? ", parameters '" : "", rest,
-             rest[0] ? "'" : "");
-    if (c->var_trace != t || c->var_policy != p) {
-        c->var_trace = t;
-        c->var_policy = p;
-        snprintf(c->variant, sizeof c->variant, "%s", key);
-        snprintf(c->variant_desc, sizeof c->variant_desc, "%s", desc);
-        return 0;
-    }
-    if (strcmp(c->variant, key) == 0)
-        return 0;
-    c->mixed = 1;
-    gms_error_set(c->err, GMS_EINVAL,
-                  "trace %s, policy %s: the store holds runs that differ in more than the seed "
-                  "(%s; and %s); one line never averages them: pick one with --remat-limit, "
-                  "--semantics, --allocator or --where params=... (see the LIMIT, SEMANTICS, "
-                  "ALLOCATOR and PARAMS columns of 'gpumemsim db runs')",
-                  r->trace_name, r->policy, c->variant_desc, desc);
-    return 1;
 }
 
 /* Rows come ordered by trace, policy, budget: a point's seeds are consecutive. */
@@ -171,11 +140,15 @@ static int collect(void *vctx, const store_row *r)
         c->n_traces++;
     }
     size_t t = c->n_traces - 1;
-    size_t p = policy_index(c, r->policy);
+    char rest[128];
+    plot_params_less_seed(r->params, rest, sizeof rest);
+    size_t p = policy_index(c, r->policy, rest);
     if (p == SIZE_MAX)
         return 1;
-    if (check_variant(c, t, p, r))
+    if (plot_variant_check(&c->lines[p], t, c->params[p], r, c->err)) {
+        c->mixed = 1;
         return 1;
+    }
     if (strncmp(r->policy, "checkmate", 9) == 0 && !c->traces[t].coarsen[0]) {
         /* params "coarsen=layers,iteration=0,time_limit=..." (sweep_checkmate_params) */
         const char *k = strstr(r->params, "coarsen=");
@@ -188,8 +161,13 @@ static int collect(void *vctx, const store_row *r)
     }
     if (r->remat_limit > c->remat_limit)
         c->remat_limit = r->remat_limit;
-    ov_point *last = c->n_pts ? &c->pts[c->n_pts - 1] : NULL;
-    if (!last || last->trace != t || last->policy != p || last->ratio != r->ratio) {
+    /* rows come by budget, then parameters: this line's point at this budget, if any, is
+     * among the last points, those of the same trace and budget */
+    ov_point *last = NULL;
+    for (size_t i = c->n_pts; !last && i-- > 0 && c->pts[i].trace == t &&
+                              c->pts[i].budget == r->budget;)
+        last = c->pts[i].policy == p ? &c->pts[i] : NULL;
+    if (!last) {
         if (grow((void **)&c->pts, &c->cap_pts, c->n_pts + 1, sizeof *c->pts)) {
             c->oom = 1;
             return 1;
@@ -238,10 +216,14 @@ static void free_ctx(ov_ctx *c)
         free(c->traces[i].name);
         free(c->traces[i].bound);
     }
-    for (size_t i = 0; i < c->n_policies; i++)
+    for (size_t i = 0; i < c->n_policies; i++) {
         free(c->policies[i]);
+        free(c->params[i]);
+    }
     free(c->traces);
     free(c->policies);
+    free(c->lines);
+    free(c->params);
     free(c->seeds);
     free(c->pts);
 }
@@ -315,6 +297,20 @@ static int find_bounds(store *s, ov_ctx *c, gms_error *err)
     return 0;
 }
 
+static void line_style(const ov_ctx *c, size_t p, plot_style *st)
+{
+    plot_style_nth(c->policies[p], plot_line_nth((const char *const *)c->policies, p), st);
+}
+
+/* "policy", or "policy budget=0.3" where its policy has several lines */
+static void line_name(const ov_ctx *c, size_t p, char *buf, size_t len)
+{
+    char pa[96];
+    plot_line_params((const char *const *)c->policies, (const char *const *)c->params,
+                     c->n_policies, p, pa, sizeof pa);
+    snprintf(buf, len, "%s%s%.96s", c->policies[p], pa[0] ? " " : "", pa);
+}
+
 #define HAS_LINE 1
 #define HAS_BAND 2
 #define HAS_OOM 4
@@ -332,7 +328,9 @@ static int write_data(ov_ctx *c, plot_buf *texts, int *has, double *ymax)
         plot_buf *b = &texts[t];
         for (size_t p = 0; p < c->n_policies; p++) {
             int *h = &has[t * c->n_policies + p];
-            plot_buf_printf(b, "# %s\n", c->policies[p]);
+            char name[200];
+            line_name(c, p, name, sizeof name);
+            plot_buf_printf(b, "# %s\n", name);
             /* a single blank line between two points breaks the line; none before the first
              * point or after the last, so that only pairs of blank lines separate blocks */
             int gap = 0, drawn = 0;
@@ -404,9 +402,11 @@ static void style_lines(plot_buf *b, ov_ctx *c)
 {
     for (size_t p = 0; p < c->n_policies; p++) {
         plot_style st;
-        plot_style_for(c->policies[p], &st);
+        char name[200];
+        line_style(c, p, &st);
+        line_name(c, p, name, sizeof name);
         plot_buf_printf(b, "set style line %zu lc rgb '%s' lw 1.5 dt %s pt %d ps 0.6 # %s\n",
-                        p + 1, st.color, st.dash, st.point, c->policies[p]);
+                        p + 1, st.color, st.dash, st.point, name);
     }
 }
 
@@ -423,11 +423,14 @@ static void policy_title(ov_ctx *c, size_t p, char *buf, size_t len)
                  *k ? ", " : "", strcmp(k, "layers") == 0 ? "by layer"
                                 : strcmp(k, "outputs") == 0 ? "op level, by output"
                                 : *k ? "op level" : "");
-    } else if (c->seeds[p] > 1)
-        snprintf(title, sizeof title, "%s (%zu seeds)", c->policies[p],
-                 c->seeds[p]);
-    else
-        snprintf(title, sizeof title, "%s", c->policies[p]);
+    } else {
+        char name[128];
+        line_name(c, p, name, sizeof name);
+        if (c->seeds[p] > 1)
+            snprintf(title, sizeof title, "%s (%zu seeds)", name, c->seeds[p]);
+        else
+            snprintf(title, sizeof title, "%s", name);
+    }
     plot_quote(title, buf, len);
 }
 
@@ -597,7 +600,7 @@ static size_t above_labels(const ov_ctx *c, size_t t, double top, const size_t *
                 }
             }
         plot_style st;
-        plot_style_for(c->policies[pt->policy], &st);
+        line_style(c, pt->policy, &st);
         double dx = ((double)rank - (double)(count - 1) / 2) * 1.2;
         plot_buf_printf(b, "set label %zu '%.2f' at first %.6g, first %g rotate by 90 right "
                            "offset %.2f,-0.7 font ',%g' tc rgb '%s' front\n",
@@ -718,7 +721,7 @@ static int build_script(ov_ctx *c, char **src, const int *has, const ov_layout *
             size_t p = order[k];
             int h = has[t * c->n_policies + p];
             plot_style st;
-            plot_style_for(c->policies[p], &st);
+            line_style(c, p, &st);
             if (h & HAS_BAND) /* clipped at the top of the range, as the lines are */
                 plot_buf_printf(b, ", \\\n     %s index %zu using 1:2:($3 > %g ? %g : $3) with "
                                    "filledcurves fc rgb '%s' notitle",
@@ -729,7 +732,7 @@ static int build_script(ov_ctx *c, char **src, const int *has, const ov_layout *
             int h = has[t * c->n_policies + p];
             char pt[200];
             plot_style st;
-            plot_style_for(c->policies[p], &st);
+            line_style(c, p, &st);
             policy_title(c, p, pt, sizeof pt);
             if (h & HAS_LINE)
                 plot_buf_printf(b, ", \\\n     %s index %zu using 1:($2 <= %g ? $2 : %g) with "
@@ -887,7 +890,7 @@ int plot_overhead(store *s, const plot_overhead_opts *o, size_t *n_traces, gms_e
         rc = plot_find_gnuplot(gp, sizeof gp, err);
     if (rc)
         return rc;
-    ov_ctx c = {.o = o, .var_trace = SIZE_MAX, .err = err};
+    ov_ctx c = {.o = o, .err = err};
     store_filter f = o->filter;
     f.trace_name = o->trace;
     f.policies = o->policies;

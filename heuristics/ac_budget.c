@@ -134,7 +134,7 @@ done:
 const sim_planner planner_ac_budget = {
     .name = "ac-budget",
     .description = "planner: torch.compile's activation memory budget (budget=0..1, "
-                   "solver=dp|greedy|ilp)",
+                   "solver=dp|greedy|ilp, ilp = exact branch and bound)",
     .init = init,
     .free = state_free,
     .plan = plan,

@@ -3,14 +3,14 @@
  * (knobs/rotor.h; docs/planners.md, "rotor"). Before each iteration: the chain from the trace
  * (rotor_trace.h), the activation budget = budget - what the chain does not model (memory
  * live at the iteration's start, storages outliving it, the ops before the first layer),
- * discretized into `slots` slots as Rotor does, the table, the sequence. The engine carries
- * out the sequence's forward pass: a ForwardEnable layer runs normally, a ForwardCheck layer
- * and the ForwardNograd layers after it form one checkpointed unit (what
- * torch.utils.checkpoint on that segment does). In backward the engine re-runs a unit whole,
- * keeping everything: where Rotor's sequence checkpoints again inside a re-run (a nested
- * ForwardCheck after the loss), the engine holds more than Rotor planned, and the run's peak
- * shows it. When no persistent schedule fits the chain model (Rotor raises an error), every
- * layer is checkpointed: the least this engine can carry out; the run says whether it fits.
+ * discretized into `slots` slots as Rotor does, the table, the sequence (rotor_trace.h). The
+ * engine carries out the whole sequence: a ForwardEnable layer runs normally, a ForwardCheck
+ * layer and the ForwardNograd layers after it form one checkpointed unit (what
+ * torch.utils.checkpoint on that segment does); the units after the loss, which Rotor runs
+ * inside a re-run, are nested intervals the engine checkpoints within that re-run
+ * (sim_plan.nested), so every layer runs forward as many times as in Rotor's sequence.
+ * When no persistent schedule fits the chain model (Rotor raises an error), every layer is
+ * checkpointed: the least this engine can carry out; the run says whether it fits.
  * No predicted peak, no cache: the plan is made again for each iteration.
  */
 #include <stdlib.h>
@@ -20,8 +20,6 @@
 #include "planners.h"
 #include "rotor.h"
 #include "rotor_trace.h"
-
-#define ROTOR_TABLE_MAX ((size_t)2 << 30) /* 2 GiB: about 300 layers at 500 slots */
 
 typedef struct rotor_state {
     const sim_layers *layers;
@@ -49,19 +47,33 @@ static void state_free(void *state)
     free(state);
 }
 
-/* The forward pass of the sequence (everything before the loss) as layer flags. */
-static void top_level(const rotor_sequence *q, uint32_t n_layers, sim_plan *out)
+/* The sequence as a plan: each ForwardCheck with the ForwardNograd layers after it is a
+ * checkpointed unit; those before the loss are the forward pass's units (flags, joined by
+ * with_previous), those after it run inside a re-run: nested intervals (sim_plan.nested),
+ * which the engine checkpoints within the re-run of the unit around them. */
+static void to_plan(const rotor_sequence *q, uint32_t n_layers, sim_plan *out)
 {
-    for (size_t k = 0; k < q->n && q->ops[k].kind != ROTOR_LOSS; k++) {
-        uint32_t i = q->ops[k].index;
-        if (i >= n_layers)
+    int after_loss = 0;
+    for (size_t k = 0; k < q->n; k++) {
+        const rotor_op *o = &q->ops[k];
+        if (o->kind == ROTOR_LOSS)
+            after_loss = 1;
+        if (o->kind != ROTOR_FWD_CHECK || o->index >= n_layers)
             continue;
-        if (q->ops[k].kind == ROTOR_FWD_CHECK) {
-            out->checkpoint[i] = 1;
-        } else if (q->ops[k].kind == ROTOR_FWD_NOGRAD) {
-            out->checkpoint[i] = 1;
-            if (out->with_previous)
-                out->with_previous[i] = 1;
+        uint32_t a = o->index, b = a;
+        while (k + 1 < q->n && q->ops[k + 1].kind == ROTOR_FWD_NOGRAD &&
+               q->ops[k + 1].index == b + 1 && b + 1 < n_layers)
+            k++, b++;
+        if (!after_loss) {
+            for (uint32_t i = a; i <= b; i++) {
+                out->checkpoint[i] = 1;
+                if (i > a && out->with_previous)
+                    out->with_previous[i] = 1;
+            }
+        } else if (out->nested && out->n_nested < 2 * n_layers) {
+            out->nested[2 * out->n_nested] = a;
+            out->nested[2 * out->n_nested + 1] = b;
+            out->n_nested++;
         }
     }
 }
@@ -69,46 +81,25 @@ static void top_level(const rotor_sequence *q, uint32_t n_layers, sim_plan *out)
 static int plan(void *state, const sim_plan_request *req, sim_plan *out, gms_error *err)
 {
     rotor_state *s = state;
-    rotor_chain *c = NULL, *d = NULL;
-    rotor_table *t = NULL;
-    rotor_sequence q = {0};
-    uint64_t constant = 0, unit = 1;
+    rotor_sequence q;
+    int fits = 1;
     if (req->n_layers == 0)
         return 0;
-    int rc = rotor_chain_from_trace(s->layers, req->iteration, &c, &constant, err);
+    int rc = rotor_trace_sequence(s->layers, req->iteration, req->budget, s->slots, NULL, &q,
+                                  &fits, err);
     if (rc)
         return rc;
-    if (req->budget == UINT64_MAX || req->budget <= constant) {
-        /* unlimited: nothing to checkpoint; nothing left for activations: checkpoint all,
-         * the least this planner can do, and let the run show it does not fit */
-        if (req->budget != UINT64_MAX)
-            for (uint32_t i = 0; i < req->n_layers; i++)
-                out->checkpoint[i] = 1;
-        rotor_chain_free(c);
-        return 0;
+    if (!fits) {
+        /* no persistent schedule fits the chain model (or nothing is left for activations):
+         * checkpoint every layer, the least this planner can do; the run shows whether it
+         * fits */
+        for (uint32_t i = 0; i < req->n_layers; i++)
+            out->checkpoint[i] = 1;
     }
-    uint64_t act = req->budget - constant;
-    if (!(d = rotor_discretize(c, act, s->slots, &unit))) {
-        rotor_chain_free(c);
-        return gms_error_set(err, GMS_ENOMEM, "rotor: out of memory");
-    }
-    rc = rotor_table_build(d, s->slots, ROTOR_TABLE_MAX, &t, err);
-    if (rc == 0) {
-        gms_error why = {0};
-        if (rotor_persistent(d, t, s->slots, &q, &why) == 0) {
-            top_level(&q, req->n_layers, out);
-        } else {
-            /* no persistent schedule fits the chain model: checkpoint every layer (the
-             * least memory the engine can carry out); the run shows whether it fits */
-            for (uint32_t i = 0; i < req->n_layers; i++)
-                out->checkpoint[i] = 1;
-        }
-    }
+    to_plan(&q, req->n_layers, out);
+    out->by_layer = 1; /* ForwardNograd keeps nothing of a layer but its output */
     rotor_sequence_clear(&q);
-    rotor_table_free(t);
-    rotor_chain_free(d);
-    rotor_chain_free(c);
-    return rc;
+    return 0;
 }
 
 const sim_planner planner_rotor = {

@@ -141,3 +141,45 @@ done:
     sim_flow_free(f);
     return rc;
 }
+
+#define ROTOR_TABLE_MAX ((size_t)2 << 30) /* 2 GiB: about 300 layers at 500 slots */
+
+int rotor_trace_sequence(const sim_layers *layers, uint32_t it, uint64_t budget, uint32_t slots,
+                         rotor_chain **chain, rotor_sequence *q, int *fits, gms_error *err)
+{
+    rotor_chain *c = NULL, *d = NULL;
+    rotor_table *t = NULL;
+    uint64_t constant = 0, unit = 1;
+    memset(q, 0, sizeof *q);
+    *fits = 1;
+    if (chain)
+        *chain = NULL;
+    int rc = rotor_chain_from_trace(layers, it, &c, &constant, err);
+    if (rc)
+        return rc;
+    if (budget != UINT64_MAX && budget <= constant)
+        *fits = 0; /* nothing left for activations */
+    if (budget == UINT64_MAX || budget <= constant)
+        goto done;
+    if (!(d = rotor_discretize(c, budget - constant, slots, &unit))) {
+        rc = gms_error_set(err, GMS_ENOMEM, "rotor: out of memory");
+        goto done;
+    }
+    rc = rotor_table_build(d, slots, ROTOR_TABLE_MAX, &t, err);
+    if (rc == 0) {
+        gms_error why = {0};
+        if (rotor_persistent(d, t, slots, q, &why) != 0) {
+            if (why.code == GMS_ENOMEM)
+                rc = gms_error_set(err, GMS_ENOMEM, "%s", why.msg);
+            *fits = 0;
+        }
+    }
+done:
+    rotor_table_free(t);
+    rotor_chain_free(d);
+    if (chain && rc == 0)
+        *chain = c;
+    else
+        rotor_chain_free(c);
+    return rc;
+}

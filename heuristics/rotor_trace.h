@@ -30,4 +30,13 @@
 int rotor_chain_from_trace(const sim_layers *layers, uint32_t it, rotor_chain **out,
                            uint64_t *constant, gms_error *err);
 
+/* The rotor planner's steps for iteration `it` with `budget` bytes: the chain, the budget less
+ * the constant, discretized into `slots` slots as Rotor does, the table, persistent(). *q gets
+ * the sequence (its makespan is the program's predicted time); it is left empty when the
+ * budget is unlimited (UINT64_MAX; *fits = 1) or when no persistent schedule fits, nothing
+ * being left beside the constant included (*fits = 0). *chain (may be NULL) gets the chain in
+ * bytes, to free. 0, or GMS_EINVAL / GMS_ENOMEM with err set. */
+int rotor_trace_sequence(const sim_layers *layers, uint32_t it, uint64_t budget, uint32_t slots,
+                         rotor_chain **chain, rotor_sequence *q, int *fits, gms_error *err);
+
 #endif

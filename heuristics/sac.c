@@ -14,8 +14,13 @@
  *   every=N          checkpoint every N-th layer (the N-th, 2N-th, ...: torchtitan's
  *                    _layer_sac_count % N == 0); alone: layer SAC, whole layers recomputed;
  *                    with save= or preset=: op SAC on those layers only (an extension)
- * The engine carries it out (sim/planner.h save_op): saved outputs are held from the layer's
- * forward until its re-run, the re-run skips the saved ops. No prediction, no cache.
+ * torchtitan's two modes wrap the transformer blocks only (apply_ac over
+ * model.layers.named_children(): not the embeddings, the final norm or the head): where the
+ * iteration's layers tell blocks (block_layers), the preset and every=N wrap those, counting
+ * blocks; where they cannot (segments, a single top-level module), every layer is wrapped, as
+ * a save= list always does. The engine carries it out (sim/planner.h save_op): saved outputs
+ * are held from the layer's forward until its re-run, the re-run skips the saved ops. No
+ * prediction, no cache.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,11 +65,49 @@ static int listed(const knob_sac_params *p, const char *base)
     return 0;
 }
 
+/* Name "<prefix>.<digits>": the length of the prefix, else 0. */
+static size_t indexed_prefix(const char *name)
+{
+    size_t n = strlen(name), k = n;
+    while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')
+        k--;
+    return k < n && k > 1 && name[k - 1] == '.' ? k - 1 : 0;
+}
+
+/* The blocks of a ModuleList among the request's layers: layers from scopes named
+ * "<prefix>.<index>" whose prefix another such layer shares (h.0 .. h.5, layers.0 ..
+ * layers.31). block[i] = 1 for those; returns how many (0: the layers tell no blocks). */
+static uint32_t block_layers(const sim_layers *ly, const sim_plan_request *req, uint8_t *block)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < req->n_layers; i++) {
+        const sim_layer *a = sim_layers_at(ly, req->first_layer + i);
+        size_t k = indexed_prefix(a->name);
+        block[i] = 0;
+        for (uint32_t j = 0; k && a->source == SIM_LAYERS_SCOPES && j < req->n_layers; j++) {
+            const sim_layer *b = sim_layers_at(ly, req->first_layer + j);
+            if (j != i && b->source == SIM_LAYERS_SCOPES && indexed_prefix(b->name) == k &&
+                strncmp(a->name, b->name, k) == 0) {
+                block[i] = 1;
+                n++;
+                break;
+            }
+        }
+    }
+    return n;
+}
+
 static int plan(void *state, const sim_plan_request *req, sim_plan *out, gms_error *err)
 {
     sac_state *s = state;
-    for (uint32_t i = 0; i < req->n_layers; i++) /* _apply_layer_sac: counter from 1 */
-        out->checkpoint[i] = s->p.every == 0 || (i + 1) % s->p.every == 0;
+    /* torchtitan's modes (the preset, every=N) wrap its blocks when the layers tell them;
+     * out->checkpoint holds the block flags meanwhile */
+    int blocks = (s->p.mm_rule || s->p.every) && block_layers(s->layers, req, out->checkpoint);
+    for (uint32_t i = 0, count = 0; i < req->n_layers; i++) { /* _apply_layer_sac: from 1 */
+        int wrap = !blocks || out->checkpoint[i];
+        count += (uint32_t)wrap;
+        out->checkpoint[i] = wrap && (s->p.every == 0 || count % s->p.every == 0);
+    }
     if (!s->p.op_sac || req->n_layers == 0 || !out->save_op)
         return 0;
     const sim_iteration_span *sp = sim_layers_iteration(s->layers, req->iteration);

@@ -67,6 +67,22 @@ typedef struct sim_plan {
      * same way), not the whole unit; what that read or made and the trace has let go is
      * freed right after. 0 (default): torch.utils.checkpoint's holds and whole re-runs. */
     int no_hold;
+    /* Optional (added for Rotor's persistent schedules, issue 29; planners that leave
+     * n_nested 0 nest nothing): n_nested intervals of layers, pairs (first, last) indexed as
+     * `checkpoint`, in an engine-owned buffer of room for 2 x n_layers pairs. Each lies
+     * strictly inside one checkpointed unit, and any two are disjoint or one holds the other.
+     * When a unit (or an interval) is re-run in backward, the intervals directly inside it are
+     * checkpointed within that re-run: such an interval holds what it reads from before it,
+     * frees what it made and does not pass on at its last op, and is re-run the same way
+     * when backward first needs what it freed (sim/sim_ckpt_nest.h). An interval that breaks
+     * these rules fails the run, naming it. */
+    uint32_t *nested;
+    uint32_t n_nested;
+    /* Optional (added with `nested`): 1 = a checkpointed unit's forward (and a nested
+     * interval's part of a re-run) frees at the end of each of its layers what it made so
+     * far that no later forward op reads, as torch's no_grad forward and Rotor's
+     * ForwardNograd do; 0 (default): all of it at the unit's end. */
+    int by_layer;
 } sim_plan;
 
 /* What the engine measured for one layer in the iteration that just ended. */

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "planner.h"
+#include "sim_ckpt_nest.h"
 #include "sim_layers.h"
 #include "sim_plan_report.h"
 
@@ -41,6 +42,8 @@ struct sim_ckpt {
     uint32_t *unit_last;  /* a unit's first layer: the unit's last layer */
     /* per op */
     uint8_t *save;        /* the plan's save_op: outputs kept, op not re-run */
+    sim_nest *nest;       /* the plan's nested intervals (ids n_layers + k) */
+    uint32_t *nest_pairs; /* the plan's buffer for them: 2 x 2 x n_layers */
     sim_layer_sample *samples;
     /* the run */
     const sim_planner *pl;
@@ -57,6 +60,7 @@ struct sim_ckpt {
     int cache_hit;
     uint32_t it_ckpt;
     int no_hold;                   /* the iteration's plan: units hold nothing */
+    int by_layer;                  /* the iteration's plan: units free layer by layer */
     /* summary */
     uint32_t planned, predicted, hits, misses;
     double err_sum, err_max;
@@ -106,6 +110,8 @@ void sim_ckpt_free(sim_ckpt *c)
     free(c->unit_first);
     free(c->unit_last);
     free(c->save);
+    sim_nest_free(c->nest);
+    free(c->nest_pairs);
     free(c->samples);
     free(c);
 }
@@ -172,7 +178,9 @@ static int build(sim_view *v, gms_error *err)
     c->unit_last = calloc(nl, sizeof *c->unit_last);
     c->samples = calloc(nl, sizeof *c->samples);
     c->save = calloc((size_t)tr->n_ops + 1, 1);
-    if (!c->save || !c->keep_until || !c->freed_by || !c->hold || !c->lu || !c->released || !c->flags ||
+    c->nest = sim_nest_new(c->n_layers);
+    c->nest_pairs = calloc(4 * nl, sizeof *c->nest_pairs);
+    if (!c->save || !c->nest || !c->nest_pairs || !c->keep_until || !c->freed_by || !c->hold || !c->lu || !c->released || !c->flags ||
         !c->join || !c->state || !c->unit_first || !c->unit_last || !c->samples ||
         build_keep(c, tr)) {
         sim_ckpt_free(c);
@@ -219,11 +227,22 @@ int sim_ckpt_start(sim_view *v, const sim_config *cfg, gms_error *err)
     return 0;
 }
 
-/* The ops of the unit whose first layer is u: [*first, *last]. */
+/* The ops of unit u (a top-level unit's first layer, or a nested interval's id):
+ * [*first, *last]. */
 static void unit_range(const sim_ckpt *c, uint32_t u, uint32_t *first, uint32_t *last)
 {
-    *first = sim_layers_at(c->layers, u)->first_op;
-    *last = sim_layers_at(c->layers, c->unit_last[u])->last_op;
+    uint32_t lf = u, ll;
+    if (sim_nest_is(c->nest, u))
+        sim_nest_layers(c->nest, u, &lf, &ll);
+    else
+        ll = c->unit_last[u];
+    *first = sim_layers_at(c->layers, lf)->first_op;
+    *last = sim_layers_at(c->layers, ll)->last_op;
+}
+
+static uint8_t *unit_state(sim_ckpt *c, uint32_t u)
+{
+    return sim_nest_is(c->nest, u) ? sim_nest_state(c->nest, u) : &c->state[u];
 }
 
 /* Frees s if nothing needs it any more: its last reference died, no unit holds it, no op
@@ -269,7 +288,7 @@ static void hold_inputs(sim_view *v, uint32_t u, int d)
             hold_one(v, s, d);
         }
     }
-    c->state[u] = d > 0 ? UNIT_HOLDING : UNIT_DONE;
+    *unit_state(c, u) = d > 0 ? UNIT_HOLDING : UNIT_DONE;
 }
 
 static int begin_iteration(sim_view *v, uint32_t it)
@@ -311,6 +330,7 @@ static int begin_iteration(sim_view *v, uint32_t it)
     plan.checkpoint = c->flags + l0;
     plan.with_previous = c->join + l0;
     plan.save_op = c->save + sp->first_op;
+    plan.nested = c->nest_pairs;
     plan.predicted_peak = -1;
     plan.cache_hit = -1;
     uint64_t t0 = now_ns();
@@ -327,6 +347,7 @@ static int begin_iteration(sim_view *v, uint32_t it)
     c->planned++;
     c->pred = plan.predicted_peak;
     c->no_hold = plan.no_hold != 0;
+    c->by_layer = plan.by_layer != 0;
     c->cache_hit = plan.cache_hit;
     if (plan.cache_hit == 1)
         c->hits++;
@@ -345,6 +366,11 @@ static int begin_iteration(sim_view *v, uint32_t it)
         c->unit_last[c->unit_first[l]] = l;
     }
     c->checkpoints += c->it_ckpt;
+    if (sim_nest_set(c->nest, l0, n, c->flags, c->unit_first, c->unit_last, plan.nested,
+                     plan.n_nested, c->n_layers, &c->err)) {
+        c->failed = 1;
+        return -1;
+    }
     return 0;
 }
 
@@ -357,6 +383,10 @@ static void end_iteration(sim_view *v, sim_status status)
         for (uint32_t l = l0; l < l0 + n; l++)
             if (c->flags[l] && c->unit_first[l] == l && c->state[l] == UNIT_HOLDING)
                 hold_inputs(v, l, -1);
+    if (status == SIM_OK) /* nested intervals likewise */
+        for (uint32_t k = 0; k < sim_nest_count(c->nest); k++)
+            if (*unit_state(c, c->n_layers + k) == UNIT_HOLDING)
+                hold_inputs(v, c->n_layers + k, -1);
     uint64_t peak = v->peak;
     if (c->it_saved_peak > v->peak)
         v->peak = c->it_saved_peak;
@@ -472,13 +502,14 @@ static void sample_layer(sim_view *v, uint32_t l)
     sm->checkpointed = c->flags[l];
 }
 
-/* The unit whose first layer is u ended its forward: free what it made and does not pass on. */
-static void free_unit(sim_view *v, uint32_t u)
+/* Unit u ended its forward (or, nested, its part of a re-run): free what it made and does not
+ * pass on. */
+static void free_upto(sim_view *v, uint32_t u, uint32_t last)
 {
     sim_ckpt *c = v->ckpt;
     const sim_trace *tr = v->tr;
-    uint32_t first, last;
-    unit_range(c, u, &first, &last);
+    uint32_t first, ulast;
+    unit_range(c, u, &first, &ulast);
     for (uint32_t o = first; o <= last; o++) {
         const sim_op *op = &tr->ops[o];
         for (uint32_t k = 0; k < op->n_out; k++) {
@@ -493,6 +524,23 @@ static void free_unit(sim_view *v, uint32_t u)
     }
 }
 
+static void free_unit(sim_view *v, uint32_t u)
+{
+    uint32_t first, last;
+    unit_range(v->ckpt, u, &first, &last);
+    free_upto(v, u, last);
+}
+
+/* by_layer plans: op o ends a layer inside unit u (not its last): what the unit made so far
+ * and no later forward op reads goes now, as under torch's no_grad forward. */
+static void layer_end_in_unit(sim_view *v, uint32_t u, uint32_t o)
+{
+    sim_ckpt *c = v->ckpt;
+    uint32_t l = sim_layers_of_op(c->layers, o);
+    if (l != SIM_LAYER_NONE && sim_layers_at(c->layers, l)->last_op == o)
+        free_upto(v, u, o);
+}
+
 int sim_ckpt_after_op(sim_view *v, uint32_t o)
 {
     sim_ckpt *c = v->ckpt;
@@ -502,6 +550,8 @@ int sim_ckpt_after_op(sim_view *v, uint32_t o)
         sample_layer(v, l);
         if (c->flags[l] && c->unit_last[c->unit_first[l]] == l)
             free_unit(v, c->unit_first[l]);
+        else if (c->flags[l] && c->by_layer)
+            free_upto(v, c->unit_first[l], o);
     }
     refresh_marks(v);
     return v->failed_alloc ? -1 : 0;
@@ -514,8 +564,10 @@ int sim_ckpt_on_release(sim_view *v, uint32_t s)
     return c->hold[s] > 0;
 }
 
-/* Re-runs every op of the unit whose first layer is u, in order, as torch.utils.checkpoint
- * does in backward; what was released before is freed again after its last use here. */
+/* Re-runs every op of unit u, in order, as torch.utils.checkpoint does in backward; what was
+ * released before is freed again after its last use here. The plan's nested intervals
+ * directly inside u (sim_ckpt_nest.h) are checkpointed within the re-run: each holds its
+ * inputs from its first op and frees what it made at its last, to be re-run in turn. */
 static int rerun_unit(sim_view *v, uint32_t u)
 {
     sim_ckpt *c = v->ckpt;
@@ -534,21 +586,37 @@ static int rerun_unit(sim_view *v, uint32_t u)
     }
     uint32_t outer = c->recomputing;
     c->recomputing = u + 1;
+    /* the nested intervals directly inside u are checkpointed within this re-run */
+    uint32_t n_ch, kc = 0, cf = UINT32_MAX, cl = UINT32_MAX;
+    const uint32_t *ch = sim_nest_children(c->nest, u, &n_ch);
+    if (n_ch)
+        unit_range(c, ch[0], &cf, &cl);
     for (uint32_t o = first; o <= last; o++) {
-        if (c->save[o]) /* saved: the re-run takes its outputs from the cache */
-            continue;
-        if (sim_rerun_op(v, o))
-            return -1;
-        const sim_op *op = &tr->ops[o];
-        for (uint32_t i = 0; i < op->n_args; i++) {
-            uint32_t s = tr->arg_st[op->args_off + i];
-            if (producer(tr, s) >= first && c->lu[s] == o)
-                maybe_free(v, s);
+        if (o == cf)
+            hold_inputs(v, ch[kc], +1);
+        if (!c->save[o]) { /* saved: the re-run takes its outputs from the cache */
+            if (sim_rerun_op(v, o))
+                return -1;
+            const sim_op *op = &tr->ops[o];
+            for (uint32_t i = 0; i < op->n_args; i++) {
+                uint32_t s = tr->arg_st[op->args_off + i];
+                if (producer(tr, s) >= first && c->lu[s] == o)
+                    maybe_free(v, s);
+            }
+            for (uint32_t k = 0; k < op->n_out; k++) {
+                uint32_t s = tr->tensors[op->out_first + k].storage;
+                if (producer(tr, s) >= first && c->lu[s] == o)
+                    maybe_free(v, s);
+            }
         }
-        for (uint32_t k = 0; k < op->n_out; k++) {
-            uint32_t s = tr->tensors[op->out_first + k].storage;
-            if (producer(tr, s) >= first && c->lu[s] == o)
-                maybe_free(v, s);
+        if (c->by_layer && o >= cf && o < cl)
+            layer_end_in_unit(v, ch[kc], o);
+        if (o == cl) { /* the nested interval's part of the re-run ended */
+            free_unit(v, ch[kc]);
+            if (++kc < n_ch)
+                unit_range(c, ch[kc], &cf, &cl);
+            else
+                cf = cl = UINT32_MAX;
         }
     }
     c->recomputing = outer;
@@ -567,7 +635,7 @@ static int rerun_unit(sim_view *v, uint32_t u)
             if (c->freed_by[tr->tensors[op->out_first + k].storage] == u + 1)
                 c->freed_by[tr->tensors[op->out_first + k].storage] = 0;
     }
-    if (c->state[u] == UNIT_HOLDING)
+    if (*unit_state(c, u) == UNIT_HOLDING)
         hold_inputs(v, u, -1);
     return v->failed_alloc ? -1 : 1;
 }

@@ -8,7 +8,9 @@
  * uses are freed (eager evictions); the storages it reads from before it are held until it
  * is re-run (torch keeps a checkpoint's inputs); when an op first needs a freed storage, all
  * of the unit's ops run again in order (rematerializations), and what was already released
- * is freed again after its last use inside the unit.
+ * is freed again after its last use inside the unit. A plan may nest intervals inside its units
+ * (sim_plan.nested), checkpointed within their unit's re-run (sim_ckpt_nest.h), and may free a
+ * unit's forward layer by layer (sim_plan.by_layer).
  */
 #ifndef SIM_CKPT_H
 #define SIM_CKPT_H

@@ -4,11 +4,11 @@
 #     slots; ac-budget's planning time per budget on the GPT-2 Large ET; the default replay
 #     and a ckpt-all run of the same traces with GMS_OLD_BIN (a Release build of main at
 #     dbf7ebc) and GMS_BIN side by side, best of 3 each, interleaved;
-#  2. the comparison: on the synth transformer (6 blocks, GPT-2 width), the GPT-2 Large ET,
-#     the ResNet-50 ET and two DTR logs, at budgets 0.3 .. 0.9 of each trace's peak: ac-budget
-#     (dp and greedy, its knob = the budget), sac (torchtitan), rotor, ckpt-sqrt, mimose, dtr;
-#     checkmate on the synth transformer's layer graph where CBC proves an optimum in 30 s;
-#     and a store for 'plot overhead'. GMS_KNOBS_DB (default knobs.db) keeps the store.
+#  2. the comparison: scripts/knobs-table.sh (the synth transformer, the GPT-2 Large and
+#     ResNet-50 ETs, the five DTR logs; knobs 0.3 .. 0.9; every policy at the peak the knob
+#     reaches; the optimum of the layer graph with a time limit), and a store for
+#     'plot overhead' with ac-budget at four knobs. GMS_KNOBS_DB (default knobs.db) keeps the
+#     store; GMS_KNOBS_DOC=docs/planners.md rewrites the table there.
 # GMS_BIN as scripts/bench.sh sets it; GMS_SHARED_DIR for the real traces; GMS_KNOBS_PART =
 # speed, compare or all (default).
 set -euo pipefail
@@ -27,7 +27,6 @@ best3() { # best wall time (s) of 3 runs of "$@"
 }
 median3() { sort -g | awk '{ v[NR] = $1 } END { print v[2] }'; }
 gpt2=$shared/traces/pytorch-et/hf_gpt2_et.json.gz
-rn50=$shared/traces/pytorch-et/resnet50_ddp_et.json.gz
 
 part=${GMS_KNOBS_PART:-all}
 if [ "$part" != compare ]; then
@@ -61,35 +60,22 @@ fi
 
 fi
 [ "$part" = speed ] && exit 0
-echo "-- comparison: ac-budget's knob b with no memory limit (overhead, and peak / the"
-echo "   trace's peak), then every other policy at that same memory (overhead or oom)"
+echo "-- comparison (scripts/knobs-table.sh: every trace, knobs 0.3 .. 0.9, the optimum with"
+echo "   a ${GMS_KNOBS_OPT_LIMIT:-20} s limit); GMS_KNOBS_DOC=docs/planners.md writes it there"
+here=$(cd "$(dirname "$0")/.." && pwd)
+if [ -n "${GMS_KNOBS_DOC:-}" ]; then
+  GMS_SHARED_DIR=$shared "$here/knobs-table.sh" --write "$GMS_KNOBS_DOC"
+else
+  GMS_SHARED_DIR=$shared "$here/knobs-table.sh"
+fi
 "$GMS_BIN" synth --model transformer --layers 6 -o "$tmp/transformer.gmt" -q
-traces=("$tmp/transformer.gmt" "$gpt2" "$rn50" "$shared"/traces/dtr-iclr21/resnet32-*.log
-        "$shared"/traces/dtr-iclr21/transformer-*.log)
-[ -n "${GMS_KNOBS_TRACES:-}" ] && read -r -a traces <<<"$GMS_KNOBS_TRACES"
 db=${GMS_KNOBS_DB:-knobs.db}
-ovh() { jq -r 'if .status == "ok" then "\(.overhead * 1000 | round / 1000)" else .status end'; }
-for t in "${traces[@]}"; do
-  [ -f "$t" ] || { echo "(missing $t)"; continue; }
-  echo "trace $(basename "$t")"
-  echo "| knob | ac-budget dp | peak | ac-budget greedy | peak | sac | rotor | ckpt-sqrt | mimose | dtr |"
-  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-  for b in 0.3 0.5 0.7 0.9; do
-    dp=$("$GMS_BIN" sim "$t" --policy ac-budget --policy-args budget=$b --json 2>/dev/null)
-    gr=$("$GMS_BIN" sim "$t" --policy ac-budget --policy-args budget=$b,solver=greedy --json 2>/dev/null)
-    ratio=$(echo "$dp" | jq '.peak_memory / .baseline_memory * 1000 | ceil / 1000')
-    line="| $b | $(echo "$dp" | ovh) | $ratio | $(echo "$gr" | ovh) | $(echo "$gr" | jq '.peak_memory / .baseline_memory * 1000 | ceil / 1000')"
-    for p in sac rotor ckpt-sqrt mimose dtr; do
-      r=$("$GMS_BIN" sim "$t" --policy "$p" --budget "$ratio" --json 2>/dev/null | ovh || echo error)
-      line="$line | $r"
-    done
-    echo "$line |"
-  done
+# the store for the chart: ac-budget at four knobs (one line each) across the memory
+# budgets, beside the other policies ('plot overhead' draws one line per parameter set)
+for k in 0.3 0.5 0.7 0.9; do
+  "$GMS_BIN" sweep "$tmp/transformer.gmt" --db "$db" --policies ac-budget --budgets 0.3:0.9:0.1 \
+    --policy-args budget=$k --quiet -j 1 >/dev/null
 done
-# the store for the chart: ac-budget with one knob (0.5) across the memory budgets, beside
-# the other policies ('plot overhead' draws one line per policy and parameter set)
-"$GMS_BIN" sweep "$tmp/transformer.gmt" --db "$db" --policies ac-budget --budgets 0.3:0.9:0.1 \
-  --policy-args budget=0.5 --quiet -j 1 >/dev/null
 "$GMS_BIN" sweep "$tmp/transformer.gmt" --db "$db" --policies sac,rotor,ckpt-sqrt,mimose,dtr \
   --budgets 0.3:0.9:0.1 --quiet -j 1 >/dev/null
 echo "store: $db (gpumemsim plot overhead $db -o knobs.png)"

@@ -59,23 +59,27 @@ expect_fail 1 "planner rotor has no parameter 'slot'" \
 # --- sac ---
 "$GMS_BIN" sim --list-policies | grep -Eq '^sac +planner: ' || fail "sac not listed"
 full=$("$GMS_BIN" sim tf.gmt --policy ckpt-all --json) || fail "ckpt-all"
-# the default is torchtitan's op SAC: every layer checkpointed, its mm outputs (but every
-# second) saved, so it recomputes less than checkpointing whole layers and holds more
+# the default is torchtitan's op SAC: the transformer blocks checkpointed (h.0 .. h.3, not
+# the embeddings, the head or the loss), their mm outputs (but every second) saved, so it
+# recomputes less than checkpointing whole layers and holds more
 tt=$("$GMS_BIN" sim tf.gmt --policy sac --json) || fail "sac"
-[ "$(echo "$tt" | field 'd["status"], d["planner"]["checkpoints"] == 3 * 7')" = "ok True" ] ||
-  fail "sac did not checkpoint every layer: $tt"
+[ "$(echo "$tt" | field 'd["status"], d["planner"]["checkpoints"] == 3 * 4, d["iterations"][0]["plan"]')" = "ok True h.0,h.1,h.2,h.3" ] ||
+  fail "sac did not checkpoint the blocks: $tt"
 [ "$(echo "$tt" | field "0 < d['remat_compute'] < $(echo "$full" | field 'd["remat_compute"]')")" = True ] ||
   fail "sac's torchtitan preset recomputes no less than ckpt-all: $tt"
 pre=$("$GMS_BIN" sim tf.gmt --policy sac --policy-args preset=torchtitan --json)
 [ "$(echo "$pre" | field 'd["remat_compute"], d["peak_memory"]')" = \
   "$(echo "$tt" | field 'd["remat_compute"], d["peak_memory"]')" ] || fail "the default is not the preset"
-# saving more (synth's linear layers are addmm, its attention bmm) recomputes less, holds more
+# a save= list wraps every layer; saving more (synth's linear layers are addmm, its
+# attention bmm) recomputes less, holds more
+mm=$("$GMS_BIN" sim tf.gmt --policy sac --policy-args 'save=mm' --json)
+[ "$(echo "$mm" | field 'd["planner"]["checkpoints"]')" = 21 ] || fail "save=mm wraps every layer: $mm"
 more=$("$GMS_BIN" sim tf.gmt --policy sac --policy-args 'save=aten::addmm+bmm+mm' --json)
-[ "$(echo "$more" | field "d['remat_compute'] < $(echo "$tt" | field 'd["remat_compute"]') and d['peak_memory'] > $(echo "$tt" | field 'd["peak_memory"]')")" = True ] ||
+[ "$(echo "$more" | field "d['remat_compute'] < $(echo "$mm" | field 'd["remat_compute"]') and d['peak_memory'] > $(echo "$mm" | field 'd["peak_memory"]')")" = True ] ||
   fail "saving addmm, bmm and mm: $more"
-# every=2: layer SAC, the 2nd, 4th, 6th layer of each iteration checkpointed whole
+# every=2: layer SAC, the 2nd and 4th block of each iteration checkpointed whole
 ev=$("$GMS_BIN" sim tf.gmt --policy sac --policy-args every=2 --json)
-[ "$(echo "$ev" | field 'd["status"], [i["plan"] for i in d["iterations"]][0]')" = "ok h.0,h.2,head" ] ||
+[ "$(echo "$ev" | field 'd["status"], [i["plan"] for i in d["iterations"]][0]')" = "ok h.1,h.3" ] ||
   fail "every=2: $ev"
 expect_fail 1 'preset=llama: unknown' "$GMS_BIN" sim tf.gmt --policy sac --policy-args preset=llama
 expect_fail 1 'every=0' "$GMS_BIN" sim tf.gmt --policy sac --policy-args every=0
@@ -84,6 +88,11 @@ expect_fail 1 'preset= or save=, not both' \
 
 # --- ac-budget ---
 "$GMS_BIN" sim --list-policies | grep -Eq '^ac-budget +planner: ' || fail "ac-budget not listed"
+# solver=ilp is an exact branch and bound, not a MILP solver: --help and the list say so
+help=$("$GMS_BIN" sim --help) || fail "sim --help"
+grep -q 'solver=ilp is an exact branch and bound' <<<"$help" || fail "sim --help does not say what ilp is"
+list=$("$GMS_BIN" sim --list-policies) || fail "list"
+grep -Eq '^ac-budget +planner: .*ilp = exact branch and bound' <<<"$list" || fail "the list does not say what ilp is"
 base=$("$GMS_BIN" sim tf.gmt --json) || fail "plain sim"
 # budget 1 (torch's default min cut) keeps what backward needs: no recomputation, the plain peak
 one=$("$GMS_BIN" sim tf.gmt --policy ac-budget --json) || fail "ac-budget"

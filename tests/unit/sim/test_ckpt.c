@@ -532,6 +532,64 @@ START_TEST(test_sac_saved_outputs_are_held_and_not_recomputed)
 }
 END_TEST
 
+/* torchtitan wraps the transformer blocks, not the embeddings or the head: on layers emb,
+ * h.0, h.1, h.2, head the preset checkpoints h.0 .. h.2 and every=2 the 2nd block (h.1);
+ * save= (a user's own list) checkpoints every layer; layers that tell no blocks (a, b.1: one
+ * indexed name has no sibling) are all wrapped by the preset, as before. */
+static sim_trace *named_layers(const char *const *names, int n)
+{
+    sim_trace_builder *b = g_new();
+    gmt_event ev;
+    g_annotate(b, "START");
+    g_call(b, "input", 5, 10, 10, 0);
+    for (int i = 0; i < n; i++) {
+        gmt_event_scope(&ev, names[i], 0);
+        g_add(b, &ev);
+        g_call(b, "mm", 10, (uint64_t)(11 + i), 100, 1, (uint64_t)(10 + i));
+        gmt_event_scope(&ev, NULL, 1);
+        g_add(b, &ev);
+    }
+    g_annotate(b, "BACKWARD");
+    g_call(b, "g", 10, 99, 10, 1, (uint64_t)(10 + n));
+    return g_finish(b);
+}
+
+static void sac_flags(const char *const *names, int n, const char *params, const char *want)
+{
+    sim_trace *t = named_layers(names, n);
+    sim_layers *L = NULL;
+    gms_error err = {0};
+    ck_assert_int_eq(sim_layers_build(t, &L, &err), 0);
+    ck_assert_uint_eq(sim_layers_iteration(L, 0)->n_layers, (uint32_t)n);
+    void *st = NULL;
+    ck_assert_msg(planner_sac.init(NULL, L, params, &st, &err) == 0, "%s", err.msg);
+    uint8_t ck[8] = {0}, wp[8] = {0}, save[16] = {0};
+    sim_plan_request req = {.layers = L, .first_layer = 0, .n_layers = (uint32_t)n,
+                            .iteration = 0, .budget = UINT64_MAX};
+    sim_plan plan = {.checkpoint = ck, .with_previous = wp, .save_op = save};
+    ck_assert_int_eq(planner_sac.plan(st, &req, &plan, &err), 0);
+    char got[9] = {0};
+    for (int i = 0; i < n; i++)
+        got[i] = (char)('0' + ck[i]);
+    ck_assert_msg(strcmp(got, want) == 0, "%s: %s, want %s", params, got, want);
+    planner_sac.free(st);
+    sim_layers_free(L);
+    sim_trace_free(t);
+}
+
+START_TEST(test_sac_torchtitan_wraps_blocks)
+{
+    const char *const tf[] = {"emb", "h.0", "h.1", "h.2", "head"};
+    sac_flags(tf, 5, "", "01110");
+    sac_flags(tf, 5, "preset=torchtitan", "01110");
+    sac_flags(tf, 5, "every=2", "00100");
+    sac_flags(tf, 5, "save=mm", "11111");
+    const char *const none[] = {"a", "b.1", "c"};
+    sac_flags(none, 3, "preset=torchtitan", "111");
+    sac_flags(none, 3, "every=2", "010");
+}
+END_TEST
+
 /* torchtitan's op SAC inside one layer of mm, relu, mm, mm, bmm: the preset saves mm outputs
  * except every second mm of the layer (its "meta[mm_count] % 2 == 0" rule), and bmm is not
  * on its list; save=mm saves every mm. every=2 checkpoints the 2nd, 4th, ... layer only. */
@@ -610,6 +668,7 @@ int main(void)
     tcase_add_test(tc, test_no_hold_recomputes_values_alone);
     tcase_add_test(tc, test_rotor_chain_from_two_layers);
     tcase_add_test(tc, test_sac_torchtitan_saves_every_other_mm);
+    tcase_add_test(tc, test_sac_torchtitan_wraps_blocks);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
