@@ -788,7 +788,7 @@ int cmd_sim(int argc, char **argv)
             sim_trace_free(t);
             return 2;
         }
-        if (memviz_open(memsnap, sim_trace_storages(t), &mv, &err) != 0) {
+        if (memviz_open(memsnap, sim_trace_storages(t), cfg.allocator, &mv, &err) != 0) {
             cli_error(CMD, "--memory-snapshot: %s", err.msg);
             perfetto_abort(pw);
             sim_trace_free(t);
