@@ -109,7 +109,8 @@ bad alist.pickle "the pickle holds a list, not a dict"
 has o.err "a PyTorch memory snapshot?"
 has o.err "gpumemsim memcheck"
 # options that do not apply
-"$GMS_BIN" memcheck exact.pickle --json > o.out 2> o.err && fail "--json on a snapshot"
+"$GMS_BIN" memcheck exact.pickle --allocator lifetime > o.out 2> o.err &&
+  fail "--allocator on a snapshot"
 has o.err "PyTorch memory snapshot"
 "$GMS_BIN" info exact.pickle --ops > o.out 2> o.err && fail "--ops on a snapshot"
 echo "ok"

@@ -84,6 +84,12 @@ events_u = [ev("alloc", S1 + 3 * MiB, 4 * MiB, stream=0), ev("free_completed", S
 dump("unmodelled.pickle", {"segments": final_u, "device_traces": [events_u],
                            "allocator_settings": gc})
 
+# oom.pickle: exact.pickle's events, then a 30 MiB request the device could not hold with
+# 12 MiB free (PyTorch's oom entry: device_free instead of addr).
+oom_ev = {"action": "oom", "device_free": 12 * MiB, "size": 30 * MiB, "stream": 0,
+          "time_us": 2, "frames": ALLOC_INTERNAL + USER}
+dump("oom.pickle", dict(exact, device_traces=[events + [oom_ev]]))
+
 # oldformat.pickle: no allocator_settings, blocks without addresses (older PyTorch)
 old = {"segments": [dict(final[0], blocks=[{k: v for k, v in b.items() if k != "address"}
                                            for b in final[0]["blocks"]])],
