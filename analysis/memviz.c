@@ -11,8 +11,9 @@
 #define IDEAL_BASE UINT64_C(0x7f0000000000)
 #define ALIGN (UINT64_C(2) << 20)
 
-enum { PH_COMPUTE, PH_REMAT, PH_EVICT, PH_FREE, PH_ALLOCATOR };
-static const char *const PHASES[] = {"compute", "remat", "evict", "free", "allocator"};
+enum { PH_COMPUTE, PH_REMAT, PH_EVICT, PH_FREE, PH_ALLOCATOR, PH_SWAP_OUT, PH_SWAP_IN };
+static const char *const PHASES[] = {"compute", "remat", "evict", "free", "allocator",
+                                     "swap-out", "swap-in"};
 
 /* What an event writes: an alloc, a free (free_requested + free_completed), or a segment's. */
 enum { K_ALLOC, K_FREE, K_SEG_ALLOC, K_SEG_FREE, K_SEG_MAP, K_SEG_UNMAP };
@@ -46,7 +47,6 @@ struct memviz_writer {
     sim_observer next;
     void *next_ctx;
     int failed;    /* out of memory while recording */
-    int refused;   /* a swapping policy's event */
     /* the memory model's own segments (SIM_EV_SEGMENTS came): segs now, and the final
      * block layout; model == 0: one segment per storage (the ideal model) */
     int model, expandable, grows;
@@ -244,10 +244,20 @@ void memviz_observe(void *ctx, const sim_event *ev)
         s->live = 0;
         record(w, s, 0, ev->kind == SIM_EV_EVICT ? PH_EVICT : PH_FREE, ev->clock);
         break;
-    case SIM_EV_SWAP_OUT:
-    case SIM_EV_SWAP_IN:
     case SIM_EV_SWAP_DONE:
-        w->refused = 1;
+        /* the swap-out's copy ended: its device bytes are freed now (a swap-out taken back
+         * before it ended reports nothing: the storage stayed resident throughout) */
+        if (!s->live)
+            return;
+        s->live = 0;
+        record(w, s, 0, PH_SWAP_OUT, ev->clock);
+        break;
+    case SIM_EV_SWAP_IN:
+        /* its device bytes are taken when the copy is queued, at the storage's own range */
+        if (s->live || !s->seen)
+            return;
+        s->live = 1;
+        record(w, s, 1, PH_SWAP_IN, ev->clock);
         break;
     default:
         break;
@@ -401,11 +411,7 @@ int memviz_close(memviz_writer *w, const char *conf, gms_error *err)
     if (!w)
         return 0;
     int rc = 0;
-    if (w->refused)
-        rc = gms_error_set(err, GMS_EINVAL, "%s: --memory-snapshot does not export swapping "
-                           "policies' runs yet (a device copy can be taken back before its "
-                           "swap-out ends)", w->path);
-    else if (w->failed)
+    if (w->failed)
         rc = gms_error_set(err, GMS_ENOMEM, "%s: out of memory recording the run", w->path);
     pk_writer *p = NULL;
     if (!rc)

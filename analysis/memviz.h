@@ -6,7 +6,8 @@
  * becomes resident is an `alloc`, each one freed (evicted by the policy, or released) a
  * `free_requested` + `free_completed`, in the run's order, so evictions and
  * rematerializations show in the Active Memory Timeline. Each event's one frame names the op
- * (`name`), its phase (`filename`: compute, remat, evict, free) and its index in the
+ * (`name`), its phase (`filename`: compute, remat, evict, free, swap-out, swap-in; `allocator`
+ * for segment events) and its index in the
  * schedule (`line`). Addresses: the memory model's (--allocator caching), or with the ideal
  * model, which has none, one address range per storage, kept across its rematerializations.
  * Segments: with a memory model (--allocator caching), the model's own: a `segment_alloc`
@@ -15,8 +16,9 @@
  * final `segments`. With the ideal model, one segment per storage (a `segment_alloc` before
  * its alloc and a `segment_free` after its free). Either way the final `segments` are
  * consistent with the events, as the Allocator State History's backward replay needs.
- * Swapping policies are refused (a storage's device copy can be taken back before its
- * swap-out ends).
+ * Swapping runs (ideal model only): a swap-out frees the storage's device bytes when its copy
+ * ends (SIM_EV_SWAP_DONE, phase `swap-out`; one taken back before that never left), a swap-in
+ * allocates them again when it is queued (phase `swap-in`), at the storage's own range.
  *
  * Events are kept in memory (about 40 bytes each) and written at close, to a temporary file
  * renamed into place: the file is whole or absent.
