@@ -453,6 +453,15 @@ int memviz_close(memviz_writer *w, const char *conf, gms_error *err)
         }
         pk_w_str(p, "PYTORCH_CUDA_ALLOC_CONF");
         pk_w_str(p, settings);
+        /* the fields PyTorch writes beside it, which readers (gpumemsim's own) use */
+        const char *msm = strstr(settings, "max_split_size_mb:");
+        pk_w_str(p, "max_split_size");
+        if (msm)
+            pk_w_uint(p, strtoull(msm + strlen("max_split_size_mb:"), NULL, 10) << 20);
+        else
+            pk_w_int(p, -1);
+        pk_w_str(p, "expandable_segments");
+        pk_w_bool(p, w->expandable);
         pk_w_str(p, "gpumemsim_allocator");
         pk_w_str(p, conf ? conf : "ideal");
         pk_w_str(p, "producer");

@@ -79,6 +79,12 @@ grep -q '"segment_map"' fig-exp.json || fail "no segment_map: $(cat fig-exp.json
 "$GMS_BIN" sim "$T" --policy dtr --budget 0.5 --allocator lifetime --json \
   --memory-snapshot life.pickle > life.json || fail "sim lifetime"
 python3 "$CHECK" life.pickle life.json > /dev/null || fail "snapshot of the lifetime run"
+# gpumemsim's import undoes segment_map/segment_unmap by ranges: no contradiction
+for f in exp life; do
+  "$GMS_BIN" info "$f.pickle" > info.txt 2> info.err || fail "info $f"
+  grep -q "contradictions" info.txt && fail "$f contradictions: $(cat info.txt)"
+  grep -q "before 1st event   0 segments" info.txt || fail "$f start: $(cat info.txt)"
+done
 # the ideal model: one range per storage, kept across rematerializations
 python3 - <<'PY' || fail "ideal addresses"
 import pickle
