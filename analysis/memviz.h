@@ -6,14 +6,19 @@
  * becomes resident is an `alloc`, each one freed (evicted by the policy, or released) a
  * `free_requested` + `free_completed`, in the run's order, so evictions and
  * rematerializations show in the Active Memory Timeline. Each event's one frame names the op
- * (`name`), its phase (`filename`: compute, remat, evict, free) and its index in the
+ * (`name`), its phase (`filename`: compute, remat, evict, free, swap-out, swap-in; `allocator`
+ * for segment events) and its index in the
  * schedule (`line`). Addresses: the memory model's (--allocator caching), or with the ideal
  * model, which has none, one address range per storage, kept across its rematerializations.
- * Segments: one per storage (a `segment_alloc` before its alloc and a `segment_free` after
- * its free), so the final `segments` (the storages live at the end) are consistent with the
- * events, as the Allocator State History's backward replay needs; the caching model's own
- * segments are not exported yet. Swapping policies are refused (a storage's device copy can
- * be taken back before its swap-out ends).
+ * Segments: with a memory model (--allocator caching), the model's own: a `segment_alloc`
+ * or `segment_free` (`segment_map`/`segment_unmap` with expandable segments) whenever its
+ * segments change (SIM_EV_SEGMENTS), and its final layout, free blocks included, as the
+ * final `segments`. With the ideal model, one segment per storage (a `segment_alloc` before
+ * its alloc and a `segment_free` after its free). Either way the final `segments` are
+ * consistent with the events, as the Allocator State History's backward replay needs.
+ * Swapping runs (ideal model only): a swap-out frees the storage's device bytes when its copy
+ * ends (SIM_EV_SWAP_DONE, phase `swap-out`; one taken back before that never left), a swap-in
+ * allocates them again when it is queued (phase `swap-in`), at the storage's own range.
  *
  * Events are kept in memory (about 40 bytes each) and written at close, to a temporary file
  * renamed into place: the file is whole or absent.
@@ -28,8 +33,11 @@
 
 typedef struct memviz_writer memviz_writer;
 
-/* A writer for a run of a trace with n_storages storages. */
-int memviz_open(const char *path, uint64_t n_storages, memviz_writer **out, gms_error *err);
+/* A writer for a run of a trace with n_storages storages and memory model `model` (NULL:
+ * ideal). The caching model with expandable segments and the lifetime pool's arena grow and
+ * shrink at their ends: their changes are segment_map/segment_unmap. */
+int memviz_open(const char *path, uint64_t n_storages, const struct sim_memory_model *model,
+                memviz_writer **out, gms_error *err);
 /* Passes every event but SIM_EV_MATERIALIZE on to another observer (e.g. --perfetto's). */
 void memviz_chain(memviz_writer *w, sim_observer next, void *next_ctx);
 /* The sim_observer, with the writer as observer_ctx. */

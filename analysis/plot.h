@@ -127,6 +127,9 @@ typedef struct plot_timeline_opts {
     /* stack the resident bytes by category (sim/sim_peak.h: pre-existing, gradients,
      * optimizer state, saved activations, temporaries, unknown) under the memory line */
     int by_category;
+    /* also write the run as a PyTorch memory snapshot here (memviz.h; NULL = none): written
+     * before the chart, removed if the chart fails */
+    const char *memory_snapshot;
 } plot_timeline_opts;
 
 typedef struct plot_timeline_summary {

@@ -7,6 +7,7 @@
 #include "plot.h"
 #include "plot_internal.h"
 #include "memory.h"
+#include "memviz.h"
 #include "planners.h"
 #include "plugin.h"
 #include "policy.h"
@@ -209,6 +210,10 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
     if (!ck && (o->ck_coarsen || o->ck_iteration || o->ck_time_limit > 0))
         return gms_error_set(err, GMS_EINVAL, "--coarsen, --iteration and --time-limit are "
                              "for --policy checkmate or checkmate-approx, not %s", o->policy);
+    if (ck && o->memory_snapshot)
+        return gms_error_set(err, GMS_EINVAL, "--memory-snapshot does not export --policy %s's "
+                             "solved schedule yet: use another policy or `gpumemsim sim`",
+                             o->policy);
     if ((o->link_gbps > 0 || o->host_memory) && !pol_swaps(pol)) /* as sim refuses them */
         return gms_error_set(err, GMS_EINVAL,
                              "--link and --host-memory need a swapping policy (swap-lru, "
@@ -254,6 +259,21 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
     cfg.sample = o->sample;
     cfg.observer = observe;
     cfg.observer_ctx = &c;
+    memviz_writer *mv = NULL;
+    int snapshot_written = 0;
+    if (o->memory_snapshot) {
+        if ((rc = memviz_open(o->memory_snapshot, sim_trace_storages(t), cfg.allocator, &mv,
+                              err))) {
+            sim_peak_tracker_free(c.pk);
+            sim_categories_free(cats);
+            sim_trace_free(t);
+            return rc;
+        }
+        memviz_chain(mv, observe, &c); /* the timeline sees the events it saw before */
+        cfg.observer = memviz_observe;
+        cfg.observer_ctx = mv;
+        cfg.storage_events = 1;
+    }
     sim_result res;
     if (ck) {
         int cached;
@@ -277,6 +297,13 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
     char *data_path = NULL;
     if (rc)
         goto out;
+    if (mv) { /* before the chart: a refused or failed export leaves no chart either */
+        rc = memviz_close(mv, alloc_key, err);
+        mv = NULL;
+        if (rc)
+            goto out;
+        snapshot_written = 1;
+    }
 
     uint64_t end = res.clock, maxmem = cfg.budget;
     for (size_t i = 0; i < c.n; i++) {
@@ -401,6 +428,9 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
         sum->samples = c.n;
     }
 out:
+    memviz_abort(mv);
+    if (rc && snapshot_written)
+        unlink(o->memory_snapshot);
     if (data_path) {
         unlink(data_path);
         free(data_path);

@@ -23,7 +23,7 @@ static void usage(FILE *f)
             "usage: gpumemsim memcheck KINETO_TRACE [--allocator NAME] [--alloc-conf CONF]\n"
             "                          [--json]\n"
             "       gpumemsim memcheck SNAPSHOT [--alloc-conf CONF]... [--device-memory BYTES]\n"
-            "                          [--device N] [--cold]\n"
+            "                          [--device N] [--cold] [--json]\n"
             "\n"
             "Replays the [memory] events of a Kineto trace (torch.profiler with\n"
             "profile_memory=True; plain or .gz) through a memory model, as the allocation-only\n"
@@ -55,6 +55,7 @@ static void usage(FILE *f)
             "  --device N          the device trace to replay (default: the one with the\n"
             "                      most events)\n"
             "  --cold              skip the exact check\n"
+            "  --json              one JSON object of the same figures (docs/memory.md)\n"
             "\n"
             "example:\n"
             "  gpumemsim memcheck snap.pickle --alloc-conf expandable_segments:True \\\n"
@@ -161,12 +162,12 @@ int cmd_memcheck(int argc, char **argv)
         return 2;
     }
     if (snap_sniff(path)) {
-        if (json || strcmp(allocator, "caching") != 0) {
-            cli_error(CMD, "%s is a PyTorch memory snapshot: --json and --allocator apply to "
-                      "Kineto traces (a snapshot is replayed by the caching model)", path);
+        if (strcmp(allocator, "caching") != 0) {
+            cli_error(CMD, "%s is a PyTorch memory snapshot: --allocator applies to Kineto "
+                      "traces (a snapshot is replayed by the caching model)", path);
             return 2;
         }
-        return cli_memcheck_snapshot(path, confs, nconf, device_memory, device, cold);
+        return cli_memcheck_snapshot(path, confs, nconf, device_memory, device, cold, json);
     }
     if (snap_only || nconf > 1) {
         cli_error(CMD, "--device-memory, --device, --cold and several --alloc-conf apply to "

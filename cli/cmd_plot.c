@@ -23,7 +23,8 @@ static void usage(FILE *f)
             "                      [--script FILE] -o CHART\n"
             "       gpumemsim plot timeline TRACE --policy P --budget B [--seed N]\n"
             "                      [--remat-limit L] [--sample K] [--allocator M [--alloc-conf C]]\n"
-            "                      [--link L] [--host-memory B] [--by-category] -o CHART\n"
+            "                      [--link L] [--host-memory B] [--by-category]\n"
+            "                      [--memory-snapshot FILE] -o CHART\n"
             "            (P: a policy name or a policy plugin .so, see docs/plugins.md)\n"
             "       gpumemsim plot timeline TRACE --policy checkmate --budget B\n"
             "                      [--coarsen layers|outputs|none] [--iteration N]\n"
@@ -47,7 +48,9 @@ static void usage(FILE *f)
             "            to and from host memory were queued, over --link and --host-memory\n"
             "            as in sim (docs/swap.md); --by-category stacks the resident bytes by\n"
             "            category (pre-existing, gradients, optimizer state, saved activations,\n"
-            "            temporaries, unknown; docs/memory.md), as PyTorch's memory views do\n"
+            "            temporaries, unknown; docs/memory.md), as PyTorch's memory views do;\n"
+            "            --memory-snapshot FILE also writes the run as a PyTorch memory\n"
+            "            snapshot for pytorch.org/memory_viz, as sim does (docs/memory.md)\n"
             "  iterations  per training iteration: the input size, the peak memory against the\n"
             "            budget and the overhead, one line per policy. From a store DB, the\n"
             "            iterations of checkpoint-planner runs (sweep stores them); from a\n"
@@ -227,6 +230,12 @@ static int plot_timeline_cmd(int argc, char **argv)
             }
         } else if (strcmp(a, "--by-category") == 0) {
             o.by_category = 1;
+        } else if (strcmp(a, "--memory-snapshot") == 0 && v) {
+            if (!*v || strcmp(v, "-") == 0) {
+                cli_error(cmd, "--memory-snapshot '%s': give a file name for the snapshot", v);
+                return 2;
+            }
+            o.memory_snapshot = argv[++i];
         } else if (strcmp(a, "--budget") == 0 && v) {
             budget = argv[++i];
         } else if (strcmp(a, "--coarsen") == 0 && v) {

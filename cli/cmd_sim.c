@@ -793,14 +793,7 @@ int cmd_sim(int argc, char **argv)
     }
     memviz_writer *mv = NULL;
     if (memsnap) {
-        if (cfg.policy && pol_swaps(cfg.policy) && !cfg.planner) {
-            cli_error(CMD, "--memory-snapshot does not export swapping policies' runs yet (a "
-                      "device copy can be taken back before its swap-out ends)");
-            perfetto_abort(pw);
-            sim_trace_free(t);
-            return 2;
-        }
-        if (memviz_open(memsnap, sim_trace_storages(t), &mv, &err) != 0) {
+        if (memviz_open(memsnap, sim_trace_storages(t), cfg.allocator, &mv, &err) != 0) {
             cli_error(CMD, "--memory-snapshot: %s", err.msg);
             perfetto_abort(pw);
             sim_trace_free(t);

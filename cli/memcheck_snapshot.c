@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "memory.h"
+#include "memcheck_snapshot_json.h"
 #include "memory_replay.h"
 #include "snapshot_cli.h"
 
@@ -61,6 +62,7 @@ typedef struct args {
     int nconf;
     uint64_t device_memory; /* UINT64_MAX: none */
     int device, cold_only;
+    json_t *json; /* --json: the reports fill this object instead of printing */
 } args;
 
 static int exact_report(const snapshot *s, int d, const snap_state *st, const args *a)
@@ -85,6 +87,10 @@ static int exact_report(const snapshot *s, int d, const snap_state *st, const ar
             cli_error(CMD, "%s: device %d: %s", a->path, d, err.msg);
             return 1;
         }
+        if (a->json)
+            json_object_set_new(a->json, "exact", mcj_exact(s, d, st, &r));
+    }
+    if (!skip && !a->json) {
         char b2[32];
         printf("exact check          the caching model seeded with the %zu segments and %zu "
                "live blocks held before the first event\n", st->nseg, st->nblk);
@@ -109,7 +115,9 @@ static int exact_report(const snapshot *s, int d, const snap_state *st, const ar
             printf("  first divergence   %s\n", r.divergence);
             print_event(s, d, r.first_divergence, "                     ");
         }
-    } else {
+    } else if (skip && a->json) {
+        json_object_set_new(a->json, "exact", json_pack("{s:b, s:s}", "run", 0, "why", skip));
+    } else if (skip) {
         printf("exact check          not run: %s\n", skip);
     }
     /* cold start: only the live blocks */
@@ -118,6 +126,10 @@ static int exact_report(const snapshot *s, int d, const snap_state *st, const ar
     if (sim_replay_snapshot(s, d, st, &o, &c, &err)) {
         cli_error(CMD, "%s: device %d: %s", a->path, d, err.msg);
         return 1;
+    }
+    if (a->json) {
+        json_object_set_new(a->json, "cold_start", mcj_cold(s, d, &c, a->device_memory));
+        return 0;
     }
     char b1[32], b2[32];
     printf("cold start           the model starts empty with the %zu blocks live before the "
@@ -186,6 +198,15 @@ static int whatif_report(const snapshot *s, int d, const snap_state *st, const a
         snprintf(rows[n].name, sizeof rows[n].name, "%s", k < 0 ? key : a->confs[k]);
         n++;
     }
+    if (a->json) {
+        json_t *rs = json_array();
+        for (int i = 0; i < n; i++)
+            json_array_append_new(rs, mcj_whatif_row(s, d, rows[i].name, &rows[i].r, peak_real,
+                                                     a->device_memory));
+        json_object_set_new(a->json, "whatif", rs);
+        json_object_set_new(a->json, "real_peak_reserved", json_integer((json_int_t)peak_real));
+        return 0;
+    }
     char b1[32], b2[32], b3[32];
     printf("what-if (cold start, each setting from the same state before the first event)\n");
     printf("%-44s %14s %9s %14s %7s  %s\n", "setting", "peak reserved", "vs real",
@@ -233,7 +254,7 @@ static int whatif_report(const snapshot *s, int d, const snap_state *st, const a
 }
 
 int cli_memcheck_snapshot(const char *path, const char *const *confs, int nconf,
-                          uint64_t device_memory, int device, int cold_only)
+                          uint64_t device_memory, int device, int cold_only, int json)
 {
     args a = {.path = path, .nconf = nconf, .device_memory = device_memory, .device = device,
               .cold_only = cold_only};
@@ -267,9 +288,35 @@ int cli_memcheck_snapshot(const char *path, const char *const *confs, int nconf,
         snap_free(s);
         return 1;
     }
-    printf("snapshot             %s (device %d: %zu events; before the first: %zu segments, "
-           "%zu live blocks)\n", path, d, s->dev_n[d], st.nseg, st.nblk);
+    if (json) {
+        char why[2048];
+        json_t *un = json_array();
+        if (snap_unmodelled(s, d, why, sizeof why))
+            for (char *save = NULL, *l = strtok_r(why, "\n", &save); l;
+                 l = strtok_r(NULL, "\n", &save))
+                json_array_append_new(un, json_string(l));
+        a.json = json_pack("{s:s, s:i, s:I, s:{s:I, s:I, s:I}, s:o}", "snapshot", path,
+                           "device", d, "events", (json_int_t)s->dev_n[d],
+                           "before_first_event", "segments", (json_int_t)st.nseg,
+                           "live_blocks", (json_int_t)st.nblk, "reserved",
+                           (json_int_t)st.reserved, "unmodelled", un);
+        json_t *oo = json_array(); /* the OOMs the job itself recorded */
+        for (size_t i = 0; i < s->dev_n[d]; i++)
+            if (s->ev[s->dev_first[d] + i].action == SNAP_OOM)
+                json_array_append_new(oo, mcj_event(s, d, (long)i));
+        json_object_set_new(a.json, "recorded_ooms", oo);
+    } else {
+        printf("snapshot             %s (device %d: %zu events; before the first: %zu "
+               "segments, %zu live blocks)\n", path, d, s->dev_n[d], st.nseg, st.nblk);
+    }
     int rc = nconf ? whatif_report(s, d, &st, &a) : exact_report(s, d, &st, &a);
+    if (a.json) { /* one object, printed whole only when every report ran */
+        if (!rc && json_dumpf(a.json, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0)
+            putchar('\n');
+        else if (!rc)
+            rc = 1;
+        json_decref(a.json);
+    }
     snap_state_free(&st);
     snap_free(s);
     return rc;

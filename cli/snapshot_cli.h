@@ -18,8 +18,9 @@ void cli_snapshot_warn(const char *cmd, const snapshot *s, int device);
 /* gpumemsim memcheck on a snapshot (memcheck_snapshot.c): the exact check and the
  * cold-start prediction, or with confs (PYTORCH_CUDA_ALLOC_CONF strings) the what-if table;
  * device_memory (UINT64_MAX: none) makes the replays stop at the first allocation that does
- * not fit; device -1 picks the device with the most events. Exit status. */
+ * not fit; device -1 picks the device with the most events; json: one JSON object of the
+ * same figures. Exit status. */
 int cli_memcheck_snapshot(const char *path, const char *const *confs, int nconf,
-                          uint64_t device_memory, int device, int cold_only);
+                          uint64_t device_memory, int device, int cold_only, int json);
 
 #endif

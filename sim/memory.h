@@ -110,6 +110,10 @@ typedef struct sim_memory_model {
      * segment the model holds. Exact replays use it, so that ties the allocator breaks by
      * address (best fit: lowest address) break as they did in the real run. */
     void (*next_segment_at)(void *state, uint64_t addr);
+    /* Optional: gives every wholly free cached segment back to the device, as the allocator's
+     * release_cached_blocks does when cudaMalloc fails, before it reports an OOM (replays of
+     * a snapshot's `oom` events). */
+    void (*release_cached)(void *state);
 } sim_memory_model;
 
 /* The models by name; NULL when unknown. "ideal" gives *model = NULL and returns 0. Returns 0

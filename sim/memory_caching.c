@@ -540,6 +540,11 @@ static size_t caching_list(const void *state, sim_mem_block *out, size_t cap)
     return n;
 }
 
+static void caching_release_cached(void *state)
+{
+    release_cached(state);
+}
+
 const sim_memory_model sim_memory_caching = {
     .name = "caching",
     .description = "PyTorch's CUDA caching allocator: rounding, small/large pools, best fit, "
@@ -554,4 +559,5 @@ const sim_memory_model sim_memory_caching = {
     .list_blocks = caching_list,
     .seed = caching_seed,
     .next_segment_at = caching_next_segment_at,
+    .release_cached = caching_release_cached,
 };

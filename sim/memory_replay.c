@@ -198,6 +198,27 @@ static void do_free(replay *p, size_t i, const snap_event *e)
     p->real_requested -= e->size <= p->real_requested ? e->size : p->real_requested;
 }
 
+/* A recorded OOM: the request failed after the allocator gave its wholly free cached
+ * segments back (release_cached_blocks); the model does the same, and the exact check
+ * compares how many segments each gave back. */
+static int do_oom(replay *p, size_t i, int exact)
+{
+    if (!p->m->release_cached)
+        return 0;
+    p->m->release_cached(p->state);
+    sim_memory_stats after;
+    stats(p, &after);
+    size_t gone_model = (size_t)(after.device_frees - p->model_frees);
+    p->model_frees = after.device_frees;
+    if (gone_model && prune_pairs(p))
+        return -1;
+    if (exact && gone_model != p->pending_frees)
+        diverge(p, i, "on this OOM the model gave back %zu cached segment(s), the real "
+                "allocator %zu", gone_model, p->pending_frees);
+    p->pending_frees = 0;
+    return 0;
+}
+
 /* After an alloc or free: reserved and requested bytes against the real ones. */
 static void check_totals(replay *p, size_t i)
 {
@@ -381,6 +402,12 @@ int sim_replay_snapshot(const snapshot *s, int device, const snap_state *st,
         case SNAP_SEGMENT_UNMAP:
             p.real_reserved -= e->size <= p.real_reserved ? e->size : p.real_reserved;
             p.pending_frees++;
+            break;
+        case SNAP_OOM:
+            if (do_oom(&p, i, !o->cold)) {
+                rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
+                goto out;
+            }
             break;
         default:
             break;

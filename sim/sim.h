@@ -17,6 +17,7 @@
 struct sim_policy;          /* sim/policy.h */
 struct sim_memory_model;    /* sim/memory.h */
 struct sim_memory_options;  /* sim/memory.h */
+struct sim_mem_block;       /* sim/memory.h */
 struct sim_planner;         /* sim/planner.h */
 struct sim_iteration_report; /* sim/sim_plan_report.h */
 
@@ -94,6 +95,11 @@ typedef enum sim_event_kind {
     SIM_EV_MATERIALIZE = 8, /* a storage became resident as an op's output (only with
                              * sim_config.storage_events): storage, size, addr, op, op_index,
                              * remat; reported before the op's COMPUTE/REMAT */
+    SIM_EV_SEGMENTS = 9,    /* the memory model's segments changed (only with
+                             * sim_config.storage_events and a model other than ideal):
+                             * blocks/n_blocks list every block then, in address order (valid
+                             * during the call); storage/op: the request that caused it, if
+                             * any. Reported once more at the end of the run (final = 1) */
 } sim_event_kind;
 
 typedef struct sim_event {
@@ -114,6 +120,9 @@ typedef struct sim_event {
     uint64_t addr;         /* MATERIALIZE: the block's address in the memory model (0 with the
                             * ideal model, which has none) */
     int remat;             /* MATERIALIZE: 1 when the op runs again (a rematerialization) */
+    const struct sim_mem_block *blocks; /* SEGMENTS: the model's blocks (memory.h) */
+    uint64_t n_blocks;
+    int final;             /* SEGMENTS: the layout at the end of the run */
 } sim_event;
 
 typedef void (*sim_observer)(void *ctx, const sim_event *ev);

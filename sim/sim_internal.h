@@ -321,6 +321,11 @@ struct sim_view {
     uint64_t mem_peak_reserved, mem_peak_allocated, mem_largest_free;
     uint64_t mem_frag_allocs;
     double mem_frag_sum;
+    /* segment reports (sim_memsegs.c, only with cfg->storage_events): the model's counters
+     * at the last report (UINT64_MAX: none yet), and a block list buffer */
+    uint64_t mem_seen_allocs, mem_seen_frees;
+    sim_mem_block *mem_list;
+    size_t cap_mem_list;
 
     sim_cost_state cost; /* sim_cost.h */
 
@@ -470,6 +475,9 @@ void sim_mem_on_evict(sim_view *v, uint32_t s);
 void sim_mem_event_figures(const sim_view *v, uint64_t *reserved, uint64_t *allocated);
 void sim_mem_finish(sim_view *v, sim_result *res);
 void sim_mem_free(sim_view *v);
+/* With cfg->storage_events: reports SIM_EV_SEGMENTS when the model's segments changed since
+ * the last report (always when final), s being the storage asked for (UINT32_MAX: none). */
+void sim_mem_note_segments(sim_view *v, uint32_t s, int final);
 
 /* Evicts pool member s now, as a victim of the policy (sim_run.c; for planned swap-outs). */
 void sim_evict_now(sim_view *v, uint32_t s);

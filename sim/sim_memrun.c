@@ -26,6 +26,7 @@ int sim_mem_reset(sim_view *v, gms_error *err)
     v->mem_peak_reserved = v->mem_peak_allocated = v->mem_largest_free = 0;
     v->mem_frag_allocs = 0;
     v->mem_frag_sum = 0;
+    v->mem_seen_allocs = v->mem_seen_frees = UINT64_MAX;
     if (!v->mem)
         return 0;
     const sim_trace *tr = v->tr;
@@ -86,6 +87,8 @@ static int place(sim_view *v, uint32_t s)
     for (;;) {
         uint32_t h;
         int rc = v->mem->reserve(v->mem_state, size, s, &h);
+        if (rc >= 0) /* a miss may have given cached segments back */
+            sim_mem_note_segments(v, s, 0);
         if (rc == 0) {
             v->mem_blk[s] = h;
             v->mem_pending = 0;
@@ -126,6 +129,7 @@ void sim_mem_on_evict(sim_view *v, uint32_t s)
 {
     v->mem->release(v->mem_state, v->mem_blk[s]);
     v->mem_blk[s] = SIM_MEM_NONE;
+    sim_mem_note_segments(v, UINT32_MAX, 0);
 }
 
 void sim_mem_finish(sim_view *v, sim_result *res)
@@ -134,6 +138,7 @@ void sim_mem_finish(sim_view *v, sim_result *res)
         res->peak_reserved = res->peak_allocated = res->peak_memory;
         return;
     }
+    sim_mem_note_segments(v, UINT32_MAX, 1);
     res->peak_reserved = v->mem_peak_reserved;
     res->peak_allocated = v->mem_peak_allocated;
     res->largest_free = v->mem_largest_free;
@@ -149,6 +154,9 @@ void sim_mem_free(sim_view *v)
     v->mem = NULL;
     free(v->mem_blk);
     v->mem_blk = NULL;
+    free(v->mem_list);
+    v->mem_list = NULL;
+    v->cap_mem_list = 0;
 }
 
 /* ---- views for address-aware policies (policy.h) ---------------------------------------- */

@@ -276,6 +276,7 @@ void sim_peak_observe(void *tracker, const sim_event *ev)
         break;
     case SIM_EV_SWAP_OUT:
     case SIM_EV_MATERIALIZE: /* an exporter's storage event (memviz.h): no residency change */
+    case SIM_EV_SEGMENTS:
         break;
     }
     if (ev->memory > k->best.memory)

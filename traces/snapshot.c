@@ -475,18 +475,15 @@ static int internal_frame(const char *name, const char *file)
            (strstr(file, "python3.") != NULL && strstr(file, "site-packages") == NULL);
 }
 
-void snap_print_frames(const snapshot *s, pk_ref frames, int max, const char *indent, FILE *f)
+size_t snap_top_frames(const snapshot *s, pk_ref frames, size_t max, pk_ref *out)
 {
     const pk_doc *d = s->doc;
-    size_t n = pk_len(d, frames);
-    int shown = 0;
+    size_t n = pk_len(d, frames), shown = 0;
     for (int pass = 0; pass < 2 && shown < max; pass++)
         for (size_t i = 0; i < n && shown < max; i++) {
             pk_ref fr = pk_item(d, frames, i);
             const char *name = pk_str(d, pk_get(d, fr, "name"), NULL);
             const char *file = pk_str(d, pk_get(d, fr, "filename"), NULL);
-            int64_t ln = 0;
-            opt_int(d, fr, "line", &ln, 0);
             if (!name)
                 name = "?";
             if (!file)
@@ -496,9 +493,35 @@ void snap_print_frames(const snapshot *s, pk_ref frames, int max, const char *in
             /* first pass: Python code; second: C++ frames that are not internals */
             if (pass == 0 ? !py || internal_frame(name, file) : py || internal_frame(name, file))
                 continue;
-            const char *base = strrchr(file, '/');
-            fprintf(f, "%s%.100s%s  %s:%lld\n", indent, name, strlen(name) > 100 ? "..." : "",
-                    base ? base + 1 : file, (long long)ln);
-            shown++;
+            out[shown++] = fr;
         }
+    return shown;
+}
+
+void snap_frame_fields(const snapshot *s, pk_ref fr, const char **name, const char **file,
+                       int64_t *line)
+{
+    const pk_doc *d = s->doc;
+    *name = pk_str(d, pk_get(d, fr, "name"), NULL);
+    *file = pk_str(d, pk_get(d, fr, "filename"), NULL);
+    if (!*name)
+        *name = "?";
+    if (!*file)
+        *file = "?";
+    *line = 0;
+    opt_int(d, fr, "line", line, 0);
+}
+
+void snap_print_frames(const snapshot *s, pk_ref frames, int max, const char *indent, FILE *f)
+{
+    pk_ref top[16];
+    size_t n = snap_top_frames(s, frames, max < 0 ? 0 : max > 16 ? 16 : (size_t)max, top);
+    for (size_t i = 0; i < n; i++) {
+        const char *name, *file;
+        int64_t ln;
+        snap_frame_fields(s, top[i], &name, &file, &ln);
+        const char *base = strrchr(file, '/');
+        fprintf(f, "%s%.100s%s  %s:%lld\n", indent, name, strlen(name) > 100 ? "..." : "",
+                base ? base + 1 : file, (long long)ln);
+    }
 }

@@ -153,5 +153,11 @@ void snap_state_free(snap_state *st);
  * then C++ not in c10/torch internals), names cut to 100 characters. Nothing when there are
  * no frames. */
 void snap_print_frames(const snapshot *s, pk_ref frames, int max, const char *indent, FILE *f);
+/* The frames snap_print_frames shows (Python code first, then C++ frames that are not the
+ * allocator's internals), at most max, into out; returns how many. */
+size_t snap_top_frames(const snapshot *s, pk_ref frames, size_t max, pk_ref *out);
+/* A frame's name, filename ("?" when absent) and line (0). */
+void snap_frame_fields(const snapshot *s, pk_ref fr, const char **name, const char **file,
+                       int64_t *line);
 
 #endif

@@ -44,6 +44,70 @@ static void problem(snap_state *st, const char *what, size_t idx, uint64_t addr)
                  (unsigned long long)addr);
 }
 
+/* Expandable segments map and unmap pages at a segment's ends (or inside it), and the final
+ * `segments` list each mapped range as one: undone as MemoryViz.js's unmap_segment and
+ * map_segment do, by ranges (a linear search: such snapshots have few segment events).
+ * Undoing a segment_map cuts [a, a + size) out of the segment holding it: 0, 1 when no
+ * segment holds it, -1 out of memory. */
+static int undo_map(seg *S, size_t *ns, addr_map *sm, uint64_t a, uint64_t size)
+{
+    size_t i = 0;
+    while (i < *ns && !(S[i].alive && S[i].addr <= a && a + size <= S[i].addr + S[i].size))
+        i++;
+    if (i == *ns)
+        return 1;
+    uint64_t end = S[i].addr + S[i].size;
+    if (S[i].addr == a) {
+        addr_map_del(sm, a);
+        S[i].addr += size;
+        S[i].size -= size;
+        if (!S[i].size)
+            S[i].alive = 0;
+        else if (addr_map_put(sm, S[i].addr, (uint32_t)i))
+            return -1;
+    } else if (a + size == end) {
+        S[i].size -= size;
+    } else {
+        S[i].size = a - S[i].addr;
+        S[*ns] = (seg){a + size, end - a - size, S[i].small, 1};
+        if (addr_map_put(sm, a + size, (uint32_t)*ns))
+            return -1;
+        ++*ns;
+    }
+    return 0;
+}
+
+/* Undoing a segment_unmap puts [a, a + size) back, joined to the segments it touches. */
+static int undo_unmap(seg *S, size_t *ns, addr_map *sm, uint64_t a, uint64_t size, int small)
+{
+    size_t prev = *ns, next = *ns;
+    for (size_t i = 0; i < *ns; i++)
+        if (S[i].alive && S[i].addr + S[i].size == a)
+            prev = i;
+        else if (S[i].alive && S[i].addr == a + size)
+            next = i;
+    if (next < *ns) {
+        addr_map_del(sm, S[next].addr);
+        if (prev < *ns) {
+            S[prev].size += size + S[next].size;
+            S[next].alive = 0;
+            return 0;
+        }
+        S[next].addr = a;
+        S[next].size += size;
+        return addr_map_put(sm, a, (uint32_t)next) ? -1 : 0;
+    }
+    if (prev < *ns) {
+        S[prev].size += size;
+        return 0;
+    }
+    S[*ns] = (seg){a, size, (uint8_t)small, 1};
+    if (addr_map_put(sm, a, (uint32_t)*ns))
+        return -1;
+    ++*ns;
+    return 0;
+}
+
 static int by_addr_blk(const void *a, const void *b)
 {
     const snap_seed_block *x = a, *y = b;
@@ -159,8 +223,20 @@ int snap_initial_state(const snapshot *s, int device, snap_state *st, gms_error 
             if (addr_map_put(&lm, e->addr, nl++))
                 goto oom;
             break;
+        case SNAP_SEGMENT_MAP: {
+            int u = undo_map(S, &ns, &sm, e->addr, e->size);
+            if (u < 0)
+                goto oom;
+            if (u)
+                problem(st, "segment_map of a range no segment at the end holds and not "
+                        "unmapped later", j, e->addr);
+            break;
+        }
+        case SNAP_SEGMENT_UNMAP:
+            if (undo_unmap(S, &ns, &sm, e->addr, e->size, e->size == KSMALL_BUFFER))
+                goto oom;
+            break;
         case SNAP_SEGMENT_ALLOC:
-        case SNAP_SEGMENT_MAP:
             if (!addr_map_get(&sm, e->addr, &v) || !S[v].alive) {
                 problem(st, "segment_alloc of a segment absent at the end and not freed later",
                         j, e->addr);
@@ -170,7 +246,6 @@ int snap_initial_state(const snapshot *s, int device, snap_state *st, gms_error 
             addr_map_take(&sm, e->addr, NULL);
             break;
         case SNAP_SEGMENT_FREE:
-        case SNAP_SEGMENT_UNMAP:
             S[ns] = (seg){e->addr, e->size, e->size == KSMALL_BUFFER, 1};
             if (addr_map_put(&sm, e->addr, ns++))
                 goto oom;

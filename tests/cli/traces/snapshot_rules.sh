@@ -32,6 +32,13 @@ assert (b["segments"], b["live_blocks"], b["freed_without_alloc"], b["allocated"
     (1, 1, 1, 5 << 20), b
 assert d["allocator_settings"]["max_split_size"] == -1
 PY
+# expandable segments: segment_map/segment_unmap undone by address ranges
+"$GMS_BIN" info expandable.pickle > x.txt 2> x.err || fail "info expandable: $(cat x.err)"
+has x.txt "alloc 2, segment_map 4, segment_unmap 2"
+has x.txt "before 1st event   0 segments, reserved 0 B, 0 live blocks"
+grep -q contradictions x.txt && fail "expandable contradictions: $(cat x.txt)"
+"$GMS_BIN" info expandable-bad.pickle > x.txt 2> x.err || fail "info expandable-bad"
+has x.txt "event 2: segment_map of a range no segment at the end holds and not unmapped later"
 "$GMS_BIN" info exact.pickle.gz > gz.txt || fail "info gz"
 diff <(sed 1d info.txt) <(sed 1d gz.txt) >/dev/null || fail "gzip reads differently"
 
@@ -109,7 +116,8 @@ bad alist.pickle "the pickle holds a list, not a dict"
 has o.err "a PyTorch memory snapshot?"
 has o.err "gpumemsim memcheck"
 # options that do not apply
-"$GMS_BIN" memcheck exact.pickle --json > o.out 2> o.err && fail "--json on a snapshot"
+"$GMS_BIN" memcheck exact.pickle --allocator lifetime > o.out 2> o.err &&
+  fail "--allocator on a snapshot"
 has o.err "PyTorch memory snapshot"
 "$GMS_BIN" info exact.pickle --ops > o.out 2> o.err && fail "--ops on a snapshot"
 echo "ok"

@@ -84,6 +84,34 @@ events_u = [ev("alloc", S1 + 3 * MiB, 4 * MiB, stream=0), ev("free_completed", S
 dump("unmodelled.pickle", {"segments": final_u, "device_traces": [events_u],
                            "allocator_settings": gc})
 
+# oom.pickle: exact.pickle's events, then a 30 MiB request the device could not hold with
+# 12 MiB free (PyTorch's oom entry: device_free instead of addr).
+oom_ev = {"action": "oom", "device_free": 12 * MiB, "size": 30 * MiB, "stream": 0,
+          "time_us": 2, "frames": ALLOC_INTERNAL + USER}
+dump("oom.pickle", dict(exact, device_traces=[events + [oom_ev]]))
+
+# expandable.pickle: expandable segments map pages at a segment's end (the final segments
+# list each mapped range as one): a large-pool range mapped 20 MiB at a time with two blocks,
+# its last 20 MiB unmapped again, and a range mapped and unmapped whole. Undone by ranges,
+# the state before the first event is empty. expandable-bad.pickle: the final segment holds
+# 20 MiB only, so the second map is a contradiction.
+X = 0x7F0040000000
+xev = [ev("segment_map", X, 20 * MiB), ev("alloc", X, 12 * MiB, frames=USER),
+       ev("segment_map", X + 20 * MiB, 20 * MiB), ev("alloc", X + 12 * MiB, 16 * MiB),
+       ev("segment_map", X + 40 * MiB, 20 * MiB), ev("segment_unmap", X + 40 * MiB, 20 * MiB),
+       ev("segment_map", X + 100 * MiB, 20 * MiB), ev("segment_unmap", X + 100 * MiB, 20 * MiB)]
+xsettings = dict(settings, PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True",
+                 expandable_segments=True)
+xseg = dict(seg(X, 40 * MiB, [(12 * MiB, 12 * MiB, "active_allocated"),
+                              (16 * MiB, 16 * MiB, "active_allocated"),
+                              (12 * MiB, 0, "inactive")]), is_expandable=True)
+dump("expandable.pickle", {"segments": [xseg], "device_traces": [xev],
+                           "allocator_settings": xsettings})
+xbad = dict(seg(X, 20 * MiB, [(12 * MiB, 12 * MiB, "active_allocated"),
+                              (8 * MiB, 0, "inactive")]), is_expandable=True)
+dump("expandable-bad.pickle", {"segments": [xbad], "device_traces": [xev[:3]],
+                               "allocator_settings": xsettings})
+
 # oldformat.pickle: no allocator_settings, blocks without addresses (older PyTorch)
 old = {"segments": [dict(final[0], blocks=[{k: v for k, v in b.items() if k != "address"}
                                            for b in final[0]["blocks"]])],
