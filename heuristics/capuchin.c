@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "policies.h"
+#include "remat_owed.h"
 
 typedef struct cap_state {
     uint64_t *start;   /* per op: compute of the ops before it (baseline time) */
@@ -57,8 +58,7 @@ typedef struct cap_state {
     uint64_t remat_ns;
     /* Its drops that may still be recomputed (evicted, a model use ahead) and those uses:
      * re-priced at each choice with their chains as they will be then. */
-    uint32_t *owed, *owed_at;
-    uint32_t n_owed, cap_owed;
+    remat_owed owed;
 } cap_state;
 
 static int cap_init(const struct sim_config *cfg, void **state, gms_error *err)
@@ -79,8 +79,7 @@ static void cap_free(void *state)
         free(c->copy);
         free(c->host);
         free(c->host_next);
-        free(c->owed);
-        free(c->owed_at);
+        remat_owed_free(&c->owed);
         free(c);
     }
 }
@@ -120,55 +119,12 @@ static uint64_t copy_ns(const sim_view *v, cap_state *c, uint32_t s, uint64_t si
     return c->copy[s];
 }
 
-/* Room for one more owed drop; -1 when out of memory. */
-static int owed_room(cap_state *c)
-{
-    if (c->n_owed < c->cap_owed)
-        return 0;
-    uint32_t cap = c->cap_owed ? 2 * c->cap_owed : 64;
-    uint32_t *o = realloc(c->owed, (size_t)cap * sizeof *o);
-    if (o)
-        c->owed = o;
-    uint32_t *a = o ? realloc(c->owed_at, (size_t)cap * sizeof *a) : NULL;
-    if (!a)
-        return -1;
-    c->owed_at = a;
-    c->cap_owed = cap;
-    return 0;
-}
-
 /* The recomputation that dropping s would bring the run to: what was recomputed so far, plus
- * the chains of s and of the drops still owed as their recomputations will find them (each
- * storage counted once), UINT64_MAX when unknown. */
+ * what the drops still owe with s (UINT64_MAX when unknown). */
 static uint64_t spent_with(const sim_view *v, cap_state *c, uint32_t s)
 {
-    uint32_t keep = 0;
-    for (uint32_t i = 0; i < c->n_owed; i++) { /* forget the recomputed and the dead */
-        uint32_t x = c->owed[i], next = sim_view_next_use(v, x);
-        if (!sim_view_material(v, x) && !sim_view_on_host(v, x) && next != SIM_NONE) {
-            c->owed[keep] = x;
-            c->owed_at[keep++] = next;
-        }
-    }
-    c->n_owed = keep;
-    if (owed_room(c))
-        return UINT64_MAX;
-    c->owed[keep] = s;
-    c->owed_at[keep] = sim_view_next_use(v, s);
-    uint64_t chains = sim_view_remat_cost_at(v, c->owed, c->owed_at, keep + 1, NULL);
-    return chains == UINT64_MAX ? chains : c->remat_ns + chains;
-}
-
-/* 1 when the recomputation of s at its next use can be expected to fit: s alone, or its
- * chain (s and the ancestors gone by then) beside the bytes that cannot be evicted now
- * (locked and pinned: resident but not in the pool). A chain that does not fit is
- * recomputed piece by piece, its links evicting each other and recomputed again, or not
- * at all (the run ends oom where swapping alone runs: issue 30, mlp batch 4096 at 0.6). */
-static int chain_fits(const sim_view *v, uint32_t s, uint64_t own, uint64_t fixed)
-{
-    uint32_t at = sim_view_next_use(v, s);
-    uint64_t bytes = 0, cost = sim_view_remat_cost_at(v, &s, &at, 1, &bytes);
-    return cost <= own || fixed + bytes <= sim_view_budget(v);
+    uint64_t owed = remat_owed_with(v, &c->owed, s);
+    return owed == UINT64_MAX ? owed : c->remat_ns + owed;
 }
 
 /* One pass over the pool, read through the columns (no call per member for the walk, sizes
@@ -224,14 +180,14 @@ static uint32_t cap_choose(const sim_view *v, void *state)
     /* a drop is weighed against the swap by MSPS's price, and taken only when its chain fits
      * and the recomputation stays within the budget */
     int drop = msps != SIM_NONE && (swap == SIM_NONE || msps_cost <= swap_over) &&
-               chain_fits(v, msps, col.compute[msps], sim_view_memory(v) - pool_bytes) &&
+               remat_chain_fits(v, msps, sim_view_memory(v) - pool_bytes) &&
                spent_with(v, c, msps) <= c->start[c->n_ops];
     if (!drop && swap != SIM_NONE) {
         c->action = SIM_ACTION_SWAP;
         return swap;
     }
     if (drop) {
-        c->n_owed++; /* spent_with left msps at the end */
+        remat_owed_commit(&c->owed);
         c->action = SIM_ACTION_DROP;
         return msps;
     }
