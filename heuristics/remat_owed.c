@@ -59,5 +59,6 @@ int remat_chain_fits(const sim_view *v, uint32_t s, uint64_t fixed)
 {
     uint32_t at = sim_view_next_use(v, s);
     uint64_t bytes = 0, cost = sim_view_remat_cost_at(v, &s, &at, 1, &bytes);
-    return cost <= sim_view_compute(v, s) || fixed + bytes - sim_view_size(v, s) <= sim_view_budget(v);
+    uint64_t ancestors = bytes - sim_view_size(v, s); /* s's own room is made when it runs */
+    return cost <= sim_view_compute(v, s) || fixed + ancestors <= sim_view_budget(v);
 }

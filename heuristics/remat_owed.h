@@ -27,8 +27,8 @@ uint64_t remat_owed_with(const sim_view *v, remat_owed *o, uint32_t s);
 void remat_owed_commit(remat_owed *o);
 
 /* 1 when the recomputation of s at its next use can be expected to fit: s alone (no ancestor
- * gone by then), or its chain's bytes beside `fixed`, the bytes that cannot be evicted now
- * (resident but not in the pool: locked and pinned). */
+ * gone by then), or its chain's ancestors (their bytes) beside `fixed`, the bytes that cannot
+ * be evicted now (resident but not in the pool: locked and pinned). */
 int remat_chain_fits(const sim_view *v, uint32_t s, uint64_t fixed);
 
 #endif
