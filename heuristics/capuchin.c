@@ -14,15 +14,22 @@
  *     Ranking swaps per byte is MSPS's measure ("memory saving per second") applied to the
  *     copies: by the absolute overhead, the smallest storages came first, each freeing a few
  *     bytes for a full copy latency;
- *   - the recomputation budget (ours, issue 30): drops are taken only while the recompute
- *     they commit (the sum of their prices, or the recomputation measured so far if that is
- *     more) stays within one iteration's compute (the profile's total). MSPS does not see
+ *   - the recomputation budget (ours, issue 30): a drop is taken only while the recomputation
+ *     measured so far plus what the drops still owe (this one included) stays within one
+ *     iteration's compute (the profile's total). What they owe is priced at each choice as
+ *     their recomputations will find their chains (sim_view_remat_cost_at): the ancestors
+ *     evicted now and those released before the use, each counted once. MSPS does not see
  *     when a storage is needed again, so where ops are cheap next to their tensors it drops
  *     the same activations over and over, each drop cheap, the sum without bound (the demo's
- *     MLP: 1.2x of baseline compute recomputed at budget 0.9, where dtr needs 0.03x). Past
- *     the budget a drop would cost more than running the iteration again, so memory is freed
- *     by swapping: the swap candidate, or when none has a model use ahead, the least recently
- *     used storage, as swap-lru does (copied back on demand);
+ *     MLP: 1.2x of baseline compute recomputed at budget 0.9, where dtr needs 0.03x); and a
+ *     price taken at the drop misses the ancestors released after it (resnet-small at 0.4).
+ *     Past the budget memory is freed by swapping: the swap candidate, or when none has a
+ *     model use ahead, the least recently used storage, as swap-lru does (copied back on
+ *     demand);
+ *   - chains that fit (ours, issue 30): a drop whose recomputation is a chain is taken only
+ *     when the chain fits beside the bytes that cannot be evicted now; else it is swapped.
+ *     A chain that does not fit is recomputed piece by piece, its links evicting each other,
+ *     or not at all (oom where swapping alone runs);
  *   - prefetch (the "in-trigger"): after each op, every storage it swapped out is copied back
  *     once the compute left before its next use, minus the next op's, would no longer cover
  *     its copy back (with the host-to-device queue ahead of it), so the copy overlaps the last
@@ -33,6 +40,7 @@
 #include <string.h>
 
 #include "policies.h"
+#include "remat_owed.h"
 
 typedef struct cap_state {
     uint64_t *start;   /* per op: compute of the ops before it (baseline time) */
@@ -45,9 +53,12 @@ typedef struct cap_state {
     uint64_t *copy;    /* per storage: its copy time, 0 = not known yet (a storage's size and
                         * the link never change within a run) */
     unsigned action;   /* what the last choice decided */
-    /* The recomputation budget (one iteration's compute, the profile's total): the prices of
-     * the drops so far and the recomputation measured so far (on_remat). */
-    uint64_t committed, remat_ns;
+    /* The recomputation budget (one iteration's compute, the profile's total): the
+     * recomputation measured so far (on_remat) and the drops it still owes. */
+    uint64_t remat_ns;
+    /* Its drops that may still be recomputed (evicted, a model use ahead) and those uses:
+     * re-priced at each choice with their chains as they will be then. */
+    remat_owed owed;
 } cap_state;
 
 static int cap_init(const struct sim_config *cfg, void **state, gms_error *err)
@@ -68,6 +79,7 @@ static void cap_free(void *state)
         free(c->copy);
         free(c->host);
         free(c->host_next);
+        remat_owed_free(&c->owed);
         free(c);
     }
 }
@@ -107,6 +119,14 @@ static uint64_t copy_ns(const sim_view *v, cap_state *c, uint32_t s, uint64_t si
     return c->copy[s];
 }
 
+/* The recomputation that dropping s would bring the run to: what was recomputed so far, plus
+ * what the drops still owe with s (UINT64_MAX when unknown). */
+static uint64_t spent_with(const sim_view *v, cap_state *c, uint32_t s)
+{
+    uint64_t owed = remat_owed_with(v, &c->owed, s);
+    return owed == UINT64_MAX ? owed : c->remat_ns + owed;
+}
+
 /* One pass over the pool, read through the columns (no call per member for the walk, sizes
  * and compute), scoring each member both ways. */
 static uint32_t cap_choose(const sim_view *v, void *state)
@@ -120,7 +140,7 @@ static uint32_t cap_choose(const sim_view *v, void *state)
     uint32_t now = sim_view_current_op(v);
     uint64_t clock = sim_view_clock(v), d2h_wait = queue(sim_view_d2h_free_at(v), clock);
     uint32_t swap = SIM_NONE, msps = SIM_NONE;
-    uint64_t swap_over = 0, swap_idle = 0, msps_cost = 0;
+    uint64_t swap_over = 0, swap_idle = 0, msps_cost = 0, pool_bytes = 0;
     double msps_best = 0, swap_best = 0;
     sim_view_columns col;
     sim_view_get_columns(v, &col);
@@ -129,6 +149,7 @@ static uint32_t cap_choose(const sim_view *v, void *state)
         if (s == SIM_NONE)
             continue; /* a hole */
         uint64_t size = col.size[s];
+        pool_bytes += size;
         uint32_t next = sim_view_next_use(v, s);
         /* never read again by a model op: no use swapping it (a recompute of a child may
          * still need it, which MSPS prices) */
@@ -156,14 +177,17 @@ static uint32_t cap_choose(const sim_view *v, void *state)
             msps_cost = rc;
         }
     }
-    uint64_t spent = c->committed > c->remat_ns ? c->committed : c->remat_ns;
-    int in_budget = msps != SIM_NONE && spent + msps_cost <= c->start[c->n_ops];
-    if (swap != SIM_NONE && (!in_budget || swap_over < msps_cost)) {
+    /* a drop is weighed against the swap by MSPS's price, and taken only when its chain fits
+     * and the recomputation stays within the budget */
+    int drop = msps != SIM_NONE && (swap == SIM_NONE || msps_cost <= swap_over) &&
+               remat_chain_fits(v, msps, sim_view_memory(v) - pool_bytes) &&
+               spent_with(v, c, msps) <= c->start[c->n_ops];
+    if (!drop && swap != SIM_NONE) {
         c->action = SIM_ACTION_SWAP;
         return swap;
     }
-    if (in_budget) {
-        c->committed += msps_cost;
+    if (drop) {
+        remat_owed_commit(&c->owed);
         c->action = SIM_ACTION_DROP;
         return msps;
     }

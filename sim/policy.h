@@ -207,6 +207,18 @@ uint64_t sim_view_baseline_load(const sim_view *v, uint32_t op);
  * returns 1 when its copy was queued. */
 int sim_view_swap_out(const sim_view *v, uint32_t s);
 
+/* 1 when storage s is material (resident on the device). */
+int sim_view_material(const sim_view *v, uint32_t s);
+/* The compute that rematerializing each storage s[i] at op at[i] (i < n) would rerun, as far
+ * as the run can foresee it now: the storages' own, and that of each ancestor gone by then
+ * (through parents that are gone too), each storage counted once however many chains it is
+ * on. Gone: evicted now (neither material nor on the host) or, when at[i] is an op (not
+ * SIM_NONE), not pinned and read by no op from at[i] on, so released before it. *bytes (if
+ * not NULL) gets the sizes of the storages counted. A price from the evicted neighbourhood
+ * alone misses the ancestors released after a drop, which its recomputation must rerun too
+ * (docs/swap.md). One walk of the chains. */
+uint64_t sim_view_remat_cost_at(const sim_view *v, const uint32_t *s, const uint32_t *at,
+                                uint32_t n, uint64_t *bytes);
 /* ------------------------------------------------------------------------------------------
  * Score arithmetic with Python's semantics: num / (a * b) where num, a, b are integers and the
  * product is exact, rounded correctly to a double like Python's int / int. Returns +inf when

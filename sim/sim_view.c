@@ -190,3 +190,59 @@ double sim_score_ratio(int64_t num, uint64_t a, uint64_t b)
     double q = (n <= exact && den <= exact) ? (double)n / (double)(uint64_t)den : div_round(n, den);
     return num < 0 ? -q : q;
 }
+
+/* Gone at op `at`: evicted now (neither material nor on the host), or, when `at` is an op,
+ * not pinned and read by no op from `at` on: released by then (a host copy of a released
+ * storage goes too, sim_run.c). */
+static int gone_at(const sim_view *v, uint32_t p, uint32_t at)
+{
+    if (!(v->fl[p] & SIM_FL_RMAT))
+        return 1;
+    return at != SIM_NONE && !(v->fl[p] & SIM_FL_PINNED) && at > 0 &&
+           sim_view_use_after(v, p, at - 1) == SIM_NONE;
+}
+
+/* A depth-first walk up the storage graph from each s[i] through the parents gone at at[i],
+ * each storage counted once (a stamp generation), v->scratch as the stack: each storage is
+ * pushed at most once, so n_storages entries suffice. */
+uint64_t sim_view_remat_cost_at(const sim_view *v, const uint32_t *s, const uint32_t *at,
+                                uint32_t n, uint64_t *bytes)
+{
+    sim_view *w = (sim_view *)v;
+    const sim_trace *tr = v->tr;
+    uint32_t gen = sim_stamp_next(w, tr->n_storages);
+    if (!gen || sim_grow((void **)&w->scratch, &w->cap_scratch, tr->n_storages + 1,
+                         sizeof(uint32_t))) {
+        w->failed_alloc = 1;
+        return UINT64_MAX;
+    }
+    uint64_t cost = 0, b = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (s[i] >= tr->n_storages || w->stamp[s[i]] == gen)
+            continue;
+        uint32_t top = 0;
+        w->stamp[s[i]] = gen;
+        w->scratch[top++] = s[i];
+        while (top) {
+            uint32_t y = w->scratch[--top];
+            cost += v->scomp[y];
+            b += tr->st_size[y];
+            for (uint32_t e = tr->rev_off[y]; e < tr->rev_off[y + 1]; e++) {
+                uint32_t p = tr->rev_adj[e].s;
+                if (tr->rev_adj[e].time >= v->created_ops || w->stamp[p] == gen ||
+                    !gone_at(v, p, at[i]))
+                    continue;
+                w->stamp[p] = gen;
+                w->scratch[top++] = p;
+            }
+        }
+    }
+    if (bytes)
+        *bytes = b;
+    return cost;
+}
+
+int sim_view_material(const sim_view *v, uint32_t s)
+{
+    return s < v->tr->n_storages && (v->fl[s] & SIM_FL_MAT) != 0;
+}
