@@ -58,7 +58,7 @@ static int undo_map(seg *S, size_t *ns, addr_map *sm, uint64_t a, uint64_t size)
         return 1;
     uint64_t end = S[i].addr + S[i].size;
     if (S[i].addr == a) {
-        addr_map_del(sm, a);
+        addr_map_take(sm, a, NULL);
         S[i].addr += size;
         S[i].size -= size;
         if (!S[i].size)
@@ -87,7 +87,7 @@ static int undo_unmap(seg *S, size_t *ns, addr_map *sm, uint64_t a, uint64_t siz
         else if (S[i].alive && S[i].addr == a + size)
             next = i;
     if (next < *ns) {
-        addr_map_del(sm, S[next].addr);
+        addr_map_take(sm, S[next].addr, NULL);
         if (prev < *ns) {
             S[prev].size += size + S[next].size;
             S[next].alive = 0;
