@@ -17,6 +17,7 @@
 #include "optimal_seeds.h"
 #include "optimal_xengine.h"
 #include "sim.h"
+#include "store.h"
 #include "swap_opts.h"
 
 static const char *const CMD = "optimal";
@@ -62,6 +63,8 @@ static void usage(FILE *f)
             "  --json            print one JSON object (keys in docs/optimal.md)\n"
             "  --log             show CBC's log on stderr\n"
             "  --no-seed         do not seed the MILP (to measure what the seed does)\n"
+            "  --trace T         with a GRAPH JSON: the trace it was made from (its trace_hash\n"
+            "                    must be T's; refused otherwise), for the heuristics' runs\n"
             "  --seed-policies L on a trace: run these eviction policies at the same budget\n"
             "                    (default dtr,dtr-eq,msps,lru; none: no runs); at op level\n"
             "                    (outputs, none) each run, as a schedule of the graph, seeds\n"
@@ -231,6 +234,43 @@ static void print_text(const char *path, const opt_graph *g, uint64_t budget, ui
     printf("solve time:  %.3f s\n", a->seconds);
 }
 
+/* Issue 28, item 7: a graph JSON with the trace it came from (--trace): its trace_hash must be
+ * the trace's content hash, or the two are refused in one line; then the heuristics run on
+ * the trace (seeds when their runs map onto the graph: op level). */
+static int graph_trace_seeds(const char *gpath, const opt_graph *g, const char *tpath,
+                             uint32_t iteration, int coarsen, opt_mode mode, uint64_t bytes,
+                             double ratio, const char *policies, optimal_seeds *seeds,
+                             gms_error *err)
+{
+    char hash[17];
+    int rc = store_hash_file(tpath, hash, err);
+    if (rc)
+        return rc;
+    if (!g->trace_hash[0])
+        return gms_error_set(err, GMS_EINVAL, "%s names no trace_hash (a graph by hand or "
+                             "from an older gpumemsim graph), so it cannot be checked against "
+                             "%s; make it again: gpumemsim graph %s -o GRAPH.json", gpath, tpath,
+                             tpath);
+    if (strcmp(hash, g->trace_hash))
+        return gms_error_set(err, GMS_EINVAL, "%s was made from another trace (trace_hash %s) "
+                             "than %s (%s); give the trace it came from, or make the graph "
+                             "again: gpumemsim graph %s -o GRAPH.json", gpath, g->trace_hash,
+                             tpath, hash, tpath);
+    if (mode != OPT_MODE_MILP)
+        return 0;
+    sim_trace *t;
+    if ((rc = sim_trace_load(tpath, &t, err)) != 0)
+        return rc;
+    uint64_t budget = bytes ? bytes : sim_budget_for_ratio(t, ratio);
+    /* the runs map onto an op-level graph (they are validated against g either way) */
+    opt_coarsen c = coarsen == OPT_COARSEN_LAYERS || coarsen == OPT_COARSEN_NONE
+                        ? (opt_coarsen)coarsen : OPT_COARSEN_OUTPUTS;
+    if (opt_graph_peak(g) > budget)
+        rc = optimal_seeds_run(t, iteration, c, g, budget, policies, seeds, err);
+    sim_trace_free(t);
+    return rc;
+}
+
 /* Issue 28, item 2: a coarse graph's answer (or its infeasibility) against the best
  * heuristic's run at the same bytes; "" when it is not worse or nothing ran. */
 static void worse_than_heuristic(const optimal_seeds *sd, const opt_answer *a, int coarsen,
@@ -306,6 +346,7 @@ int cmd_optimal(int argc, char **argv)
         {"no-seed", no_argument, NULL, 'n'},
         {"no-round", no_argument, NULL, 'N'},
         {"seed-policies", required_argument, NULL, 'P'},
+        {"trace", required_argument, NULL, 'R'},
         {"tighten", no_argument, NULL, 'T'},
         {"formulation", required_argument, NULL, 'F'},
         {"copies", required_argument, NULL, 'C'},
@@ -318,7 +359,7 @@ int cmd_optimal(int argc, char **argv)
     const char *budget_s = NULL, *model = NULL;
     double limit = 0;
     int no_round = 0;
-    const char *seed_policies = "dtr,dtr-eq,msps,lru";
+    const char *seed_policies = "dtr,dtr-eq,msps,lru", *trace_path = NULL;
     optimal_seeds seeds = {.best = -1};
     int json = 0, log = 0, no_seed = 0, tighten = 0, coarsen = OPT_COARSEN_AUTO, c;
     opt_mode mode = OPT_MODE_MILP;
@@ -345,6 +386,7 @@ int cmd_optimal(int argc, char **argv)
         case 'n': no_seed = 1; break;
         case 'N': no_round = 1; break;
         case 'P': seed_policies = optarg; break;
+        case 'R': trace_path = optarg; break;
         case 'T': tighten = 1; break;
         case 'F':
             if (strcmp(optarg, "checkmate") && strcmp(optarg, "moccasin")) {
@@ -448,10 +490,24 @@ int cmd_optimal(int argc, char **argv)
     gms_error err = {0};
     opt_graph *g = NULL;
     char auto_why[768] = "";
+    if (trace_path && !looks_like_graph(path)) {
+        cli_error(CMD, "--trace names the trace of a graph JSON; %s is a trace already: "
+                  "drop --trace", path);
+        return 2;
+    }
     if (looks_like_graph(path)) {
         if (opt_graph_read(path, &g, &err) != 0) {
             cli_error(CMD, "%s", err.msg);
             return 1;
+        }
+        if (trace_path) {
+            int rc = graph_trace_seeds(path, g, trace_path, iteration, coarsen, mode, bytes,
+                                       ratio, seed_policies, &seeds, &err);
+            if (rc) {
+                cli_error(CMD, "%s", err.msg);
+                opt_graph_free(g);
+                return rc == GMS_EINVAL ? 2 : 1;
+            }
         }
     } else {
         sim_trace *t;

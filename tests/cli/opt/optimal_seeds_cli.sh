@@ -58,4 +58,28 @@ assert w and 'worse than' in w and '--coarsen outputs' in w, w
 "$GMS_BIN" optimal "$T" --coarsen layers --budget 0.8 >o 2>err; [ $? -eq 1 ] || fail "layers 0.8"
 grep -q "^note: *the layers graph has no schedule at this budget, but [a-z-]*'s run fits" o \
   || fail "no note on the infeasible layer graph: $(cat o)"
+
+# issue 28, item 7: a graph JSON with the trace it came from (--trace): the trace_hash must
+# match, else one line, exit 2, nothing on stdout; when it does, the runs seed as on the trace
+"$GMS_BIN" graph "$T" --coarsen outputs -o g.json 2>/dev/null || fail "graph"
+M="$GMS_SOURCE_DIR/traces/samples/mlp-small.gmt"
+"$GMS_BIN" optimal g.json --trace "$M" --budget 0.7 >o 2>err; [ $? -eq 2 ] || fail "another trace was taken"
+[ "$(wc -l <err)" -eq 1 ] && grep -q "g.json was made from another trace (trace_hash [0-9a-f]\{16\}) than .*mlp-small.gmt" err \
+  || fail "message: $(cat err)"
+[ -s o ] && fail "output for another trace's graph: $(cat o)"
+python3 -c "
+import json
+d = json.load(open('g.json')); del d['trace_hash']; json.dump(d, open('nohash.json', 'w'))"
+"$GMS_BIN" optimal nohash.json --trace "$T" --budget 0.7 >o 2>err; [ $? -eq 2 ] || fail "no trace_hash taken"
+grep -q "names no trace_hash" err || fail "message: $(cat err)"
+"$GMS_BIN" optimal "$T" --trace "$T" --budget 0.7 >o 2>err; [ $? -eq 2 ] || fail "--trace with a trace"
+"$GMS_BIN" optimal g.json --trace "$T" --budget 0.7 --time-limit 3 --json >gt.json || fail "own trace"
+python3 -c "
+import json
+d = json.load(open('gt.json'))
+h = d['heuristics']
+assert [r['policy'] for r in h] == ['dtr', 'dtr-eq', 'msps', 'lru'], h
+best = min(r['schedule_overhead'] for r in h if r['status'] == 'ok' and r['fits_program'])
+assert d['seed_from'] in [r['policy'] for r in h] and d['overhead'] <= best + 1e-9, (d['seed_from'], d['overhead'])
+" || fail "graph with its trace: $(head -c 2000 gt.json)"
 echo ok
