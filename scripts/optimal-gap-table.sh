@@ -61,8 +61,11 @@ try:
                       if d.get('lower_bound') else None, 'seconds': d['solve_seconds'],
                       'killed': d.get('killed_at_limit')}))
 except Exception:
+    import re
     err = open(sys.argv[3]).read().strip().splitlines()
-    print(json.dumps({'ratio': float(r), 'status': 'error', 'why': err[-1][:90] if err else ''}))
+    m = re.search(r'would need about ([0-9.]+ GB)', err[-1] if err else '')
+    why = ('the program would need ' + m.group(1) + ', over the 8 GB cap') if m else (err[-1][-90:] if err else '')
+    print(json.dumps({'ratio': float(r), 'status': 'refused' if m else 'error', 'why': why}))
 " "$r" "$db.op.json" "$db.op.err" >> "$db.op"
     fi
   done
