@@ -14,8 +14,10 @@
 #include "opt_graph_json.h"
 #include "opt_size.h"
 #include "opt_solve.h"
+#include "optimal_seeds.h"
 #include "optimal_xengine.h"
 #include "sim.h"
+#include "store.h"
 #include "swap_opts.h"
 
 static const char *const CMD = "optimal";
@@ -61,6 +63,16 @@ static void usage(FILE *f)
             "  --json            print one JSON object (keys in docs/optimal.md)\n"
             "  --log             show CBC's log on stderr\n"
             "  --no-seed         do not seed the MILP (to measure what the seed does)\n"
+            "  --trace T         with a GRAPH JSON: the trace it was made from (its trace_hash\n"
+            "                    must be T's; refused otherwise), for the heuristics' runs\n"
+            "  --seed-policies L on a trace: run these eviction policies at the same budget\n"
+            "                    (default dtr,dtr-eq,msps,lru; none: no runs); at op level\n"
+            "                    (outputs, none) each run, as a schedule of the graph, seeds\n"
+            "                    the MILP, so the answer is never worse than the best that\n"
+            "                    fits the program's memory; on a coarser graph an answer worse\n"
+            "                    than the best run is said so\n"
+            "  --no-round        do not round the search's LP solutions into schedules (to\n"
+            "                    measure what that does; docs/optimal.md)\n"
             "  --tighten         our extension of the authors' program: one inequality per\n"
             "                    hazard instead of their aggregated FREE_E bound, FREE_E\n"
             "                    continuous; same optimum, tighter LP bound (docs/optimal.md)\n"
@@ -211,11 +223,112 @@ static void print_text(const char *path, const opt_graph *g, uint64_t budget, ui
         printf("seed:        a heuristic schedule of %.9g ms%s\n", a->seed_objective,
                a->skipped_search && !a->killed_at_limit ? " (no search: the time left was shorter than the LP took, "
                                    "and CBC's root LP ignores the time limit)" : "");
+    if (a->rounded)
+        printf("incumbent:   the search's LP solutions rounded (%ld of them), cheaper than the "
+               "seed and than any schedule CBC reported\n", a->round_calls);
     if (a->killed_at_limit)
         printf("search:      stopped by the time limit (the solver ran past it and its process "
-               "was killed; what it found died with it, so %s)\n",
-               a->schedule ? "the answer is the seed" : "no schedule is known");
+               "was killed; what CBC found itself died with it, so %s)\n",
+               !a->schedule ? "no schedule is known" : a->rounded ? "the answer is the best "
+               "rounding of its LP solutions" : "the answer is the seed");
     printf("solve time:  %.3f s\n", a->seconds);
+}
+
+/* Issue 28, item 7: a graph JSON with the trace it came from (--trace): its trace_hash must be
+ * the trace's content hash, or the two are refused in one line; then the heuristics run on
+ * the trace (seeds when their runs map onto the graph: op level). */
+static int graph_trace_seeds(const char *gpath, const opt_graph *g, const char *tpath,
+                             uint32_t iteration, int coarsen, opt_mode mode, uint64_t bytes,
+                             double ratio, const char *policies, optimal_seeds *seeds,
+                             gms_error *err)
+{
+    char hash[17];
+    int rc = store_hash_file(tpath, hash, err);
+    if (rc)
+        return rc;
+    if (!g->trace_hash[0])
+        return gms_error_set(err, GMS_EINVAL, "%s names no trace_hash (a graph by hand or "
+                             "from an older gpumemsim graph), so it cannot be checked against "
+                             "%s; make it again: gpumemsim graph %s -o GRAPH.json", gpath, tpath,
+                             tpath);
+    if (strcmp(hash, g->trace_hash))
+        return gms_error_set(err, GMS_EINVAL, "%s was made from another trace (trace_hash %s) "
+                             "than %s (%s); give the trace it came from, or make the graph "
+                             "again: gpumemsim graph %s -o GRAPH.json", gpath, g->trace_hash,
+                             tpath, hash, tpath);
+    if (mode != OPT_MODE_MILP)
+        return 0;
+    sim_trace *t;
+    if ((rc = sim_trace_load(tpath, &t, err)) != 0)
+        return rc;
+    uint64_t budget = bytes ? bytes : sim_budget_for_ratio(t, ratio);
+    /* the runs map onto an op-level graph (they are validated against g either way) */
+    opt_coarsen c = coarsen == OPT_COARSEN_LAYERS || coarsen == OPT_COARSEN_NONE
+                        ? (opt_coarsen)coarsen : OPT_COARSEN_OUTPUTS;
+    if (opt_graph_peak(g) > budget)
+        rc = optimal_seeds_run(t, iteration, c, g, budget, policies, seeds, err);
+    sim_trace_free(t);
+    return rc;
+}
+
+/* Issue 28, item 2: a coarse graph's answer (or its infeasibility) against the best
+ * heuristic's run at the same bytes; "" when it is not worse or nothing ran. */
+static void worse_than_heuristic(const optimal_seeds *sd, const opt_answer *a, int coarsen,
+                                 char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (sd->best < 0 || coarsen != OPT_COARSEN_LAYERS)
+        return;
+    const optimal_seed_run *b = &sd->run[sd->best];
+    double ov = a->schedule && a->compute > 0 ? a->objective / a->compute : 0;
+    if (a->status == OPT_STATUS_INFEASIBLE)
+        snprintf(buf, len, "the layers graph has no schedule at this budget, but %s's run fits "
+                 "(overhead %.4f): a layer node is too coarse; --coarsen outputs can express "
+                 "that run (it seeds the MILP there)", b->policy, b->overhead);
+    else if (a->schedule && ov > b->overhead)
+        snprintf(buf, len, "the layers graph's answer (overhead %.4f) is worse than %s's run "
+                 "(%.4f) at this budget: layer granularity cannot express it; --coarsen "
+                 "outputs can (each run seeds the MILP there, so it never answers worse than "
+                 "one that fits)", ov, b->policy, b->overhead);
+}
+
+static json_t *seeds_json(const optimal_seeds *sd)
+{
+    json_t *arr = json_array();
+    for (uint32_t k = 0; arr && k < sd->n; k++) {
+        const optimal_seed_run *r = &sd->run[k];
+        json_t *o = json_pack("{s:s, s:s}", "policy", r->policy, "status", r->status);
+        if (!o)
+            continue;
+        json_object_set_new(o, "overhead", !strcmp(r->status, "ok") ? json_real(r->overhead)
+                                                                     : json_null());
+        json_object_set_new(o, "schedule_overhead", r->schedule ?
+                            json_real(r->program_overhead) : json_null());
+        json_object_set_new(o, "fits_program", r->schedule ? json_boolean(r->fits)
+                                                            : json_null());
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+static void print_seeds(const optimal_seeds *sd, const opt_answer *a)
+{
+    if (sd->n == 0)
+        return;
+    printf("heuristics:  ");
+    for (uint32_t k = 0; k < sd->n; k++) {
+        const optimal_seed_run *r = &sd->run[k];
+        if (strcmp(r->status, "ok"))
+            printf("%s%s %s", k ? ", " : "", r->policy, r->status);
+        else
+            printf("%s%s %.4f", k ? ", " : "", r->policy, r->overhead);
+        if (r->schedule)
+            printf(r->fits ? " (as a schedule %.4f)" : " (as a schedule %.4f, over the "
+                   "program's memory)", r->program_overhead);
+    }
+    printf("\n");
+    if (a->seeded && a->seed_from)
+        printf("seed from:   %s\n", a->seed_from);
 }
 
 int cmd_optimal(int argc, char **argv)
@@ -231,6 +344,9 @@ int cmd_optimal(int argc, char **argv)
         {"coarsen", required_argument, NULL, 'c'},
         {"log", no_argument, NULL, 'l'},
         {"no-seed", no_argument, NULL, 'n'},
+        {"no-round", no_argument, NULL, 'N'},
+        {"seed-policies", required_argument, NULL, 'P'},
+        {"trace", required_argument, NULL, 'R'},
         {"tighten", no_argument, NULL, 'T'},
         {"formulation", required_argument, NULL, 'F'},
         {"copies", required_argument, NULL, 'C'},
@@ -242,6 +358,9 @@ int cmd_optimal(int argc, char **argv)
     };
     const char *budget_s = NULL, *model = NULL;
     double limit = 0;
+    int no_round = 0;
+    const char *seed_policies = "dtr,dtr-eq,msps,lru", *trace_path = NULL;
+    optimal_seeds seeds = {.best = -1};
     int json = 0, log = 0, no_seed = 0, tighten = 0, coarsen = OPT_COARSEN_AUTO, c;
     opt_mode mode = OPT_MODE_MILP;
     int relax = 0, appr = 0, moccasin = 0, boundary = 0, copies_given = 0;
@@ -265,6 +384,9 @@ int cmd_optimal(int argc, char **argv)
         case 'j': json = 1; break;
         case 'l': log = 1; break;
         case 'n': no_seed = 1; break;
+        case 'N': no_round = 1; break;
+        case 'P': seed_policies = optarg; break;
+        case 'R': trace_path = optarg; break;
         case 'T': tighten = 1; break;
         case 'F':
             if (strcmp(optarg, "checkmate") && strcmp(optarg, "moccasin")) {
@@ -368,10 +490,24 @@ int cmd_optimal(int argc, char **argv)
     gms_error err = {0};
     opt_graph *g = NULL;
     char auto_why[768] = "";
+    if (trace_path && !looks_like_graph(path)) {
+        cli_error(CMD, "--trace names the trace of a graph JSON; %s is a trace already: "
+                  "drop --trace", path);
+        return 2;
+    }
     if (looks_like_graph(path)) {
         if (opt_graph_read(path, &g, &err) != 0) {
             cli_error(CMD, "%s", err.msg);
             return 1;
+        }
+        if (trace_path) {
+            int rc = graph_trace_seeds(path, g, trace_path, iteration, coarsen, mode, bytes,
+                                       ratio, seed_policies, &seeds, &err);
+            if (rc) {
+                cli_error(CMD, "%s", err.msg);
+                opt_graph_free(g);
+                return rc == GMS_EINVAL ? 2 : 1;
+            }
         }
     } else {
         sim_trace *t;
@@ -392,9 +528,16 @@ int cmd_optimal(int argc, char **argv)
         } else {
             rc = opt_graph_from_trace(t, iteration, (opt_coarsen)coarsen, &g, NULL, &err);
         }
+        /* the heuristics' runs at the same bytes: seeds at op level, a yardstick at any */
+        if (rc == 0 && mode == OPT_MODE_MILP && !xo.host && !xo.link &&
+            opt_graph_peak(g) > (bytes ? bytes : sim_budget_for_ratio(t, ratio)))
+            rc = optimal_seeds_run(t, iteration, (opt_coarsen)coarsen, g,
+                                   bytes ? bytes : sim_budget_for_ratio(t, ratio),
+                                   seed_policies, &seeds, &err);
         sim_trace_free(t);
         if (rc) {
             cli_error(CMD, "%s: %s", path, err.msg);
+            opt_graph_free(g);
             return rc == GMS_EINVAL ? 2 : 1;
         }
     }
@@ -413,6 +556,7 @@ int cmd_optimal(int argc, char **argv)
         if (no) {
             cli_error(CMD, "%s is for the single-device program; the two-device program "
                       "(a cost_host in the graph, --host-memory or --link) has no %s", no, no);
+            optimal_seeds_free(&seeds);
             opt_graph_free(g);
             return 2;
         }
@@ -420,20 +564,26 @@ int cmd_optimal(int argc, char **argv)
         xe.json = json, xe.log = log, xe.no_seed = no_seed, xe.time_limit = limit;
         xe.write_model = model;
         int xrc = optimal_xe_run(CMD, g, &xe);
+        optimal_seeds_free(&seeds);
         opt_graph_free(g);
         return xrc;
     }
     opt_request rq = {.budget = budget, .mode = mode, .time_limit = limit,
                       .write_model = model, .log = log, .no_seed = no_seed,
-                      .tighten = tighten,
+                      .no_round = no_round, .tighten = tighten,
+                      .seeds = seeds.seeds, .seed_names = seeds.names,
+                      .n_seeds = seeds.n_seeds,
                       .formulation = moccasin ? OPT_FORM_MOCCASIN : OPT_FORM_CHECKMATE,
                       .copies = copies};
     opt_answer a;
     if (opt_solve(g, &rq, &a, &err) != 0) {
         cli_error(CMD, "%s: %s", path, err.msg);
+        optimal_seeds_free(&seeds);
         opt_graph_free(g);
         return 1;
     }
+    char worse[400] = "";
+    worse_than_heuristic(&seeds, &a, coarsen, worse, sizeof worse);
     char sentence[512] = "";
     if (a.status == OPT_STATUS_INFEASIBLE)
         infeasible_sentence(g, budget, &a, sentence, sizeof sentence);
@@ -486,6 +636,9 @@ int cmd_optimal(int argc, char **argv)
             json_object_set_new(o, "killed_at_limit", json_boolean(a.killed_at_limit));
             json_object_set_new(o, "rounds", json_integer(a.rounds));
             json_object_set_new(o, "improved_rounds", json_integer(a.improved_rounds));
+            /* the answer is the search's LP rounded (it beat the seed and CBC's own) */
+            json_object_set_new(o, "rounded", json_boolean(a.rounded));
+            json_object_set_new(o, "round_calls", json_integer(a.round_calls));
         }
         if (mode == OPT_MODE_APPROX)
             json_object_set_new(o, "threshold", a.schedule ? json_real(a.threshold) : json_null());
@@ -498,6 +651,13 @@ int cmd_optimal(int argc, char **argv)
         }
         if (sentence[0])
             json_object_set_new(o, "message", json_string(sentence));
+        if (mode == OPT_MODE_MILP) {
+            json_object_set_new(o, "seed_from", a.seeded && a.seed_from ?
+                                json_string(a.seed_from) : json_null());
+            json_object_set_new(o, "heuristics", seeds_json(&seeds));
+            json_object_set_new(o, "worse_than_heuristic", worse[0] ? json_string(worse)
+                                                                    : json_null());
+        }
         if (a.status == OPT_STATUS_INFEASIBLE) {
             json_object_set_new(o, "min_budget_at_least", json_integer((json_int_t)a.floor));
             json_object_set_new(o, "min_budget_at_most", a.heuristic_fit != UINT64_MAX ?
@@ -510,11 +670,15 @@ int cmd_optimal(int argc, char **argv)
         json_decref(o);
     } else {
         print_text(path, g, budget, peak0, ref, mode, &a);
+        print_seeds(&seeds, &a);
+        if (worse[0])
+            printf("note:        %s\n", worse);
     }
     if (sentence[0])
         cli_error(CMD, "%s: %s", opt_status_name(a.status), sentence);
     int rc = a.status == OPT_STATUS_OPTIMAL || a.status == OPT_STATUS_FEASIBLE ? 0 : 1;
     opt_answer_clear(&a);
+    optimal_seeds_free(&seeds);
     opt_graph_free(g);
     return rc;
 }

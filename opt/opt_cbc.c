@@ -7,6 +7,8 @@
 
 #include <Cbc_C_Interface.h>
 #include <Clp_C_Interface.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +118,87 @@ static int solve_lp(const opt_program *p, const opt_solver_opts *o, CoinBigIndex
     return 0;
 }
 
+/* The rounding hook (opt_solver_opts.round) as a CBC cut generator that adds no cuts: CBC
+ * 2.10's C API reaches the search's LP solutions only through a cut callback, on the
+ * preprocessed model, whose columns keep the names we gave them ("c<index>",
+ * Cbc_addCutCallback keeps names through preprocessing); map turns its columns into ours. */
+typedef struct round_hook {
+    const opt_program *p;
+    const opt_solver_opts *o;
+    int *map;        /* preprocessed column -> our column, or -1 */
+    int map_n;       /* columns map was made for (-1: none yet) */
+    double *lp, *x, *best;
+    double best_obj;
+    long calls;
+    int failed;      /* out of memory: the hook stays quiet */
+} round_hook;
+
+static void COINLINKAGE_CB round_cut_callback(void *osi, void *cuts, void *appdata)
+{
+    (void)cuts;
+    round_hook *h = appdata;
+    if (h->failed)
+        return;
+    int n = Osi_getNumCols(osi);
+    if (n != h->map_n) {
+        free(h->map);
+        h->map = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *h->map);
+        if (!h->map) {
+            h->failed = 1;
+            return;
+        }
+        char name[32];
+        for (int i = 0; i < n; i++) {
+            name[0] = 0;
+            Osi_getColName(osi, i, name, (int)sizeof name - 1);
+            name[sizeof name - 1] = 0;
+            char *end;
+            unsigned long c = name[0] == 'c' ? strtoul(name + 1, &end, 10) : ULONG_MAX;
+            h->map[i] = c < h->p->n_cols && name[1] && !*end ? (int)c : -1;
+        }
+        h->map_n = n;
+    }
+    const double *sol = Osi_getColSolution(osi);
+    if (!sol)
+        return;
+    memset(h->lp, 0, (size_t)h->p->n_cols * sizeof *h->lp);
+    for (int i = 0; i < n; i++)
+        if (h->map[i] >= 0)
+            h->lp[h->map[i]] = sol[i];
+    double obj;
+    h->calls++;
+    if (h->o->round(h->o->round_ctx, h->lp, h->x, &obj) && obj < h->best_obj) {
+        double *t = h->best;
+        h->best = h->x;
+        h->x = t;
+        h->best_obj = obj;
+    }
+}
+
+static void round_hook_free(round_hook *h)
+{
+    free(h->map), free(h->lp), free(h->x), free(h->best);
+}
+
+/* Names every column "c<index>" and adds the hook; 0, or -1 (out of memory). */
+static int round_hook_add(Cbc_Model *m, const opt_program *p, const opt_solver_opts *o,
+                          round_hook *h)
+{
+    memset(h, 0, sizeof *h);
+    h->p = p, h->o = o, h->map_n = -1, h->best_obj = INFINITY;
+    size_t bytes = ((size_t)p->n_cols + 1) * sizeof(double);
+    h->lp = malloc(bytes), h->x = malloc(bytes), h->best = malloc(bytes);
+    if (!h->lp || !h->x || !h->best)
+        return -1;
+    char name[32];
+    for (uint32_t c = 0; c < p->n_cols; c++) {
+        snprintf(name, sizeof name, "c%u", c);
+        Cbc_setColName(m, (int)c, name);
+    }
+    Cbc_addCutCallback(m, round_cut_callback, "gms-lp-rounding", h);
+    return 0;
+}
+
 int opt_solver_solve(const opt_program *p, const opt_graph *g, const opt_solver_opts *o,
                      opt_solver_result *r, gms_error *err)
 {
@@ -201,6 +284,15 @@ int opt_solver_solve(const opt_program *p, const opt_graph *g, const opt_solver_
     }
     if (o->has_cutoff)
         Cbc_setCutoff(m, o->cutoff);
+    round_hook hook;
+    memset(&hook, 0, sizeof hook);
+    hook.best_obj = INFINITY; /* none */
+    if (o->round && n_int > 0 && round_hook_add(m, p, o, &hook) != 0) {
+        round_hook_free(&hook);
+        free(idx), free(val);
+        Cbc_deleteModel(m);
+        return gms_error_set(err, GMS_ENOMEM, "out of memory for the rounding hook");
+    }
     double t0 = now_s();
     Cbc_solve(m);
     r->seconds = now_s() - t0;
@@ -252,6 +344,22 @@ int opt_solver_solve(const opt_program *p, const opt_graph *g, const opt_solver_
         }
         memcpy(r->x, sol, (size_t)p->n_cols * sizeof *r->x);
     }
+    r->round_calls = hook.calls;
+    /* the hook's best beats CBC's (or CBC kept none, e.g. stopped by its limit): answer
+     * with it; CBC's bound stays a bound */
+    if (isfinite(hook.best_obj) && (!r->x || hook.best_obj < r->objective - 1e-9 * fabs(r->objective))) {
+        if (!r->x && !(r->x = malloc(((size_t)p->n_cols + 1) * sizeof *r->x))) {
+            round_hook_free(&hook);
+            Cbc_deleteModel(m);
+            return gms_error_set(err, GMS_ENOMEM, "out of memory reading CBC's solution");
+        }
+        memcpy(r->x, hook.best, (size_t)p->n_cols * sizeof *r->x);
+        r->objective = hook.best_obj;
+        r->rounded = 1;
+        if (r->status != OPT_STATUS_OPTIMAL)
+            r->status = OPT_STATUS_FEASIBLE;
+    }
+    round_hook_free(&hook);
     if (r->status == OPT_STATUS_OPTIMAL && r->bound > r->objective)
         r->bound = r->objective;
     Cbc_deleteModel(m);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -44,8 +45,47 @@ static int write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
+/* The best rounded solution (opt_solver_opts.round) the child has found, in memory shared
+ * with the parent, so that it survives a kill: two slots, the child writes the one not
+ * current and then publishes it, so a kill in mid-copy leaves the last whole one current. The
+ * parent reads it only after reaping the child. */
+typedef struct kept {
+    volatile int current; /* slot of the best, or -1 */
+    volatile long calls;  /* LP solutions given to round */
+    double obj[2];
+    double x[];           /* two slots of n_cols values */
+} kept;
+
+typedef struct kept_hook {
+    kept *k;
+    uint32_t n_cols;
+    int (*round)(void *ctx, const double *lp_x, double *x_out, double *obj);
+    void *ctx;
+} kept_hook;
+
+static int keep_round(void *ctx, const double *lp_x, double *x_out, double *obj)
+{
+    kept_hook *h = ctx;
+    h->k->calls++;
+    if (!h->round(h->ctx, lp_x, x_out, obj))
+        return 0;
+    kept *k = h->k;
+    if (k->current < 0 || *obj < k->obj[k->current]) {
+        int slot = k->current == 0;
+        memcpy(k->x + (size_t)slot * h->n_cols, x_out, (size_t)h->n_cols * sizeof *x_out);
+        k->obj[slot] = *obj;
+        __atomic_store_n(&k->current, slot, __ATOMIC_RELEASE);
+    }
+    return 1;
+}
+
+static size_t kept_bytes(const opt_program *p)
+{
+    return sizeof(kept) + 2 * (size_t)p->n_cols * sizeof(double);
+}
+
 static _Noreturn void child(int fd, opt_child_solver solve, const opt_program *p,
-                            const opt_graph *g, const opt_solver_opts *o)
+                            const opt_graph *g, const opt_solver_opts *o, kept *k)
 {
     /* the parent's interrupt handlers (gms_tmpfile.c removes unfinished outputs) are not the
      * child's business: a Ctrl-C ends the child plainly */
@@ -63,13 +103,21 @@ static _Noreturn void child(int fd, opt_child_solver solve, const opt_program *p
     memcpy(m.magic, "GMSC", 4);
     opt_solver_result r;
     memset(&r, 0, sizeof r);
-    m.rc = solve(p, g, o, &r, &m.err);
+    opt_solver_opts oc = *o;
+    kept_hook kh = {.k = k, .n_cols = p->n_cols, .round = o->round, .ctx = o->round_ctx};
+    if (k) {
+        oc.round = keep_round;
+        oc.round_ctx = &kh;
+    }
+    m.rc = solve(p, g, &oc, &r, &m.err);
     if (m.rc == 0) {
         m.status = (int32_t)r.status;
         m.objective = r.objective;
         m.bound = r.bound;
         m.seconds = r.seconds;
         m.nodes = r.nodes;
+        m.rounded = r.rounded;
+        m.round_calls = r.round_calls;
         m.n_x = r.x ? p->n_cols : 0;
     }
     int ok = write_all(fd, &m, sizeof m) == 0 &&
@@ -112,14 +160,10 @@ static int read_answer(int fd, char *buf, size_t cap, size_t *got, double deadli
     }
 }
 
-int opt_child_solve_with(opt_child_solver solve, const opt_program *p, const opt_graph *g,
-                         const opt_solver_opts *o, opt_solver_result *r, int *killed,
-                         gms_error *err)
+static int solve_in_child(opt_child_solver solve, const opt_program *p, const opt_graph *g,
+                          const opt_solver_opts *o, kept *k, opt_solver_result *r, int *killed,
+                          gms_error *err)
 {
-    memset(r, 0, sizeof *r);
-    *killed = 0;
-    if (o->time_limit <= 0)
-        return solve(p, g, o, r, err);
     size_t cap = sizeof(opt_child_msg) + (size_t)p->n_cols * sizeof(double);
     char *buf = malloc(cap + 1);
     if (!buf)
@@ -144,7 +188,7 @@ int opt_child_solve_with(opt_child_solver solve, const opt_program *p, const opt
     }
     if (pid == 0) {
         close(fds[0]);
-        child(fds[1], solve, p, g, o);
+        child(fds[1], solve, p, g, o, k);
     }
     close(fds[1]);
     size_t got;
@@ -177,6 +221,8 @@ int opt_child_solve_with(opt_child_solver solve, const opt_program *p, const opt
             r->bound = m.bound;
             r->seconds = m.seconds;
             r->nodes = m.nodes;
+            r->rounded = m.rounded;
+            r->round_calls = m.round_calls;
             if (m.n_x) {
                 r->x = malloc(((size_t)p->n_cols + 1) * sizeof *r->x);
                 if (!r->x) {
@@ -212,6 +258,44 @@ int opt_child_solve_with(opt_child_solver solve, const opt_program *p, const opt
                          "a whole answer (%zu of at least %zu bytes)", opt_solver_name(),
                          w == pid && WIFEXITED(status) ? WEXITSTATUS(status) : -1, waited, got,
                          sizeof m);
+}
+
+int opt_child_solve_with(opt_child_solver solve, const opt_program *p, const opt_graph *g,
+                         const opt_solver_opts *o, opt_solver_result *r, int *killed,
+                         gms_error *err)
+{
+    memset(r, 0, sizeof *r);
+    *killed = 0;
+    if (o->time_limit <= 0)
+        return solve(p, g, o, r, err);
+    kept *k = NULL;
+    if (o->round) {
+        void *at = mmap(NULL, kept_bytes(p), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                        -1, 0);
+        if (at == MAP_FAILED)
+            return gms_error_set(err, GMS_ENOMEM, "out of memory for the solver's incumbent");
+        k = at;
+        k->current = -1;
+    }
+    int rc = solve_in_child(solve, p, g, o, k, r, killed, err);
+    /* killed: the best rounded solution the child found, not lost with it */
+    if (rc == 0 && *killed && k)
+        r->round_calls = k->calls;
+    if (rc == 0 && *killed && k && k->current >= 0) {
+        int slot = __atomic_load_n(&k->current, __ATOMIC_ACQUIRE);
+        r->x = malloc(((size_t)p->n_cols + 1) * sizeof *r->x);
+        if (!r->x)
+            rc = gms_error_set(err, GMS_ENOMEM, "out of memory for the solution");
+        else {
+            memcpy(r->x, k->x + (size_t)slot * p->n_cols, (size_t)p->n_cols * sizeof *r->x);
+            r->objective = k->obj[slot];
+            r->status = OPT_STATUS_FEASIBLE;
+            r->rounded = 1;
+        }
+    }
+    if (k)
+        munmap(k, kept_bytes(p));
+    return rc;
 }
 
 int opt_child_solve(const opt_program *p, const opt_graph *g, const opt_solver_opts *o,

@@ -6,8 +6,10 @@
  * callbacks only; the incumbent callback came after 2.10). So the solve runs in a forked
  * child with CBC's own limit set as before, and the parent waits at most the limit plus
  * opt_child_grace(); then it kills the child (SIGKILL), reaps it and says so. Whatever CBC
- * found until then dies with the child: 2.10's message callback gives a new incumbent's
- * objective but not its values, so nothing better than the caller's seed can be streamed back.
+ * found itself until then dies with the child (2.10's message callback gives a new
+ * incumbent's objective but not its values); what the caller's rounding hook
+ * (opt_solver_opts.round) made of CBC's LP solutions does not: the child keeps the best in
+ * memory shared with the parent, and a killed solve answers with it (r->rounded).
  *
  * The child's answer comes back over a pipe (both ends are the same binary, so native byte
  * order and layout): one opt_child_msg, then n_x doubles, the solution (p->n_cols values, or
@@ -31,6 +33,8 @@ typedef struct opt_child_msg {
     double bound;
     double seconds;     /* the solve's wall time, measured in the child */
     int64_t nodes;
+    int32_t rounded;    /* opt_solver_result's */
+    int64_t round_calls;
     gms_error err;
 } opt_child_msg;
 
@@ -41,9 +45,11 @@ double opt_child_grace(double limit);
 
 /* Solves p as opt_solver_solve does. With o->time_limit > 0 in a child process, killed after
  * o->time_limit + opt_child_grace(): then *killed = 1 and r says OPT_STATUS_UNKNOWN with no
- * solution, bound -1 and the wall time waited; that is an answer, not an error. With no limit
- * in this process (nothing to enforce). Errors: the child's own (passed on), a pipe or fork
- * that fails, a child that dies (a signal, or an exit without an answer), GMS_ENOMEM. */
+ * solution, bound -1 and the wall time waited (or, when o->round made a solution before the
+ * kill, OPT_STATUS_FEASIBLE with the best of them, r->rounded = 1); that is an answer, not an
+ * error. With no limit in this process (nothing to enforce). Errors: the child's own (passed
+ * on), a pipe or fork that fails, a child that dies (a signal, or an exit without an answer),
+ * GMS_ENOMEM. */
 int opt_child_solve(const opt_program *p, const opt_graph *g, const opt_solver_opts *o,
                     opt_solver_result *r, int *killed, gms_error *err);
 

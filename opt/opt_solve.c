@@ -92,44 +92,100 @@ static void explain_infeasible(const opt_graph *g, opt_answer *a)
     a->heuristic_fit = g->constant_bytes + opt_greedy_min_budget(g, lo, peak > lo ? peak : lo);
 }
 
-/* Keeps *best the cheaper of *best and cand when cand fits act and is correct; frees the
- * other. */
-static void keep_cheaper(const opt_graph *g, uint64_t act, uint32_t copies, opt_schedule **best,
-                         opt_schedule *cand)
+/* Keeps *best the cheaper of *best and cand when cand fits act and is correct (*best_name
+ * follows: name); frees the other. */
+static void keep_cheaper_named(const opt_graph *g, uint64_t act, uint32_t copies,
+                               opt_schedule **best, const char **best_name, opt_schedule *cand,
+                               const char *name)
 {
     if (cand && opt_schedule_peak(g, cand) <= act && opt_schedule_check(g, cand, NULL, 0) == 0 &&
         opt_moccasin_fits(cand, copies) &&
         (!*best || opt_schedule_cost(g, cand) < opt_schedule_cost(g, *best))) {
         opt_schedule_free(*best);
         *best = cand;
+        if (best_name)
+            *best_name = name;
     } else {
         opt_schedule_free(cand);
     }
 }
 
-/* The seed: the cheapest of checkpoint-all (when it fits), the greedy schedule and the LP
- * solution rounded at 0.1 .. 0.9 (lp may be NULL). NULL when none fits. */
-static opt_schedule *seed_schedule(const opt_graph *g, uint64_t act, uint32_t copies,
-                                   const opt_program *lp, const double *x)
+static void keep_cheaper(const opt_graph *g, uint64_t act, uint32_t copies, opt_schedule **best,
+                         opt_schedule *cand)
 {
+    keep_cheaper_named(g, act, copies, best, NULL, cand, NULL);
+}
+
+static opt_schedule *copy_schedule(const opt_schedule *s)
+{
+    opt_schedule *c = opt_schedule_new(s->n);
+    if (c) {
+        memcpy(c->R, s->R, (size_t)s->n * s->n);
+        memcpy(c->S, s->S, (size_t)s->n * s->n);
+    }
+    return c;
+}
+
+/* The seed: the cheapest of checkpoint-all (when it fits), the greedy schedule, the LP
+ * solution rounded at 0.1 .. 0.9 (lp may be NULL) and the request's own seeds (heuristics'
+ * runs). NULL when none fits; *name says which. */
+static opt_schedule *seed_schedule(const opt_graph *g, uint64_t act, const opt_request *rq,
+                                   const opt_program *lp, const double *x, const char **name)
+{
+    uint32_t copies = copies_of(rq);
     opt_schedule *best = NULL, *s = opt_schedule_new(g->n);
+    *name = NULL;
     if (s) {
         opt_schedule_checkpoint_all(g, s);
-        keep_cheaper(g, act, copies, &best, s);
+        keep_cheaper_named(g, act, copies, &best, name, s, "checkpoint-all");
     }
     s = opt_schedule_new(g->n);
     if (s && opt_schedule_greedy(g, act, s) != 0) {
         opt_schedule_free(s);
         s = NULL;
     }
-    keep_cheaper(g, act, copies, &best, s);
+    keep_cheaper_named(g, act, copies, &best, name, s, "greedy");
     for (int k = 1; lp && x && k <= 9; k++) {
         s = opt_schedule_new(g->n);
         if (s)
             opt_program_schedule(lp, g, x, k / 10.0, 1, s);
-        keep_cheaper(g, act, copies, &best, s);
+        keep_cheaper_named(g, act, copies, &best, name, s, "lp-rounding");
     }
+    for (uint32_t k = 0; k < rq->n_seeds; k++)
+        if (rq->seeds[k] && rq->seeds[k]->n == g->n)
+            keep_cheaper_named(g, act, copies, &best, name, copy_schedule(rq->seeds[k]),
+                               rq->seed_names ? rq->seed_names[k] : "given");
     return best;
+}
+
+/* The rounding hook (opt_solver_opts.round; issue 28, item 3): the search's LP solutions (each
+ * root cut pass tightens the LP, each node fixes more) rounded as the seed's LP is (S at 0.1 ..
+ * 0.9, the cheapest R for it), the cheapest that fits and is correct. CBC 2.10 reports no
+ * incumbent from a search killed at its limit; these survive it (opt_child.h). */
+typedef struct lp_rounder {
+    const opt_graph *g;
+    const opt_program *p;
+    uint64_t act;
+    uint32_t copies;
+} lp_rounder;
+
+static int round_lp(void *ctx, const double *lp_x, double *x_out, double *obj)
+{
+    const lp_rounder *lr = ctx;
+    opt_schedule *best = NULL;
+    for (int k = 1; k <= 9; k++) {
+        opt_schedule *s = opt_schedule_new(lr->g->n);
+        if (s)
+            opt_program_schedule(lr->p, lr->g, lp_x, k / 10.0, 1, s);
+        keep_cheaper(lr->g, lr->act, lr->copies, &best, s);
+    }
+    if (!best)
+        return 0;
+    memset(x_out, 0, (size_t)lr->p->n_cols * sizeof *x_out);
+    opt_program_start(lr->p, lr->g, best, x_out);
+    *obj = opt_schedule_cost(lr->g, best);
+    opt_schedule_free(best);
+    return 1;
 }
 
 static double remaining(const opt_request *rq, double t0)
@@ -224,11 +280,7 @@ static int milp_rounds(const opt_program *p, const opt_graph *g, const opt_reque
         }
         a->nodes += rr.nodes;
         a->rounds++;
-        if (killed) {
-            a->killed_at_limit = 1;
-            free(rr.x);
-            break;
-        }
+        r->round_calls += rr.round_calls;
         if (rr.x && rr.objective < best) { /* a better schedule: the next round starts there */
             best = rr.objective;
             free(start);
@@ -236,9 +288,14 @@ static int milp_rounds(const opt_program *p, const opt_graph *g, const opt_reque
             r->x = start;
             r->objective = best;
             r->status = OPT_STATUS_FEASIBLE;
+            r->rounded = rr.rounded;
             a->improved_rounds++;
         } else {
             free(rr.x);
+        }
+        if (killed) { /* with what its rounding hook found, kept above */
+            a->killed_at_limit = 1;
+            break;
         }
         if (rr.bound >= 0)
             r->bound = isfinite(best) && rr.bound > best ? best : rr.bound;
@@ -268,15 +325,23 @@ static int milp(const opt_graph *g, uint64_t act, const opt_request *rq, double 
     if (rc)
         return rc;
     double *start = NULL;
-    opt_schedule *seed = rq->no_seed ? NULL : seed_schedule(g, act, copies_of(rq), lp, lp_x);
+    const char *seed_name = NULL;
+    opt_schedule *seed = rq->no_seed ? NULL : seed_schedule(g, act, rq, lp, lp_x, &seed_name);
     if (seed) {
+        a->seed_from = seed_name;
         start = malloc(((size_t)p->n_cols + 1) * sizeof *start);
         if (start)
             opt_program_start(p, g, seed, start);
         a->seeded = 1;
         a->seed_objective = opt_schedule_cost(g, seed);
     }
-    opt_solver_opts o = {.time_limit = remaining(rq, t0), .start = start, .log = rq->log};
+    lp_rounder lr = {.g = g, .p = p, .act = act, .copies = copies_of(rq)};
+    opt_solver_opts o = {.time_limit = remaining(rq, t0), .start = start, .log = rq->log,
+                         .round = rq->no_round || rq->time_limit <= 0 ? NULL : round_lp,
+                         .round_ctx = &lr};
+    /* the hook only with a limit: without one nothing is killed and CBC's own answer stands
+     * (and CBC 2.10.8's preprocessing with kept names leaks 30 kB in CoinPresolve, which
+     * LeakSanitizer reports in process; a limited solve's child ends with _exit) */
     opt_solver_result r;
     if (rq->write_model)
         rc = opt_program_write_lp(p, g, rq->write_model, err);
@@ -310,6 +375,8 @@ static int milp(const opt_graph *g, uint64_t act, const opt_request *rq, double 
     a->status = r.status;
     a->nodes = r.nodes;
     a->solver_bound = r.bound;
+    a->rounded = r.rounded;
+    a->round_calls = r.round_calls;
     if (r.x) {
         /* the authors prune R after solving; keep the solver's R if pruning raised memory */
         opt_schedule *s = opt_schedule_new(g->n);
@@ -324,6 +391,7 @@ static int milp(const opt_graph *g, uint64_t act, const opt_request *rq, double 
     if (seed && (!a->schedule || opt_schedule_cost(g, seed) < opt_schedule_cost(g, a->schedule))) {
         opt_schedule_free(a->schedule);
         a->schedule = seed;
+        a->rounded = 0;
         seed = NULL;
         if (a->status != OPT_STATUS_OPTIMAL)
             a->status = OPT_STATUS_FEASIBLE;

@@ -33,6 +33,13 @@ typedef struct opt_request {
     int tighten;             /* our tightened program (opt_program.h), not the authors' */
     opt_formulation formulation;
     uint32_t copies;         /* MOCCASIN's C (0: OPT_MOCCASIN_COPIES_DEFAULT) */
+    /* More schedules to seed the MILP from (heuristics' runs, opt_run_seed.h), named: the
+     * seed is the cheapest of all that fit, so the answer is never worse than any of them */
+    const opt_schedule *const *seeds;
+    const char *const *seed_names;
+    uint32_t n_seeds;
+    int no_round;            /* do not round the search's LP solutions (opt_solve.c; for
+                              * measuring what that hook does) */
 } opt_request;
 
 typedef struct opt_answer {
@@ -49,6 +56,8 @@ typedef struct opt_answer {
     uint64_t peak;          /* its peak under the program (bytes, constants included) */
     int seeded;             /* the MILP started from a heuristic schedule */
     double seed_objective;  /* that schedule's compute (ms) */
+    const char *seed_from;  /* which: "checkpoint-all", "greedy", "lp-rounding" or one of
+                             * the request's seed_names (lives as long as they do) */
     double threshold;       /* APPROX: the rounding threshold chosen */
     long nodes;             /* branch-and-bound nodes */
     int skipped_search;     /* the time left after the LP was too short for CBC's root LP:
@@ -57,6 +66,9 @@ typedef struct opt_answer {
     int improved_rounds;    /* of those, how many found a better schedule */
     int no_solver;          /* the budget holds the graph's unconstrained peak: checkpoint-
                              * all is optimal, answered without a solver (opt_solve.c) */
+    int rounded;            /* the schedule is the search's LP rounded (opt_solve.c's hook),
+                             * cheaper than the seed and than any CBC found itself */
+    long round_calls;       /* LP solutions of the search that hook rounded */
     int killed_at_limit;    /* CBC overran the limit and its process was killed: the seed is
                              * the answer (opt_child.h) */
     /* INFEASIBLE: what the smallest feasible budget needs */

@@ -26,6 +26,15 @@ typedef struct opt_solver_opts {
     int has_cutoff;          /* look only for solutions of objective below cutoff: with
                               * none, the answer is INFEASIBLE (issue 28's rounds, opt_solve.c) */
     double cutoff;
+    /* A primal heuristic on the search's LP solutions (issue 28, item 3). CBC 2.10 hands its
+     * own incumbents to no callback, and a search killed at the limit loses them; so the
+     * solver gives round every LP solution its search sees (each cut pass at the root, each
+     * node), in the program's columns (columns its presolve removed read 0). round returns 1
+     * when it made a feasible solution of it: x_out (n_cols values) and *obj. The solver
+     * answers with the best such when it beats its own (opt_solver_result.rounded), and
+     * opt_child.c keeps it across a kill. NULL: none. */
+    int (*round)(void *ctx, const double *lp_x, double *x_out, double *obj);
+    void *round_ctx;
 } opt_solver_opts;
 
 typedef struct opt_solver_result {
@@ -35,6 +44,8 @@ typedef struct opt_solver_result {
     double seconds;    /* wall time of the solve */
     double *x;         /* the best solution (n_cols values, malloc'd) or NULL */
     long nodes;        /* branch-and-bound nodes */
+    int rounded;       /* x is round's (opt_solver_opts), better than any the solver found */
+    long round_calls;  /* LP solutions given to round */
 } opt_solver_result;
 
 /* Solves p (its columns' integrality decides MILP or LP). 0, or an error (out of memory). */

@@ -285,8 +285,11 @@ START_TEST(test_a_hard_graph_answers_in_time_with_a_schedule_that_replays)
                   opt_status_name(a.status));
     ck_assert(a.seeded);
     ck_assert_ptr_nonnull(a.schedule);
+    /* killed: the seed, or the search's LP rounded when that was cheaper */
     if (a.killed_at_limit)
-        ck_assert(a.objective == a.seed_objective && a.status == OPT_STATUS_FEASIBLE);
+        ck_assert(a.rounded ? a.objective < a.seed_objective : a.objective == a.seed_objective);
+    if (a.killed_at_limit)
+        ck_assert(a.status == OPT_STATUS_FEASIBLE);
     if (a.status == OPT_STATUS_FEASIBLE)
         ck_assert(a.lower_bound < 0 ? a.gap == -1 : a.gap >= 0 && a.gap < 1);
     opt_replay rep;
@@ -301,6 +304,101 @@ START_TEST(test_a_hard_graph_answers_in_time_with_a_schedule_that_replays)
 }
 END_TEST
 
+/* A solver that hands two LP solutions to the rounding hook, then hangs past the limit. */
+static int round_then_hang(const opt_program *p, const opt_graph *g, const opt_solver_opts *o,
+                           opt_solver_result *r, gms_error *err)
+{
+    (void)g, (void)r, (void)err;
+    double *lp = calloc(p->n_cols, sizeof *lp), *x = calloc(p->n_cols, sizeof *x), obj;
+    for (int k = 1; k <= 3; k++) {
+        lp[0] = k;
+        o->round(o->round_ctx, lp, x, &obj);
+    }
+    free(lp), free(x);
+    for (int i = 0; i < 600; i++)
+        sleep(1);
+    return 0;
+}
+
+/* The test's rounding: a solution of objective 10 - lp[0], each value lp[0] (the second
+ * LP solution gives the best: 3 calls, 9 .. 7) */
+static int fake_round(void *ctx, const double *lp, double *x_out, double *obj)
+{
+    const opt_program *p = ctx;
+    for (uint32_t c = 0; c < p->n_cols; c++)
+        x_out[c] = lp[0];
+    *obj = 10 - lp[0];
+    return lp[0] != 3; /* the third makes nothing */
+}
+
+/* Issue 28, item 3: what the rounding hook made of the search's LP solutions survives a
+ * kill at the limit (CBC's own incumbents do not): the answer is the best of them. */
+START_TEST(test_a_killed_solve_answers_with_the_best_rounded_solution)
+{
+    opt_graph *g = random_graph(6);
+    opt_program *p = program(g, opt_graph_peak(g), 1);
+    int fds = open_fds();
+    opt_solver_opts o = {.time_limit = 0.3, .round = fake_round, .round_ctx = p};
+    opt_solver_result r;
+    gms_error err = {0};
+    int killed = 0;
+    ck_assert_msg(opt_child_solve_with(round_then_hang, p, g, &o, &r, &killed, &err) == 0, "%s",
+                  err.msg);
+    ck_assert_int_eq(killed, 1);
+    ck_assert_int_eq(r.status, OPT_STATUS_FEASIBLE);
+    ck_assert_int_eq(r.rounded, 1);
+    ck_assert_int_eq(r.round_calls, 3);
+    ck_assert_double_eq(r.objective, 8);
+    ck_assert_ptr_nonnull(r.x);
+    for (uint32_t c = 0; c < p->n_cols; c++)
+        ck_assert_double_eq(r.x[c], 2);
+    free(r.x);
+    /* without the hook the same kill answers with nothing */
+    o.round = NULL;
+    ck_assert_int_eq(opt_child_solve_with(hang, p, g, &o, &r,
+                                          &killed, &err), 0);
+    ck_assert_int_eq(r.status, OPT_STATUS_UNKNOWN);
+    ck_assert_ptr_null(r.x);
+    ck_assert_int_eq(open_fds(), fds);
+    assert_no_children();
+    opt_program_free(p);
+    opt_graph_free(g);
+}
+END_TEST
+
+/* CBC hands the hook its LP solutions (the root's cut passes at least), in our columns: the
+ * hook sees vectors that satisfy the LP's bounds on the columns CBC kept. */
+static int count_round(void *ctx, const double *lp, double *x_out, double *obj)
+{
+    (void)x_out, (void)obj;
+    const opt_program *p = ((const opt_program **)ctx)[0];
+    long *bad = ((long **)ctx)[1];
+    for (uint32_t c = 0; c < p->n_cols; c++)
+        *bad += lp[c] < p->col_lb[c] - 1e-6 && lp[c] != 0;
+    return 0;
+}
+
+START_TEST(test_cbc_gives_the_hook_its_lp_solutions)
+{
+    opt_graph *g = training_graph(8);
+    uint64_t floor = opt_graph_floor(g), peak = opt_graph_peak(g);
+    opt_program *p = program(g, floor + (peak - floor) / 3, 1);
+    long bad = 0;
+    const void *ctx[2] = {p, &bad};
+    opt_solver_opts o = {.round = count_round, .round_ctx = (void *)ctx};
+    opt_solver_result r;
+    gms_error err = {0};
+    ck_assert_msg(opt_solver_solve(p, g, &o, &r, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(r.status, OPT_STATUS_OPTIMAL);
+    ck_assert_msg(r.round_calls > 0, "the hook was never called");
+    ck_assert_int_eq(r.rounded, 0); /* it made nothing */
+    ck_assert_int_eq(bad, 0);
+    free(r.x);
+    opt_program_free(p);
+    opt_graph_free(g);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("opt_child");
@@ -311,6 +409,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_a_crash_or_a_failure_in_the_child_is_a_clear_error);
     tcase_add_test(tc, test_cbc_overrunning_its_limit_is_stopped_in_time);
     tcase_add_test(tc, test_a_hard_graph_answers_in_time_with_a_schedule_that_replays);
+    tcase_add_test(tc, test_a_killed_solve_answers_with_the_best_rounded_solution);
+    tcase_add_test(tc, test_cbc_gives_the_hook_its_lp_solutions);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -8,6 +8,8 @@
 
 #include "graph.h"
 #include "opt_extract.h"
+#include "opt_run_seed.h"
+#include "registry.h"
 #include "opt_replay.h"
 #include "opt_schedule.h"
 #include "opt_solve.h"
@@ -390,6 +392,100 @@ START_TEST(test_outputs_graph_peaks_at_the_baseline_on_random_traces)
 }
 END_TEST
 
+/* A heuristic's run as a schedule of the op-level graph (issue 28, item 3): on random traces
+ * at tight budgets, every run that completes maps onto a correct schedule that computes no
+ * more than the run did and replays to its own cost; and a MILP seeded with it never answers
+ * worse than it when it fits the program's memory. */
+START_TEST(test_a_heuristic_run_maps_onto_a_schedule_no_costlier_than_the_run)
+{
+    int mapped = 0, recomputing = 0, solved = 0;
+    const char *pols[] = {"dtr", "lru", "msps"};
+    for (int trial = 0; trial < 30; trial++) {
+        sim_trace *t = random_trace(8 + trial % 20);
+        for (int c = 0; c < 2; c++) {
+            opt_coarsen co = c ? OPT_COARSEN_OUTPUTS : OPT_COARSEN_NONE;
+            opt_graph *g = extract(t, co);
+            opt_run_seed *m = NULL;
+            gms_error err = {0};
+            ck_assert_msg(opt_run_seed_new(t, 0, co, &m, &err) == 0, "%s", err.msg);
+            for (int k = 0; k < 6; k++) {
+                sim_config cfg;
+                sim_config_init(&cfg);
+                cfg.policy = pol_find(pols[k % 3]);
+                cfg.budget = sim_budget_for_ratio(t, k < 3 ? 0.6 : 0.8);
+                cfg.observer = opt_run_seed_observe;
+                cfg.observer_ctx = m;
+                opt_run_seed_reset(m);
+                sim_result res;
+                ck_assert_msg(sim_run(t, &cfg, &res, &err) == 0, "%s", err.msg);
+                opt_schedule *s = opt_schedule_new(g->n);
+                int rc = opt_run_seed_schedule(m, g, s);
+                if (res.status != SIM_OK) {
+                    opt_schedule_free(s);
+                    continue;
+                }
+                ck_assert_msg(rc == 0, "trial %d: an ok run did not map", trial);
+                char why[200];
+                ck_assert_msg(opt_schedule_check(g, s, why, sizeof why) == 0, "trial %d: %s",
+                              trial, why);
+                /* the run's compute in ms: its clock less the start (1 ns) */
+                double run_ms = (double)(res.clock - 1) / 1e6, cost = opt_schedule_cost(g, s);
+                ck_assert_msg(cost <= run_ms + 1e-9, "trial %d %s: schedule %.9g ms, run %.9g ms",
+                              trial, pols[k % 3], cost, run_ms);
+                mapped++;
+                recomputing += cost > opt_graph_compute(g) + 1e-12;
+                opt_replay r;
+                ck_assert_msg(opt_replay_run(g, s, 0, &r, &err) == 0, "%s", err.msg);
+                ck_assert(fabs(r.compute - cost) <= 1e-9 * fmax(1, cost));
+                opt_replay_clear(&r);
+                uint64_t act = cfg.budget > g->constant_bytes ? cfg.budget - g->constant_bytes : 0;
+                if (c && g->n <= 16 && opt_schedule_peak(g, s) <= act) {
+                    const opt_schedule *seeds[1] = {s};
+                    const char *names[1] = {pols[k % 3]};
+                    opt_request rq = {.budget = cfg.budget, .mode = OPT_MODE_MILP, .seeds = seeds,
+                                      .seed_names = names, .n_seeds = 1};
+                    opt_answer a;
+                    ck_assert_msg(opt_solve(g, &rq, &a, &err) == 0, "%s", err.msg);
+                    ck_assert_ptr_nonnull(a.schedule);
+                    ck_assert(a.objective <= cost + 1e-9 * fmax(1, cost));
+                    ck_assert(a.seeded && a.seed_objective <= cost + 1e-12);
+                    ck_assert_ptr_nonnull(a.seed_from);
+                    solved++;
+                    opt_answer_clear(&a);
+                }
+                opt_schedule_free(s);
+            }
+            opt_run_seed_free(m);
+            opt_graph_free(g);
+        }
+        sim_trace_free(t);
+    }
+    ck_assert_int_gt(mapped, 60);
+    ck_assert_int_gt(recomputing, 10); /* the budgets made the runs recompute */
+    ck_assert_int_gt(solved, 3);
+}
+END_TEST
+
+/* Only op-level graphs take a run; an unfinished run maps onto nothing. */
+START_TEST(test_a_run_maps_onto_op_level_graphs_only_and_whole)
+{
+    sim_trace *t = random_trace(12);
+    opt_run_seed *m = NULL;
+    gms_error err = {0};
+    ck_assert_int_eq(opt_run_seed_new(t, 0, OPT_COARSEN_LAYERS, &m, &err), GMS_EINVAL);
+    ck_assert_ptr_null(m);
+    ck_assert_int_eq(opt_run_seed_new(t, 3, OPT_COARSEN_OUTPUTS, &m, &err), GMS_EINVAL);
+    ck_assert_int_eq(opt_run_seed_new(t, 0, OPT_COARSEN_OUTPUTS, &m, &err), 0);
+    opt_graph *g = extract(t, OPT_COARSEN_OUTPUTS);
+    opt_schedule *s = opt_schedule_new(g->n);
+    ck_assert_int_eq(opt_run_seed_schedule(m, g, s), -1); /* nothing recorded */
+    opt_schedule_free(s);
+    opt_graph_free(g);
+    opt_run_seed_free(m);
+    sim_trace_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("opt_extract");
@@ -402,6 +498,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_outputs_graph_holds_each_storage_until_its_own_reader);
     tcase_add_test(tc, test_outputs_graph_of_views_reads_the_storage_and_the_view_op);
     tcase_add_test(tc, test_outputs_graph_peaks_at_the_baseline_on_random_traces);
+    tcase_add_test(tc, test_a_heuristic_run_maps_onto_a_schedule_no_costlier_than_the_run);
+    tcase_add_test(tc, test_a_run_maps_onto_op_level_graphs_only_and_whole);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;
