@@ -42,8 +42,10 @@ cpu() {
 }
 
 # The policies fit runs by default on the ideal model: the registry's, less those that need
-# addresses (--list-policies marks them "needs --allocator"); planners are not in it.
-mapfile -t pols < <("$bin" sim --list-policies | awk '$1 !~ /^ckpt|^mimose/ && !/needs --allocator/ {print $1}')
+# addresses (--list-policies marks them "needs --allocator"); planners and the solved
+# schedules (checkmate) are not in it.
+mapfile -t pols < <("$bin" sim --list-policies |
+  awk '!/needs --allocator/ && !/ planner: / && !/ solved: / {print $1}')
 
 echo "-- converting the ETs (new binary)"
 for f in "$shared"/traces/pytorch-et/*_et.json.gz; do
@@ -98,7 +100,7 @@ per_op() {
     ops=$e
     if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN{exit !(a < b)}'; then best=$w; fi
   done
-  awk -v w="$best" -v n="$ops" 'BEGIN{ if (n > 0) printf "%.0f %d", w * 1e9 / n, n; else print "- 0" }'
+  awk -v w="$best" -v n="$ops" 'BEGIN{ if (n > 0) printf "%.0f %d\n", w * 1e9 / n, n; else print "- 0" }'
 }
 traces=("$gpt1000" "$tmp"/*_et.gmt "$shared"/traces/dtr-iclr21/*.log)
 for b in 0.7 0.9; do
