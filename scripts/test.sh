@@ -49,9 +49,10 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 rc=0
 ctest --test-dir "$builddir" --output-on-failure -j "$jobs" "${ctest_args[@]}" || rc=$?
 # Tests that need the third-party data in ../shared are not registered where it is missing
-# (cmake/GmsTesting.cmake); say which, and why, instead of passing over them in silence.
+# (cmake/GmsTesting.cmake), and the browser test needs files the repository may not hold;
+# say which, and why, instead of passing over them in silence.
 if [ -s "$builddir/tests-not-run.txt" ]; then
-  echo "test.sh: these tests were not run (CI, with ../shared beside the checkout, runs them):"
+  echo "test.sh: these tests were not run (each line says what it needs):"
   sed 's/^/  /' "$builddir/tests-not-run.txt"
 fi
 exit "$rc"
