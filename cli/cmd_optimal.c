@@ -71,8 +71,9 @@ static void usage(FILE *f)
             "                    the MILP, so the answer is never worse than the best that\n"
             "                    fits the program's memory; on a coarser graph an answer worse\n"
             "                    than the best run is said so\n"
-            "  --no-round        do not round the search's LP solutions into schedules (to\n"
-            "                    measure what that does; docs/optimal.md)\n"
+            "  --round           with --time-limit, also round the search's LP solutions into\n"
+            "                    schedules (opt-in: no gain measured, and CBC 2.10.8 crashed\n"
+            "                    on one program with it; docs/optimal.md)\n"
             "  --tighten         our extension of the authors' program: one inequality per\n"
             "                    hazard instead of their aggregated FREE_E bound, FREE_E\n"
             "                    continuous; same optimum, tighter LP bound (docs/optimal.md)\n"
@@ -344,7 +345,7 @@ int cmd_optimal(int argc, char **argv)
         {"coarsen", required_argument, NULL, 'c'},
         {"log", no_argument, NULL, 'l'},
         {"no-seed", no_argument, NULL, 'n'},
-        {"no-round", no_argument, NULL, 'N'},
+        {"round", no_argument, NULL, 'N'},
         {"seed-policies", required_argument, NULL, 'P'},
         {"trace", required_argument, NULL, 'R'},
         {"tighten", no_argument, NULL, 'T'},
@@ -358,7 +359,7 @@ int cmd_optimal(int argc, char **argv)
     };
     const char *budget_s = NULL, *model = NULL;
     double limit = 0;
-    int no_round = 0;
+    int round_lp = 0;
     const char *seed_policies = "dtr,dtr-eq,msps,lru", *trace_path = NULL;
     optimal_seeds seeds = {.best = -1};
     int json = 0, log = 0, no_seed = 0, tighten = 0, coarsen = OPT_COARSEN_AUTO, c;
@@ -384,7 +385,7 @@ int cmd_optimal(int argc, char **argv)
         case 'j': json = 1; break;
         case 'l': log = 1; break;
         case 'n': no_seed = 1; break;
-        case 'N': no_round = 1; break;
+        case 'N': round_lp = 1; break;
         case 'P': seed_policies = optarg; break;
         case 'R': trace_path = optarg; break;
         case 'T': tighten = 1; break;
@@ -570,7 +571,7 @@ int cmd_optimal(int argc, char **argv)
     }
     opt_request rq = {.budget = budget, .mode = mode, .time_limit = limit,
                       .write_model = model, .log = log, .no_seed = no_seed,
-                      .no_round = no_round, .tighten = tighten,
+                      .round = round_lp, .tighten = tighten,
                       .seeds = seeds.seeds, .seed_names = seeds.names,
                       .n_seeds = seeds.n_seeds,
                       .formulation = moccasin ? OPT_FORM_MOCCASIN : OPT_FORM_CHECKMATE,

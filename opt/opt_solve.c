@@ -337,7 +337,7 @@ static int milp(const opt_graph *g, uint64_t act, const opt_request *rq, double 
     }
     lp_rounder lr = {.g = g, .p = p, .act = act, .copies = copies_of(rq)};
     opt_solver_opts o = {.time_limit = remaining(rq, t0), .start = start, .log = rq->log,
-                         .round = rq->no_round || rq->time_limit <= 0 ? NULL : round_lp,
+                         .round = !rq->round || rq->time_limit <= 0 ? NULL : round_lp,
                          .round_ctx = &lr};
     /* the hook only with a limit: without one nothing is killed and CBC's own answer stands
      * (and CBC 2.10.8's preprocessing with kept names leaks 30 kB in CoinPresolve, which

@@ -38,8 +38,8 @@ typedef struct opt_request {
     const opt_schedule *const *seeds;
     const char *const *seed_names;
     uint32_t n_seeds;
-    int no_round;            /* do not round the search's LP solutions (opt_solve.c; for
-                              * measuring what that hook does) */
+    int round;               /* round the search's LP solutions (opt_solve.c): opt-in, CBC
+                              * 2.10.8's preprocessing crashed on a program with the hook */
 } opt_request;
 
 typedef struct opt_answer {
