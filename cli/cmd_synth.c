@@ -33,7 +33,7 @@ static void synth_usage(FILE *f)
             "  --vary-input MIN:MAX  each iteration draws its input size from [MIN, MAX]:\n"
             "                     transformer seq, resnet/unet square image side, mlp batch\n"
             "  --seed S           seed of the --vary-input draws (0)\n"
-            "  --gpu G            h100 | a100 | v100 | titanv (h100)\n"
+            "  --gpu G            h200 | h100 | a100 | v100 | titanv (h100)\n"
             "  --dtype D          fp32 | fp16 | bf16 (fp32)\n"
             "  --optimizer O      sgd (with momentum) | adam | none (no update step)\n"
             "                     (default: adam for transformer, sgd otherwise)\n"
@@ -169,7 +169,7 @@ static int apply(gmt_synth_params *p, const char *name, const char *v)
     } else if (strcmp(name, "--gpu") == 0) {
         p->gpu = gmt_synth_gpu_find(v);
         if (!p->gpu) {
-            cli_error("synth", "unknown --gpu '%s' (choose h100, a100, v100 or titanv)", v);
+            cli_error("synth", "unknown --gpu '%s' (choose h200, h100, a100, v100 or titanv)", v);
             return -1;
         }
     } else if (strcmp(name, "--dtype") == 0) {

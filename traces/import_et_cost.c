@@ -144,8 +144,8 @@ int et_estimate_costs(et_trace *t, const char *gpu_key, et_cost_totals *tot, gms
     const gmt_synth_gpu *gpu = gmt_synth_gpu_find(gpu_key ? gpu_key : ET_DEFAULT_GPU);
     if (!gpu)
         return gms_error_set(err, GMS_EINVAL,
-                             "unknown GPU \"%s\" for the roofline estimate (known: h100, a100, "
-                             "v100, titanv)",
+                             "unknown GPU \"%s\" for the roofline estimate (known: h200, h100, "
+                             "a100, v100, titanv)",
                              gpu_key);
     for (size_t k = 0; k < t->n_ops; k++) {
         et_op *op = &t->ops[k];

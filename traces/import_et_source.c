@@ -54,7 +54,7 @@ static const char *base_name(const char *path)
 static const gmt_synth_gpu *gpu_of_device(const char *device)
 {
     static const char *const names[][2] = {
-        {"H100", "h100"}, {"A100", "a100"}, {"V100", "v100"}, {"TITAN V", "titanv"}};
+        {"H200", "h200"}, {"H100", "h100"}, {"A100", "a100"}, {"V100", "v100"}, {"TITAN V", "titanv"}};
     char up[128];
     size_t i = 0;
     for (; device[i] && i + 1 < sizeof up; i++)
@@ -144,8 +144,8 @@ int et_source_open(const char *path, const char *gpu_key, const char *kineto,
     const gmt_synth_gpu *gpu = gmt_synth_gpu_find(gpu_key ? gpu_key : ET_DEFAULT_GPU);
     if (!gpu)
         return gms_error_set(err, GMS_EINVAL,
-                             "%s: unknown GPU \"%s\" for the cost estimate (known: h100, a100, "
-                             "v100, titanv)",
+                             "%s: unknown GPU \"%s\" for the cost estimate (known: h200, h100, "
+                             "a100, v100, titanv)",
                              path, gpu_key);
     et_source *s = calloc(1, sizeof *s);
     if (!s)

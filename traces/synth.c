@@ -85,7 +85,7 @@ int gmt_synth_params_validate(const gmt_synth_params *p, gms_error *err)
     if (!p || (unsigned)p->model > GMT_SYNTH_UNET)
         return gms_error_set(err, GMS_EINVAL, "unknown model");
     if (!p->gpu)
-        return gms_error_set(err, GMS_EINVAL, "no GPU given (--gpu h100|a100|v100|titanv)");
+        return gms_error_set(err, GMS_EINVAL, "no GPU given (--gpu h200|h100|a100|v100|titanv)");
     if ((unsigned)p->dtype > GMT_SYNTH_BF16 || (unsigned)p->optim > GMT_SYNTH_NOOPT ||
         (unsigned)p->update > GMT_SYNTH_UPDATE_TRANSIENT)
         return gms_error_set(err, GMS_EINVAL, "unknown dtype or optimizer");

@@ -15,6 +15,8 @@
 #define GIB (1024ull * 1024ull * 1024ull)
 
 static const gmt_synth_gpu gpus[] = {
+    {"h200", "NVIDIA H200 SXM 141GB", 67.0 * TFLOPS, 989.4 * TFLOPS, 989.4 * TFLOPS,
+     4800.0 * GBPS, 63.0 * GBPS, 2000.0, 141 * GIB},
     {"h100", "NVIDIA H100 SXM5 80GB", 67.0 * TFLOPS, 989.4 * TFLOPS, 989.4 * TFLOPS,
      3350.0 * GBPS, 63.0 * GBPS, 2000.0, 80 * GIB},
     {"a100", "NVIDIA A100 SXM4 80GB", 19.5 * TFLOPS, 312.0 * TFLOPS, 312.0 * TFLOPS,

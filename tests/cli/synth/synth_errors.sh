@@ -24,7 +24,7 @@ case_ heads-not-dividing "multiple of --heads" --model transformer --hidden 100 
 case_ vary-reversed "--vary-input '9:3'" --model mlp --vary-input 9:3 -o "$O"
 case_ vary-not-a-range "--vary-input 'x'" --model mlp --vary-input x -o "$O"
 case_ negative-batch "--batch '-4'" --model mlp --batch -4 -o "$O"
-case_ unknown-gpu "unknown --gpu 'h200'" --model mlp --gpu h200 -o "$O"
+case_ unknown-gpu "unknown --gpu 'b200'" --model mlp --gpu b200 -o "$O"
 case_ bf16-on-volta "bf16 is not supported on v100" --model mlp --gpu v100 --dtype bf16 -o "$O"
 case_ unknown-option "unknown option '--frobnicate'" --model mlp --frobnicate -o "$O"
 case_ value-missing "--seed needs a value" --model mlp -o "$O" --seed

@@ -41,7 +41,7 @@ case_ schema-number.json 'no "schema" string'
 "$GMS_BIN" info "$T/out/a100.gmt" | grep -Eq 'cost_gpu +NVIDIA A100' || fail "--gpu a100 not in the header"
 rm -f "$T/out/a100.gmt"
 expect_fail "unknown gpu" "$GMS_BIN" convert "$TINY" --gpu b200 -o "$T/out/x.gmt"
-expect_err_matches "unknown gpu" 'unknown GPU "b200" .*known: h100, a100, v100, titanv'
+expect_err_matches "unknown gpu" 'unknown GPU "b200" .*known: h200, h100, a100, v100, titanv'
 "$GMS_BIN" convert "$TINY" -q -o "$T/tiny.gmt" || fail "tiny: convert"
 expect_fail "gpu on a .gmt" "$GMS_BIN" convert "$T/tiny.gmt" --gpu a100 -o "$T/out/x.gmt"
 expect_err_matches "gpu on a .gmt" 'applies to a PyTorch Execution Trace only'

@@ -79,8 +79,12 @@ END_TEST
 
 START_TEST(test_gpu_table_and_roofline)
 {
-    ck_assert_uint_eq(gmt_synth_gpu_count(), 4);
-    ck_assert_ptr_null(gmt_synth_gpu_find("h200"));
+    ck_assert_uint_eq(gmt_synth_gpu_count(), 5);
+    ck_assert_ptr_null(gmt_synth_gpu_find("b200"));
+    /* the H200: the H100's compute, 4.8 TB/s of HBM3e: 4.8 GB take 1 ms */
+    const gmt_synth_gpu *h2 = gmt_synth_gpu_find("h200");
+    ck_assert_ptr_nonnull(h2);
+    ck_assert_uint_eq(gmt_synth_cost_ns(h2, GMT_SYNTH_FP32, 1.0, 4.8e9), 1002000ull);
     const gmt_synth_gpu *h = gmt_synth_gpu_find("h100");
     ck_assert_ptr_nonnull(h);
     /* compute bound: 989.4 TFLOP in fp16 take one second + 2 us */
