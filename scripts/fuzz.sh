@@ -36,7 +36,7 @@ for t in "${targets[@]}"; do
     fuzz_gmt_reader) cp -n "$seeds"/*.gmt "$corpus"/ ;;
     fuzz_gmt_frames) cp -n "$seeds"/*.frames "$corpus"/ ;;
     fuzz_import_et) cp -n tests/unit/traces/data/*.json "$corpus"/ ;;
-    fuzz_import_et_kineto) cp -n tests/unit/traces/data/tiny_kineto.json "$corpus"/ ;;
+    fuzz_import_et_kineto) cp -n tests/unit/traces/data/tiny_kineto*.json tests/fuzz/seeds/kineto/*.json "$corpus"/ ;;
     fuzz_opt_graph) cp -n tests/fuzz/seeds/opt_graph/*.json "$corpus"/ ;;
     fuzz_pickle) cp -n tests/fuzz/seeds/pickle/*.pickle "$corpus"/ ;;
     *) cp -n "$seeds"/*.gmt "$seeds"/*.log "$corpus"/ 2>/dev/null || true ;;

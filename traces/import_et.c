@@ -667,6 +667,7 @@ void et_trace_free(et_trace *t)
         free(t->strs[i]);
     free(t->strs);
     free(t->ops);
+    free(t->allocs);
     free(t->args);
     free(t->tensors);
     free(t->hidden);

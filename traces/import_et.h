@@ -14,6 +14,8 @@
  *   import_et_cost.c   the roofline estimate of each op's cost from its shapes.
  * The Kineto join (import_et_kineto.h, `--kineto`) replaces import_et_cost's numbers with
  * measured ones: it gets the et_trace (ops with their name and step) before events are built.
+ * A one-to-one join also hands over the run's allocations (et_trace.allocs), from which the
+ * events take the storages' real lifetimes (import_et_lifetimes.h).
  */
 #ifndef IMPORT_ET_H
 #define IMPORT_ET_H
@@ -55,11 +57,24 @@ typedef struct et_op {
     int iter_start;  /* an iteration marker started before this op (and after the previous) */
     uint64_t dur_ns; /* filled by the cost estimate (or a later Kineto join) */
     int has_cost;
+    /* Its call in the Kineto trace when a one-to-one join found it (kt_joined): the CPU
+     * interval and thread, for the lifetimes from the memory events (import_et_lifetimes.c). */
+    int64_t kt_ts, kt_end, kt_tid;
+    int kt_joined;
     /* The modules around the call, outermost first, as a dotted path of the names of its
      * "nn.Module: NAME" record functions ("ResNet_0.Sequential_1.Bottleneck_0"), interned;
      * NULL outside every module. */
     const char *module_path;
 } et_op;
+
+/* One block the real caching allocator handed out during the run: a pair of the Kineto
+ * trace's CUDA [memory] events (an allocation and the free of its address), set by a
+ * one-to-one Kineto join (et_kineto_join), read by the lifetimes (import_et_lifetimes.c). */
+typedef struct et_alloc {
+    int64_t ts, free_ts; /* ns on the Kineto trace's clock; free_ts INT64_MAX: not freed in it */
+    int64_t tid;         /* the CPU thread that asked for it */
+    uint64_t bytes;      /* the block's size as PyTorch reports it (rounded to 512 bytes) */
+} et_alloc;
 
 typedef struct et_trace {
     char **strs;        /* names and schemas, each distinct text once */
@@ -82,6 +97,9 @@ typedef struct et_trace {
     long long pid;                /* the recording process, -1 when not given */
     int cuda_device;              /* the N of every "cuda:N" tensor; -1 none, -2 several */
     long long step_first, step_last; /* ProfilerStep#N numbers seen, -1 when none */
+    /* the run's allocations by start time, from a one-to-one Kineto join (none without) */
+    et_alloc *allocs;
+    size_t n_allocs;
 } et_trace;
 
 /* 1 when the start of the file (plain or gzip) is a PyTorch Execution Trace object. */
@@ -137,6 +155,14 @@ typedef struct et_event_totals {
     size_t nested_outputs;      /* new storages made by nested calls, kept as outputs */
     size_t scopes;              /* layer scopes begun (module record functions) */
     uint64_t constant_bytes;
+    /* lifetimes from a Kineto trace's memory events (import_et_lifetimes.c) */
+    size_t kt_allocs;           /* allocations the run made during the ET's joined calls */
+    size_t kt_matched;          /* new storages matched to one of them */
+    size_t kt_later_frees;      /* of those, freed after the op that used them last */
+    size_t kt_early_frees;      /* freed before their last use in the ET: kept to it */
+    size_t kt_workspaces;       /* made and freed inside one op, no storage: its temporaries */
+    uint64_t kt_workspace_max;  /* the largest of those */
+    size_t kt_unmatched;        /* made during an op, outliving it, matching no storage */
 } et_event_totals;
 
 /* Builds the event list of t (costs must be filled). t must outlive the events. gpu (synth's

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "import_et_kineto.h"
+#include "import_et_lifetimes.h"
 #include "kineto_mem.h"
 
 #define KT_MIN_MATCHED 0.95 /* below this share of ET ops joined, the traces differ */
@@ -34,6 +35,8 @@ struct kt_trace {
     size_t n_names;
     kt_op *ops;         /* outermost CPU ops with an ET name, by start time */
     size_t n_ops, n_steps;
+    et_alloc *allocs;   /* the CUDA [memory] events of the kernels' device, paired */
+    size_t n_allocs;
     uint64_t *step_gpu; /* GPU time launched in each step */
     char device[128];
     kt_job job;
@@ -131,6 +134,8 @@ typedef struct raw {
     size_t n_gpu, cap_gpu;
     int64_t *bounds; /* step boundaries (ns) */
     size_t n_bounds, cap_bounds;
+    et_memev *mem;   /* CUDA [memory] events (profile_memory=True) */
+    size_t n_mem, cap_mem;
     int profiler_steps; /* bounds are ProfilerStep starts (1) or Optimizer.step ends (0) */
 } raw;
 
@@ -140,6 +145,7 @@ static void raw_free(raw *r)
     free(r->launches);
     free(r->gpu);
     free(r->bounds);
+    free(r->mem);
 }
 
 static int add_bound(raw *r, int64_t at, int profiler_step)
@@ -167,6 +173,26 @@ static void note(long long *x, int64_t v)
         *x = -2;
 }
 
+/* A CUDA [memory] event (an instant event): kept for the lifetimes; others are left out. */
+static int note_memory(raw *r, json_t *e)
+{
+    json_t *args = json_object_get(e, "args");
+    int64_t addr = int_of(json_object_get(args, "Addr"));
+    json_t *bytes = json_object_get(args, "Bytes");
+    if (int_of(json_object_get(args, "Device Type")) != 1 || addr <= 0 ||
+        !json_is_integer(bytes) || json_integer_value(bytes) == 0 ||
+        !json_is_number(json_object_get(e, "ts")))
+        return 0;
+    if (grow((void **)&r->mem, &r->cap_mem, r->n_mem + 1, sizeof *r->mem))
+        return -1;
+    r->mem[r->n_mem] = (et_memev){ns(json_object_get(e, "ts")), int_of(json_object_get(e, "tid")),
+                                  int_of(json_object_get(args, "Device Id")),
+                                  int_of(json_object_get(args, "Ev Idx")), (uint64_t)addr,
+                                  (int64_t)json_integer_value(bytes), r->n_mem};
+    r->n_mem++;
+    return 0;
+}
+
 static int collect(kt_trace *k, json_t *events, raw *r)
 {
     size_t n = json_array_size(events);
@@ -175,6 +201,11 @@ static int collect(kt_trace *k, json_t *events, raw *r)
         const char *ph = json_string_value(json_object_get(e, "ph"));
         const char *cat = json_string_value(json_object_get(e, "cat"));
         const char *name = json_string_value(json_object_get(e, "name"));
+        if (ph && strcmp(ph, "i") == 0 && name && strcmp(name, "[memory]") == 0) {
+            if (note_memory(r, e))
+                return -1;
+            continue;
+        }
         if (!ph || strcmp(ph, "X") != 0 || !cat)
             continue;
         json_t *args = json_object_get(e, "args");
@@ -321,6 +352,10 @@ static int link(kt_trace *k, raw *r)
     k->ops = r->ops;
     k->n_ops = r->n_ops;
     r->ops = NULL;
+    /* the allocations of the device the kernels ran on (none when they ran on several) */
+    if (k->job.device >= 0 && r->n_mem &&
+        et_allocs_pair(r->mem, r->n_mem, k->job.device, &k->allocs, &k->n_allocs))
+        return -1;
     return 0;
 }
 
@@ -418,6 +453,7 @@ void kt_free(kt_trace *k)
     free(k->names);
     free(k->ops);
     free(k->step_gpu);
+    free(k->allocs);
     free(k);
 }
 
@@ -426,6 +462,7 @@ void kt_free(kt_trace *k)
 typedef struct call {
     uint32_t name, k, step;
     uint64_t ns;
+    size_t at; /* the Kineto op (kc only) */
 } call;
 
 static int cmp_call(const void *a, const void *b)
@@ -495,11 +532,12 @@ int et_kineto_join(et_trace *t, const kt_trace *k, const char *path, et_kineto_t
         if (t->ops[i].iter_start && i > 0)
             step++;
         long nm = name_index(k, t->ops[i].name);
-        ec[i] = (call){(uint32_t)nm, 0, step, 0};
+        ec[i] = (call){(uint32_t)nm, 0, step, 0, 0};
+        t->ops[i].kt_joined = 0;
         count[nm]++;
     }
     for (size_t i = 0; i < k->n_ops; i++) {
-        kc[i] = (call){k->ops[i].name, 0, k->ops[i].step, k->ops[i].gpu_ns};
+        kc[i] = (call){k->ops[i].name, 0, k->ops[i].step, k->ops[i].gpu_ns, i};
         kcount[k->ops[i].name]++;
     }
     /* one to one: the Kineto trace holds one step, or exactly the ET's calls name by name */
@@ -534,7 +572,28 @@ int et_kineto_join(et_trace *t, const kt_trace *k, const char *path, et_kineto_t
         op->dur_ns = m % 2 ? kc[lo + m / 2].ns : (kc[lo + m / 2 - 1].ns + kc[lo + m / 2].ns) / 2;
         op->has_cost = 1;
         tot->matched++;
+        if (one && m == 1) { /* the same call: its interval, for the lifetimes */
+            const kt_op *ko = &k->ops[kc[lo].at];
+            op->kt_ts = ko->ts;
+            op->kt_end = ko->end;
+            op->kt_tid = ko->tid;
+            op->kt_joined = 1;
+        }
     }
+    /* the run's allocations go with the ET when the Kineto trace is of the same calls */
+    free(t->allocs);
+    t->allocs = NULL;
+    t->n_allocs = 0;
+    if (one && k->n_allocs) {
+        t->allocs = malloc(k->n_allocs * sizeof *t->allocs);
+        if (!t->allocs) {
+            free(kc), free(ec), free(count), free(kcount), free(steps);
+            return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
+        }
+        memcpy(t->allocs, k->allocs, k->n_allocs * sizeof *t->allocs);
+        t->n_allocs = k->n_allocs;
+    }
+    tot->allocs = t->n_allocs;
     size_t n_steps = one ? 0 : k->n_steps;
     if (n_steps)
         memcpy(steps, k->step_gpu, n_steps * sizeof *steps);

@@ -19,7 +19,9 @@
  *    (import_et_foreach.c);
  *  - an ET records no frees: every handle but a constant is released right after its last
  *    use, a lower bound of its real lifetime (PyTorch frees at refcount zero), but for
- *    gradients and optimizer state made in a step, held to the step's end (hold_step_state);
+ *    gradients and optimizer state made in a step, held to the step's end (hold_step_state),
+ *    and for storages whose real free a one-to-one Kineto join's memory events give
+ *    (import_et_lifetimes.c, which also adds the kernels' workspaces as op outputs);
  *  - ANNOTATE "iteration" where the walk found an iteration start, ANNOTATE "BACKWARD" before
  *    the first op of an iteration that runs under the autograd engine, ANNOTATE "optimizer"
  *    before the first op of each optimizer step.
@@ -36,87 +38,11 @@
 
 #include "gmt.h"
 #include "import_et.h"
-#include "addr_map.h"
 #include "synth.h"
 
-#define NO_HANDLE UINT32_MAX
+#include "import_et_ops_priv.h"
 
-typedef struct gen { /* one life of a storage id */
-    uint64_t size;
-    uint32_t base;      /* its first handle */
-    uint32_t first_use; /* op index */
-    uint32_t latest;    /* the handle of its latest version (NO_HANDLE: never written) */
-    uint32_t version;   /* in-place writes so far */
-    uint8_t preexisting, reused;
-    uint8_t read_by_optimizer; /* an op of an optimizer step reads it */
-    uint8_t written_with_grad; /* an optimizer op that reads a gradient writes it */
-} gen;
-
-typedef struct handle {
-    uint32_t gen, last_use;
-    uint32_t ver;       /* the gen's version when this handle was made */
-    uint8_t is_version; /* made by an in-place write */
-} handle;
-
-typedef struct rec { /* one op's event */
-    uint32_t op;        /* index into t->ops */
-    uint64_t dur_ns;    /* the op's cost, or its part's share of it (et_foreach_parts) */
-    uint32_t in_first, n_in, out_first, n_out;
-    int iter_start; /* an iteration starts here (or at an op left out just before) */
-} rec;
-
-enum {
-    IT_START,
-    IT_CONST,
-    IT_STEPIN,
-    IT_ITER,
-    IT_BWD,
-    IT_OPT,
-    IT_OP,
-    IT_RELEASE,
-    IT_SCOPE_BEGIN,
-    IT_SCOPE_END
-};
-typedef struct item {
-    uint32_t kind, ref; /* a handle (CONST, STEPIN, RELEASE), a rec (OP), a scope name
-                         * (SCOPE_BEGIN) */
-} item;
-
-typedef struct scope_name { /* the first len bytes of a module path */
-    const char *path;
-    uint32_t len;
-} scope_name;
-
-#define VEC(T)          \
-    struct {            \
-        T *v;           \
-        size_t n, cap;  \
-    }
-
-struct et_events {
-    const et_trace *t;
-    VEC(gen) gens;
-    VEC(handle) handles;
-    VEC(rec) recs;
-    VEC(uint64_t) ins;
-    VEC(gmt_output) outs;
-    VEC(uint32_t) muts; /* the op being built's written inputs: (input index, tensor id) */
-    VEC(uint64_t) mut_tids;
-    VEC(item) items;
-    VEC(scope_name) scope_names;
-    size_t pos;
-    uint64_t split_total, split_given; /* the foreach op being split: bytes, cost handed out */
-    uint32_t op_first_rec;             /* the rec of its first part */
-    addr_map storages, tensors; /* ET storage id -> gen, ET tensor id -> handle */
-    uint64_t *step_cost; /* per gen: the host-to-device copy of a step input */
-    gmt_output one_out;
-    char scope_text[4096]; /* the SCOPE event being handed out */
-    /* the module path whose scopes are open while events are ordered (depth components) */
-    const char *open_path;
-    uint32_t open_depth;
-};
-
-static int vgrow(void **v, size_t *cap, size_t need, size_t size)
+int et_vgrow(void **v, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
         return 0;
@@ -131,12 +57,6 @@ static int vgrow(void **v, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
-/* Appends x to a VEC; -1 when out of memory. */
-#define PUSH(vec, x)                                                           \
-    (vgrow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v)       \
-         ? -1                                                                  \
-         : ((vec).v[(vec).n++] = (x), 0))
-
 /* Bytes a tensor spans in its storage, saturating instead of wrapping on absurd input. */
 static uint64_t extent(const et_tensor *x)
 {
@@ -150,7 +70,7 @@ static uint64_t extent(const et_tensor *x)
 static int new_gen(et_events *e, uint64_t storage_id, uint64_t size, uint32_t op, int pre,
                    uint32_t *h)
 {
-    gen g = {size, (uint32_t)e->handles.n, op, NO_HANDLE, 0, (uint8_t)pre, 0, 0, 0};
+    gen g = {size, (uint32_t)e->handles.n, op, NO_HANDLE, 0, (uint8_t)pre, 0, 0, 0, 0, 0};
     handle hd = {(uint32_t)e->gens.n, op, 0, 0};
     if (e->handles.n >= UINT32_MAX - 1 || PUSH(e->gens, g) || PUSH(e->handles, hd) ||
         addr_map_put(&e->storages, storage_id, (uint32_t)(e->gens.n - 1)))
@@ -658,6 +578,7 @@ int et_events_build(const et_trace *t, const struct gmt_synth_gpu *gpu, et_event
     for (size_t k = 0; k < t->n_ops && !rc; k++) {
         iter |= t->ops[k].iter_start;
         uint32_t parts = et_foreach_parts(t, &t->ops[k]);
+        size_t gens_before = e->gens.n, recs_before = e->recs.n;
         tot->foreach_split += parts > 1;
         tot->foreach_parts += parts > 1 ? parts : 0;
         for (uint32_t p = 0; p < parts && !rc; p++) {
@@ -668,6 +589,8 @@ int et_events_build(const et_trace *t, const struct gmt_synth_gpu *gpu, et_event
                 iter = 0;
             }
         }
+        if (!rc && t->n_allocs && t->ops[k].kt_joined && e->recs.n > recs_before)
+            rc = et_lifetimes_op(e, (uint32_t)k, gens_before, tot);
     }
     /* fresh outputs carry their storage's final size; handles become 1-based ids */
     for (size_t i = 0; i < e->outs.n && !rc; i++) {
@@ -677,6 +600,8 @@ int et_events_build(const et_trace *t, const struct gmt_synth_gpu *gpu, et_event
     }
     for (size_t i = 0; i < e->ins.n; i++)
         e->ins.v[i]++;
+    if (!rc && t->n_allocs)
+        rc = et_lifetimes_apply(e, tot);
     if (!rc) {
         hold_step_state(e, tot);
         rc = order(e, gpu, tot);

@@ -98,6 +98,23 @@ static int describe_costs(et_source *s, const gmt_synth_gpu *gpu, const char *ki
                 gpu->key, why);
 }
 
+/* Which rule set the releases: the ET's lower bound, or the run's own frees. */
+static int describe_releases(et_source *s, const et_event_totals *e)
+{
+    if (!s->t->n_allocs)
+        return meta(s, "releases", "after last use: a lower bound of the real lifetimes");
+    return meta(s, "releases",
+                "at the real frees of the Kineto trace's memory events where a storage matched "
+                "an allocation, else after last use") ||
+           meta(s, "kineto_allocations", "%zu", e->kt_allocs) ||
+           meta(s, "kineto_allocations_matched", "%zu", e->kt_matched) ||
+           meta(s, "kineto_frees_after_last_use", "%zu", e->kt_later_frees) ||
+           meta(s, "kineto_frees_before_last_use", "%zu", e->kt_early_frees) ||
+           meta(s, "kineto_workspaces", "%zu (the largest %llu B)", e->kt_workspaces,
+                (unsigned long long)e->kt_workspace_max) ||
+           meta(s, "kineto_allocations_unmatched", "%zu", e->kt_unmatched);
+}
+
 static int describe(et_source *s, const char *path, const gmt_synth_gpu *gpu,
                     const char *kineto, const et_kineto_totals *k, const et_cost_totals *c,
                     const et_event_totals *e, const char *why)
@@ -134,7 +151,7 @@ static int describe(et_source *s, const char *path, const gmt_synth_gpu *gpu,
                 e->scopes ? "from the nn.Module record functions"
                           : "none (no nn.Module record functions: planners segment the forward "
                             "pass, docs/layers.md)") ||
-           meta(s, "releases", "after last use: a lower bound of the real lifetimes");
+           describe_releases(s, e);
 }
 
 int et_source_open(const char *path, const char *gpu_key, const char *kineto,

@@ -1,11 +1,14 @@
 /* libFuzzer: arbitrary bytes as the Kineto trace of the Kineto join (kt_load_buffer, the
  * pairing checks on what it says about its job, forced and not, then et_kineto_join against
- * the hand-made ET tiny_et.json, embedded below by its op names).
- * Seeded with tests/unit/traces/data/tiny_kineto.json by scripts/fuzz.sh. */
+ * the hand-made ET tiny_et.json, embedded below by its op names, then the events built with
+ * the lifetimes from the trace's [memory] events, import_et_lifetimes.c).
+ * Seeded with tests/unit/traces/data/tiny_kineto*.json and tests/fuzz/seeds/kineto/ (one with
+ * memory events for the embedded ET's call) by scripts/fuzz.sh. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gmt.h"
 #include "import_et.h"
 #include "import_et_kineto.h"
 
@@ -37,9 +40,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         strlen(summary) >= sizeof summary || (refused && strncmp(summary, "FORCED", 6) != 0))
         abort(); /* forced: never refused, and a refusal shows in the summary */
     et_kineto_totals tot;
-    (void)et_kineto_join(t, k, "fuzz.json", &tot, &err);
+    int joined = et_kineto_join(t, k, "fuzz.json", &tot, &err) == 0;
     if (tot.matched + tot.unmatched > t->n_ops || tot.gpu_ns_linked > tot.gpu_ns)
         abort();
+    et_events *ev;
+    et_event_totals et;
+    if (joined && et_events_build(t, NULL, &ev, &et, &err) == 0) {
+        gmt_event e;
+        while (et_events_next(ev, &e) == 1)
+            if (e.kind == GMT_CALL && e.n_outputs > 1 + et.kt_workspaces)
+                abort(); /* one output, plus at most the workspaces found */
+        if (et.kt_matched + et.kt_workspaces + et.kt_unmatched > et.kt_allocs)
+            abort();
+        et_events_free(ev);
+    }
     kt_free(k);
     return 0;
 }
