@@ -7,6 +7,9 @@
  *  - each new storage of an op (its outputs and its nested calls' outputs) takes the first
  *    unclaimed allocation of the op of its block size (512-byte rounding), else the smallest
  *    larger one within 1 MiB (a large block the allocator did not split);
+ *  - an op's storages of one block size share its frees of that size in order: the earliest
+ *    free to the storage the ET uses last earliest (the allocation order need not be the
+ *    ET's: autocast casts a weight before the matmul allocates its output);
  *  - a matched storage is released after the op during which its block was freed, never
  *    before its last use in the ET (a block freed earlier was a wrong match: counted);
  *  - an allocation made and freed inside the op that no storage claimed is the kernel's own
@@ -182,6 +185,70 @@ int et_lifetimes_op(et_events *e, uint32_t k, size_t gens_before, et_event_total
     return rc;
 }
 
+typedef struct claim_key {
+    uint32_t op;     /* the ET op that made the storage */
+    uint64_t block;  /* its block size */
+    uint32_t last;   /* its last use (rec) */
+    uint32_t gen;
+    int64_t free_ts;
+} claim_key;
+
+static int cmp_claim(const void *a, const void *b)
+{
+    const claim_key *x = a, *y = b;
+    if (x->op != y->op)
+        return x->op < y->op ? -1 : 1;
+    if (x->block != y->block)
+        return x->block < y->block ? -1 : 1;
+    if (x->last != y->last)
+        return x->last < y->last ? -1 : 1;
+    return x->gen < y->gen ? -1 : x->gen > y->gen;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Within each group of one op's matched storages of one block size, the frees go in time
+ * order to the storages in order of their last use. */
+static int order_frees(et_events *e, const uint32_t *last)
+{
+    size_t n = 0;
+    for (size_t g = 0; g < e->gens.n; g++)
+        n += e->gens.v[g].freed_at_known;
+    if (n < 2)
+        return 0;
+    claim_key *c = malloc(n * sizeof *c);
+    int64_t *frees = malloc(n * sizeof *frees);
+    if (!c || !frees) {
+        free(c);
+        free(frees);
+        return -1;
+    }
+    n = 0;
+    for (size_t g = 0; g < e->gens.n; g++) {
+        const gen *gp = &e->gens.v[g];
+        if (gp->freed_at_known)
+            c[n++] = (claim_key){e->recs.v[gp->first_use].op, et_alloc_block(gp->size), last[g],
+                                 (uint32_t)g, gp->free_ts};
+    }
+    qsort(c, n, sizeof *c, cmp_claim);
+    for (size_t lo = 0, hi; lo < n; lo = hi) {
+        for (hi = lo + 1; hi < n && c[hi].op == c[lo].op && c[hi].block == c[lo].block; hi++)
+            ;
+        for (size_t i = lo; i < hi; i++)
+            frees[i - lo] = c[i].free_ts;
+        qsort(frees, hi - lo, sizeof *frees, cmp_i64);
+        for (size_t i = lo; i < hi; i++)
+            e->gens.v[c[i].gen].free_ts = frees[i - lo];
+    }
+    free(c);
+    free(frees);
+    return 0;
+}
+
 int et_lifetimes_apply(et_events *e, et_event_totals *tot)
 {
     size_t nr = e->recs.n, ng = e->gens.n;
@@ -204,6 +271,11 @@ int et_lifetimes_apply(et_events *e, et_event_totals *tot)
         uint32_t g = e->handles.v[h].gen;
         if (e->handles.v[h].last_use > last[g])
             last[g] = e->handles.v[h].last_use;
+    }
+    if (order_frees(e, last)) {
+        free(start);
+        free(last);
+        return -1;
     }
     for (size_t g = 0; g < ng; g++) {
         const gen *gp = &e->gens.v[g];

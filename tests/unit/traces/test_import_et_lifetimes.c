@@ -1,10 +1,12 @@
 /* Lifetimes from a Kineto trace's memory events (import_et_lifetimes.c, docs/import-pytorch.md
- * "Lifetimes from the Kineto memory events") on a hand-made ET of three ops (mul -> relu ->
- * sum, tests/unit/traces/data/tiny_et_lifetimes.json) and its Kineto trace
+ * "Lifetimes from the Kineto memory events") on a hand-made ET (mul -> relu -> sum, then pair
+ * -> neg, exp; tests/unit/traces/data/tiny_et_lifetimes.json) and its Kineto trace
  * (tiny_kineto_lifetimes.json): mul's output is freed after sum (a Python variable held it),
  * relu asks for a 4096-byte workspace and frees it inside the call, sum's 4-byte output is a
- * 512-byte block, and one free is of a block from before the trace. The same Kineto trace
- * with its memory events stripped gives the ET's own rule (release after the last use). */
+ * 512-byte block, one free is of a block from before the trace, and pair makes two outputs of
+ * one size whose blocks are freed in the other order than the ET lists them (the first freed
+ * in neg, which reads the ET's second output). The same Kineto trace with its memory events
+ * stripped gives the ET's own rule (release after the last use). */
 #include <check.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -22,7 +24,7 @@ typedef struct run {
     uint64_t id[MAX_EV];               /* RELEASE's id */
     uint64_t out[MAX_EV][4], out_size[MAX_EV][4];
     size_t n_out[MAX_EV], n;
-    char releases[160], workspaces[64], matched[16], later[16];
+    char releases[160], workspaces[64], matched[16], later[16], early[16];
 } run;
 
 static char *data_path(const char *name)
@@ -70,6 +72,7 @@ static void read_run(const char *kineto, run *r)
     copy_meta(s, "kineto_workspaces", r->workspaces, sizeof r->workspaces);
     copy_meta(s, "kineto_allocations_matched", r->matched, sizeof r->matched);
     copy_meta(s, "kineto_frees_after_last_use", r->later, sizeof r->later);
+    copy_meta(s, "kineto_frees_before_last_use", r->early, sizeof r->early);
     gmt_source_close(s);
     free(et);
 }
@@ -109,9 +112,16 @@ START_TEST(test_real_frees_and_workspaces)
     ck_assert_int_gt(release_of(&r, r.out[relu][0]), sum); /* its last reader */
     ck_assert_uint_eq(r.n_out[sum], 1);
     ck_assert_uint_eq(r.out_size[sum][0], 4); /* matched to a 512-byte block, its own size */
+    /* pair: the block freed in neg goes to the output neg reads (its second), the other one
+     * lives to the end */
+    int pair = call_of(&r, "aten::pair"), neg = call_of(&r, "aten::neg"),
+        exp_ = call_of(&r, "aten::exp");
+    ck_assert_int_eq(release_of(&r, r.out[pair][1]), neg + 1);
+    ck_assert_int_gt(release_of(&r, r.out[pair][0]), exp_);
     ck_assert_msg(strstr(r.releases, "real frees"), "%s", r.releases);
-    ck_assert_str_eq(r.matched, "3");
-    ck_assert_str_eq(r.later, "1");
+    ck_assert_str_eq(r.matched, "7");
+    ck_assert_str_eq(r.later, "3");
+    ck_assert_str_eq(r.early, "0");
     ck_assert_str_eq(r.workspaces, "1 (the largest 4096 B)");
     free(k);
 }
