@@ -479,6 +479,10 @@ void sim_mem_free(sim_view *v);
  * the last report (always when final), s being the storage asked for (UINT32_MAX: none). */
 void sim_mem_note_segments(sim_view *v, uint32_t s, int final);
 
+/* The policy's victim among the pool's members (sim_choose.c; SIM_NONE when it names none);
+ * *scored += the candidates scored, for the cost model. */
+uint32_t sim_choose(sim_view *v, uint64_t *scored);
+
 /* Evicts pool member s now, as a victim of the policy (sim_run.c; for planned swap-outs). */
 void sim_evict_now(sim_view *v, uint32_t s);
 
