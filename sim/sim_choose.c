@@ -128,6 +128,11 @@ uint32_t sim_choose(sim_view *v, uint64_t *scored)
     const int64_t *last = v->last;
     const uint64_t *rcomp = v->rcomp;
     uint64_t clock = v->clock;
+    if (sim_pkb_on(v)) { /* lru, size, dtr-local, dtr: the scan skips blocks by bounds */
+        best = sim_pkb_scan(v, &best_cost, &nscored);
+        *scored += nscored;
+        return best;
+    }
 /* staleness: clock - last access, "infinite" before the first access (as sim_view_staleness) */
 #define STALE(s) (last[s] == INT64_MIN ? UINT64_MAX : clock - (uint64_t)last[s])
     switch (p->score_kind) {

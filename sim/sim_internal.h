@@ -252,6 +252,14 @@ struct sim_view {
     double *psc_min;    /* per block of 64 slots of pool_sc: its minimum (sim_pool_min.h) */
     uint64_t *psc_zero; /* per block: its slots whose score is zero */
     uint32_t psc_hw;    /* slots of pool_sc written in this run */
+    /* lru, size, dtr-local and dtr's exact scan: per block of 64 pool slots, lower bounds of
+     * the members' last access and score ratio (sim_pool_bound.h); pkb_kind SIM_SCORE_CUSTOM
+     * when off */
+    unsigned pkb_kind;
+    int64_t *pkb_l;
+    double *pkb_r;
+    void *pkb_heap;       /* scratch of a scan: a heap of blocks (sim_pool_bound.c) */
+    uint64_t pkb_scored;  /* members those scans scored in this run (benchmarks, tests) */
     /* closures memoised within one batch of region rebuilds (sim_regions.c) */
     uint64_t *memo;       /* per slot: closure bits then neighbour bits, 2 x words each */
     size_t memo_cap;      /* slots allocated */

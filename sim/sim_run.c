@@ -69,6 +69,7 @@ void sim_pool_compact(sim_view *v)
     v->pool_len = j;
     if (v->pool_sc)
         sim_psc_compacted(v, old_len);
+    sim_pkb_compacted(v, old_len);
 }
 
 static void pool_append(sim_view *v, uint32_t s)
@@ -356,8 +357,10 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
         const uint32_t *ast = tr->arg_st + op->args_off;
         if (!f->entered) {
             f->entered = 1;
-            for (uint32_t i = 0; i < op->n_args; i++)
+            for (uint32_t i = 0; i < op->n_args; i++) {
                 v->last[ast[i]] = (int64_t)v->clock;
+                sim_pkb_note(v, ast[i]);
+            }
             if (v->n_ustack + op->n_args > v->cap_ustack &&
                 sim_grow((void **)&v->ustack, &v->cap_ustack, v->n_ustack + op->n_args,
                          sizeof(uint32_t))) {
@@ -435,6 +438,7 @@ static int run_compute(sim_view *v, uint32_t o)
         sim_mscore_update(v, te->storage);
         if (!te->is_view) {
             v->last[te->storage] = INT64_MIN;
+            sim_pkb_note(v, te->storage);
             if (v->eq_on && (v->ss[te->storage].ecn = sim_eq_new_node(v, 0)) == SIM_NONE)
                 return -1;
         }
@@ -465,8 +469,11 @@ static int run_compute(sim_view *v, uint32_t o)
     v->created_ops = o + 1;
     if (materialize(v, o, op->n_out ? op->out_first : SIM_NONE, 0))
         return -1;
-    for (uint32_t k = 0; k < op->n_out; k++)
-        v->last[tr->tensors[op->out_first + k].storage] = (int64_t)v->clock;
+    for (uint32_t k = 0; k < op->n_out; k++) {
+        uint32_t s = tr->tensors[op->out_first + k].storage;
+        v->last[s] = (int64_t)v->clock;
+        sim_pkb_note(v, s);
+    }
     if (v->pol->on_access)
         v->pol->on_access(v, o, v->pol_state);
     return v->ckpt && o == v->ckpt_end_op ? sim_ckpt_after_op(v, o) : 0;
@@ -563,6 +570,7 @@ void sim_runner_free(sim_runner *r)
     free(v->scomp);
     free(v->pool_sc);
     sim_psc_free(v);
+    sim_pkb_free(v);
     free(v->last);
     free(v->pool_ord);
     free(v->pool_occ);
@@ -705,6 +713,15 @@ static int reset(sim_view *v, const sim_config *cfg, int allow_no_upkeep, gms_er
         free(v->pool_sc);
         v->pool_sc = NULL;
         sim_psc_free(v);
+    }
+    /* the exact scans of lru, size, dtr-local and dtr skip blocks by their bounds */
+    {
+        unsigned k = v->pol->choose || !sim_pkb_bounds ? SIM_SCORE_CUSTOM : v->pol->score_kind;
+        if (!(k == SIM_SCORE_LRU || k == SIM_SCORE_SIZE || k == SIM_SCORE_DTR_LOCAL ||
+              (k == SIM_SCORE_DTR && v->regions_on && !v->dtr_eq_approx)))
+            k = SIM_SCORE_CUSTOM;
+        if (sim_pkb_reset(v, k))
+            return gms_error_set(err, GMS_ENOMEM, "out of memory for the pool's bounds");
     }
     /* nothing reads forward interiors or sums: MSPS's own scan, no hook that could ask
      * sim_view_region_fwd_cost, no planner, windowed sets (the full ones keep the memoised

@@ -2,13 +2,14 @@
  * The engine's fast paths against their plain versions: windowed and full region bitsets,
  * inline score scans and score calls, deferred and eager region rebuilds, cached and fresh
  * equivalence-class costs, MSPS's block summaries and the slot scan, the builder's handle
- * tables. Each pair must replay alike, event for event (hashed), on chains and random DAGs.
+ * tables, the block bounds of lru, size, dtr-local and dtr. Each pair must replay alike, event for event (hashed), on chains and random DAGs.
  */
 #include <check.h>
 #include <stdlib.h>
 
 #include "graph.h"
 #include "sim_internal.h" /* sim_region_bitset_max, sim_region_defer */
+#include "sim_pool_bound.h" /* sim_pkb_bounds */
 #include "sim_pool_min.h"  /* sim_psc_summaries */
 
 START_TEST(test_full_and_windowed_bitset_regions_give_identical_runs)
@@ -437,6 +438,72 @@ START_TEST(test_deferred_rebuilds_flush_before_a_view_on_an_evicted_storage)
 }
 END_TEST
 
+/* The members the bounded scans scored, read by an on_evict hook (which leaves the choice
+ * as it is) from the view. */
+static uint64_t bounded_scored;
+static void read_scored(const sim_view *v, uint32_t s, int eager, void *state)
+{
+    (void)s, (void)eager, (void)state;
+    bounded_scored = v->pkb_scored;
+}
+
+/* lru, size, dtr-local and dtr (and swap-lru, whose scan is lru's) skip pool blocks by their
+ * bounds (sim_pool_bound.h); the plain scan scores every member. Both must choose alike, event
+ * for event, and count the same candidates, on a chain and on random DAGs (sizes that tie,
+ * views, releases, compactions), full and windowed regions, four budgets; and the bounds
+ * must actually skip: together the bounded scans score under half the plain candidates. */
+START_TEST(test_pool_bounds_choose_like_the_plain_scan)
+{
+    sim_trace *traces[4];
+    gms_error err = {0};
+    ck_assert_int_eq(sim_trace_chain(600, &traces[0], &err), 0);
+    for (int i = 1; i < 4; i++)
+        traces[i] = random_dag_trace((uint64_t)i + 11, 1500);
+    const char *names[5] = {"lru", "size", "dtr-local", "dtr", "swap-lru"};
+    const double ratios[4] = {0.1, 0.2, 0.3, 0.6};
+    int saved = sim_pkb_bounds;
+    uint32_t saved_max = sim_region_bitset_max;
+    uint64_t evictions = 0, candidates[5] = {0}, scored[5] = {0};
+    for (int ti = 0; ti < 4; ti++)
+        for (int p = 0; p < 5; p++)
+            for (int w = 0; w < 2; w++)
+                for (int k = 0; k < 4; k++) {
+                    sim_policy pol = *pol_find(names[p]);
+                    ck_assert_ptr_null(pol.on_evict);
+                    pol.on_evict = read_scored;
+                    uint64_t budget = sim_budget_for_ratio(traces[ti], ratios[k]);
+                    sim_result r[2];
+                    uint64_t h[2];
+                    sim_region_bitset_max = w ? 0 : saved_max;
+                    for (int d = 0; d < 2; d++) {
+                        sim_runner *run;
+                        sim_pkb_bounds = d;
+                        bounded_scored = 0;
+                        ck_assert_int_eq(sim_runner_new(traces[ti], &run, &err), 0);
+                        h[d] = hashed_run(run, &pol, budget, &r[d]);
+                        sim_runner_free(run);
+                    }
+                    ck_assert_msg(h[0] == h[1], "trace %d %s at %g (windowed %d): bounded and "
+                                  "plain scans differ", ti, names[p], ratios[k], w);
+                    ck_assert_uint_eq(r[0].clock, r[1].clock);
+                    ck_assert_uint_eq(r[0].evictions, r[1].evictions);
+                    ck_assert_uint_eq(r[0].candidates, r[1].candidates);
+                    evictions += r[0].evictions;
+                    candidates[p] += r[1].candidates;
+                    scored[p] += bounded_scored;
+                }
+    sim_pkb_bounds = saved;
+    sim_region_bitset_max = saved_max;
+    ck_assert_uint_gt(evictions, 1000);
+    for (int p = 0; p < 5; p++)
+        ck_assert_msg(scored[p] > 0 && scored[p] < candidates[p] / 2,
+                      "%s: the bounded scans scored %llu of %llu candidates", names[p],
+                      (unsigned long long)scored[p], (unsigned long long)candidates[p]);
+    for (int i = 0; i < 4; i++)
+        sim_trace_free(traces[i]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim_paths");
@@ -449,6 +516,7 @@ int main(void)
     tcase_add_test(tc, test_builder_finds_dense_sparse_and_moved_handles_alike);
     tcase_add_test(tc, test_dtr_eq_cached_class_costs_choose_like_fresh_walks);
     tcase_add_test(tc, test_msps_block_summaries_choose_like_the_slot_scan);
+    tcase_add_test(tc, test_pool_bounds_choose_like_the_plain_scan);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
