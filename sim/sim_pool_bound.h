@@ -22,8 +22,11 @@
  *     do. The bound is shrunk by 2^-40 relative so that its roundings (a few units in the
  *     last place) can never skip a member the exact score would keep.
  *
- * Every write of last, compute or a region sum of a pool member goes through
- * sim_pkb_note (sim_mscore_update calls it for compute and region sums).
+ * Every write that can lower a member's keys folds it in through sim_pkb_note: its entry
+ * into the pool, and every region sum rebuilt or copied (sim_mscore_update for the reverse
+ * ones, as MSPS's cached scores; the forward rebuilds call it directly). Writes that can only
+ * raise a score (an absorb grows a sum, an access raises the last access) need not, though
+ * the accesses do.
  */
 #ifndef SIM_POOL_BOUND_H
 #define SIM_POOL_BOUND_H
