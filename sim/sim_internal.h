@@ -260,6 +260,7 @@ struct sim_view {
     double *pkb_r;
     void *pkb_heap;       /* scratch of a scan: a heap of blocks (sim_pool_bound.c) */
     uint64_t pkb_scored;  /* members those scans scored in this run (benchmarks, tests) */
+    double *pkb_rs, *pkb_ri; /* per storage: its ratio key as last folded, and 1 / it */
     /* closures memoised within one batch of region rebuilds (sim_regions.c) */
     uint64_t *memo;       /* per slot: closure bits then neighbour bits, 2 x words each */
     size_t memo_cap;      /* slots allocated */

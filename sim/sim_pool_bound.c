@@ -13,38 +13,53 @@ typedef struct {
 } pkb_entry;
 
 
-/* Block b's keys from its k members now, given their ratio keys r[] and last accesses l[]
- * (none: l INT64_MAX, r +inf). */
-static void keys_from(sim_view *v, uint32_t b, const double *r, const int64_t *l, uint32_t k)
+/* Block b's keys from its k members m[] now (none: l INT64_MAX, r +inf), from their cached
+ * ratio keys: K the least ratio, L = now - K max((now - l_i) / r_i), as folding each member
+ * with that K would give (sim_pkb_fold_stale), in one pass. */
+static void keys_from(sim_view *v, uint32_t b, const uint32_t *m, uint32_t k)
 {
+    const int64_t *last = v->last;
     int64_t lm = INT64_MAX;
     double rm = INFINITY;
-    for (uint32_t j = 0; j < k; j++) {
-        lm = l[j] < lm ? l[j] : lm;
-        rm = r[j] < rm ? r[j] : rm;
-    }
-    v->pkb_r[b] = rm;
-    v->pkb_l[b] = lm;
-    if (v->pkb_kind == SIM_SCORE_DTR_LOCAL || v->pkb_kind == SIM_SCORE_DTR) {
-        v->pkb_l[b] = INT64_MAX; /* L for the least K, member by member */
+    if (v->pkb_kind == SIM_SCORE_LRU) {
         for (uint32_t j = 0; j < k; j++)
-            sim_pkb_fold_stale(v, b, r[j], l[j]);
+            lm = last[m[j]] < lm ? last[m[j]] : lm;
+        v->pkb_l[b] = lm;
+        return;
     }
+    double *rs = v->pkb_rs;
+    if (v->pkb_kind == SIM_SCORE_DTR) /* absorbs raised region sums unnoted: read them anew */
+        for (uint32_t j = 0; j < k; j++) {
+            double r = sim_pkb_ratio(v, m[j]);
+            rs[m[j]] = r;
+            v->pkb_ri[m[j]] = r == INFINITY ? 0 : 1 / r;
+        }
+    for (uint32_t j = 0; j < k; j++)
+        rm = rs[m[j]] < rm ? rs[m[j]] : rm;
+    v->pkb_r[b] = !(rm >= 0) ? -INFINITY : rm; /* a NaN or negative ratio: never skipped */
+    if (v->pkb_kind == SIM_SCORE_SIZE || !(rm > 0) || rm == INFINITY)
+        return; /* L: unused, or the bound is 0, -inf or +inf whatever it is */
+    const double *ri = v->pkb_ri;
+    const uint64_t now = v->clock;
+    double mx = 0;
+    int never = 0;
+    for (uint32_t j = 0; j < k; j++) {
+        int64_t l = last[m[j]];
+        never |= l == INT64_MIN;
+        double x = (double)(now - (uint64_t)l) * ri[m[j]];
+        mx = x > mx ? x : mx;
+    }
+    v->pkb_l[b] = never ? INT64_MIN : sim_pkb_l(now, rm * mx);
 }
 
 static void block_keys(sim_view *v, uint32_t b)
 {
-    double r[64];
-    int64_t l[64];
+    uint32_t m[64];
     uint32_t k = 0, hi = b * 64 + 64 < v->pool_len ? b * 64 + 64 : v->pool_len;
-    for (uint32_t i = b * 64; i < hi; i++) {
-        uint32_t s = v->pool_ord[i];
-        if (s == SIM_NONE)
-            continue;
-        l[k] = v->last[s];
-        r[k++] = sim_pkb_ratio(v, s);
-    }
-    keys_from(v, b, r, l, k);
+    for (uint32_t i = b * 64; i < hi; i++)
+        if (v->pool_ord[i] != SIM_NONE)
+            m[k++] = v->pool_ord[i];
+    keys_from(v, b, m, k);
 }
 
 int sim_pkb_reset(sim_view *v, unsigned kind)
@@ -69,6 +84,14 @@ int sim_pkb_reset(sim_view *v, unsigned kind)
         v->pkb_l[b] = INT64_MAX;
         v->pkb_r[b] = INFINITY;
     }
+    if (kind != SIM_SCORE_LRU && !v->pkb_rs) {
+        v->pkb_rs = malloc((size_t)v->tr->n_storages * sizeof *v->pkb_rs + 1);
+        v->pkb_ri = malloc((size_t)v->tr->n_storages * sizeof *v->pkb_ri + 1);
+        if (!v->pkb_rs || !v->pkb_ri) {
+            sim_pkb_free(v);
+            return -1;
+        }
+    }
     v->pkb_kind = kind;
     return 0;
 }
@@ -86,6 +109,10 @@ void sim_pkb_free(sim_view *v)
     free(v->pkb_l);
     free(v->pkb_r);
     free(v->pkb_heap);
+    free(v->pkb_rs);
+    free(v->pkb_ri);
+    v->pkb_rs = NULL;
+    v->pkb_ri = NULL;
     v->pkb_l = NULL;
     v->pkb_r = NULL;
     v->pkb_heap = NULL;
@@ -131,8 +158,8 @@ static void pkb_sift(pkb_entry *h, uint32_t n, uint32_t i)
 
 /* One scan function per score kind: SCORE the score of member s (the plain scan's
  * expression, read against the running best), BOUND block b's bound from its keys bl and br,
- * RATIO member s's ratio key (refreshed while a block is scanned in full), MAYZERO whether a
- * block's keys allow a zero score.
+ * MAYZERO whether a block's keys allow a zero score. A block scanned in full gets its keys
+ * anew (keys_from).
  *
  * The plain scan keeps the last minimum and stops at the first zero. Before the first block
  * that may hold a zero (block z) no scan stops, so the state the plain scan has after those
@@ -145,7 +172,7 @@ static void pkb_sift(pkb_entry *h, uint32_t n, uint32_t i)
  * on, the scan goes forwards as the plain one, from that state, skipping a block only when
  * its bound is above the best and above zero. A zero met before block z (keys that lie:
  * never, by the invariant) redoes the whole choice plainly. */
-#define PKB_SCAN_FN(NAME, SCORE, BOUND, RATIO, MAYZERO)                                      \
+#define PKB_SCAN_FN(NAME, SCORE, BOUND, MAYZERO)                                      \
     static uint32_t NAME(sim_view *v, double *best_cost, uint64_t *scored)                   \
     {                                                                                         \
         const uint32_t *ord = v->pool_ord;                                                    \
@@ -158,7 +185,7 @@ static void pkb_sift(pkb_entry *h, uint32_t n, uint32_t i)
         uint32_t bi = SIM_NONE, bpos = 0, n = v->pool_len, nb = (n + 63) / 64, z, nh = 0;     \
         int plain = 0;                                                                        \
         pkb_entry *h = v->pkb_heap;                                                           \
-        (void)size, (void)scomp, (void)rcomp, (void)clock;                                    \
+        (void)size, (void)scomp, (void)rcomp, (void)clock, (void)last;                        \
         for (z = 0; z < nb; z++) { /* the blocks before z: their bounds into the heap */      \
             if (!occ[z])                                                                      \
                 continue;                                                                     \
@@ -180,8 +207,7 @@ static void pkb_sift(pkb_entry *h, uint32_t n, uint32_t i)
             h[0] = h[--nh];                                                                   \
             pkb_sift(h, nh, 0);                                                               \
             uint32_t b = top.b, nk = 0, hi = b * 64 + 64 < n ? b * 64 + 64 : n;               \
-            int64_t kl[64];                                                                   \
-            double kr[64];                                                                    \
+            uint32_t km[64];                                                                  \
             for (uint32_t i = b * 64; i < hi; i++) {                                          \
                 uint32_t s = ord[i];                                                          \
                 if (s == SIM_NONE)                                                            \
@@ -195,10 +221,9 @@ static void pkb_sift(pkb_entry *h, uint32_t n, uint32_t i)
                     bi = s;                                                                   \
                     bpos = i;                                                                 \
                 }                                                                             \
-                kl[nk] = last[s];                                                             \
-                kr[nk++] = RATIO;                                                             \
+                km[nk++] = s;                                                                 \
             }                                                                                 \
-            keys_from(v, b, kr, kl, nk);                                                      \
+            keys_from(v, b, km, nk);                                                          \
             if (plain)                                                                        \
                 break;                                                                        \
         }                                                                                     \
@@ -218,8 +243,7 @@ static void pkb_sift(pkb_entry *h, uint32_t n, uint32_t i)
                     continue;                                                                 \
                 }                                                                             \
             }                                                                                 \
-            int64_t kl[64];                                                                   \
-            double kr[64];                                                                    \
+            uint32_t km[64];                                                                  \
             uint32_t nk = 0, hi = b * 64 + 64 < n ? b * 64 + 64 : n;                          \
             for (uint32_t i = b * 64; i < hi; i++) {                                          \
                 uint32_t s = ord[i];                                                          \
@@ -234,10 +258,9 @@ static void pkb_sift(pkb_entry *h, uint32_t n, uint32_t i)
                 }                                                                             \
                 if (c == 0)                                                                   \
                     goto done; /* the block's keys stay as they were: still bounds */         \
-                kl[nk] = last[s];                                                             \
-                kr[nk++] = RATIO;                                                             \
+                km[nk++] = s;                                                                 \
             }                                                                                 \
-            keys_from(v, b, kr, kl, nk);                                                      \
+            keys_from(v, b, km, nk);                                                          \
         }                                                                                     \
     done:                                                                                     \
         v->pkb_scored += visited;                                                             \
@@ -249,16 +272,16 @@ static void pkb_sift(pkb_entry *h, uint32_t n, uint32_t i)
 #define STALE(s) (last[s] == INT64_MIN ? UINT64_MAX : clock - (uint64_t)last[s])
 /* lru: a zero is a member last accessed at clock 0, a bound at or below zero may hold one;
  * size: 1/size is never zero (+inf for size zero) */
-PKB_SCAN_FN(scan_lru, (double)last[s], (double)bl, 0, bl <= 0)
-PKB_SCAN_FN(scan_size, sim_ratio_inline(1, size[s], 1), br, sim_ratio_inline(1, size[s], 1), 0)
+PKB_SCAN_FN(scan_lru, (double)last[s], (double)bl, bl <= 0)
+PKB_SCAN_FN(scan_size, sim_ratio_inline(1, size[s], 1), br, 0)
 /* dtr-local, dtr: a score is zero only with a zero numerator, i.e. a zero ratio key */
 PKB_SCAN_FN(scan_dtr_local,
             sim_score_ratio_above((int64_t)scomp[s], size[s], STALE(s), best),
-            stale_bound(br, bl, clock), sim_pkb_ratio(v, s), !(br > 0))
+            stale_bound(br, bl, clock), !(br > 0))
 PKB_SCAN_FN(scan_dtr,
             sim_score_ratio_above((int64_t)(scomp[s] + rcomp[2 * s] + rcomp[2 * s + 1]),
                                   size[s], STALE(s), best),
-            stale_bound(br, bl, clock), sim_pkb_ratio(v, s), !(br > 0))
+            stale_bound(br, bl, clock), !(br > 0))
 #undef STALE
 
 uint32_t sim_pkb_scan(sim_view *v, double *best_cost, uint64_t *scored)

@@ -22,11 +22,13 @@
  *     do. The bound is shrunk by 2^-40 relative so that its roundings (a few units in the
  *     last place) can never skip a member the exact score would keep.
  *
- * Every write that can lower a member's keys folds it in through sim_pkb_note: its entry
- * into the pool, and every region sum rebuilt or copied (sim_mscore_update for the reverse
- * ones, as MSPS's cached scores; the forward rebuilds call it directly). Writes that can only
- * raise a score (an absorb grows a sum, an access raises the last access) need not, though
- * the accesses do.
+ * Every write that can lower a member's keys folds it in through sim_pkb_note, which also
+ * caches its ratio key (and its inverse) per storage for the visits: its entry into the pool,
+ * and every region sum rebuilt or copied (sim_mscore_update for the reverse ones, as MSPS's
+ * cached scores; the forward rebuilds call it directly). Writes that only raise a score need
+ * not: an absorb grows a sum (the cached ratio stays below it, still a bound), an access
+ * raises the last access (a pool member's last access never goes down: a storage gets
+ * INT64_MIN only when its op first creates it, out of the pool).
  */
 #ifndef SIM_POOL_BOUND_H
 #define SIM_POOL_BOUND_H
@@ -64,11 +66,19 @@ static inline double sim_pkb_ratio(const sim_view *v, uint32_t s)
     return m == 0 ? INFINITY : (double)c / (double)m;
 }
 
-/* dtr-local and dtr: folds a member with ratio r and last access l (now = v->clock) into
- * block b's keys K (pkb_r) and L (pkb_l), which promise K / (t - L) <= r_i / (t - l_i) for
- * every member i at every t >= now: K <= r and L <= now - (K / r) (now - l), rounded down
- * with room for the roundings (lowering K keeps the promise to the others: t - l_i >= 0). */
-static inline void sim_pkb_fold_stale(sim_view *v, uint32_t b, double r, int64_t l)
+/* now - ceil(q), rounded down with room for q's roundings; INT64_MIN when out of range. */
+static inline int64_t sim_pkb_l(uint64_t now, double q)
+{
+    if (!(q < 0x1p62))
+        return INT64_MIN;
+    return (int64_t)now - (int64_t)ceil(q * (1 + 0x1p-40)) - 1;
+}
+
+/* dtr-local and dtr: folds a member with ratio r (ri = 1 / r, 0 for +inf) and last access l
+ * (now = v->clock) into block b's keys K (pkb_r) and L (pkb_l), which promise
+ * K / (t - L) <= r_i / (t - l_i) for every member i at every t >= now: K <= r and
+ * L <= now - K (now - l) / r (lowering K keeps the promise to the others: t - l_i >= 0). */
+static inline void sim_pkb_fold_stale(sim_view *v, uint32_t b, double r, double ri, int64_t l)
 {
     if (!(r >= 0)) { /* a negative numerator: never skipped */
         v->pkb_r[b] = -INFINITY;
@@ -79,38 +89,36 @@ static inline void sim_pkb_fold_stale(sim_view *v, uint32_t b, double r, int64_t
     double k = v->pkb_r[b];
     if (r == INFINITY || k <= 0)
         return; /* its score is +inf; or the bound is zero whatever L is */
-    int64_t lj = INT64_MIN; /* never accessed: staleness "infinite" */
-    if (l != INT64_MIN) {
-        double q = k / r * (double)(v->clock - (uint64_t)l); /* <= now - l */
-        lj = (int64_t)v->clock - (int64_t)ceil(q * (1 + 0x1p-40)) - 1;
-    }
+    int64_t lj = l == INT64_MIN ? INT64_MIN /* never accessed: staleness "infinite" */
+                                : sim_pkb_l(v->clock, k * (double)(v->clock - (uint64_t)l) * ri);
     if (lj < v->pkb_l[b])
         v->pkb_l[b] = lj;
 }
 
-/* Pool member s's last access, compute or region sums were written: folds them into its
- * block's keys. Any storage may be passed (one out of the pool is ignored). */
+/* Pool member s entered, or its compute or region sums were written: caches its ratio key
+ * and folds it into its block's keys. Any storage may be passed (one out of the pool is
+ * ignored). */
 static inline void sim_pkb_note(sim_view *v, uint32_t s)
 {
     uint32_t i;
     if (!sim_pkb_on(v) || (i = v->ss[s].pool_idx) == SIM_NONE)
         return;
     uint32_t b = i >> 6;
-    switch (v->pkb_kind) {
-    case SIM_SCORE_LRU:
+    if (v->pkb_kind == SIM_SCORE_LRU) {
         if (v->last[s] < v->pkb_l[b])
             v->pkb_l[b] = v->last[s];
-        break;
-    case SIM_SCORE_SIZE: {
-        double r = sim_pkb_ratio(v, s);
+        return;
+    }
+    double r = sim_pkb_ratio(v, s);
+    v->pkb_rs[s] = r;
+    if (v->pkb_kind == SIM_SCORE_SIZE) {
         if (r < v->pkb_r[b])
             v->pkb_r[b] = r;
-        break;
+        return;
     }
-    default:
-        sim_pkb_fold_stale(v, b, sim_pkb_ratio(v, s), v->last[s]);
-        break;
-    }
+    double ri = r == INFINITY ? 0 : 1 / r;
+    v->pkb_ri[s] = ri;
+    sim_pkb_fold_stale(v, b, r, ri, v->last[s]);
 }
 
 /* Sets up the bounds for a run of policy kind `kind` (SIM_SCORE_CUSTOM: off). 0, or -1 when

@@ -357,10 +357,8 @@ static int materialize(sim_view *v, uint32_t o, uint32_t t, int remat)
         const uint32_t *ast = tr->arg_st + op->args_off;
         if (!f->entered) {
             f->entered = 1;
-            for (uint32_t i = 0; i < op->n_args; i++) {
+            for (uint32_t i = 0; i < op->n_args; i++)
                 v->last[ast[i]] = (int64_t)v->clock;
-                sim_pkb_note(v, ast[i]);
-            }
             if (v->n_ustack + op->n_args > v->cap_ustack &&
                 sim_grow((void **)&v->ustack, &v->cap_ustack, v->n_ustack + op->n_args,
                          sizeof(uint32_t))) {
@@ -438,7 +436,6 @@ static int run_compute(sim_view *v, uint32_t o)
         sim_mscore_update(v, te->storage);
         if (!te->is_view) {
             v->last[te->storage] = INT64_MIN;
-            sim_pkb_note(v, te->storage);
             if (v->eq_on && (v->ss[te->storage].ecn = sim_eq_new_node(v, 0)) == SIM_NONE)
                 return -1;
         }
@@ -469,11 +466,8 @@ static int run_compute(sim_view *v, uint32_t o)
     v->created_ops = o + 1;
     if (materialize(v, o, op->n_out ? op->out_first : SIM_NONE, 0))
         return -1;
-    for (uint32_t k = 0; k < op->n_out; k++) {
-        uint32_t s = tr->tensors[op->out_first + k].storage;
-        v->last[s] = (int64_t)v->clock;
-        sim_pkb_note(v, s);
-    }
+    for (uint32_t k = 0; k < op->n_out; k++)
+        v->last[tr->tensors[op->out_first + k].storage] = (int64_t)v->clock;
     if (v->pol->on_access)
         v->pol->on_access(v, o, v->pol_state);
     return v->ckpt && o == v->ckpt_end_op ? sim_ckpt_after_op(v, o) : 0;
