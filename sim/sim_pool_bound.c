@@ -12,7 +12,6 @@ typedef struct {
     uint32_t b;
 } pkb_entry;
 
-
 /* Block b's keys from its k members m[] now (none: l INT64_MAX, r +inf), from their cached
  * ratio keys: K the least ratio, L = now - K max((now - l_i) / r_i), as folding each member
  * with that K would give (sim_pkb_fold_stale), in one pass. */
