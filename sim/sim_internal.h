@@ -252,6 +252,15 @@ struct sim_view {
     double *psc_min;    /* per block of 64 slots of pool_sc: its minimum (sim_pool_min.h) */
     uint64_t *psc_zero; /* per block: its slots whose score is zero */
     uint32_t psc_hw;    /* slots of pool_sc written in this run */
+    /* lru, size, dtr-local and dtr's exact scan: per block of 64 pool slots, lower bounds of
+     * the members' last access and score ratio (sim_pool_bound.h); pkb_kind SIM_SCORE_CUSTOM
+     * when off */
+    unsigned pkb_kind;
+    int64_t *pkb_l;
+    double *pkb_r;
+    void *pkb_heap;       /* scratch of a scan: a heap of blocks (sim_pool_bound.c) */
+    uint64_t pkb_scored;  /* members those scans scored in this run (benchmarks, tests) */
+    double *pkb_rs, *pkb_ri; /* per storage: its ratio key as last folded, and 1 / it */
     /* closures memoised within one batch of region rebuilds (sim_regions.c) */
     uint64_t *memo;       /* per slot: closure bits then neighbour bits, 2 x words each */
     size_t memo_cap;      /* slots allocated */
@@ -478,6 +487,10 @@ void sim_mem_free(sim_view *v);
 /* With cfg->storage_events: reports SIM_EV_SEGMENTS when the model's segments changed since
  * the last report (always when final), s being the storage asked for (UINT32_MAX: none). */
 void sim_mem_note_segments(sim_view *v, uint32_t s, int final);
+
+/* The policy's victim among the pool's members (sim_choose.c; SIM_NONE when it names none);
+ * *scored += the candidates scored, for the cost model. */
+uint32_t sim_choose(sim_view *v, uint64_t *scored);
 
 /* Evicts pool member s now, as a victim of the policy (sim_run.c; for planned swap-outs). */
 void sim_evict_now(sim_view *v, uint32_t s);

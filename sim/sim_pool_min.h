@@ -14,6 +14,7 @@
 #include <math.h>
 
 #include "sim_internal.h"
+#include "sim_pool_bound.h"
 
 /* Block b's minimum from its slots (called when the minimum itself rose or left). */
 void sim_psc_block(sim_view *v, uint32_t b);
@@ -42,10 +43,12 @@ static inline void sim_psc_set(sim_view *v, uint32_t i, double c)
 }
 
 /* Refreshes pool member s's cached MSPS score after its compute or reverse sum changed (a
- * storage out of the pool gets it when it enters). */
+ * storage out of the pool gets it when it enters), and the block bounds of the other scans
+ * after its compute or a region sum changed (sim_pool_bound.h). */
 static inline void sim_mscore_update(sim_view *v, uint32_t s)
 {
     uint32_t i;
+    sim_pkb_note(v, s);
     if (v->pool_sc && (i = v->ss[s].pool_idx) != SIM_NONE)
         sim_psc_set(v, i, sim_ratio_inline((int64_t)(v->scomp[s] + v->rcomp[2 * (size_t)s + 1]),
                                            v->tr->st_size[s], 1));

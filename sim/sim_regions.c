@@ -274,6 +274,8 @@ static inline __attribute__((always_inline)) void rebuild_walk(sim_view *v, uint
     *sim_rcomp(v, base, forward) = compute;
     if (!forward)
         sim_mscore_update(v, base);
+    else
+        sim_pkb_note(v, base); /* dtr's bounds read forward sums too */
     if (win) {
         if (sim_set_take_words(&R->interior, &v->set_pool, ib, lo >> 6, (hi >> 6) + 1, icount) ||
             sim_set_take_words(&R->frontier, &v->set_pool, fb, lo >> 6, (hi >> 6) + 1, fcount))
@@ -561,6 +563,8 @@ static void rebuild_memo(sim_view *v, uint32_t base, int forward)
     *sim_rcomp(v, base, forward) = sum;
     if (!forward)
         sim_mscore_update(v, base);
+    else
+        sim_pkb_note(v, base); /* dtr's bounds read forward sums too */
 }
 
 /* Rebuilds the regions of bases[0..n) in one direction, as one batch. */

@@ -298,6 +298,8 @@ SIM_POPCNT_CLONES static void rebuild_multi(sim_view *v, const uint32_t *bases, 
         *sim_rcomp(v, bases[i], forward) = c.comp[i];
         if (!forward)
             sim_mscore_update(v, bases[i]);
+        else
+            sim_pkb_note(v, bases[i]); /* dtr's bounds read forward sums too */
     }
     for (uint32_t i = 0; i < k && !c.lists; i++) {
         sim_region *R = forward ? &v->fwd[bases[i]] : &v->rev[bases[i]];
@@ -308,6 +310,8 @@ SIM_POPCNT_CLONES static void rebuild_multi(sim_view *v, const uint32_t *bases, 
         *sim_rcomp(v, bases[i], forward) = c.comp[i];
         if (!forward)
             sim_mscore_update(v, bases[i]);
+        else
+            sim_pkb_note(v, bases[i]); /* dtr's bounds read forward sums too */
     }
 }
 

@@ -5,7 +5,8 @@
 #     result's figures, for GMS_EXACT_POLICIES x GMS_EXACT_BUDGETS on every ET of ../shared
 #     (converted by the new binary), the five DTR logs, a 3000-layer chain, a 20-iteration
 #     GPT synth and its --weight-update mutate variant;
-#  2. `sim --json` (wall time aside) for the region policies at no budget, 1.0, 1.5 and 0.9:
+#  2. `sim --json` (wall time aside) for the region policies and the scanning ones (lru, size,
+#     dtr-local; GMS_EXACT_JSON_POLICIES) at no budget, 1.0, 1.5 and 0.9:
 #     runs without an observer, which may skip the regions' upkeep (sim_run.c, no_upkeep).
 # Usage: GMS_BUILD=build-rel GMS_OLD_BUILD=build-old scripts/bench/exact.sh
 #   (each a build folder holding cli/gpumemsim and tests/bench/event_hash). Prints the run
@@ -50,7 +51,7 @@ for side in old new; do
   js="$tmp/$side.json"
   : >"$js"
   for t in "${traces[@]}"; do
-    for p in dtr dtr-eq msps hybrid capuchin dtr-proto-all; do
+    for p in ${GMS_EXACT_JSON_POLICIES:-dtr dtr-eq msps hybrid capuchin dtr-proto-all lru size dtr-local}; do
       for bud in none 1.0 1.5 0.9; do
         a=()
         [ "$bud" = none ] || a=(--budget "$bud")

@@ -13,7 +13,13 @@
 #     at budgets 0.7 and 0.9, and each against the synthetic trace's run of the same policy
 #     and budget;
 #  4. the 200k-layer chain (`sim --chain 200000 --policy dtr`, no budget), old and new, and
-#     at a 30% budget: exact at growing sizes (time quadratic) and --sample 32.
+#     at a 30% budget: exact at growing sizes (time quadratic) and --sample 32;
+#  5. (needs GMS_OLD_BIN) section 3 side by side: per executed op, old and new runs
+#     interleaved, best of 3 each, for the policies GMS_REAL_SCAN_POLICIES (default lru, size,
+#     dtr-local, dtr, msps, hybrid, capuchin) at 0.7 and 0.9, each trace against the synth
+#     run of the same build; with GMS_SCORED (tests/bench/pool_scored of the new build) also
+#     the candidates per executed op (what the plain scan scores: the old build's) and the
+#     members the new build's bounded scans scored (sim_pool_bound.h).
 # GMS_REAL_SECTIONS picks sections (default "1 2 3 4"). Run directly with GMS_BIN (new) and optionally GMS_OLD_BIN (a Release build of the main to
 # compare with). Numbers go to docs/benchmarks.md, "Real traces and long chains".
 set -euo pipefail
@@ -133,4 +139,58 @@ for n in 10000 20000 40000; do
   printf '  %s layers: %s s\n' "$n" "$(cpu "$bin" --chain "$n" --policy dtr --budget 0.3)"
 done
 printf '  200000 layers, --sample 32: %s s\n' "$(cpu "$bin" --chain 200000 --policy dtr --budget 0.3 --sample 32)"
+fi
+
+if on 5; then
+[ -n "$old" ] || { echo "real.sh: section 5 needs GMS_OLD_BIN" >&2; exit 1; }
+echo
+echo "-- 5. per executed op, old / new interleaved (best of 3 each; ns per op, x the synth of the same build)"
+gpt1000="${GMS_REAL_GPT1000:-$tmp/gpt1000.gmt}"
+[ -f "$gpt1000" ] || "$bin" synth --model transformer --iterations 1000 --vary-input 128:512 \
+  -o "$gpt1000" >/dev/null 2>&1
+# one BIN TRACE POLICY BUDGET: "WALL_S OPS" of one run (sim --json), "- 0" when it fails
+one() {
+  local j
+  j=$("$1" sim "$2" --policy "$3" --budget "$4" --json 2>/dev/null) || { echo "- 0"; return; }
+  printf '%s %s\n' "$(sed -n 's/.*"wall_s": \([0-9.e-]*\).*/\1/p' <<<"$j")" \
+    "$(sed -n 's/.*"ops_executed": \([0-9]*\).*/\1/p' <<<"$j")"
+}
+# min A B: the smaller of two wall times ("-" when none)
+min() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "-") print b; else if (b == "-" || a < b) print a; else print b }'; }
+traces=("$gpt1000" "$tmp"/*_et.gmt "$shared"/traces/dtr-iclr21/*.log)
+read -r -a spols <<<"${GMS_REAL_SCAN_POLICIES:-lru size dtr-local dtr msps hybrid capuchin}"
+for b in 0.7 0.9; do
+  echo "budget $b"
+  echo '| trace | policy | old ns/op | new ns/op | old / new | old x synth | new x synth | candidates / op | scored / op (new) |'
+  echo '|---|---|---:|---:|---:|---:|---:|---:|---:|'
+  declare -A rold=() rnew=()
+  for t in "${traces[@]}"; do
+    for p in "${spols[@]}"; do
+      wo=- wn=- n=0
+      for i in 1 2 3; do
+        read -r w n < <(one "$old" "$t" "$p" "$b"); wo=$(min "$wo" "$w")
+        read -r w n < <(one "$bin" "$t" "$p" "$b"); wn=$(min "$wn" "$w")
+        awk -v a="$wo" 'BEGIN{exit !(a != "-" && a > 20)}' && break # a long run: once is enough
+      done
+      [ "$n" -gt 0 ] 2>/dev/null || { printf '| %s | %s | - | - | | | | | |\n' "$(basename "$t" | cut -d- -f1)" "$p"; continue; }
+      no=$(awk -v w="$wo" -v n="$n" 'BEGIN{printf "%.0f", w * 1e9 / n}')
+      nn=$(awk -v w="$wn" -v n="$n" 'BEGIN{printf "%.0f", w * 1e9 / n}')
+      if [ "$t" = "$gpt1000" ]; then rold[$p]=$no; rnew[$p]=$nn; fi
+      sc="" cand=""
+      if [ -n "${GMS_SCORED:-}" ]; then
+        read -r e c k < <("$GMS_SCORED" "$t" "$p" "$b" 2>/dev/null || echo "0 0 -")
+        if [ "$e" -gt 0 ]; then
+          cand=$(awk -v c="$c" -v e="$e" 'BEGIN{printf "%.1f", c / e}')
+          [ "$k" = - ] || sc=$(awk -v c="$k" -v e="$e" 'BEGIN{printf "%.1f", c / e}')
+        fi
+      fi
+      printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$(basename "$t" | cut -d- -f1)" "$p" \
+        "$no" "$nn" "$(awk -v a="$no" -v b="$nn" 'BEGIN{printf "%.1fx", (b > 0 ? a / b : 0)}')" \
+        "$(awk -v a="$no" -v r="${rold[$p]:-0}" 'BEGIN{printf "%.1fx", (r > 0 ? a / r : 0)}')" \
+        "$(awk -v a="$nn" -v r="${rnew[$p]:-0}" 'BEGIN{printf "%.1fx", (r > 0 ? a / r : 0)}')" \
+        "$cand" "$sc"
+    done
+  done
+  unset rold rnew
+done
 fi

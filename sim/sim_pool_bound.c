@@ -1,0 +1,295 @@
+/* sim_pool_bound: block bounds for the exact scans of lru, size, dtr-local, dtr (see
+ * sim_pool_bound.h). */
+#include "sim_pool_bound.h"
+
+#include <stdlib.h>
+
+int sim_pkb_bounds = 1;
+
+/* A block and its bound, in the heap of the best-first part of a scan. */
+typedef struct {
+    double bound;
+    uint32_t b;
+} pkb_entry;
+
+/* Block b's keys from its k members m[] now (none: l INT64_MAX, r +inf), from their cached
+ * ratio keys: K the least ratio, L = now - K max((now - l_i) / r_i), as folding each member
+ * with that K would give (sim_pkb_fold_stale), in one pass. */
+static void keys_from(sim_view *v, uint32_t b, const uint32_t *m, uint32_t k)
+{
+    const int64_t *last = v->last;
+    int64_t lm = INT64_MAX;
+    double rm = INFINITY;
+    if (v->pkb_kind == SIM_SCORE_LRU) {
+        for (uint32_t j = 0; j < k; j++)
+            lm = last[m[j]] < lm ? last[m[j]] : lm;
+        v->pkb_l[b] = lm;
+        return;
+    }
+    double *rs = v->pkb_rs;
+    if (v->pkb_kind == SIM_SCORE_DTR) /* absorbs raised region sums unnoted: read them anew */
+        for (uint32_t j = 0; j < k; j++) {
+            double r = sim_pkb_ratio(v, m[j]);
+            rs[m[j]] = r;
+            v->pkb_ri[m[j]] = r == INFINITY ? 0 : 1 / r;
+        }
+    for (uint32_t j = 0; j < k; j++)
+        rm = rs[m[j]] < rm ? rs[m[j]] : rm;
+    v->pkb_r[b] = !(rm >= 0) ? -INFINITY : rm; /* a NaN or negative ratio: never skipped */
+    if (v->pkb_kind == SIM_SCORE_SIZE || !(rm > 0) || rm == INFINITY)
+        return; /* L: unused, or the bound is 0, -inf or +inf whatever it is */
+    const double *ri = v->pkb_ri;
+    const uint64_t now = v->clock;
+    double mx = 0;
+    int never = 0;
+    for (uint32_t j = 0; j < k; j++) {
+        int64_t l = last[m[j]];
+        never |= l == INT64_MIN;
+        double x = (double)(now - (uint64_t)l) * ri[m[j]];
+        mx = x > mx ? x : mx;
+    }
+    v->pkb_l[b] = never ? INT64_MIN : sim_pkb_l(now, rm * mx);
+}
+
+static void block_keys(sim_view *v, uint32_t b)
+{
+    uint32_t m[64];
+    uint32_t k = 0, hi = b * 64 + 64 < v->pool_len ? b * 64 + 64 : v->pool_len;
+    for (uint32_t i = b * 64; i < hi; i++)
+        if (v->pool_ord[i] != SIM_NONE)
+            m[k++] = v->pool_ord[i];
+    keys_from(v, b, m, k);
+}
+
+int sim_pkb_reset(sim_view *v, unsigned kind)
+{
+    v->pkb_kind = SIM_SCORE_CUSTOM;
+    v->pkb_scored = 0;
+    if (kind == SIM_SCORE_CUSTOM) {
+        sim_pkb_free(v);
+        return 0;
+    }
+    size_t nb = (size_t)v->pool_cap / 64 + 1;
+    if (!v->pkb_l) {
+        v->pkb_l = malloc(nb * sizeof *v->pkb_l);
+        v->pkb_r = malloc(nb * sizeof *v->pkb_r);
+        v->pkb_heap = malloc(nb * sizeof(pkb_entry));
+        if (!v->pkb_l || !v->pkb_r || !v->pkb_heap) {
+            sim_pkb_free(v);
+            return -1;
+        }
+    }
+    for (size_t b = 0; b < nb; b++) {
+        v->pkb_l[b] = INT64_MAX;
+        v->pkb_r[b] = INFINITY;
+    }
+    if (kind != SIM_SCORE_LRU && !v->pkb_rs) {
+        v->pkb_rs = malloc((size_t)v->tr->n_storages * sizeof *v->pkb_rs + 1);
+        v->pkb_ri = malloc((size_t)v->tr->n_storages * sizeof *v->pkb_ri + 1);
+        if (!v->pkb_rs || !v->pkb_ri) {
+            sim_pkb_free(v);
+            return -1;
+        }
+    }
+    v->pkb_kind = kind;
+    return 0;
+}
+
+void sim_pkb_compacted(sim_view *v, uint32_t old_len)
+{
+    if (!sim_pkb_on(v))
+        return;
+    for (uint32_t b = 0; b < (old_len + 63) / 64; b++)
+        block_keys(v, b);
+}
+
+void sim_pkb_free(sim_view *v)
+{
+    free(v->pkb_l);
+    free(v->pkb_r);
+    free(v->pkb_heap);
+    free(v->pkb_rs);
+    free(v->pkb_ri);
+    v->pkb_rs = NULL;
+    v->pkb_ri = NULL;
+    v->pkb_l = NULL;
+    v->pkb_r = NULL;
+    v->pkb_heap = NULL;
+    v->pkb_kind = SIM_SCORE_CUSTOM;
+}
+
+/* A dtr score's bound from a block's keys K (r) and L (l): K / (clock - L) (L INT64_MIN:
+ * simrd's "infinite" staleness of a member never accessed), shrunk by 2^-40 relative against
+ * its own roundings; +inf when clock = L (every score is +inf); -inf for a key that cannot be
+ * ordered. */
+static inline double stale_bound(double r, int64_t l, uint64_t clock)
+{
+    if (!(r >= 0))
+        return -INFINITY;
+    uint64_t st = l == INT64_MIN ? UINT64_MAX : clock - (uint64_t)l;
+    if (st == 0)
+        return INFINITY;
+    return r / (double)st * (1 - 0x1p-40);
+}
+
+/* Heap order: the least bound first, the later block first among equal bounds. */
+static inline int pkb_before(pkb_entry x, pkb_entry y)
+{
+    return x.bound < y.bound || (x.bound == y.bound && x.b > y.b);
+}
+
+static void pkb_sift(pkb_entry *h, uint32_t n, uint32_t i)
+{
+    pkb_entry e = h[i];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && pkb_before(h[c + 1], h[c]))
+            c++;
+        if (!pkb_before(h[c], e))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = e;
+}
+
+/* One scan function per score kind: SCORE the score of member s (the plain scan's
+ * expression, read against the running best), BOUND block b's bound from its keys bl and br,
+ * MAYZERO whether a block's keys allow a zero score. A block scanned in full gets its keys
+ * anew (keys_from).
+ *
+ * The plain scan keeps the last minimum and stops at the first zero. Before the first block
+ * that may hold a zero (block z) no scan stops, so the state the plain scan has after those
+ * blocks is their last minimum, which any visiting order finds when it compares positions on
+ * ties: the blocks are visited least bound first (later block first among equal bounds), and
+ * the visits end at a block whose bound is above the best, or equal to it in a block before
+ * the best's (a tie there loses to the later member): every block left is one of those. So
+ * the many blocks that hold a member of the largest size (size) are skipped, as are all but
+ * the oldest block (lru) and all but the few that hold the least scores (dtr's). From block z
+ * on, the scan goes forwards as the plain one, from that state, skipping a block only when
+ * its bound is above the best and above zero. A zero met before block z (keys that lie:
+ * never, by the invariant) redoes the whole choice plainly. */
+#define PKB_SCAN_FN(NAME, SCORE, BOUND, MAYZERO)                                      \
+    static uint32_t NAME(sim_view *v, double *best_cost, uint64_t *scored)                   \
+    {                                                                                         \
+        const uint32_t *ord = v->pool_ord;                                                    \
+        const uint64_t *occ = v->pool_occ, *size = v->tr->st_size, *scomp = v->scomp;         \
+        const uint64_t *rcomp = v->rcomp;                                                     \
+        const int64_t *last = v->last;                                                        \
+        const uint64_t clock = v->clock;                                                      \
+        uint64_t count = 0, visited = 0;                                                      \
+        double best = *best_cost;                                                             \
+        uint32_t bi = SIM_NONE, bpos = 0, n = v->pool_len, nb = (n + 63) / 64, z, nh = 0;     \
+        int plain = 0;                                                                        \
+        pkb_entry *h = v->pkb_heap;                                                           \
+        (void)size, (void)scomp, (void)rcomp, (void)clock, (void)last;                        \
+        for (z = 0; z < nb; z++) { /* the blocks before z: their bounds into the heap */      \
+            if (!occ[z])                                                                      \
+                continue;                                                                     \
+            const int64_t bl = v->pkb_l[z];                                                   \
+            const double br = v->pkb_r[z];                                                    \
+            (void)bl, (void)br;                                                               \
+            if (MAYZERO)                                                                      \
+                break;                                                                        \
+            count += (uint64_t)__builtin_popcountll(occ[z]);                                  \
+            h[nh++] = (pkb_entry){.bound = (BOUND), .b = z};                                  \
+        }                                                                                     \
+        for (uint32_t i = nh / 2; i-- > 0;)                                                   \
+            pkb_sift(h, nh, i);                                                               \
+        while (nh > 0) { /* before z, least bound first */                                    \
+            pkb_entry top = h[0];                                                             \
+            if (bi != SIM_NONE &&                                                             \
+                (top.bound > best || (top.bound == best && top.b < bpos / 64)))               \
+                break; /* neither this block nor any left holds a winner */                   \
+            h[0] = h[--nh];                                                                   \
+            pkb_sift(h, nh, 0);                                                               \
+            uint32_t b = top.b, nk = 0, hi = b * 64 + 64 < n ? b * 64 + 64 : n;               \
+            uint32_t km[64];                                                                  \
+            for (uint32_t i = b * 64; i < hi; i++) {                                          \
+                uint32_t s = ord[i];                                                          \
+                if (s == SIM_NONE)                                                            \
+                    continue;                                                                 \
+                double c = SCORE;                                                             \
+                visited++;                                                                    \
+                if (c == 0)                                                                   \
+                    plain = 1;                                                                \
+                if (bi == SIM_NONE || c < best || (c == best && i > bpos)) {                  \
+                    best = c;                                                                 \
+                    bi = s;                                                                   \
+                    bpos = i;                                                                 \
+                }                                                                             \
+                km[nk++] = s;                                                                 \
+            }                                                                                 \
+            keys_from(v, b, km, nk);                                                          \
+            if (plain)                                                                        \
+                break;                                                                        \
+        }                                                                                     \
+        if (plain) { /* from the start, every member */                                      \
+            z = 0, count = 0, best = *best_cost, bi = SIM_NONE;                               \
+        }                                                                                     \
+        for (uint32_t b = z; b < nb; b++) { /* from z, forwards */                            \
+            if (!occ[b])                                                                      \
+                continue;                                                                     \
+            const int64_t bl = v->pkb_l[b];                                                   \
+            const double br = v->pkb_r[b];                                                    \
+            (void)bl, (void)br;                                                               \
+            if (!plain) {                                                                     \
+                const double bound = BOUND;                                                   \
+                if (bound > best && bound > 0) { /* no member wins, none is zero */         \
+                    count += (uint64_t)__builtin_popcountll(occ[b]);                          \
+                    continue;                                                                 \
+                }                                                                             \
+            }                                                                                 \
+            uint32_t km[64];                                                                  \
+            uint32_t nk = 0, hi = b * 64 + 64 < n ? b * 64 + 64 : n;                          \
+            for (uint32_t i = b * 64; i < hi; i++) {                                          \
+                uint32_t s = ord[i];                                                          \
+                if (s == SIM_NONE)                                                            \
+                    continue;                                                                 \
+                count++;                                                                      \
+                visited++;                                                                    \
+                double c = SCORE;                                                             \
+                if (c <= best) {                                                              \
+                    best = c;                                                                 \
+                    bi = s;                                                                   \
+                }                                                                             \
+                if (c == 0)                                                                   \
+                    goto done; /* the block's keys stay as they were: still bounds */         \
+                km[nk++] = s;                                                                 \
+            }                                                                                 \
+            keys_from(v, b, km, nk);                                                          \
+        }                                                                                     \
+    done:                                                                                     \
+        v->pkb_scored += visited;                                                             \
+        *scored += count;                                                                     \
+        *best_cost = best;                                                                    \
+        return bi;                                                                            \
+    }
+
+#define STALE(s) (last[s] == INT64_MIN ? UINT64_MAX : clock - (uint64_t)last[s])
+/* lru: a zero is a member last accessed at clock 0, a bound at or below zero may hold one;
+ * size: 1/size is never zero (+inf for size zero) */
+PKB_SCAN_FN(scan_lru, (double)last[s], (double)bl, bl <= 0)
+PKB_SCAN_FN(scan_size, sim_ratio_inline(1, size[s], 1), br, 0)
+/* dtr-local, dtr: a score is zero only with a zero numerator, i.e. a zero ratio key */
+PKB_SCAN_FN(scan_dtr_local,
+            sim_score_ratio_above((int64_t)scomp[s], size[s], STALE(s), best),
+            stale_bound(br, bl, clock), !(br > 0))
+PKB_SCAN_FN(scan_dtr,
+            sim_score_ratio_above((int64_t)(scomp[s] + rcomp[2 * s] + rcomp[2 * s + 1]),
+                                  size[s], STALE(s), best),
+            stale_bound(br, bl, clock), !(br > 0))
+#undef STALE
+
+uint32_t sim_pkb_scan(sim_view *v, double *best_cost, uint64_t *scored)
+{
+    switch (v->pkb_kind) {
+    case SIM_SCORE_LRU: return scan_lru(v, best_cost, scored);
+    case SIM_SCORE_SIZE: return scan_size(v, best_cost, scored);
+    case SIM_SCORE_DTR_LOCAL: return scan_dtr_local(v, best_cost, scored);
+    case SIM_SCORE_DTR: return scan_dtr(v, best_cost, scored);
+    }
+    return SIM_NONE;
+}

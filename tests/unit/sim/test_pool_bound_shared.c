@@ -1,0 +1,104 @@
+/*
+ * The block bounds of the lru, size, dtr-local and dtr scans (sim_pool_bound.h) on the real
+ * traces of ../shared: the GPT-2 Large ET (whose pool holds a couple of thousand optimizer
+ * states and gradients at each eviction, the case they were made for) and the five DTR logs.
+ * Bounded and plain scans must replay alike, event for event, and count the same candidates.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "registry.h"
+#include "sim.h"
+#include "sim_pool_bound.h" /* sim_pkb_bounds */
+
+static void hash_event(void *ctx, const sim_event *ev)
+{
+    uint64_t *h = ctx;
+    const uint64_t f[6] = {ev->kind, ev->clock, ev->memory, ev->size, ev->op_index, ev->storage};
+    for (int i = 0; i < 6; i++) {
+        *h = (*h ^ f[i]) * UINT64_C(0x100000001b3);
+        *h ^= *h >> 29;
+    }
+}
+
+/* Runs each policy at each ratio with the bounds off and on; returns the evictions seen. */
+static uint64_t compare(const char *rel, const double *ratios, int n_ratios)
+{
+    const char *dir = getenv("GMS_SHARED_DIR");
+    ck_assert_msg(dir != NULL, "GMS_SHARED_DIR is not set (run the test through ctest)");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    sim_trace *t;
+    gms_error err = {0};
+    ck_assert_msg(sim_trace_load(path, &t, &err) == 0, "%s: %s", path, err.msg);
+    const char *names[4] = {"lru", "size", "dtr-local", "dtr"};
+    int saved = sim_pkb_bounds;
+    uint64_t evictions = 0;
+    for (int p = 0; p < 4; p++)
+        for (int k = 0; k < n_ratios; k++) {
+            uint64_t h[2];
+            sim_result r[2];
+            for (int d = 0; d < 2; d++) {
+                sim_config cfg;
+                sim_config_init(&cfg);
+                cfg.policy = pol_find(names[p]);
+                cfg.budget = sim_budget_for_ratio(t, ratios[k]);
+                h[d] = UINT64_C(14695981039346656037);
+                cfg.observer = hash_event;
+                cfg.observer_ctx = &h[d];
+                sim_pkb_bounds = d;
+                ck_assert_int_eq(sim_run(t, &cfg, &r[d], &err), 0);
+            }
+            ck_assert_msg(h[0] == h[1], "%s %s at %g: bounded and plain scans differ", rel,
+                          names[p], ratios[k]);
+            ck_assert_uint_eq(r[0].clock, r[1].clock);
+            ck_assert_uint_eq(r[0].candidates, r[1].candidates);
+            ck_assert_int_eq(r[0].status, r[1].status);
+            evictions += r[0].evictions;
+        }
+    sim_pkb_bounds = saved;
+    sim_trace_free(t);
+    return evictions;
+}
+
+START_TEST(test_pool_bounds_choose_like_the_plain_scan_on_gpt2)
+{
+    const double ratios[3] = {0.7, 0.85, 0.9};
+    ck_assert_uint_gt(compare("traces/pytorch-et/hf_gpt2_et.json.gz", ratios, 3), 10000);
+}
+END_TEST
+
+START_TEST(test_pool_bounds_choose_like_the_plain_scan_on_the_dtr_logs)
+{
+    const char *logs[5] = {
+        "resnet32-56-9000000000.0-2020-10-1-13-3-30-default.log",
+        "transformer-10-8000000000.0-2020-10-1-10-56-5-default.log",
+        "treelstm-6-8000000000.0-2020-10-1-12-54-1-default.log",
+        "tv_densenet121-84-10000000000.0-2020-10-1-13-41-18-default.log",
+        "unet-6-8000000000.0-2020-10-1-10-57-18-default.log",
+    };
+    const double ratios[2] = {0.5, 0.8};
+    uint64_t evictions = 0;
+    for (int i = 0; i < 5; i++) {
+        char rel[256];
+        snprintf(rel, sizeof rel, "traces/dtr-iclr21/%s", logs[i]);
+        evictions += compare(rel, ratios, 2);
+    }
+    ck_assert_uint_gt(evictions, 1000);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("pool_bound_shared");
+    TCase *tc = tcase_create("shared");
+    tcase_add_test(tc, test_pool_bounds_choose_like_the_plain_scan_on_gpt2);
+    tcase_add_test(tc, test_pool_bounds_choose_like_the_plain_scan_on_the_dtr_logs);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
