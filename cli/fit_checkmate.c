@@ -31,7 +31,7 @@ static int probe(void *vctx, uint64_t budget, fit_probe *out, gms_error *err)
     int cached = 0;
     int rc = sweep_checkmate_run_observed(c->db, c->t, c->hash, c->policy, budget,
                                           c->o->coarsen ? c->o->coarsen : "auto",
-                                          c->o->iteration, c->o->time_limit, NULL, NULL, &res,
+                                          c->o->iteration, c->o->time_limit, NULL, NULL, NULL, &res,
                                           &cached, err);
     if (rc)
         return rc;
