@@ -170,7 +170,8 @@ void optimal_seeds_worse(const optimal_seeds *sd, const opt_answer *a, opt_coars
                                      "program's memory accounting (docs/optimal.md)";
     if (overhead >= 0)
         snprintf(buf, len, "the %s graph's answer (overhead %.4f) is worse than %s's run "
-                 "(%.4f) at this budget: %s, so it could not seed the MILP", level, overhead, b->policy, b->overhead, why);
+                 "(%.4f) at this budget: %s, so it could not seed the MILP", level, overhead,
+                 b->policy, b->overhead, why);
     else
         snprintf(buf, len, "the %s graph's answer has no schedule that fits at this budget, "
                  "but %s's run fits (overhead %.4f): %s, so it could not seed the MILP", level,
