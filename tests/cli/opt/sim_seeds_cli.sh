@@ -76,6 +76,10 @@ grep -q "'bogus' is not an eviction policy" err || fail "sweep message: $(cat er
 [ -e b.db ] && fail "a store was written on a usage error"
 "$GMS_BIN" sweep "$T" --policies dtr --budgets 0.7 --seed-policies dtr --db b.db >o 2>err
 [ $? -eq 2 ] && grep -q "names neither checkmate" err || fail "--seed-policies without checkmate: $(cat err)"
+"$GMS_BIN" fit "$T" --policies checkmate --seed-policies dtr,bogus >o 2>err
+[ $? -eq 2 ] && grep -q "'bogus' is not an eviction policy" err || fail "fit message: $(cat err)"
+"$GMS_BIN" fit "$T" --policies dtr --seed-policies dtr >o 2>err
+[ $? -eq 2 ] && grep -q "are for the solved policies" err || fail "fit without checkmate: $(cat err)"
 "$GMS_BIN" sim "$T" --policy checkmate --budget 0.7 --seed-policies bogus >o 2>err
 [ $? -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q "'bogus' is not an eviction policy" err \
   || fail "sim message: $(cat err)"
