@@ -13,6 +13,7 @@
 #include "policy.h"
 #include "registry.h"
 #include "sim.h"
+#include "checkmate_peak.h"
 #include "sweep_checkmate.h"
 #include "sim_peak.h"
 
@@ -28,6 +29,7 @@ typedef struct tl_ctx {
     tl_sample *s;
     uint64_t (*cat)[SIM_CAT_COUNT]; /* by_category: resident bytes by category per sample */
     sim_peak_tracker *pk;
+    checkmate_peak *ck_pk;           /* by_category of a solved schedule: its nodes' storages */
     size_t n, cap;
     int oom;
     uint64_t ops, computed;    /* the trace's ops; model ops replayed so far */
@@ -47,7 +49,7 @@ static void observe(void *vctx, const sim_event *ev)
             return;
         }
         c->s = s;
-        if (c->pk) {
+        if (c->pk || c->ck_pk) {
             void *k = realloc(c->cat, cap * sizeof *c->cat);
             if (!k) {
                 c->oom = 1;
@@ -60,6 +62,9 @@ static void observe(void *vctx, const sim_event *ev)
     if (c->pk) {
         sim_peak_observe(c->pk, ev);
         sim_peak_tracker_now(c->pk, c->cat[c->n]);
+    } else if (c->ck_pk) {
+        checkmate_peak_observe(c->ck_pk, ev);
+        checkmate_peak_now(c->ck_pk, c->cat[c->n]);
     }
     /* with a memory model the line is the model's allocated (rounded) bytes, beside reserved */
     /* a swap-out that ended during the last op shows at its end: the line never goes back */
@@ -184,12 +189,6 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
 {
     plot_format fmt;
     char gp[4096];
-    if (o->by_category && sweep_checkmate_is(o->policy)) /* its events name graph nodes */
-        return gms_error_set(err, GMS_EINVAL,
-                             "--by-category is not available for --policy %s: a solved "
-                             "schedule runs on the graph's nodes, not the trace's storages, so "
-                             "no category rule applies (docs/memory.md); drop --by-category",
-                             o->policy);
     int rc = plot_format_for_path(o->out, &fmt, err);
     if (!rc)
         rc = plot_find_gnuplot(gp, sizeof gp, err);
@@ -250,8 +249,13 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
         cfg.host_memory = o->host_memory;
     tl_ctx c = {.ops = base->ops, .o = o};
     sim_categories *cats = NULL;
-    if (o->by_category && ((rc = sim_categories_build(t, &cats, err)) ||
-                           (rc = sim_peak_tracker_new(t, cats, &c.pk, err)))) {
+    /* a solved schedule's events name graph nodes: the same graph, mapped onto storages */
+    if (o->by_category &&
+        ((rc = sim_categories_build(t, &cats, err)) ||
+         (rc = ck ? checkmate_peak_for_trace(t, cats, o->ck_iteration,
+                                             o->ck_coarsen ? o->ck_coarsen : "auto",
+                                             cfg.budget, o->ck_time_limit, &c.ck_pk, err)
+                  : sim_peak_tracker_new(t, cats, &c.pk, err)))) {
         sim_categories_free(cats);
         sim_trace_free(t);
         return rc;
@@ -265,6 +269,7 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
         if ((rc = memviz_open(o->memory_snapshot, sim_trace_storages(t), cfg.allocator, &mv,
                               err))) {
             sim_peak_tracker_free(c.pk);
+            checkmate_peak_free(c.ck_pk);
             sim_categories_free(cats);
             sim_trace_free(t);
             return rc;
@@ -279,8 +284,8 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
         int cached;
         rc = sweep_checkmate_run_observed(NULL, t, "", o->policy, cfg.budget,
                                           o->ck_coarsen ? o->ck_coarsen : "auto",
-                                          o->ck_iteration, o->ck_time_limit, observe, &c, &res,
-                                          &cached, err);
+                                          o->ck_iteration, o->ck_time_limit, NULL, observe,
+                                          &c, &res, &cached, err);
         if (!rc && res.status != SIM_OK && c.n == 0)
             rc = gms_error_set(err, GMS_EINVAL, "--policy %s: no schedule fits %llu B (the "
                                "program is infeasible there, or no schedule was found in the "
@@ -440,6 +445,7 @@ out:
     free(c.s);
     free(c.cat);
     sim_peak_tracker_free(c.pk);
+    checkmate_peak_free(c.ck_pk);
     sim_categories_free(cats);
     sim_trace_free(t);
     return rc;

@@ -92,6 +92,9 @@ typedef struct sweep_spec {
     uint32_t ck_iteration;
     const char *ck_coarsen;
     double ck_time_limit;
+    /* the heuristics that seed an exact solve (optimal_seeds.h): NULL = OPTIMAL_SEEDS_DEFAULT,
+     * "none" = none; a list other than the default is part of the runs' params */
+    const char *ck_seed_policies;
     sweep_progress_fn progress; /* optional */
     void *progress_ctx;
 } sweep_spec;

@@ -12,6 +12,7 @@
 #include "opt_size.h"
 #include "opt_replay.h"
 #include "opt_solve.h"
+#include "optimal_seeds.h"
 #include "store_solution.h"
 
 const char *sweep_checkmate_coarsen(const sweep_spec *sp)
@@ -52,8 +53,17 @@ void sweep_checkmate_params(const sweep_spec *sp, const sim_trace *t, uint64_t b
     if (strcmp(c, "auto") == 0)
         c = opt_graph_auto(t, sp->ck_iteration, budget, sp->ck_time_limit, NULL, &picked, why,
                            sizeof why, &ignored) == 0 ? opt_coarsen_name(picked) : "auto";
-    snprintf(buf, len, "coarsen=%s,iteration=%u,time_limit=%.17g", c, sp->ck_iteration,
-             sp->ck_time_limit > 0 ? sp->ck_time_limit : 0.0);
+    int n = snprintf(buf, len, "coarsen=%s,iteration=%u,time_limit=%.17g", c, sp->ck_iteration,
+                     sp->ck_time_limit > 0 ? sp->ck_time_limit : 0.0);
+    /* the default seeds keep the key runs had before seeding (docs/optimal.md says what a
+     * store of then holds); other lists are part of it, '+' for the list's commas */
+    const char *seeds = sp->ck_seed_policies;
+    if (seeds && strcmp(seeds, OPTIMAL_SEEDS_DEFAULT) && n > 0 && (size_t)n < len) {
+        int m = snprintf(buf + n, len - (size_t)n, ",seeds=%s", seeds);
+        for (char *q = buf + n + 7; m > 0 && *q; q++)
+            if (*q == ',')
+                *q = '+';
+    }
 }
 
 static double now_s(void)
@@ -90,7 +100,8 @@ static opt_solve_status status_from_name(const char *name)
 }
 
 int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key *key,
-                          double time_limit, opt_answer *a, int *cached, gms_error *err)
+                          double time_limit, const optimal_seeds *sd, opt_answer *a,
+                          int *cached, gms_error *err)
 {
     memset(a, 0, sizeof *a);
     *cached = 0;
@@ -111,6 +122,9 @@ int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key
         if (got.schedule && a->status != OPT_STATUS_INFEASIBLE)
             rc = decode(&got, g->n, &a->schedule, err);
         store_solution_clear(&got);
+        /* a store's answer may be from a solve without these seeds: never worse than them */
+        if (!rc && sd && optimal_seeds_improve(sd, g, a) < 0)
+            rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
         /* a solution stored before schema version 9 gets its graph's compute now, for the
          * yardstick (a read-only store cannot take it: skipped, nothing lost) */
         if (!rc && !(got.compute > 0)) {
@@ -122,6 +136,11 @@ int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key
     opt_request rq = {.budget = key->budget, .time_limit = time_limit,
                       .mode = strcmp(key->mode, "approx") == 0 ? OPT_MODE_APPROX
                                                                 : OPT_MODE_MILP};
+    if (sd && rq.mode == OPT_MODE_MILP) {
+        rq.seeds = sd->seeds;
+        rq.seed_names = sd->names;
+        rq.n_seeds = sd->n_seeds;
+    }
     if ((rc = opt_solve(g, &rq, a, err)) != 0)
         return rc;
     if (!s)
@@ -150,8 +169,9 @@ int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key
 
 int sweep_checkmate_run_observed(store *s, const sim_trace *t, const char *trace_hash,
                                  const char *policy, uint64_t budget, const char *coarsen,
-                                 uint32_t iteration, double time_limit, sim_observer obs,
-                                 void *obs_ctx, sim_result *res, int *cached, gms_error *err)
+                                 uint32_t iteration, double time_limit,
+                                 const char *seed_policies, sim_observer obs, void *obs_ctx,
+                                 sim_result *res, int *cached, gms_error *err)
 {
     double t0 = now_s();
     memset(res, 0, sizeof *res);
@@ -170,8 +190,19 @@ int sweep_checkmate_run_observed(store *s, const sim_trace *t, const char *trace
     store_solution_key key = {trace_hash, iteration, opt_coarsen_name(c), budget,
                               strcmp(policy, "checkmate-approx") == 0 ? "approx" : "exact",
                               time_limit > 0 ? time_limit : 0};
+    /* the runs seed an op-level solve; a sweep row has no note, so a layer graph needs none */
+    optimal_seeds sd = {.best = -1};
+    if (!strcmp(key.mode, "exact") && opt_graph_peak(g) > budget &&
+        (c == OPT_COARSEN_OUTPUTS || c == OPT_COARSEN_NONE) &&
+        (rc = optimal_seeds_run(t, iteration, c, g, budget,
+                                seed_policies ? seed_policies : OPTIMAL_SEEDS_DEFAULT, &sd,
+                                err)) != 0) {
+        opt_graph_free(g);
+        return rc;
+    }
     opt_answer a;
-    rc = sweep_checkmate_solve(s, g, &key, time_limit, &a, cached, err);
+    rc = sweep_checkmate_solve(s, g, &key, time_limit, &sd, &a, cached, err);
+    optimal_seeds_free(&sd);
     res->status = SIM_OOM;
     if (!rc && a.schedule) {
         opt_replay r = {0};
@@ -202,5 +233,6 @@ int sweep_checkmate_run(store *s, const sim_trace *t, const char *trace_hash,
 {
     return sweep_checkmate_run_observed(s, t, trace_hash, policy, budget,
                                         sweep_checkmate_coarsen(sp), sp->ck_iteration,
-                                        sp->ck_time_limit, NULL, NULL, res, cached, err);
+                                        sp->ck_time_limit, sp->ck_seed_policies, NULL, NULL,
+                                        res, cached, err);
 }

@@ -14,6 +14,7 @@
 
 #include "gms_error.h"
 #include "opt_solve.h"
+#include "optimal_seeds.h"
 #include "sim.h"
 #include "store.h"
 #include "store_solution.h"
@@ -38,9 +39,13 @@ void sweep_checkmate_params(const sweep_spec *sp, const sim_trace *t, uint64_t b
 /* The solver's answer for g at key (key->mode "exact" or "approx"): from the store's
  * solutions (*cached = 1; a->seconds is then the stored solve time, a->floor unknown), or
  * solved under time_limit (seconds, <= 0: none) and stored. s may be NULL: always solve.
+ * sd (may be NULL) holds the heuristics' runs at key's budget (optimal_seeds.h): an exact
+ * solve starts from them, and a cached answer worse than one of them that fits is replaced
+ * by it, so the answer is never worse than the best that fits the program.
  * Clear *a with opt_answer_clear. */
 int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key *key,
-                          double time_limit, opt_answer *a, int *cached, gms_error *err);
+                          double time_limit, const optimal_seeds *sd, opt_answer *a,
+                          int *cached, gms_error *err);
 
 /* One run: fills res (status SIM_OK or SIM_OOM, overhead = replayed compute / the graph's
  * compute, peak_memory, remats = recomputations, wall_s); *cached = 1 when the solver's answer
@@ -53,11 +58,12 @@ int sweep_checkmate_run(store *s, const sim_trace *t, const char *trace_hash,
 /* The same run with its settings given one by one, and the replayed schedule sent to obs (may
  * be NULL) as sim events (checkmate_events.h); with obs, res also gets the event counts
  * (evictions, remats, clock). coarsen: "auto" (opt_graph_auto), "layers", "outputs" or
- * "none". s may be NULL (no
- * cache). */
+ * "none". seed_policies: the heuristics run at the budget to seed an exact solve
+ * (optimal_seeds.h; NULL: OPTIMAL_SEEDS_DEFAULT, "none": none). s may be NULL (no cache). */
 int sweep_checkmate_run_observed(store *s, const sim_trace *t, const char *trace_hash,
                                  const char *policy, uint64_t budget, const char *coarsen,
-                                 uint32_t iteration, double time_limit, sim_observer obs,
-                                 void *obs_ctx, sim_result *res, int *cached, gms_error *err);
+                                 uint32_t iteration, double time_limit,
+                                 const char *seed_policies, sim_observer obs, void *obs_ctx,
+                                 sim_result *res, int *cached, gms_error *err);
 
 #endif

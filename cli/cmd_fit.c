@@ -19,6 +19,7 @@
 #include "fit_checkmate.h"
 #include "memory.h"
 #include "opt_extract.h"
+#include "optimal_seeds.h"
 #include "plugin.h"
 #include "plugin_isolate.h"
 #include "policy.h"
@@ -39,7 +40,7 @@ static void usage(FILE *f)
             "                     [--seed N] [--sample K] [--grid N] [--up-to R] [-j N]\n"
             "                     [--link L] [--host-memory B] [--plugin-timeout S]\n"
             "                     [--quiet] [--db FILE] [--coarsen auto|outputs|layers|none]\n"
-            "                     [--iteration N] [--time-limit S]\n"
+            "                     [--iteration N] [--time-limit S] [--seed-policies L]\n"
             "\n"
             "Finds, for each policy, the smallest memory budget at which TRACE runs with\n"
             "status ok and an overhead (simulated time / baseline compute) of at most X.\n"
@@ -91,6 +92,9 @@ static void usage(FILE *f)
             "  --coarsen MODE    auto (default), outputs, layers or none, as in sim\n"
             "  --iteration N     which iteration (default 0)\n"
             "  --time-limit S    seconds per solve (default none)\n"
+            "  --seed-policies L eviction policies run at each probe's budget (default\n"
+            "                    dtr,dtr-eq,msps,lru; 'none'): on an op-level graph their runs\n"
+            "                    seed the solve, so it is never worse than the best that fits\n"
             "  -h, --help        show this help\n"
             "\n"
             "examples:\n"
@@ -562,6 +566,14 @@ int cmd_fit(int argc, char **argv)
                                "above 0 and at most %g", v, CLI_MAX_BUDGET_RATIO);
                 return 2;
             }
+        } else if (strcmp(a, "--seed-policies") == 0) {
+            gms_error e = {0};
+            if (optimal_seeds_check(argv[++i], &e)) {
+                cli_error(CMD, "%s", e.msg);
+                return 2;
+            }
+            cko.seed_policies = argv[i];
+            ck_opts = 1;
         } else if (strcmp(a, "--db") == 0) {
             cko.db = argv[++i];
             ck_opts = 1;
@@ -639,8 +651,8 @@ int cmd_fit(int argc, char **argv)
     for (size_t i = 0; i < c.n_jobs; i++)
         any_ck |= c.jobs[i].ck != NULL;
     if (ck_opts && !any_ck) {
-        cli_error(CMD, "--db, --coarsen, --iteration and --time-limit are for the solved "
-                  "policies: add checkmate (or checkmate-approx) to --policies");
+        cli_error(CMD, "--db, --coarsen, --iteration, --time-limit and --seed-policies are for "
+                  "the solved policies: add checkmate (or checkmate-approx) to --policies");
         free(c.jobs);
         return 2;
     }

@@ -272,46 +272,6 @@ static int graph_trace_seeds(const char *gpath, const opt_graph *g, const char *
     return rc;
 }
 
-/* Issue 28, item 2: a coarse graph's answer (or its infeasibility) against the best
- * heuristic's run at the same bytes; "" when it is not worse or nothing ran. */
-static void worse_than_heuristic(const optimal_seeds *sd, const opt_answer *a, int coarsen,
-                                 char *buf, size_t len)
-{
-    buf[0] = 0;
-    if (sd->best < 0 || coarsen != OPT_COARSEN_LAYERS)
-        return;
-    const optimal_seed_run *b = &sd->run[sd->best];
-    double ov = a->schedule && a->compute > 0 ? a->objective / a->compute : 0;
-    if (a->status == OPT_STATUS_INFEASIBLE)
-        snprintf(buf, len, "the layers graph has no schedule at this budget, but %s's run fits "
-                 "(overhead %.4f): a layer node is too coarse; --coarsen outputs can express "
-                 "that run (it seeds the MILP there)", b->policy, b->overhead);
-    else if (a->schedule && ov > b->overhead)
-        snprintf(buf, len, "the layers graph's answer (overhead %.4f) is worse than %s's run "
-                 "(%.4f) at this budget: layer granularity cannot express it; --coarsen "
-                 "outputs can (each run seeds the MILP there, so it never answers worse than "
-                 "one that fits)", ov, b->policy, b->overhead);
-}
-
-static json_t *seeds_json(const optimal_seeds *sd)
-{
-    json_t *arr = json_array();
-    for (uint32_t k = 0; arr && k < sd->n; k++) {
-        const optimal_seed_run *r = &sd->run[k];
-        json_t *o = json_pack("{s:s, s:s}", "policy", r->policy, "status", r->status);
-        if (!o)
-            continue;
-        json_object_set_new(o, "overhead", !strcmp(r->status, "ok") ? json_real(r->overhead)
-                                                                     : json_null());
-        json_object_set_new(o, "schedule_overhead", r->schedule ?
-                            json_real(r->program_overhead) : json_null());
-        json_object_set_new(o, "fits_program", r->schedule ? json_boolean(r->fits)
-                                                            : json_null());
-        json_array_append_new(arr, o);
-    }
-    return arr;
-}
-
 static void print_seeds(const optimal_seeds *sd, const opt_answer *a)
 {
     if (sd->n == 0)
@@ -360,7 +320,7 @@ int cmd_optimal(int argc, char **argv)
     const char *budget_s = NULL, *model = NULL;
     double limit = 0;
     int round_lp = 0;
-    const char *seed_policies = "dtr,dtr-eq,msps,lru", *trace_path = NULL;
+    const char *seed_policies = OPTIMAL_SEEDS_DEFAULT, *trace_path = NULL;
     optimal_seeds seeds = {.best = -1};
     int json = 0, log = 0, no_seed = 0, tighten = 0, coarsen = OPT_COARSEN_AUTO, c;
     opt_mode mode = OPT_MODE_MILP;
@@ -584,7 +544,9 @@ int cmd_optimal(int argc, char **argv)
         return 1;
     }
     char worse[400] = "";
-    worse_than_heuristic(&seeds, &a, coarsen, worse, sizeof worse);
+    optimal_seeds_worse(&seeds, &a, (opt_coarsen)coarsen,
+                        a.schedule ? a.compute > 0 ? a.objective / a.compute : 1 : -1, worse,
+                        sizeof worse);
     char sentence[512] = "";
     if (a.status == OPT_STATUS_INFEASIBLE)
         infeasible_sentence(g, budget, &a, sentence, sizeof sentence);
@@ -655,7 +617,7 @@ int cmd_optimal(int argc, char **argv)
         if (mode == OPT_MODE_MILP) {
             json_object_set_new(o, "seed_from", a.seeded && a.seed_from ?
                                 json_string(a.seed_from) : json_null());
-            json_object_set_new(o, "heuristics", seeds_json(&seeds));
+            json_object_set_new(o, "heuristics", optimal_seeds_json(&seeds));
             json_object_set_new(o, "worse_than_heuristic", worse[0] ? json_string(worse)
                                                                     : json_null());
         }

@@ -9,6 +9,7 @@
 #include "catalog.h"
 #include "cli.h"
 #include "opt_extract.h"
+#include "optimal_seeds.h"
 #include "planners.h"
 #include "plugin.h"
 #include "progress.h"
@@ -29,7 +30,7 @@ static void usage(FILE *f)
             "                       [--op-overhead D] [--search-cost D] [--evict-cost D]\n"
             "                       [--policy-args K=V,...] [--link L] [--host-memory B]\n"
             "                       [--iteration N] [--coarsen auto|outputs|layers|none]\n"
-            "                       [--time-limit S]\n"
+            "                       [--time-limit S] [--seed-policies L]\n"
             "                       [--plugin-timeout S] [--quiet]\n\n"
             "Simulates every trace with every policy at every budget (and every seed of the\n"
             "randomized policies) and records each run in a SQLite result store. Runs already\n"
@@ -81,6 +82,10 @@ static void usage(FILE *f)
             "                   none), stored in their params; each solver answer is cached in\n"
             "                   the store (table solutions), so a budget solved before (the same\n"
             "                   bytes, from any ratio) replays without solving again\n"
+            "  --seed-policies L  the eviction policies run at each budget of checkmate's\n"
+            "                   runs (default dtr,dtr-eq,msps,lru; 'none'): on an op-level\n"
+            "                   graph their runs seed the solve, so its answer is never worse\n"
+            "                   than the best that fits the program (as in 'optimal')\n"
 
             "  --plugin-timeout S  seconds one run of a plugin policy may take; then it is\n"
             "                   killed and fails, and the sweep goes on (default 600; 0 = none)\n"
@@ -115,6 +120,7 @@ static int repeated(const char *cmd, const char *a, const char **seen, size_t *n
         {"--policy-args", "--policy-args"}, {"--link", "--link"},
         {"--host-memory", "--host-memory"}, {"--iteration", "--iteration"},
         {"--coarsen", "--coarsen"}, {"--time-limit", "--time-limit"},
+        {"--seed-policies", "--seed-policies"},
     };
     const char *canon = NULL;
     for (size_t i = 0; i < sizeof opts / sizeof opts[0] && !canon; i++)
@@ -384,6 +390,14 @@ int cmd_sweep(int argc, char **argv)
             sp.ck_coarsen = opt_coarsen_name((opt_coarsen)c);
             ck_opts = 1;
             i++;
+        } else if (strcmp(a, "--seed-policies") == 0 && v) {
+            if (optimal_seeds_check(v, &err)) {
+                cli_error(cmd, "%s", err.msg);
+                goto out;
+            }
+            sp.ck_seed_policies = v;
+            ck_opts = 1;
+            i++;
         } else if (strcmp(a, "--time-limit") == 0 && v) {
             if (cli_parse_seconds(v, &sp.ck_time_limit)) {
                 cli_error(cmd, "--time-limit '%s': give seconds > 0 (60, 60s or 2m)", v);
@@ -481,7 +495,8 @@ int cmd_sweep(int argc, char **argv)
         goto out;
     }
     if (ck_opts && !any_ck) {
-        cli_error(cmd, "--iteration, --coarsen and --time-limit set the optimal schedule's "
+        cli_error(cmd, "--iteration, --coarsen, --time-limit and --seed-policies set the "
+                       "optimal schedule's "
                        "runs, and --policies names neither checkmate nor checkmate-approx");
         goto out;
     }

@@ -31,8 +31,8 @@ static int probe(void *vctx, uint64_t budget, fit_probe *out, gms_error *err)
     int cached = 0;
     int rc = sweep_checkmate_run_observed(c->db, c->t, c->hash, c->policy, budget,
                                           c->o->coarsen ? c->o->coarsen : "auto",
-                                          c->o->iteration, c->o->time_limit, NULL, NULL, &res,
-                                          &cached, err);
+                                          c->o->iteration, c->o->time_limit,
+                                          c->o->seed_policies, NULL, NULL, &res, &cached, err);
     if (rc)
         return rc;
     if (cached)

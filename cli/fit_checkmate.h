@@ -18,6 +18,7 @@ typedef struct fit_checkmate_opts {
     const char *coarsen;     /* "auto" (NULL), "layers", "outputs" or "none" */
     uint32_t iteration;
     double time_limit;       /* seconds per solve; 0 = none */
+    const char *seed_policies; /* seeds of an exact solve (optimal_seeds.h); NULL: default */
 } fit_checkmate_opts;
 
 /* The static name of a checkmate policy ("checkmate", "checkmate-approx"), NULL for others. */

@@ -11,11 +11,14 @@
 #include <time.h>
 
 #include "checkmate_events.h"
+#include "checkmate_peak.h"
 #include "cli.h"
 #include "opt_extract.h"
 #include "opt_replay.h"
 #include "opt_size.h"
 #include "opt_solve.h"
+#include "optimal_seeds.h"
+#include "peak_report.h"
 #include "perfetto.h"
 #include "sim.h"
 #include "store.h"
@@ -46,7 +49,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gpumemsim sim TRACE --policy checkmate|checkmate-approx --budget B\n"
             "                     [--iteration N] [--coarsen auto|outputs|layers|none]\n"
-            "                     [--time-limit S] [--db FILE] [--perfetto FILE] [--json]\n"
+            "                     [--time-limit S] [--seed-policies L] [--db FILE]\n"
+            "                     [--perfetto FILE] [--json]\n"
             "\n"
             "The optimal schedule as a policy (docs/optimal.md): one iteration of TRACE as a\n"
             "dataflow graph (as 'gpumemsim graph'), Checkmate's MILP solved by CBC (checkmate)\n"
@@ -54,10 +58,11 @@ static void usage(FILE *f)
             "the schedule carried out step by step (compute and free) by the replay engine.\n"
             "Reports status (ok; oom when no schedule fits: infeasible, none found in the time\n"
             "limit, or a schedule that does not fit when replayed), overhead (replayed compute /\n"
-            "the graph's compute without recomputation) and the replayed peak; not where it\n"
-            "peaked by category (peak_at null, peak_at_unavailable says why: the schedule's\n"
-            "nodes are the graph's, not the trace's storages). Exit 0 for ok and oom, 1 when\n"
-            "the trace cannot be read or solved, 2 for bad options.\n"
+            "the graph's compute without recomputation) and the replayed peak with where it\n"
+            "is, as for every run (peak_at: its op, phase and graph node, the resident bytes\n"
+            "by category, each node's bytes those of the trace storages it stands for;\n"
+            "docs/memory.md). Exit 0 for ok and oom, 1 when the trace cannot be read or\n"
+            "solved, 2 for bad options.\n"
             "\n"
             "  --budget B        a plain number is a ratio of the trace's baseline peak memory\n"
             "                    (as for every sim policy, so runs compare at one budget);\n"
@@ -72,6 +77,13 @@ static void usage(FILE *f)
             "  --time-limit S    seconds for the solve (60, 60s, 2m; default none); at the limit\n"
             "                    the best schedule found is replayed, with its gap (a hard\n"
             "                    stop: a solver that overruns is killed, docs/optimal.md)\n"
+            "  --seed-policies L eviction policies run at the same budget (default\n"
+            "                    dtr,dtr-eq,msps,lru; 'none'), as in 'optimal': on an op-level\n"
+            "                    graph (outputs, none) each run, as a schedule of the graph,\n"
+            "                    seeds the MILP (and is compared with a cached answer), so the\n"
+            "                    answer is never worse than the best that fits the program;\n"
+            "                    on any graph an answer worse than the best run, or none where\n"
+            "                    a run fits, is said in a note (worse_than_heuristic in JSON)\n"
             "  --db FILE         the solver's answer cached in this result store (created if\n"
             "                    missing; the one 'sweep' writes): a budget solved before for\n"
             "                    this trace, iteration, coarsening and time limit replays the\n"
@@ -86,11 +98,8 @@ static void usage(FILE *f)
             "  gpumemsim sim unet.gmt --policy checkmate --budget 0.6 --time-limit 60 --json\n");
 }
 
-/* Why a solved schedule's run has no peak_at (sim_peak.h): said in its text and JSON. */
-#define CK_NO_PEAK_AT                                                                          \
-    "a solved schedule runs on the graph's nodes (one per output storage, op or layer, with "  \
-    "what lives across the iteration folded into one constant), not the trace's ops and "      \
-    "storages, so no category rule applies; its peak is peak_memory (docs/memory.md)"
+/* Why a run has no peak_at: nothing was replayed. */
+#define CK_NO_PEAK_AT "no schedule was replayed (none found, or the program is infeasible)"
 
 typedef struct ck_run {
     const char *trace, *policy, *reason;
@@ -103,6 +112,10 @@ typedef struct ck_run {
     opt_answer a;
     opt_replay r;
     int replayed;
+    optimal_seeds seeds; /* the heuristics' runs at the budget (exact solves) */
+    sim_peak peak;       /* where the replay peaked (replayed runs; names live with the trace) */
+    const char *peak_node; /* the graph node computed last before it */
+    char worse[400];     /* optimal_seeds_worse's note, or "" */
     double compute, wall_s;
 } ck_run;
 
@@ -143,10 +156,27 @@ static void print_text(const ck_run *k)
                k->r.computes, k->r.recomputes, k->r.frees, k->r.compute);
         printf("peak memory      %llu B (%s)\n", (unsigned long long)k->r.peak,
                cli_format_bytes(k->r.peak, b1, sizeof b1));
-        printf("peak at          not followed: %s\n", CK_NO_PEAK_AT);
+        char note[300];
+        snprintf(note, sizeof note, ", graph node %.200s", k->peak_node ? k->peak_node : "-");
+        peak_report_text(&k->peak, 17, note);
     } else {
         printf("overhead         - (no schedule)\n");
     }
+    if (k->seeds.n) {
+        printf("heuristics       ");
+        for (uint32_t i = 0; i < k->seeds.n; i++) {
+            const optimal_seed_run *h = &k->seeds.run[i];
+            if (strcmp(h->status, "ok"))
+                printf("%s%s %s", i ? ", " : "", h->policy, h->status);
+            else
+                printf("%s%s %.4f", i ? ", " : "", h->policy, h->overhead);
+        }
+        printf("\n");
+    }
+    if (k->a.seeded && k->a.seed_from)
+        printf("seed from        %s\n", k->a.seed_from);
+    if (k->worse[0])
+        printf("note             %s\n", k->worse);
     printf("baseline         %.9g ms compute, graph peak %s, trace peak %s\n", k->compute,
            cli_format_bytes(k->graph_peak, b1, sizeof b1),
            cli_format_bytes(k->baseline_memory, b2, sizeof b2));
@@ -183,12 +213,21 @@ static int print_json(const ck_run *k)
     json_object_set_new(o, "killed_at_limit",
                         k->cached ? json_null() : json_boolean(k->a.killed_at_limit));
     json_object_set_new(o, "cached", json_boolean(k->cached));
+    json_object_set_new(o, "seeded", json_boolean(k->a.seeded));
+    json_object_set_new(o, "seed_from", k->a.seeded && k->a.seed_from ?
+                        json_string(k->a.seed_from) : json_null());
+    json_object_set_new(o, "heuristics", optimal_seeds_json(&k->seeds));
+    json_object_set_new(o, "worse_than_heuristic", k->worse[0] ? json_string(k->worse)
+                                                                : json_null());
     json_object_set_new(o, "no_solver", json_boolean(k->a.no_solver));
     json_object_set_new(o, "replayed_compute", k->replayed ? json_real(k->r.compute) : json_null());
     json_object_set_new(o, "peak_memory",
                         k->replayed ? json_integer((json_int_t)k->r.peak) : json_null());
-    json_object_set_new(o, "peak_at", json_null());
-    json_object_set_new(o, "peak_at_unavailable", json_string(CK_NO_PEAK_AT));
+    json_t *pk = k->replayed ? peak_report_json(&k->peak) : NULL;
+    if (pk)
+        json_object_set_new(pk, "node", k->peak_node ? json_string(k->peak_node) : json_null());
+    json_object_set_new(o, "peak_at", pk ? pk : json_null());
+    json_object_set_new(o, "peak_at_unavailable", pk ? json_null() : json_string(CK_NO_PEAK_AT));
     json_object_set_new(o, "computes", json_integer(k->replayed ? k->r.computes : 0));
     json_object_set_new(o, "remats", json_integer(k->replayed ? k->r.recomputes : 0));
     json_object_set_new(o, "frees", json_integer(k->replayed ? k->r.frees : 0));
@@ -242,7 +281,7 @@ static int solve_and_replay(ck_run *k, const opt_graph *g, double limit, store *
                               k->budget,
                               rq.mode == OPT_MODE_APPROX ? "approx" : "exact",
                               limit > 0 ? limit : 0};
-    if (sweep_checkmate_solve(db, g, &key, limit, &k->a, &k->cached, err) != 0)
+    if (sweep_checkmate_solve(db, g, &key, limit, &k->seeds, &k->a, &k->cached, err) != 0)
         return -1;
     if (!k->a.schedule) {
         if (k->a.status == OPT_STATUS_INFEASIBLE && k->cached) {
@@ -273,6 +312,41 @@ static int solve_and_replay(ck_run *k, const opt_graph *g, double limit, store *
     return 0;
 }
 
+/* Where k's replay peaked, by category (checkmate_peak.h): the graph's nodes mapped onto t's
+ * storages by building the same graph again with its node map. */
+static int follow_peak(ck_run *k, const sim_trace *t, const opt_graph *g, gms_error *err)
+{
+    sim_categories *cats = NULL;
+    opt_graph *g2 = NULL;
+    opt_node_map *m = NULL;
+    checkmate_peak *pk = NULL;
+    int rc = sim_categories_build(t, &cats, err);
+    if (!rc)
+        rc = opt_graph_from_trace_map(t, k->iteration, (opt_coarsen)k->coarsen, &g2, &m, err);
+    if (!rc)
+        rc = checkmate_peak_new(t, cats, g, m, &pk, err);
+    if (!rc) {
+        sim_result res;
+        checkmate_events_emit(g, &k->r, checkmate_peak_observe, pk, &res);
+        checkmate_peak_result(pk, &k->peak);
+        /* the node computed last before the peak: the step that reached it */
+        for (size_t s = 0; s < k->r.n_steps; s++)
+            if (k->r.steps[s].resident == k->peak.memory) {
+                for (size_t b = s + 1; b-- > 0;)
+                    if (k->r.steps[b].kind == OPT_STEP_COMPUTE) {
+                        k->peak_node = g->nodes[k->r.steps[b].node].name;
+                        break;
+                    }
+                break;
+            }
+    }
+    checkmate_peak_free(pk);
+    opt_node_map_free(m);
+    opt_graph_free(g2);
+    sim_categories_free(cats);
+    return rc;
+}
+
 int sim_checkmate_main(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -284,12 +358,18 @@ int sim_checkmate_main(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"db", required_argument, NULL, 'd'},
         {"perfetto", required_argument, NULL, 'P'},
+        {"seed-policies", required_argument, NULL, 's'},
+        /* sim's own, refused below by name (not taken as abbreviations of --seed-policies) */
+        {"seed", no_argument, NULL, 'X'},
+        {"seeds", no_argument, NULL, 'X'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     char why[256];
-    ck_run k = {.reason_buf = why, .coarsen = OPT_COARSEN_AUTO, .policy = "checkmate"};
+    ck_run k = {.reason_buf = why, .coarsen = OPT_COARSEN_AUTO, .policy = "checkmate",
+                .seeds = {.best = -1}};
     const char *budget_s = NULL, *db_path = NULL, *perfetto = NULL;
+    const char *seed_policies = OPTIMAL_SEEDS_DEFAULT;
     double limit = 0;
     int json = 0, c;
     optind = 1;
@@ -300,6 +380,7 @@ int sim_checkmate_main(int argc, char **argv)
         case 'b': budget_s = optarg; break;
         case 'j': json = 1; break;
         case 'd': db_path = optarg; break;
+        case 's': seed_policies = optarg; break;
         case 'P':
             if (!*optarg || strcmp(optarg, "-") == 0) {
                 cli_error(CMD, "--perfetto '%s': give a file name for the trace-event JSON",
@@ -334,8 +415,9 @@ int sim_checkmate_main(int argc, char **argv)
             return 2;
         default:
             cli_error(CMD, "option '%s' does not apply to --policy %s (it takes --budget, "
-                           "--iteration, --coarsen, --time-limit, --db, --perfetto and --json; see "
-                           "gpumemsim sim --policy checkmate --help)", argv[optind - 1],
+                           "--iteration, --coarsen, --time-limit, --seed-policies, --db, "
+                           "--perfetto and --json; see gpumemsim sim --policy checkmate "
+                           "--help)", argv[optind - 1],
                       k.policy);
             return 2;
         }
@@ -353,6 +435,11 @@ int sim_checkmate_main(int argc, char **argv)
                        "without one nothing is recomputed", k.policy);
         return 2;
     }
+    gms_error err = {0};
+    if (optimal_seeds_check(seed_policies, &err)) {
+        cli_error(CMD, "%s", err.msg);
+        return 2;
+    }
     uint64_t bytes = 0;
     int brc = cli_parse_budget(budget_s, &k.ratio, &bytes);
     if (brc) {
@@ -362,7 +449,6 @@ int sim_checkmate_main(int argc, char **argv)
     }
     double t0 = now_s();
     k.trace = argv[optind];
-    gms_error err = {0};
     sim_trace *t;
     if (sim_trace_load(k.trace, &t, &err) != 0) {
         cli_error(CMD, "%s", err.msg);
@@ -382,9 +468,15 @@ int sim_checkmate_main(int argc, char **argv)
     } else {
         rc = opt_graph_from_trace(t, k.iteration, (opt_coarsen)k.coarsen, &g, NULL, &err);
     }
-    sim_trace_free(t);
+    /* the heuristics at the same bytes: seeds at op level, the yardstick of the note at any */
+    if (rc == 0 && strcmp(k.policy, "checkmate") == 0 && opt_graph_peak(g) > k.budget)
+        rc = optimal_seeds_run(t, k.iteration, (opt_coarsen)k.coarsen, g, k.budget,
+                               seed_policies, &k.seeds, &err);
     if (rc) {
         cli_error(CMD, "%s: %s", k.trace, err.msg);
+        optimal_seeds_free(&k.seeds);
+        opt_graph_free(g);
+        sim_trace_free(t);
         return rc == GMS_EINVAL ? 2 : 1;
     }
     k.nodes = g->n;
@@ -395,19 +487,29 @@ int sim_checkmate_main(int argc, char **argv)
     char hash[17] = "";
     if (db_path && (store_hash_file(k.trace, hash, &err) ||
                     store_open(db_path, STORE_CREATE, &db, &err))) {
+        optimal_seeds_free(&k.seeds);
         opt_graph_free(g);
+        sim_trace_free(t);
         cli_error(CMD, "%s", err.msg);
         return 1;
     }
-    rc = solve_and_replay(&k, g, limit, db, hash, perfetto != NULL, &err);
+    rc = solve_and_replay(&k, g, limit, db, hash, 1, &err);
     store_close(db);
+    if (rc == 0 && k.replayed)
+        rc = follow_peak(&k, t, g, &err);
+    if (rc == 0)
+        optimal_seeds_worse(&k.seeds, &k.a, (opt_coarsen)k.coarsen,
+                            k.ok ? k.compute > 0 ? k.r.compute / k.compute : 1 : -1, k.worse,
+                            sizeof k.worse);
     if (rc == 0 && perfetto)
         rc = write_perfetto(perfetto, &k, g, &err);
-    opt_graph_free(g);
     if (rc) {
         cli_error(CMD, "%s: %s", k.trace, err.msg);
         opt_answer_clear(&k.a);
         opt_replay_clear(&k.r);
+        optimal_seeds_free(&k.seeds);
+        opt_graph_free(g);
+        sim_trace_free(t);
         return 1;
     }
     k.wall_s = now_s() - t0;
@@ -422,5 +524,8 @@ int sim_checkmate_main(int argc, char **argv)
     }
     opt_answer_clear(&k.a);
     opt_replay_clear(&k.r);
+    optimal_seeds_free(&k.seeds);
+    opt_graph_free(g); /* the peak's node name lives with it, its op names with the trace */
+    sim_trace_free(t);
     return rc;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opt_node_map.h"
 #include "sim_dataflow.h"
 #include "sim_layers.h"
 
@@ -169,7 +170,7 @@ static int build_op_level(const sim_flow *f, const opt_host_estimate *host, opt_
 }
 
 static int build_coarse(const sim_flow *f, const groups *gs, const opt_host_estimate *host,
-                        opt_graph **gout, gms_error *err)
+                        opt_graph **gout, opt_node_map **map, gms_error *err)
 {
     uint32_t *grp = malloc(((size_t)f->n_ops + 1) * sizeof *grp);
     uint32_t *node_of_group = malloc(((size_t)gs->n + 1) * sizeof *node_of_group);
@@ -213,6 +214,12 @@ static int build_coarse(const sim_flow *f, const groups *gs, const opt_host_esti
         if (external[i])
             bytes[node_of_group[grp[i]]] += f->ops[i].bytes;
     int rc = 0;
+    if (map) { /* each flow op's node (in[] is free until the nodes are set) */
+        for (uint32_t i = 0; i < f->n_ops; i++)
+            in[i] = node_of_group[grp[i]];
+        if (!(*map = opt_node_map_build(f, in, external, n_nodes)))
+            rc = gms_error_set(err, GMS_ENOMEM, "out of memory mapping the graph's nodes");
+    }
     uint32_t i = 0;
     for (uint32_t k = 0; k < gs->n && rc == 0; k++) {
         if (node_of_group[k] == NONE)
@@ -233,6 +240,10 @@ static int build_coarse(const sim_flow *f, const groups *gs, const opt_host_esti
     free(grp), free(node_of_group), free(members);
     if (rc) {
         opt_graph_free(g);
+        if (map) {
+            opt_node_map_free(*map);
+            *map = NULL;
+        }
         return rc;
     }
     *gout = g;
@@ -248,11 +259,30 @@ int opt_graph_from_trace(const sim_trace *t, uint32_t iteration, opt_coarsen coa
     return opt_graph_from_trace_host(t, iteration, coarsen, NULL, out, info, err);
 }
 
+static int extract(const sim_trace *t, uint32_t iteration, opt_coarsen coarsen,
+                   const opt_host_estimate *host, opt_graph **out, opt_node_map **map,
+                   opt_extract_info *info, gms_error *err);
+
 int opt_graph_from_trace_host(const sim_trace *t, uint32_t iteration, opt_coarsen coarsen,
                               const opt_host_estimate *host, opt_graph **out,
                               opt_extract_info *info, gms_error *err)
 {
+    return extract(t, iteration, coarsen, host, out, NULL, info, err);
+}
+
+int opt_graph_from_trace_map(const sim_trace *t, uint32_t iteration, opt_coarsen coarsen,
+                             opt_graph **out, opt_node_map **map, gms_error *err)
+{
+    *map = NULL;
+    return extract(t, iteration, coarsen, NULL, out, map, NULL, err);
+}
+
+static int extract(const sim_trace *t, uint32_t iteration, opt_coarsen coarsen,
+                   const opt_host_estimate *host, opt_graph **out, opt_node_map **map,
+                   opt_extract_info *info, gms_error *err)
+{
     *out = NULL;
+    opt_node_map *nm = NULL;
     if (coarsen == OPT_COARSEN_AUTO) /* a choice, made by opt_graph_auto */
         return gms_error_set(err, GMS_EINVAL, "coarsening 'auto' is resolved to outputs or "
                              "layers before a graph is built (opt_graph_auto)");
@@ -290,6 +320,10 @@ int opt_graph_from_trace_host(const sim_trace *t, uint32_t iteration, opt_coarse
             rc = err ? err->code : GMS_ENOMEM;
             goto done;
         }
+        if (map && !(nm = opt_node_map_build(f, NULL, NULL, f->n_ops))) {
+            rc = gms_error_set(err, GMS_ENOMEM, "out of memory mapping the graph's nodes");
+            goto done;
+        }
     } else {
         if (info)
             info->layers = sp->source == SIM_LAYERS_SCOPES     ? "scopes"
@@ -299,7 +333,7 @@ int opt_graph_from_trace_host(const sim_trace *t, uint32_t iteration, opt_coarse
             rc = gms_error_set(err, GMS_ENOMEM, "out of memory coarsening the graph");
             goto done;
         }
-        if ((rc = build_coarse(f, &gs, host, &g, err)))
+        if ((rc = build_coarse(f, &gs, host, &g, map ? &nm : NULL, err)))
             goto done;
     }
     g->constant_bytes = f->constant_bytes;
@@ -308,8 +342,11 @@ int opt_graph_from_trace_host(const sim_trace *t, uint32_t iteration, opt_coarse
         goto done;
     *out = g;
     g = NULL;
+    if (map)
+        *map = nm, nm = NULL;
 done:
     opt_graph_free(g);
+    opt_node_map_free(nm);
     sim_flow_free(f);
     sim_layers_free(L);
     free(raw.g);

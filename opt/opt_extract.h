@@ -10,6 +10,7 @@
 
 #include "opt_graph.h"
 #include "opt_hostcost.h"
+#include "opt_node_map.h"
 #include "sim.h"
 
 typedef enum opt_coarsen {
@@ -47,5 +48,10 @@ int opt_graph_from_trace(const sim_trace *t, uint32_t iteration, opt_coarsen coa
 int opt_graph_from_trace_host(const sim_trace *t, uint32_t iteration, opt_coarsen coarsen,
                               const opt_host_estimate *host, opt_graph **out,
                               opt_extract_info *info, gms_error *err);
+
+/* The same without host costs, and with each node's trace ops and storages (opt_node_map.h):
+ * *map for the graph *out (free both). */
+int opt_graph_from_trace_map(const sim_trace *t, uint32_t iteration, opt_coarsen coarsen,
+                             opt_graph **out, opt_node_map **map, gms_error *err);
 
 #endif

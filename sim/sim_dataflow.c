@@ -40,6 +40,24 @@ static uint32_t *release_points(const sim_trace *t)
     return rel;
 }
 
+/* The node-to-storage map's arrays: every storage is held or constant at most once. */
+static int alloc_map(sim_flow *f, const sim_trace *t)
+{
+    f->held = malloc(((size_t)t->n_storages + 1) * sizeof *f->held);
+    f->constants = malloc(((size_t)t->n_storages + 1) * sizeof *f->constants);
+    return f->held && f->constants ? 0 : -1;
+}
+
+/* A CONSTANT op's new storages, into the constants. */
+static void constant_storages(sim_flow *f, const sim_trace *t, const sim_op *op)
+{
+    for (uint32_t k = 0; k < op->n_out; k++) {
+        const sim_tensor *te = &t->tensors[op->out_first + k];
+        if (!te->is_view && t->storages[te->storage].root == op->out_first + k)
+            f->constants[f->n_constants++] = te->storage;
+    }
+}
+
 /* Bytes an op reads and writes: each distinct argument storage, whole, plus its outputs. */
 static uint64_t bytes_touched(const sim_trace *t, const sim_op *op)
 {
@@ -74,7 +92,7 @@ int sim_flow_build(const sim_trace *t, uint32_t first_op, uint32_t end_op, sim_f
     size_t cap_in = 2 * (size_t)(t->n_args_total + 1);
     if (f)
         f->ops = malloc(((size_t)n + 1) * sizeof *f->ops), f->inputs = malloc(cap_in * sizeof *f->inputs);
-    if (!f || !rel || !node_of || !f->ops || !f->inputs) {
+    if (!f || !rel || !node_of || !f->ops || !f->inputs || alloc_map(f, t)) {
         free(rel);
         free(node_of);
         sim_flow_free(f);
@@ -83,15 +101,18 @@ int sim_flow_build(const sim_trace *t, uint32_t first_op, uint32_t end_op, sim_f
     /* live at the start: storages made before the range, released at or after its first op */
     for (uint32_t s = 0; s < t->n_storages; s++) {
         uint32_t root_op = t->tensors[t->storages[s].root].op;
-        if (root_op < first_op && rel[s] > first_op)
+        if (root_op < first_op && rel[s] > first_op) {
             f->constant_bytes += t->storages[s].size;
+            f->constants[f->n_constants++] = s;
+        }
     }
-    uint32_t n_in = 0;
+    uint32_t n_in = 0, n_held = 0;
     for (uint32_t o = first_op; o < end_op; o++) {
         const sim_op *op = &t->ops[o];
         if (is_constant(t, o)) {
             node_of[o - first_op] = NOT_NODE;
             f->constant_bytes += op->total_size;
+            constant_storages(f, t, op);
             continue;
         }
         node_of[o - first_op] = f->n_ops;
@@ -102,16 +123,21 @@ int sim_flow_build(const sim_trace *t, uint32_t first_op, uint32_t end_op, sim_f
         fo->bytes = 0;
         fo->touched = bytes_touched(t, op);
         fo->part = 0;
+        fo->held_off = n_held;
         for (uint32_t k = 0; k < op->n_out; k++) {
             const sim_tensor *te = &t->tensors[op->out_first + k];
             if (te->is_view || t->storages[te->storage].root != op->out_first + k)
                 continue;
             uint64_t size = t->storages[te->storage].size;
-            if (rel[te->storage] != NEVER && rel[te->storage] <= end_op)
+            if (rel[te->storage] != NEVER && rel[te->storage] <= end_op) {
                 fo->bytes += size;
-            else
+                f->held[n_held++] = te->storage;
+            } else {
                 f->constant_bytes += size;
+                f->constants[f->n_constants++] = te->storage;
+            }
         }
+        fo->n_held = n_held - fo->held_off;
         fo->inputs_off = n_in;
         for (uint32_t a = 0; a < op->n_args; a++) {
             const sim_tensor *te = &t->tensors[t->args[op->args_off + a]];
@@ -197,7 +223,7 @@ int sim_flow_build_outputs(const sim_trace *t, uint32_t first_op, uint32_t end_o
     if (f)
         f->ops = malloc((n_nodes + 1) * sizeof *f->ops), f->inputs = malloc(cap_in * sizeof *f->inputs);
     if (!f || !rel || !first_part || !view_part || !node_of_st || !outlives || !f->ops ||
-        !f->inputs) {
+        !f->inputs || alloc_map(f, t)) {
         free(rel), free(first_part), free(view_part), free(node_of_st), free(outlives);
         sim_flow_free(f);
         return gms_error_set(err, GMS_ENOMEM, "out of memory extracting the dataflow graph");
@@ -205,15 +231,18 @@ int sim_flow_build_outputs(const sim_trace *t, uint32_t first_op, uint32_t end_o
     for (uint32_t s = 0; s < t->n_storages; s++) {
         node_of_st[s] = NOT_NODE;
         uint32_t root_op = t->tensors[t->storages[s].root].op;
-        if (root_op < first_op && rel[s] > first_op)
+        if (root_op < first_op && rel[s] > first_op) {
             f->constant_bytes += t->storages[s].size;
+            f->constants[f->n_constants++] = s;
+        }
     }
-    uint32_t n_in = 0;
+    uint32_t n_in = 0, n_held = 0;
     for (uint32_t o = first_op; o < end_op; o++) {
         const sim_op *op = &t->ops[o];
         if (is_constant(t, o)) {
             first_part[o - first_op] = view_part[o - first_op] = NOT_NODE;
             f->constant_bytes += op->total_size;
+            constant_storages(f, t, op);
             continue;
         }
         uint32_t m;
@@ -231,11 +260,15 @@ int sim_flow_build_outputs(const sim_trace *t, uint32_t first_op, uint32_t end_o
             fo->touched = part == 0 ? bytes_touched(t, op) : 0; /* the op's, once */
             fo->bytes = 0;
             fo->part = part;
+            fo->held_off = n_held;
+            fo->n_held = 0;
             while (k < op->n_out && !makes_storage(t, op->out_first + k))
                 k++;
             if (part < m) {
                 uint32_t st = t->tensors[op->out_first + k++].storage;
                 fo->bytes = t->storages[st].size;
+                f->held[n_held++] = st;
+                fo->n_held = 1;
                 node_of_st[st] = v;
                 outlives[v] = rel[st] == NEVER || rel[st] > end_op;
             }
@@ -275,6 +308,8 @@ void sim_flow_free(sim_flow *f)
         return;
     free(f->ops);
     free(f->inputs);
+    free(f->held);
+    free(f->constants);
     free(f);
 }
 

@@ -33,6 +33,8 @@ typedef struct sim_flow_op {
     uint32_t inputs_off; /* into sim_flow.inputs */
     uint32_t n_inputs;   /* indices of earlier flow ops, ascending, no duplicates */
     uint32_t part;       /* sim_flow_build_outputs: which of the op's output storages (0 first) */
+    uint32_t held_off;   /* into sim_flow.held: the storages whose sizes make up bytes */
+    uint32_t n_held;
 } sim_flow_op;
 
 typedef struct sim_flow {
@@ -40,6 +42,12 @@ typedef struct sim_flow {
     uint32_t n_ops;
     uint32_t *inputs;
     uint64_t constant_bytes;
+    /* which trace storages the bytes stand for (the graph's node-to-storage map, for where a
+     * solved schedule peaks): each op's held storages, and the storages whose sizes are in
+     * constant_bytes (a CONSTANT op's new storages among them); each storage at most once */
+    uint32_t *held;
+    uint32_t *constants;
+    uint32_t n_constants;
 } sim_flow;
 
 /* The dataflow of ops [first_op, end_op) of t (an iteration's span from sim_layers.h).

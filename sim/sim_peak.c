@@ -150,8 +150,21 @@ sim_phase sim_categories_phase(const sim_categories *c, uint32_t op)
     return op < c->t->n_ops ? (sim_phase)c->phase[op] : SIM_PHASE_NONE;
 }
 
+uint64_t sim_categories_add(const sim_categories *c, const uint32_t *st, uint32_t n,
+                            uint64_t out[SIM_CAT_COUNT])
+{
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (st[i] >= c->t->n_storages)
+            continue;
+        out[c->cat[st[i]]] += c->t->storages[st[i]].size;
+        sum += c->t->storages[st[i]].size;
+    }
+    return sum;
+}
+
 /* The largest op: outputs plus the inputs' own bytes (the baseline's bottleneck). */
-static void largest_op(const sim_trace *t, sim_peak *p)
+void sim_peak_largest_op(const sim_trace *t, sim_peak *p)
 {
     for (uint32_t o = 0; o < t->n_ops; o++) {
         const sim_op *op = &t->ops[o];
@@ -166,8 +179,8 @@ static void largest_op(const sim_trace *t, sim_peak *p)
     }
 }
 
-static void at_peak(sim_peak *p, const sim_trace *t, const sim_categories *c, uint64_t memory,
-                    uint32_t o, const uint64_t *by_category)
+void sim_peak_at(sim_peak *p, const sim_trace *t, const sim_categories *c, uint64_t memory,
+                 uint32_t o, const uint64_t by_category[SIM_CAT_COUNT])
 {
     p->memory = memory;
     p->op_index = o;
@@ -208,7 +221,7 @@ void sim_peak_baseline(const sim_trace *t, const sim_categories *c, sim_peak *ou
             }
             mem += op->total_size;
             if (mem > out->memory || !have) {
-                at_peak(out, t, c, mem, idx, by);
+                sim_peak_at(out, t, c, mem, idx, by);
                 have = 1;
             }
         } else if (SCH_KIND(e) == SCH_RELEASE_LAST) {
@@ -217,7 +230,7 @@ void sim_peak_baseline(const sim_trace *t, const sim_categories *c, sim_peak *ou
             by[c->cat[idx]] -= size;
         }
     }
-    largest_op(t, out);
+    sim_peak_largest_op(t, out);
 }
 
 int sim_peak_tracker_new(const sim_trace *t, const sim_categories *c, sim_peak_tracker **out,
@@ -234,7 +247,7 @@ int sim_peak_tracker_new(const sim_trace *t, const sim_categories *c, sim_peak_t
     k->t = t;
     k->c = c;
     k->best.op = "";
-    largest_op(t, &k->best);
+    sim_peak_largest_op(t, &k->best);
     *out = k;
     return 0;
 }
@@ -280,7 +293,7 @@ void sim_peak_observe(void *tracker, const sim_event *ev)
         break;
     }
     if (ev->memory > k->best.memory)
-        at_peak(&k->best, t, k->c, ev->memory, (uint32_t)k->last_op, k->by_category);
+        sim_peak_at(&k->best, t, k->c, ev->memory, (uint32_t)k->last_op, k->by_category);
 }
 
 void sim_peak_tracker_result(const sim_peak_tracker *k, sim_peak *out)

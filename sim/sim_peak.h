@@ -58,6 +58,10 @@ int sim_categories_build(const sim_trace *t, sim_categories **out, gms_error *er
 void sim_categories_free(sim_categories *c);
 sim_category sim_categories_of(const sim_categories *c, uint32_t storage);
 sim_phase sim_categories_phase(const sim_categories *c, uint32_t op);
+/* Adds the sizes of storages st[0..n) into out by their categories (an index past the
+ * trace's storages is skipped); returns the bytes added. */
+uint64_t sim_categories_add(const sim_categories *c, const uint32_t *st, uint32_t n,
+                            uint64_t out[SIM_CAT_COUNT]);
 
 /* A peak and what was resident there. */
 typedef struct sim_peak {
@@ -88,6 +92,14 @@ void sim_peak_tracker_result(const sim_peak_tracker *k, sim_peak *out);
 /* The bytes resident now (after the last event fed), by category. */
 void sim_peak_tracker_now(const sim_peak_tracker *k, uint64_t out[SIM_CAT_COUNT]);
 void sim_peak_tracker_free(sim_peak_tracker *k);
+
+/* For trackers of runs on other units than the trace's storages (a solved schedule's graph
+ * nodes, analysis/checkmate_peak.h): p's memory, op (index o, its name and phase) and
+ * by_category set from by_category, the difference to memory made up as unknown (or taken
+ * off the last categories), so they sum to memory; and p's largest op, the trace's. */
+void sim_peak_at(sim_peak *p, const sim_trace *t, const sim_categories *c, uint64_t memory,
+                 uint32_t o, const uint64_t by_category[SIM_CAT_COUNT]);
+void sim_peak_largest_op(const sim_trace *t, sim_peak *p);
 
 /* Sets p's op and largest_op names from their indices in t, as the tracker does: for a peak
  * that was followed in another process (a plugin's run, analysis/peak_run.h). */

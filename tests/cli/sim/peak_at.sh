@@ -2,8 +2,8 @@
 # End-to-end: every kind of run sim makes says where it peaked (docs/memory.md, "Where the peak
 # is"): a policy plugin's run (followed in its child process) exactly as the built-in it
 # computes; --seeds the median seed's run, said so, equal to that seed run alone; each edge of
-# --budget-band its own, equal to a run at that budget; and --policy checkmate says, in its
-# text and JSON, why it has none (plot timeline --by-category refuses it).
+# --budget-band its own, equal to a run at that budget; and --policy checkmate its replayed
+# schedule's, its graph nodes mapped onto the trace's storages (plot timeline --by-category too).
 set -euo pipefail
 : "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}" "${GMS_PLUGIN_DTR_LOCAL:?}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -66,18 +66,42 @@ text=$("$G" sim "$S/unet-small.gmt" --policy dtr --budget 0.5 --budget-band 0.1)
 [ "$(grep -Ec '^budget [-+]10%.*; peak [0-9]+ B at op [0-9]+ .* \((forward|backward)\)$' <<<"$text")" = 2 ] ||
   fail "--budget-band text lacks the edges' peaks: $text"
 
-# checkmate: no peak_at, and it says why, in JSON and text
-ck=$("$G" sim "$S/mlp-small.gmt" --policy checkmate --budget 0.8 --time-limit 30 --json)
-jq -e '.status == "ok" and .peak_at == null and (.peak_at_unavailable | test("graph.s nodes"))' \
-  <<<"$ck" >/dev/null || fail "checkmate JSON: $(jq -c '[.status, .peak_at, .peak_at_unavailable]' <<<"$ck")"
-text=$("$G" sim "$S/mlp-small.gmt" --policy checkmate --budget 0.8 --time-limit 30)
-grep -q '^peak at          not followed: a solved schedule runs on the graph' <<<"$text" ||
-  fail "checkmate text does not say why it has no peak_at: $text"
-if "$G" plot timeline "$S/mlp-small.gmt" --policy checkmate --budget 0.8 --by-category \
-     -o "$GMS_TMP/t.svg" 2>err.txt; then
-  fail "plot timeline --by-category drew a checkmate run's graph nodes as trace storages"
-fi
-grep -q -- '--by-category is not available for --policy checkmate' err.txt ||
+# checkmate (issue 26): the replayed schedule's peak, its nodes mapped onto the trace's
+# storages. At 1.0 the outputs graph needs no recomputation and its replay is the baseline's:
+# the same peak, op, phase and categories as any run's (dtr at 1.0), byte for byte (the
+# iteration that peaks: transformer-small's second of three)
+for ti in unet-small:0 mlp-small:0 transformer-small:1; do
+  t=${ti%:*}
+  ck=$("$G" sim "$S/$t.gmt" --policy checkmate --coarsen outputs --budget 1.0 --iteration ${ti#*:} --json)
+  want=$("$G" sim "$S/$t.gmt" --policy dtr --budget 1.0 --json | jq -c '.peak_at | del(.seed)')
+  [ "$(jq -c '.peak_at | del(.node)' <<<"$ck")" = "$want" ] ||
+    fail "$t checkmate at 1.0: $(jq -c .peak_at <<<"$ck") vs dtr's $want"
+  jq -e '.peak_at_unavailable == null and (.peak_at.node | length > 0)' <<<"$ck" >/dev/null ||
+    fail "$t checkmate at 1.0: $(jq -c '[.peak_at_unavailable, .peak_at.node]' <<<"$ck")"
+done
+# under a budget (recomputation at op level and by layers): the categories sum to the replay's
+# peak with nothing unknown, at an op of the trace where a graph node completes
+for c in outputs layers; do
+  ck=$("$G" sim "$S/mlp-small.gmt" --policy checkmate --coarsen $c --budget 0.8 --time-limit 30 --json)
+  jq -e '.status == "ok" and .remats > 0 and .peak_at.memory == .peak_memory
+    and ([.peak_at.by_category[]] | add) == .peak_at.memory and .peak_at.by_category.unknown == 0
+    and .peak_at.by_category.saved_activations > 0 and .peak_at.by_category.preexisting > 0
+    and (.peak_at.phase == "forward" or .peak_at.phase == "backward") and .peak_at.op != ""
+    and .peak_at_unavailable == null' <<<"$ck" >/dev/null ||
+    fail "checkmate $c at 0.8: $(jq -c '[.status, .remats, .peak_memory, .peak_at]' <<<"$ck")"
+done
+text=$("$G" sim "$S/mlp-small.gmt" --policy checkmate --coarsen layers --budget 0.8 --time-limit 30)
+grep -q '^peak at: *[0-9]* B (.*) at op [0-9]* .* (\(forward\|backward\)), graph node .' <<<"$text" &&
+  grep -q '^  saved activations *[1-9][0-9]* B' <<<"$text" ||
+  fail "checkmate text has no peak by category: $text"
+# nothing replayed (the layer program is infeasible): no peak_at, and it says why
+ck=$("$G" sim "$S/unet-small.gmt" --policy checkmate --coarsen layers --budget 0.5 --json)
+jq -e '.status == "oom" and .peak_at == null and (.peak_at_unavailable | test("no schedule was replayed"))' \
+  <<<"$ck" >/dev/null || fail "infeasible checkmate: $(jq -c '[.status, .peak_at, .peak_at_unavailable]' <<<"$ck")"
+# plot timeline --by-category stacks a checkmate run's categories as any run's
+"$G" plot timeline "$S/mlp-small.gmt" --policy checkmate --budget 0.8 --coarsen outputs \
+  --time-limit 30 --by-category -o "$GMS_TMP/t.svg" 2>err.txt ||
   fail "plot timeline --by-category checkmate: $(cat err.txt)"
-[ ! -e "$GMS_TMP/t.svg" ] || fail "plot timeline left a chart behind"
+[ -s "$GMS_TMP/t.svg" ] && grep -q 'saved activations' "$GMS_TMP/t.svg" ||
+  fail "plot timeline --by-category checkmate drew no categories"
 echo ok

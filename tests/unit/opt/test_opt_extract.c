@@ -13,6 +13,7 @@
 #include "opt_replay.h"
 #include "opt_schedule.h"
 #include "opt_solve.h"
+#include "sim_internal.h"
 
 static void scope(sim_trace_builder *b, const char *name, int end)
 {
@@ -392,6 +393,65 @@ START_TEST(test_outputs_graph_peaks_at_the_baseline_on_random_traces)
 }
 END_TEST
 
+/* The node map (issue 26: a solved schedule's peak by category): at every coarsening each
+ * node's storages are exactly its bytes, the constant storages exactly constant_bytes, no
+ * storage counted twice, and each node ends at an op of the iteration, in order. */
+static void check_map(const sim_trace *t, opt_coarsen c, int trial)
+{
+    opt_graph *g = NULL;
+    opt_node_map *m = NULL;
+    gms_error err = {0};
+    ck_assert_msg(opt_graph_from_trace_map(t, 0, c, &g, &m, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(m->n, g->n);
+    uint8_t *seen = calloc(t->n_storages + 1, 1);
+    ck_assert_ptr_nonnull(seen);
+    for (uint32_t v = 0; v < g->n; v++) {
+        uint64_t sum = 0;
+        for (uint32_t k = m->st_off[v]; k < m->st_off[v + 1]; k++) {
+            ck_assert_uint_lt(m->st[k], t->n_storages);
+            ck_assert_msg(!seen[m->st[k]]++, "trial %d %s: storage %u twice", trial,
+                          opt_coarsen_name(c), m->st[k]);
+            sum += t->storages[m->st[k]].size;
+        }
+        ck_assert_msg(sum == g->nodes[v].bytes, "trial %d %s node %u: storages %llu, bytes %llu",
+                      trial, opt_coarsen_name(c), v, (unsigned long long)sum,
+                      (unsigned long long)g->nodes[v].bytes);
+        ck_assert_uint_lt(m->last_op[v], t->n_ops);
+        if (v)
+            ck_assert_uint_ge(m->last_op[v], m->last_op[v - 1]);
+    }
+    uint64_t sum = 0;
+    for (uint32_t k = 0; k < m->n_constants; k++) {
+        ck_assert_uint_lt(m->constants[k], t->n_storages);
+        ck_assert_msg(!seen[m->constants[k]]++, "trial %d: constant storage %u twice", trial,
+                      m->constants[k]);
+        sum += t->storages[m->constants[k]].size;
+    }
+    ck_assert_msg(sum == g->constant_bytes, "trial %d %s: constants %llu, constant_bytes %llu",
+                  trial, opt_coarsen_name(c), (unsigned long long)sum,
+                  (unsigned long long)g->constant_bytes);
+    free(seen);
+    opt_node_map_free(m);
+    opt_graph_free(g);
+}
+
+START_TEST(test_node_map_places_every_byte_of_the_graph_once)
+{
+    for (int scopes = 0; scopes < 2; scopes++) {
+        sim_trace *t = step(scopes);
+        for (int c = 0; c < 3; c++)
+            check_map(t, (opt_coarsen)c, -1 - scopes);
+        sim_trace_free(t);
+    }
+    for (int trial = 0; trial < 40; trial++) {
+        sim_trace *t = random_trace(4 + trial % 20);
+        for (int c = 0; c < 3; c++)
+            check_map(t, (opt_coarsen)c, trial);
+        sim_trace_free(t);
+    }
+}
+END_TEST
+
 /* A heuristic's run as a schedule of the op-level graph (issue 28, item 3): on random traces
  * at tight budgets, every run that completes maps onto a correct schedule that computes no
  * more than the run did and replays to its own cost; and a MILP seeded with it never answers
@@ -500,6 +560,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_outputs_graph_peaks_at_the_baseline_on_random_traces);
     tcase_add_test(tc, test_a_heuristic_run_maps_onto_a_schedule_no_costlier_than_the_run);
     tcase_add_test(tc, test_a_run_maps_onto_op_level_graphs_only_and_whole);
+    tcase_add_test(tc, test_node_map_places_every_byte_of_the_graph_once);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;
