@@ -56,15 +56,24 @@ static void hyb_free(void *state)
 
 /* Measures each candidate once, at the run's first choice (until then no candidate has
  * decided anything, so the run so far is each one's), and keeps the cheapest that ran. A
- * measurement that cannot run (out of memory) counts as failed. */
+ * measurement that cannot run (out of memory) counts as failed. A mix that swapped nothing
+ * (nor fell back for want of host memory) dropped dtr's victims, so it was dtr's run: dtr is
+ * not measured again then (it would tie, and ties keep the mix). */
 static void choose_arm(const sim_view *v, hyb_state *h)
 {
     const sim_policy *best = NULL;
     uint64_t best_clock = 0;
+    int mix_was_dtr = 0;
     for (size_t i = 0; i < N_CANDIDATES; i++) {
         sim_result r;
         gms_error e = {0};
-        if (sim_view_measure(v, candidates[i], &r, &e) != 0 || r.status != SIM_OK)
+        if (candidates[i] == &pol_dtr && mix_was_dtr)
+            continue;
+        if (sim_view_measure(v, candidates[i], &r, &e) != 0)
+            continue;
+        if (candidates[i] == &pol_hybrid_mix)
+            mix_was_dtr = r.swaps_out == 0 && r.swap_fallbacks == 0;
+        if (r.status != SIM_OK)
             continue;
         if (!best || r.clock < best_clock) {
             best = candidates[i];
