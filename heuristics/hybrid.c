@@ -8,8 +8,8 @@
  * limit) is not kept, and when all failed the mix runs (and fails as it did). The run is then
  * that candidate's, choice for choice, so its overhead is the cheapest of the three by
  * construction. The overhead reported is the steady-state step's: the measured steps, paid
- * once in a training run of many, are not counted; they cost three more replays of
- * simulation time (docs/benchmarks.md).
+ * once in a training run of many, are not counted; they cost two or three more replays of
+ * simulation time (docs/benchmarks.md: 3.2x hybrid-mix's on the DTR logs).
  *
  * Why measure rather than price: the per-victim director (hybrid-mix) compares a swap's
  * round trip with a recomputation at each choice, and missed the goal in 8 of the 60 DTR-log
@@ -119,8 +119,8 @@ static void hybrid_on_remat(const sim_view *v, uint32_t op, void *state)
 
 const sim_policy pol_hybrid = {
     .name = "hybrid",
-    .description = "measures the step under hybrid-mix, dtr and swap-lru (3 more replays, not "
-                   "in the overhead) and runs the cheapest",
+    .description = "measures the step under hybrid-mix, dtr and swap-lru (2-3 more replays, "
+                   "not in the overhead) and runs the cheapest",
     .needs = SIM_NEEDS_REGIONS | SIM_NEEDS_SWAP, /* the candidates' needs, together */
     .score = hybrid_score,
     .action = hybrid_action,
