@@ -1,7 +1,7 @@
 /*
  * hybrid: swap or recompute, never worse than the better of its two halves (docs/swap.md).
- * Training is iterative, and Capuchin and DELTA both measure a first iteration before they
- * decide. hybrid measures the step (a replay of the trace with the run's budget, link and
+ * Training is iterative, and Capuchin measures a first iteration (its passive mode) before it
+ * decides. hybrid measures the step (a replay of the trace with the run's budget, link and
  * limits: sim_view_measure) under each of its candidates, its own per-victim director
  * (hybrid-mix, hybrid_mix.c), dtr (every victim dropped) and swap-lru (every victim swapped),
  * and runs the steady state as the one that measured cheapest; one that failed (oom, remat
