@@ -27,6 +27,9 @@ static const struct {
     {"dtr-proto-all", {"#AA4499", "(3,2,8,2)", 12}},
     {"swap-lru", {"#332288", "(10,3,2,3)", 14}},
     {"hybrid", {"#117733", "(6,3,2,3)", 15}},
+    /* hybrid's per-victim mix: every other shape of the 13 in sweep's "all" is taken (2 and
+     * 10 mark failures), so a dot, with its own colour and dash */
+    {"hybrid-mix", {"#A6761D", "(2,4,2,4,8,4)", 0}},
     {"capuchin", {"#CC6677", "(16,4,4,4)", 3}},
     {"autoswap", {"#44AA99", "(1,2)", 1}},
     {"coop", {"#999933", "(20,5)", 14}},

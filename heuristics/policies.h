@@ -20,6 +20,7 @@ extern const sim_policy pol_dtr_proto;
 extern const sim_policy pol_dtr_proto_all;
 extern const sim_policy pol_swap_lru;
 extern const sim_policy pol_hybrid;
+extern const sim_policy pol_hybrid_mix;
 extern const sim_policy pol_capuchin;
 extern const sim_policy pol_autoswap;
 

@@ -8,7 +8,7 @@
 static const sim_policy *const policies[] = {
     &pol_dtr, &pol_dtr_eq, &pol_dtr_local, &pol_lru, &pol_size, &pol_msps, &pol_random,
     &pol_coop, &pol_dtr_frag, &pol_dtr_proto, &pol_dtr_proto_all,
-    &pol_swap_lru, &pol_hybrid, &pol_capuchin, &pol_autoswap,
+    &pol_swap_lru, &pol_hybrid, &pol_hybrid_mix, &pol_capuchin, &pol_autoswap,
 };
 #define N_POLICIES (sizeof policies / sizeof policies[0])
 

@@ -219,6 +219,14 @@ int sim_view_material(const sim_view *v, uint32_t s);
  * (docs/swap.md). One walk of the chains. */
 uint64_t sim_view_remat_cost_at(const sim_view *v, const uint32_t *s, const uint32_t *at,
                                 uint32_t n, uint64_t *bytes);
+/* Measures a whole replay of this run's trace, from its first op, with this run's configuration
+ * (budget, remat limit, link, host memory, costs; no observers) under policy p, into *res:
+ * what a policy that measures a first iteration before it decides (Capuchin, DELTA) learns.
+ * It costs a whole simulation: call it once per run, not per choice. p must not be the
+ * running policy, nor measure in turn. Returns 0, or an error code (err filled) as sim_run. */
+struct sim_result;
+int sim_view_measure(const sim_view *v, const sim_policy *p, struct sim_result *res,
+                     gms_error *err);
 /* ------------------------------------------------------------------------------------------
  * Score arithmetic with Python's semantics: num / (a * b) where num, a, b are integers and the
  * product is exact, rounded correctly to a double like Python's int / int. Returns +inf when

@@ -42,9 +42,9 @@ n_names=$(echo "$names" | wc -l)
 all=$("$GMS_BIN" sim --list-policies | awk '$2 != "planner:" && $2 != "solved:" {print $1}' |
   grep -vx -e coop -e dtr-frag)
 awk 'NR == FNR { want[$1] = 1; next } want[$1]' <(echo "$all") styles.txt >all.txt
-[ "$(wc -l <all.txt)" -eq 13 ] || fail "sweep's all is not 13 policies: $(cat all.txt)"
-[ "$(awk '{print $4}' all.txt | sort -u | wc -l)" -eq 13 ] || fail "shapes repeat: $(sort -k4 all.txt)"
-[ "$(awk '{print $3}' all.txt | sort -u | wc -l)" -eq 13 ] || fail "dashes repeat: $(sort -k3 all.txt)"
+[ "$(wc -l <all.txt)" -eq 14 ] || fail "sweep's all is not 14 policies: $(cat all.txt)"
+[ "$(awk '{print $4}' all.txt | sort -u | wc -l)" -eq 14 ] || fail "shapes repeat: $(sort -k4 all.txt)"
+[ "$(awk '{print $3}' all.txt | sort -u | wc -l)" -eq 14 ] || fail "dashes repeat: $(sort -k3 all.txt)"
 # none of them draws with the failure marks' shapes (2 = x, 10 = triangle down)
 awk '$4 == 2 || $4 == 10 { exit 1 }' styles.txt || fail "a line uses a failure mark's shape"
 for n in $names; do grep -q "^$n " styles.txt || fail "$n has no style line"; done

@@ -7,7 +7,7 @@
 # The ideal model: one segment per storage. The caching model: its own segments (cached free
 # blocks in them, reserved peak = peak_reserved), so that memcheck's exact check of its own
 # export places every allocation where the run did; expandable segments map and unmap.
-# Swapping runs (swap-lru, hybrid, capuchin): swap-outs free and swap-ins allocate again.
+# Swapping runs (swap-lru, hybrid-mix, capuchin): swap-outs free and swap-ins allocate again.
 # gpumemsim reads it back with no contradiction; several runs and a bad path are refused and
 # nothing is written. On the project's samples.
 set -u
@@ -108,7 +108,7 @@ assert f['peak'] == r['peak_memory'], (f['peak'], r['peak_memory'])" || fail "id
 # swapping runs: a swap-out frees the device bytes when its copy ends, a swap-in allocates
 # them again, at the storage's own range; frames say which
 S="$GMS_SOURCE_DIR/traces/samples"
-for run in swap-lru:unet-small:0.3 hybrid:resnet-vary:0.5 capuchin:unet-small:0.3; do
+for run in swap-lru:unet-small:0.3 hybrid-mix:resnet-vary:0.5 capuchin:unet-small:0.3; do
   IFS=: read -r p tr b <<< "$run"
   "$GMS_BIN" sim "$S/$tr.gmt" --policy "$p" --budget "$b" --json --memory-snapshot "$p.pickle" \
     > "$p.json" 2> e.txt || fail "sim $p: $(cat e.txt)"

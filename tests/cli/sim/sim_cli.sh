@@ -18,8 +18,8 @@ ours() { sed -E 's/.*"status": "([^"]*)".*"overhead": ([^,]*),.*"evictions": ([0
 
 # help, listing, errors
 "$GMS_BIN" sim --help | grep -q "usage: gpumemsim sim TRACE" || fail "--help"
-[ "$("$GMS_BIN" sim --list-policies | grep -Evc ' (planner|solved): ')" -eq 15 ] ||
-  fail "--list-policies does not list 15 eviction policies"
+[ "$("$GMS_BIN" sim --list-policies | grep -Evc ' (planner|solved): ')" -eq 16 ] ||
+  fail "--list-policies does not list 16 eviction policies"
 "$GMS_BIN" sim --list-policies | grep -q "^ckpt-all  *planner: " || fail "ckpt-all not listed"
 "$GMS_BIN" sim --list-policies | grep -q "^dtr-eq " || fail "dtr-eq not listed"
 "$GMS_BIN" sim --list-policies | grep -q "^swap-lru " || fail "swap-lru not listed"

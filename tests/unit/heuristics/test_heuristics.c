@@ -16,9 +16,9 @@ START_TEST(test_registry_knows_the_paper_policies_then_the_address_aware_ones)
     static const char *const names[] = {"dtr",    "dtr-eq", "dtr-local", "lru",
                                         "size",   "msps",   "random",    "coop",
                                         "dtr-frag", "dtr-proto", "dtr-proto-all", "swap-lru",
-                                        "hybrid",   "capuchin", "autoswap"};
-    ck_assert_uint_eq(pol_count(), 15);
-    for (size_t i = 0; i < 15; i++) {
+                                        "hybrid",   "hybrid-mix", "capuchin", "autoswap"};
+    ck_assert_uint_eq(pol_count(), 16);
+    for (size_t i = 0; i < 16; i++) {
         const struct sim_policy *p = pol_find(names[i]);
         ck_assert_msg(p, "%s missing", names[i]);
         ck_assert_str_eq(pol_name(p), names[i]);
@@ -30,7 +30,7 @@ START_TEST(test_registry_knows_the_paper_policies_then_the_address_aware_ones)
     ck_assert_ptr_null(pol_find("DTR"));
     ck_assert_ptr_null(pol_find(""));
     ck_assert_ptr_null(pol_find(NULL));
-    ck_assert_ptr_null(pol_at(15));
+    ck_assert_ptr_null(pol_at(16));
 }
 END_TEST
 
