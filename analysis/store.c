@@ -227,6 +227,12 @@ static const char schema_v9[] =
     "  AND (r.policy NOT LIKE 'checkmate%'"
     "   OR r.params LIKE 'coarsen=' || s.coarsen || ',iteration=' || s.iteration || ',%');";
 
+/* v10: the policy named hybrid became a measured director that runs the cheapest of three
+ * candidates (issue 30, docs/swap.md); the per-victim director that wrote the rows named
+ * hybrid before is hybrid-mix now, so those rows take its name and a resumed sweep does not
+ * mix both under one key. */
+static const char schema_v10[] = "UPDATE runs SET policy = 'hybrid-mix' WHERE policy = 'hybrid';";
+
 /* One function per version step: migrations[v] takes a store from version v to v + 1 inside
  * the caller's transaction. A step that must rewrite data (not only add tables or columns)
  * does it here too. */
@@ -279,9 +285,14 @@ static int migrate_8_to_9(sqlite3 *db, gms_error *err)
     return store_exec(db, schema_v9, "migrating the schema from version 8 to 9", err);
 }
 
+static int migrate_9_to_10(sqlite3 *db, gms_error *err)
+{
+    return store_exec(db, schema_v10, "migrating the schema from version 9 to 10", err);
+}
+
 static const store_migration migrations[STORE_SCHEMA_VERSION] = {
     migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5,
-    migrate_5_to_6, migrate_6_to_7, migrate_7_to_8, migrate_8_to_9};
+    migrate_5_to_6, migrate_6_to_7, migrate_7_to_8, migrate_8_to_9, migrate_9_to_10};
 
 int store_migrate_step(sqlite3 *db, int from, gms_error *err)
 {

@@ -28,7 +28,7 @@
 
 #include "gms_error.h"
 
-#define STORE_SCHEMA_VERSION 9
+#define STORE_SCHEMA_VERSION 10
 
 typedef struct store store;
 

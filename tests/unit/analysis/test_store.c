@@ -123,6 +123,10 @@ static const char v1_schema[] =
     " overhead, evictions, eager_evictions, remats, remat_compute, peak_memory, wall_s,"
     " tool_version) VALUES ('00000000000000aa', 'dtr', 500, 0.5, 2.0, 'simrd', 'ok', 1.5, 1, 0,"
     " 1, 50, 500, 0.01, '0.0.1');"
+    "INSERT INTO runs (trace_hash, policy, budget, ratio, remat_limit, semantics, status,"
+    " overhead, evictions, eager_evictions, remats, remat_compute, peak_memory, wall_s,"
+    " tool_version) VALUES ('00000000000000aa', 'hybrid', 500, 0.5, 2.0, 'simrd', 'ok', 1.7, 1,"
+    " 0, 1, 70, 500, 0.01, '0.0.1');"
     "PRAGMA user_version = 1;";
 
 START_TEST(test_v1_store_is_migrated_keeping_its_runs)
@@ -138,7 +142,7 @@ START_TEST(test_v1_store_is_migrated_keeping_its_runs)
     /* read-only opens read v1 as it is */
     ck_assert_msg(store_open(p, STORE_READONLY, &s, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(store_schema_version(s), 1);
-    ck_assert_uint_eq(count_rows(s, NULL), 1);
+    ck_assert_uint_eq(count_rows(s, NULL), 2);
     /* and refuse to write, saying why */
     store_run r = make_run("0123456789abcdef", "dtr", 500, 1);
     ck_assert_int_eq(store_put_run(s, &r, NULL, &err), GMS_ESTATE);
@@ -148,7 +152,7 @@ START_TEST(test_v1_store_is_migrated_keeping_its_runs)
 
     ck_assert_msg(store_open(p, 0, &s, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(store_schema_version(s), STORE_SCHEMA_VERSION);
-    ck_assert_uint_eq(count_rows(s, NULL), 1);
+    ck_assert_uint_eq(count_rows(s, NULL), 2);
     ck_assert_msg(store_put_timeline(s, 1, 0, 10, 400, "compute", &err) == 0, "%s", err.msg);
     store_close(s);
     ck_assert_int_eq(scalar_int(p, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
@@ -158,13 +162,17 @@ START_TEST(test_v1_store_is_migrated_keeping_its_runs)
     /* v6: no planner figures, no iterations */
     ck_assert_int_eq(scalar_int(p, "SELECT plan_iterations + checkpoints + cache_hits + 1 FROM runs"),
                      1);
-    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE pred_err_mean IS NULL"), 1);
+    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE pred_err_mean IS NULL"), 2);
     /* v8: no solutions yet */
     ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM solutions"), 0);
     ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM iterations"), 0);
     /* v7: no swapping */
     ck_assert_int_eq(scalar_int(p, "SELECT swap_out_bytes + swap_in_bytes + stall_ns + d2h_busy_ns"
                                    " + h2d_busy_ns + 1 FROM runs"), 1);
+    /* v10: what was hybrid then is hybrid-mix now (the name hybrid is the measured director) */
+    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE policy = 'hybrid'"), 0);
+    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE policy = 'hybrid-mix'"
+                                   " AND overhead = 1.7"), 1);
 }
 END_TEST
 
