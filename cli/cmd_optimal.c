@@ -204,8 +204,10 @@ static void print_text(const char *path, const opt_graph *g, uint64_t budget, ui
         printf("objective:   %.9g ms (overhead %.6g)\n", a->objective,
                a->compute > 0 ? a->objective / a->compute : 1);
         if (a->lower_bound >= 0)
-            printf("lower_bound: %.9g ms (%s, %.3g s)\n", a->lower_bound,
-                   a->bound_boundary ? "the boundary bound" : "LP relaxation", a->lp_seconds);
+            printf("lower_bound: %.9g ms (%s)\n", a->lower_bound,
+                   a->bound_boundary ? (a->too_big_bytes > 0 ? "the boundary bound"
+                                        : "the boundary bound: the time limit stopped the LP")
+                   : "LP relaxation");
         if (a->gap >= 0)
             printf("gap:         %.4g%%\n", 100 * a->gap);
         else
