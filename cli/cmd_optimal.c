@@ -47,6 +47,11 @@ static void usage(FILE *f)
             "600 s without one, else layers, and says why; or outputs, layers, none as in\n"
             "`gpumemsim graph`).\n"
             "\n"
+            "A program is sized before it is built; one over 8 GB (GMS_OPT_MEMORY_CAP=BYTES\n"
+            "sets the cap) is never built: the MILP answers with its best seed (on a trace at\n"
+            "op level, the best heuristic's run) and the boundary bound, and says so; --relax\n"
+            "and --approx are refused.\n"
+            "\n"
             "options:\n"
             "  --budget B        a ratio of the trace's baseline peak, as sim's --budget (0.5,\n"
             "                    50%%; a graph JSON carries it as baseline_peak; one without\n"
@@ -185,6 +190,11 @@ static void print_text(const char *path, const opt_graph *g, uint64_t budget, ui
     if (a->no_solver)
         printf("status:      %s (no solver needed: the budget holds the graph's unconstrained "
                "peak, so nothing is recomputed)\n", opt_status_name(a->status));
+    else if (a->too_big_bytes > 0)
+        printf("status:      %s (program too big: %.1f GB, over the %.3g GB a solve may use; "
+               "answered with the %s and the boundary bound, no solver run)\n",
+               opt_status_name(a->status), a->too_big_bytes / 1e9, opt_size_memory_cap() / 1e9,
+               a->seed_from ? "best seed" : "seed, none fitting,");
     else
         printf("status:      %s (%s, %s)\n", opt_status_name(a->status), what, opt_solver_name());
     if (mode == OPT_MODE_RELAX || mode == OPT_MODE_BOUND) {
@@ -194,7 +204,10 @@ static void print_text(const char *path, const opt_graph *g, uint64_t budget, ui
         printf("objective:   %.9g ms (overhead %.6g)\n", a->objective,
                a->compute > 0 ? a->objective / a->compute : 1);
         if (a->lower_bound >= 0)
-            printf("lower_bound: %.9g ms (LP relaxation, %.3g s)\n", a->lower_bound, a->lp_seconds);
+            printf("lower_bound: %.9g ms (%s)\n", a->lower_bound,
+                   a->bound_boundary ? (a->too_big_bytes > 0 ? "the boundary bound"
+                                        : "the boundary bound: the time limit stopped the LP")
+                   : "LP relaxation");
         if (a->gap >= 0)
             printf("gap:         %.4g%%\n", 100 * a->gap);
         else
@@ -576,7 +589,8 @@ int cmd_optimal(int argc, char **argv)
                                                                           : "graph_peak"));
         json_object_set_new(o, "baseline_peak", g->baseline_peak ?
                             json_integer((json_int_t)g->baseline_peak) : json_null());
-        json_object_set_new(o, "solver", json_string(a.no_solver ? "none" : opt_solver_name()));
+        json_object_set_new(o, "solver", json_string(a.no_solver || a.too_big_bytes > 0 ? "none"
+                                                     : opt_solver_name()));
         json_object_set_new(o, "no_solver", json_boolean(a.no_solver));
         const char *program = mode == OPT_MODE_BOUND ? "boundary" : moccasin ? "moccasin"
                               : tighten ? "tightened" : "checkmate";
@@ -590,6 +604,12 @@ int cmd_optimal(int argc, char **argv)
             json_object_set_new(o, "objective", a.schedule ? json_real(a.objective) : json_null());
         json_object_set_new(o, "lower_bound", a.lower_bound >= 0 ? json_real(a.lower_bound) : json_null());
         json_object_set_new(o, "lp_seconds", json_real(a.lp_seconds));
+        /* issue 28, item 4: which bound lower_bound is, and a MILP too big to build */
+        json_object_set_new(o, "lower_bound_from", a.lower_bound < 0 ? json_null() :
+                            json_string(a.bound_boundary || mode == OPT_MODE_BOUND ? "boundary"
+                                                                                  : "lp"));
+        json_object_set_new(o, "program_too_big_bytes", a.too_big_bytes > 0 ?
+                            json_real(a.too_big_bytes) : json_null());
         if (mode == OPT_MODE_MILP) {
             json_object_set_new(o, "solver_bound", a.solver_bound >= 0 ? json_real(a.solver_bound) : json_null());
             json_object_set_new(o, "seeded", json_boolean(a.seeded));

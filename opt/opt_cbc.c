@@ -98,7 +98,18 @@ static int solve_lp(const opt_program *p, const opt_solver_opts *o, CoinBigIndex
     if (o->time_limit > 0)
         Clp_setMaximumSeconds(m, o->time_limit);
     double t0 = now_s();
-    Clp_initialSolve(m);
+    /* GMS_CLP_ALGO=dual|primal|barrier: Clp's algorithm, for experiments (docs/optimal.md;
+     * measured in docs/benchmarks.md: none was reliably faster than the automatic choice on
+     * the op-level LPs, so the default stays Clp's own) */
+    const char *algo = getenv("GMS_CLP_ALGO");
+    if (algo && !strcmp(algo, "dual"))
+        Clp_initialDualSolve(m);
+    else if (algo && !strcmp(algo, "primal"))
+        Clp_initialPrimalSolve(m);
+    else if (algo && !strcmp(algo, "barrier"))
+        Clp_initialBarrierSolve(m);
+    else
+        Clp_initialSolve(m);
     r->seconds = now_s() - t0;
     if (Clp_isProvenOptimal(m)) {
         r->status = OPT_STATUS_OPTIMAL;

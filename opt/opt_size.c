@@ -2,8 +2,17 @@
 #include "opt_size.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "opt_solver.h"
+
+double opt_size_memory_cap(void)
+{
+    const char *env = getenv("GMS_OPT_MEMORY_CAP");
+    char *end;
+    double v = env && *env ? strtod(env, &end) : 0;
+    return env && *env && !*end && v > 0 && v < 1e18 ? v : OPT_SIZE_MEMORY_CAP;
+}
 
 void opt_size_program(const opt_graph *g, opt_size *o)
 {
@@ -48,7 +57,7 @@ int opt_graph_auto(const sim_trace *t, uint32_t iteration, uint64_t budget, doub
         return rc;
     opt_size sz;
     opt_size_program(g, &sz);
-    double cap = OPT_SIZE_MEMORY_CAP, time = time_limit > 0 ? time_limit : 600;
+    double cap = opt_size_memory_cap(), time = time_limit > 0 ? time_limit : 600;
     uint64_t peak = opt_graph_peak(g), floor = opt_graph_floor(g);
     if (budget >= peak)
         snprintf(why, len, "coarsen auto: outputs (%u nodes, the finest graph): the budget "

@@ -30,6 +30,11 @@ typedef struct opt_size {
 /* The most memory a solve may take (issue 28: no solve needs more than 8 GB). */
 #define OPT_SIZE_MEMORY_CAP 8e9
 
+/* The cap in force: OPT_SIZE_MEMORY_CAP, or the environment's GMS_OPT_MEMORY_CAP (bytes, a
+ * number > 0; ignored otherwise), so a test can make a small graph "too big" (issue 28,
+ * item 4) and a user with less memory can lower it. */
+double opt_size_memory_cap(void);
+
 /* Sizes the program of g. */
 void opt_size_program(const opt_graph *g, opt_size *out);
 

@@ -71,6 +71,10 @@ typedef struct opt_answer {
     long round_calls;       /* LP solutions of the search that hook rounded */
     int killed_at_limit;    /* CBC overran the limit and its process was killed: the seed is
                              * the answer (opt_child.h) */
+    double too_big_bytes;   /* MILP: what the program would need when over the memory cap
+                             * (opt_size_memory_cap); it was not built, the answer is the seed
+                             * and lower_bound the boundary bound (0: the program was solved) */
+    int bound_boundary;     /* lower_bound is the boundary bound (opt_bound.h), not the LP */
     /* INFEASIBLE: what the smallest feasible budget needs */
     uint64_t floor;         /* no budget below this can work (largest node with its inputs) */
     uint32_t floor_node;

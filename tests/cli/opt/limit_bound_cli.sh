@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# A time-limited op-level MILP whose LP the limit stops (issue 28, item 3): the gap is to the
+# boundary bound, taken first (well under a second), not unknown; text and JSON say which
+# bound it is. Without a limit, or when the LP finishes, the bound stays the LP's.
+set -u
+: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+mkdir -p "$GMS_TMP"
+cd "$GMS_TMP" || exit 1
+U="$GMS_SOURCE_DIR/traces/samples/unet-small.gmt"
+# 295 nodes: its LP takes a minute or more; a 3 s limit stops it
+"$GMS_BIN" optimal "$U" --coarsen outputs --budget 0.7 --time-limit 3 --seed-policies none \
+  --json >a.json 2>err || fail "limited: exit $?: $(cat err)"
+python3 - a.json <<'PY' || fail "limited: $(head -60 a.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["status"] == "feasible" and d["killed_at_limit"] is True, d["status"]
+assert d["lower_bound_from"] == "boundary" and d["program_too_big_bytes"] is None
+assert d["compute"] <= d["lower_bound"] <= d["objective"] + 1e-12, (d["lower_bound"], d["objective"])
+assert d["gap"] is not None and abs(d["gap"] - (d["objective"] - d["lower_bound"]) / d["objective"]) < 1e-9
+PY
+"$GMS_BIN" optimal "$U" --coarsen outputs --budget 0.7 --time-limit 3 --seed-policies none \
+  >a.txt 2>err || fail "text: $(cat err)"
+grep -q "lower_bound: .*(the boundary bound: the time limit stopped the LP)" a.txt \
+  && grep -q "^gap: *[0-9.]*%" a.txt || fail "text: $(cat a.txt)"
+# the same bound as --bound boundary asks for alone
+b=$("$GMS_BIN" optimal "$U" --coarsen outputs --budget 0.7 --bound boundary --json) || fail "boundary"
+python3 -c "
+import json, sys
+a, b = json.load(open('a.json')), json.loads(sys.argv[1])
+assert abs(a['lower_bound'] - b['lower_bound']) <= 1e-9 * b['lower_bound'], (a['lower_bound'], b['lower_bound'])
+" "$b" || fail "bounds differ: $b"
+# an LP that finishes keeps the LP's bound
+"$GMS_BIN" optimal "$U" --coarsen layers --budget 1.3 --time-limit 60 --seed-policies none --json \
+  >c.json 2>err || fail "layers: $(cat err)"
+python3 -c "import json; d=json.load(open('c.json')); assert d['lower_bound_from'] == 'lp', d['lower_bound_from']" \
+  || fail "layers bound: $(head -40 c.json)"
+echo ok
