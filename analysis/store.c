@@ -230,8 +230,11 @@ static const char schema_v9[] =
 /* v10: the policy named hybrid became a measured director that runs the cheapest of three
  * candidates (issue 30, docs/swap.md); the per-victim director that wrote the rows named
  * hybrid before is hybrid-mix now, so those rows take its name and a resumed sweep does not
- * mix both under one key. */
-static const char schema_v10[] = "UPDATE runs SET policy = 'hybrid-mix' WHERE policy = 'hybrid';";
+ * mix both under one key. And each solution says which bound its lower_bound is ('lp', or
+ * 'boundary' when the time limit stopped the LP or the program was too big to build; NULL
+ * in solutions stored before, which had only the LP's). */
+static const char schema_v10[] = "UPDATE runs SET policy = 'hybrid-mix' WHERE policy = 'hybrid';"
+                                 "ALTER TABLE solutions ADD COLUMN lower_bound_from TEXT;";
 
 /* One function per version step: migrations[v] takes a store from version v to v + 1 inside
  * the caller's transaction. A step that must rewrite data (not only add tables or columns)

@@ -119,6 +119,14 @@ static const char copy_solutions_v9[] =
     " status, objective, lower_bound, gap, solve_s, nodes, schedule, tool_version, created_at,"
     " compute FROM src.solutions";
 
+/* Version 10 added which bound lower_bound is. */
+static const char copy_solutions_v10[] =
+    "INSERT OR IGNORE INTO main.solutions (trace_hash, iteration, coarsen, budget, mode,"
+    " time_limit, status, objective, lower_bound, gap, solve_s, nodes, schedule, tool_version,"
+    " created_at, compute, lower_bound_from) SELECT trace_hash, iteration, coarsen, budget,"
+    " mode, time_limit, status, objective, lower_bound, gap, solve_s, nodes, schedule,"
+    " tool_version, created_at, compute, lower_bound_from FROM src.solutions";
+
 /* Copies one validated input store, inputs[i], into the open output. */
 static int merge_one(store *outs, const char *const *inputs, size_t i, int version,
                      store_merge_prefer prefer, size_t *resolved, gms_error *err)
@@ -140,6 +148,13 @@ static int merge_one(store *outs, const char *const *inputs, size_t i, int versi
         rc = store_exec(db, version >= 3 ? copy_traces_v3 : copy_traces, what, err);
     if (!rc)
         rc = store_merge_conflicts(db, version, inputs, i, prefer, resolved, err);
+    sqlite3_int64 last_id = 0; /* runs above it come from this input */
+    if (!rc && sqlite3_prepare_v2(db, "SELECT coalesce(max(id), 0) FROM main.runs", -1, &st,
+                                  NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            last_id = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
     if (!rc)
         rc = store_exec(db, version >= 7   ? copy_runs_v7
                              : version >= 6 ? copy_runs_v6
@@ -155,7 +170,16 @@ static int merge_one(store *outs, const char *const *inputs, size_t i, int versi
     if (!rc && version >= 6)
         rc = store_exec(db, copy_iterations, what, err);
     if (!rc && version >= 8)
-        rc = store_exec(db, version >= 9 ? copy_solutions_v9 : copy_solutions, what, err);
+        rc = store_exec(db, version >= 10  ? copy_solutions_v10
+                             : version >= 9 ? copy_solutions_v9
+                                            : copy_solutions,
+                        what, err);
+    if (!rc && version < 10) { /* as migration v10 does: its hybrid was today's hybrid-mix */
+        char sql[160];
+        snprintf(sql, sizeof sql, "UPDATE main.runs SET policy = 'hybrid-mix' WHERE"
+                 " policy = 'hybrid' AND id > %lld", (long long)last_id);
+        rc = store_exec(db, sql, what, err);
+    }
     if (!rc)
         rc = store_merge_origin_note(db, i, err);
     if (!rc)

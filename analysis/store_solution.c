@@ -26,8 +26,13 @@ int store_put_solution(store *s, const store_solution *sol, gms_error *err)
     if (s->version < 8)
         return gms_error_set(err, GMS_EVERSION, "%s: schema version %d has no solutions "
                              "table; open it for writing to migrate it", s->path, s->version);
-    /* version 9 added the graph's compute */
-    const char *sql = s->version >= 9
+    /* version 9 added the graph's compute, 10 which bound lower_bound is */
+    const char *sql = s->version >= 10
+        ? "INSERT OR IGNORE INTO solutions (trace_hash, iteration, coarsen, budget, mode,"
+          " time_limit, status, objective, lower_bound, gap, solve_s, nodes, schedule,"
+          " tool_version, compute, lower_bound_from)"
+          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+        : s->version >= 9
         ? "INSERT OR IGNORE INTO solutions (trace_hash, iteration, coarsen, budget, mode,"
           " time_limit, status, objective, lower_bound, gap, solve_s, nodes, schedule,"
           " tool_version, compute)"
@@ -54,6 +59,8 @@ int store_put_solution(store *s, const store_solution *sol, gms_error *err)
     sqlite3_bind_text(st, 14, GMS_VERSION, -1, SQLITE_STATIC);
     if (s->version >= 9 && sol->compute > 0)
         sqlite3_bind_double(st, 15, sol->compute);
+    if (s->version >= 10 && sol->lower_bound >= 0)
+        sqlite3_bind_text(st, 16, sol->bound_boundary ? "boundary" : "lp", -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
@@ -69,13 +76,19 @@ int store_get_solution(store *s, const store_solution_key *k, store_solution *ou
         return 0;
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(s->db,
-                           s->version >= 9
+                           s->version >= 10
                                ? "SELECT status, objective, lower_bound, gap, solve_s, nodes,"
-                                 " schedule, compute FROM solutions WHERE trace_hash = ?1"
+                                 " schedule, compute, lower_bound_from FROM solutions WHERE"
+                                 " trace_hash = ?1 AND iteration = ?2 AND coarsen = ?3"
+                                 " AND budget = ?4 AND mode = ?5 AND time_limit = ?6"
+                           : s->version >= 9
+                               ? "SELECT status, objective, lower_bound, gap, solve_s, nodes,"
+                                 " schedule, compute, NULL FROM solutions WHERE trace_hash = ?1"
                                  " AND iteration = ?2 AND coarsen = ?3 AND budget = ?4"
                                  " AND mode = ?5 AND time_limit = ?6"
                                : "SELECT status, objective, lower_bound, gap, solve_s, nodes,"
-                                 " schedule, NULL FROM solutions WHERE trace_hash = ?1 AND iteration = ?2"
+                                 " schedule, NULL, NULL FROM solutions WHERE trace_hash = ?1"
+                                 " AND iteration = ?2"
                            " AND coarsen = ?3 AND budget = ?4 AND mode = ?5 AND time_limit = ?6",
                            -1, &st, NULL) != SQLITE_OK)
         return store_db_error(s->db, err, "looking up a solution");
@@ -110,6 +123,8 @@ int store_get_solution(store *s, const store_solution_key *k, store_solution *ou
     out->solve_s = sqlite3_column_double(st, 4);
     out->nodes = (uint32_t)sqlite3_column_int64(st, 5);
     out->compute = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_double(st, 7);
+    const char *from = (const char *)sqlite3_column_text(st, 8);
+    out->bound_boundary = from && strcmp(from, "boundary") == 0;
     out->schedule = copy;
     out->schedule_len = copy ? len : 0;
     sqlite3_finalize(st);

@@ -30,6 +30,7 @@ typedef struct store_solution {
     const char *status;   /* the solver's status name (opt_status_name) */
     double objective;     /* ms; meaningful only with a schedule */
     double lower_bound;   /* ms; < 0 when not known */
+    int bound_boundary;   /* lower_bound is the boundary bound (opt_bound.h), not the LP's */
     double gap;           /* < 0 when not known (no bound: the time limit stopped the LP) */
     double solve_s;
     uint32_t nodes;       /* the graph's node count */

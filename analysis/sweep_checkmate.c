@@ -115,6 +115,7 @@ int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key
         a->status = status_from_name(got.status);
         a->objective = got.objective;
         a->lower_bound = got.lower_bound;
+        a->bound_boundary = got.bound_boundary;
         a->solver_bound = -1;
         a->gap = got.gap;
         a->seconds = got.solve_s;
@@ -157,6 +158,7 @@ int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key
     }
     store_solution sol = {.key = *key, .status = opt_status_name(a->status),
                           .objective = a->objective, .lower_bound = a->lower_bound,
+                          .bound_boundary = a->bound_boundary,
                           .gap = a->gap, .solve_s = a->seconds, .nodes = g->n,
                           .compute = opt_graph_compute(g),
                           .schedule = blob, .schedule_len = blob ? 2 * nn : 0};

@@ -142,7 +142,7 @@ static void print_text(const ck_run *k)
     else
         printf("none");
     if (k->a.lower_bound >= 0)
-        printf(", LP bound %.9g ms", k->a.lower_bound);
+        printf(", %s bound %.9g ms", k->a.bound_boundary ? "boundary" : "LP", k->a.lower_bound);
     if (k->a.no_solver)
         printf(", no solver needed (the budget holds the graph's unconstrained peak)");
     printf(", %.3f s%s\n", k->a.seconds,
@@ -207,6 +207,9 @@ static int print_json(const ck_run *k)
     json_object_set_new(o, "objective", k->a.schedule ? json_real(k->a.objective) : json_null());
     json_object_set_new(o, "lower_bound",
                         k->a.lower_bound >= 0 ? json_real(k->a.lower_bound) : json_null());
+    json_object_set_new(o, "lower_bound_from",
+                        k->a.lower_bound < 0 ? json_null()
+                                             : json_string(k->a.bound_boundary ? "boundary" : "lp"));
     json_object_set_new(o, "gap", k->a.schedule && k->a.gap >= 0 ? json_real(k->a.gap) : json_null());
     json_object_set_new(o, "solve_s", json_real(k->a.seconds));
     /* the store does not keep it: unknown for a cached answer */

@@ -173,6 +173,15 @@ START_TEST(test_v1_store_is_migrated_keeping_its_runs)
     ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE policy = 'hybrid'"), 0);
     ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE policy = 'hybrid-mix'"
                                    " AND overhead = 1.7"), 1);
+    /* and so in a merge of a store not migrated */
+    const char *p1 = path_in("v1-again.db"), *pm = path_in("v1-merged.db");
+    ck_assert_int_eq(sqlite3_open(p1, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db, v1_schema, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    const char *in[] = {p1};
+    ck_assert_msg(store_merge(in, 1, pm, 0, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(scalar_int(pm, "SELECT count(*) FROM runs WHERE policy = 'hybrid'"), 0);
+    ck_assert_int_eq(scalar_int(pm, "SELECT count(*) FROM runs WHERE policy = 'hybrid-mix'"), 1);
 }
 END_TEST
 
@@ -245,6 +254,18 @@ START_TEST(test_solutions_round_trip_and_merge)
     ck_assert_ptr_null(got.schedule);
     ck_assert(got.lower_bound < 0);
     store_solution_clear(&got);
+    /* v10: which bound lower_bound is comes back (a's is the LP's) */
+    ck_assert_int_eq(store_get_solution(s, &a.key, &got, &found, &err), 0);
+    ck_assert_int_eq(got.bound_boundary, 0);
+    store_solution_clear(&got);
+    store_solution by_boundary = a;
+    by_boundary.key.budget = 8192;
+    by_boundary.status = "feasible";
+    by_boundary.bound_boundary = 1;
+    ck_assert_msg(store_put_solution(s, &by_boundary, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(store_get_solution(s, &by_boundary.key, &got, &found, &err), 0);
+    ck_assert(found == 1 && got.bound_boundary == 1 && got.lower_bound == 11.0);
+    store_solution_clear(&got);
     /* any field of the key differing: not found */
     store_solution_key other[] = {
         {"00000000000000d5", 0, "layers", 4096, "exact", 0},
@@ -262,7 +283,9 @@ START_TEST(test_solutions_round_trip_and_merge)
 
     const char *in[] = {p};
     ck_assert_msg(store_merge(in, 1, po, 0, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM solutions"), 2);
+    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM solutions"), 3);
+    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM solutions"
+                                    " WHERE lower_bound_from = 'boundary'"), 1);
     ck_assert_int_eq(scalar_int(po, "SELECT length(schedule) FROM solutions WHERE budget = 4096"),
                      (int)sizeof sched);
 }
