@@ -593,7 +593,6 @@ int et_kineto_join(et_trace *t, const kt_trace *k, const char *path, et_kineto_t
         memcpy(t->allocs, k->allocs, k->n_allocs * sizeof *t->allocs);
         t->n_allocs = k->n_allocs;
     }
-    tot->allocs = t->n_allocs;
     size_t n_steps = one ? 0 : k->n_steps;
     if (n_steps)
         memcpy(steps, k->step_gpu, n_steps * sizeof *steps);

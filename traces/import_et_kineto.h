@@ -41,7 +41,6 @@ typedef struct et_kineto_totals {
     uint64_t gpu_ns, gpu_ns_linked;       /* their summed durations */
     uint64_t step_gpu_ns_median;          /* GPU time launched in a Kineto step, median step */
     char pairing[512];                    /* what et_kineto_pairing compared */
-    size_t allocs;                        /* the run's allocations handed to the ET */
 } et_kineto_totals;
 
 /* Reads a Kineto trace (plain or gzip). t's op names choose the CPU ops kept. Errors name the
