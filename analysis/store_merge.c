@@ -150,9 +150,13 @@ static int merge_one(store *outs, const char *const *inputs, size_t i, int versi
         rc = store_merge_conflicts(db, version, inputs, i, prefer, resolved, err);
     sqlite3_int64 last_id = 0; /* runs above it come from this input */
     if (!rc && sqlite3_prepare_v2(db, "SELECT coalesce(max(id), 0) FROM main.runs", -1, &st,
-                                  NULL) == SQLITE_OK) {
+                                  NULL) != SQLITE_OK)
+        rc = store_db_error(db, err, what);
+    else if (!rc) {
         if (sqlite3_step(st) == SQLITE_ROW)
             last_id = sqlite3_column_int64(st, 0);
+        else
+            rc = store_db_error(db, err, what);
         sqlite3_finalize(st);
     }
     if (!rc)
