@@ -261,6 +261,9 @@ struct sim_view {
     void *pkb_heap;       /* scratch of a scan: a heap of blocks (sim_pool_bound.c) */
     uint64_t pkb_scored;  /* members those scans scored in this run (benchmarks, tests) */
     double *pkb_rs, *pkb_ri; /* per storage: its ratio key as last folded, and 1 / it */
+    /* a built-in score kind the running policy's scores equal from now on
+     * (sim_view_scores_as), taken up by the next choice; SIM_SCORE_CUSTOM: none asked */
+    unsigned scores_as;
     /* closures memoised within one batch of region rebuilds (sim_regions.c) */
     uint64_t *memo;       /* per slot: closure bits then neighbour bits, 2 x words each */
     size_t memo_cap;      /* slots allocated */
