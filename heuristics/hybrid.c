@@ -91,8 +91,13 @@ static void choose_arm(const sim_view *v, hyb_state *h)
 static const sim_policy *arm(const sim_view *v, void *state)
 {
     hyb_state *h = state;
-    if (!h->arm)
+    if (!h->arm) {
         choose_arm(v, h);
+        /* the run's scores are the arm's from here: the engine may scan as its formula does
+         * (the mix says so itself, from its score) */
+        if (h->arm->score_kind != SIM_SCORE_CUSTOM)
+            sim_view_scores_as(v, h->arm->score_kind);
+    }
     return h->arm;
 }
 

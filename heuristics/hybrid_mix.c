@@ -106,9 +106,13 @@ static uint64_t swap_cost(const sim_view *v, uint32_t s)
     return queue + 2 * sim_view_copy_ns(v, sim_view_size(v, s));
 }
 
+/* dtr's score. Not declared as score_kind: a sampled run would then get dtr's sampled
+ * approximation (equivalence classes for regions); said per run instead, which lets the
+ * engine's bounded dtr scan choose (the same victims). */
 static double hybrid_score(const sim_view *v, uint32_t s, void *state)
 {
     (void)state;
+    sim_view_scores_as(v, SIM_SCORE_DTR);
     uint64_t num = sim_view_compute(v, s) + sim_view_region_fwd_cost(v, s) +
                    sim_view_region_rev_cost(v, s);
     return sim_score_ratio((int64_t)num, sim_view_size(v, s), sim_view_staleness(v, s));

@@ -227,6 +227,12 @@ uint64_t sim_view_remat_cost_at(const sim_view *v, const uint32_t *s, const uint
 struct sim_result;
 int sim_view_measure(const sim_view *v, const sim_policy *p, struct sim_result *res,
                      gms_error *err);
+/* Says that from now on every score this run's policy returns equals built-in formula `kind`
+ * (SIM_SCORE_*), as score_kind says for a whole run: for a policy that settles on a formula
+ * only during the run (hybrid, once it measured its candidates; hybrid-mix, whose score is
+ * dtr's but which must not get dtr's sampled approximation). From the next choice on the
+ * engine may evaluate that formula itself and skip pool members by bounds: same choices. */
+void sim_view_scores_as(const sim_view *v, unsigned kind);
 /* ------------------------------------------------------------------------------------------
  * Score arithmetic with Python's semantics: num / (a * b) where num, a, b are integers and the
  * product is exact, rounded correctly to a double like Python's int / int. Returns +inf when

@@ -102,6 +102,35 @@ static uint32_t scan_cached(const sim_view *v, double *best_cost, uint64_t *scor
     return bi == SIM_NONE ? SIM_NONE : v->pool_ord[bi];
 }
 
+void sim_view_scores_as(const sim_view *cv, unsigned kind)
+{
+    sim_view *v = (sim_view *)cv; /* a request, carried out by the next choice */
+    if (v->pkb_kind == SIM_SCORE_CUSTOM)
+        v->scores_as = kind;
+}
+
+/* Takes up a sim_view_scores_as request: the bounded scan of that kind from now on, its
+ * bounds set up from the pool as it is, as after a compaction (every block's keys exact now),
+ * so the scan chooses what the policy's own scores would. Only where the run would have
+ * scanned that kind had the policy declared it (sim_runner_run's reset): no choose(), no
+ * sampling, regions for dtr's sums. Out of memory: the plain scan goes on, same choices. */
+static void take_up_scores_as(sim_view *v)
+{
+    unsigned k = v->scores_as;
+    v->scores_as = SIM_SCORE_CUSTOM;
+    if (v->pkb_kind != SIM_SCORE_CUSTOM || !sim_pkb_bounds || v->pol->choose || v->cfg->sample)
+        return;
+    if (!(k == SIM_SCORE_LRU || k == SIM_SCORE_SIZE || k == SIM_SCORE_DTR_LOCAL ||
+          (k == SIM_SCORE_DTR && v->regions_on && !v->dtr_eq_approx)))
+        return;
+    if (sim_pkb_reset(v, k))
+        return; /* it left the bounds off */
+    for (uint32_t i = 0; i < v->pool_len; i++)
+        if (v->pool_ord[i] != SIM_NONE)
+            sim_pkb_note(v, v->pool_ord[i]); /* caches each member's ratio key */
+    sim_pkb_compacted(v, v->pool_len);
+}
+
 /* Heuristic.choose (spec section 5): the LAST minimum in pool order wins, the first zero
  * cost ends the scan, all +inf -> the last storage. *scored: the candidates scored (for the
  * cost model; a policy with its own choose is taken to look at the whole pool). */
@@ -110,6 +139,8 @@ uint32_t sim_choose(sim_view *v, uint64_t *scored)
     const sim_policy *p = v->pol;
     if (SIM_REGIONS_PENDING(v))
         sim_regions_flush(v);
+    if (v->scores_as != SIM_SCORE_CUSTOM)
+        take_up_scores_as(v);
     if (p->choose) {
         v->cost.choose_scored = UINT64_MAX;
         uint32_t s = p->choose(v, v->pol_state);

@@ -261,6 +261,9 @@ struct sim_view {
     void *pkb_heap;       /* scratch of a scan: a heap of blocks (sim_pool_bound.c) */
     uint64_t pkb_scored;  /* members those scans scored in this run (benchmarks, tests) */
     double *pkb_rs, *pkb_ri; /* per storage: its ratio key as last folded, and 1 / it */
+    /* a built-in score kind the running policy's scores equal from now on
+     * (sim_view_scores_as), taken up by the next choice; SIM_SCORE_CUSTOM: none asked */
+    unsigned scores_as;
     /* closures memoised within one batch of region rebuilds (sim_regions.c) */
     uint64_t *memo;       /* per slot: closure bits then neighbour bits, 2 x words each */
     size_t memo_cap;      /* slots allocated */
@@ -293,6 +296,8 @@ struct sim_view {
     uint32_t *rev_pend;   /* the bases, once each */
     uint32_t n_rev_pend;
     uint8_t *rev_pend_on; /* per storage: in rev_pend */
+    uint8_t *rg_gone;     /* per storage: evicted for the regions once in this run (it may be
+                           * in interiors; sim_regions_fresh.c) */
 
     /* equivalence classes: union-find nodes */
     uint32_t *eq_parent;
@@ -396,6 +401,13 @@ extern uint32_t sim_region_bitset_max;
 /* 1 (default): reverse-region rebuilds wait for the next flush (sim_regions_flush); 0: they
  * run at once, one region at a time, as simrd does them. Same results; tests compare. */
 extern int sim_region_defer;
+/* 1 (default): the forward regions bordering a compute's outputs that left no interior are
+ * brought up to date without walks (sim_regions_fresh.c); 0: rebuilt by walks. Same results;
+ * tests compare. With sim_region_fresh_check set, every such region is also rebuilt by the
+ * walk and compared: sim_region_fresh_taken counts them, sim_region_fresh_diff the ones that
+ * differed (tests; single-threaded). Set these only while no simulation runs. */
+extern int sim_region_fresh, sim_region_fresh_check;
+extern uint64_t sim_region_fresh_taken, sim_region_fresh_diff;
 /* Once, right after allocating fwd/rev/rcomp (zeroed): the regions are then as
  * sim_regions_reset leaves them. */
 void sim_regions_init(sim_view *v);

@@ -49,6 +49,8 @@ void sim_regions_init(sim_view *v)
     /* fwd and rev come zeroed (calloc): all-zero sets are empty, so a million storages'
      * regions cost no pass and no page until used (issue 15) */
     sim_set_pool_layout(&v->set_pool, words, v->memo_gen == NULL);
+    if (!v->rg_gone) /* none: every compute rebuilds by walks (same results) */
+        v->rg_gone = calloc((size_t)n + 1, 1);
     if (v->memo_n && v->memo) /* as sim_regions_reset: a half-done batch's closures */
         memset(v->memo, 0, v->memo_cap * 2 * words * sizeof *v->memo);
     v->memo_n = 0;
@@ -117,6 +119,8 @@ void sim_regions_reset(sim_view *v)
     v->memo_n = 0;
     if (v->rev_pend_on)
         memset(v->rev_pend_on, 0, v->tr->n_storages);
+    if (v->rg_gone)
+        memset(v->rg_gone, 0, v->tr->n_storages);
     v->n_rev_pend = 0;
     if (v->wg_head) { /* a sweep that stopped half-way (out of memory) left groups waiting */
         memset(v->wg_head, 0xff, ((size_t)v->tr->n_storages + 1) * sizeof *v->wg_head);
@@ -156,6 +160,8 @@ void sim_regions_free(sim_view *v)
     v->rev_pend = NULL;
     v->rev_pend_on = NULL;
     v->n_rev_pend = 0;
+    free(v->rg_gone);
+    v->rg_gone = NULL;
     if (!v->fwd)
         return;
     /* once every set's words left lie in the pool's chunks, freeing those is enough: no pass
@@ -300,6 +306,11 @@ SIM_POPCNT_CLONES static void rebuild(sim_view *v, uint32_t base, int forward)
         rebuild_walk(v, base, forward, 1);
 }
 
+void sim_regions_rebuild_one(sim_view *v, uint32_t base, int forward)
+{
+    rebuild(v, base, forward);
+}
+
 /* Region.absorb(s): R's base borders s, which was just evicted; s (and its same-direction
  * region S) joins R's interior and S's frontier joins R's frontier, as word-wide unions.
  * Members that became pinned since they joined S's frontier may come along, which is
@@ -357,6 +368,8 @@ SIM_POPCNT_CLONES static void absorb(sim_view *v, sim_region *R, uint64_t *compu
 
 void sim_regions_on_evict(sim_view *v, uint32_t s)
 {
+    if (v->rg_gone)
+        v->rg_gone[s] = 1; /* it may join interiors now (sim_regions_fresh.c) */
     sim_set_iter it;
     uint32_t x;
     for (sim_set_iter_init(&it, &v->rev[s].frontier); sim_set_iter_next(&it, &x);)
@@ -628,7 +641,10 @@ void sim_regions_on_compute(sim_view *v, const uint32_t *st, uint32_t n)
         collect(v, &v->fwd[st[i]].frontier, gen);
     if (v->n_scratch2 == 0) /* scratch2 may still be NULL: no offset from it (C11 6.5.6) */
         return;
-    rebuild_batch(v, v->scratch2, n_parents, 1);
+    if (sim_regions_fresh_applies(v, st, n)) /* first computes: no walk needed */
+        sim_regions_fresh_forward(v, st, n, v->scratch2, n_parents);
+    else
+        rebuild_batch(v, v->scratch2, n_parents, 1);
     if (sim_region_defer)
         defer_rev(v, v->scratch2 + n_parents, v->n_scratch2 - n_parents);
     else

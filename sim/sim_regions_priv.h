@@ -38,4 +38,15 @@ int sim_regions_wg_scratch(sim_view *v);
  * place (bases that share one swept region copy it). */
 int sim_regions_rebuild_multi_all(sim_view *v, const uint32_t *bases, uint32_t n, int forward);
 
+/* rebuild(base, forward) of sim_regions.c: the region by the walk. */
+void sim_regions_rebuild_one(sim_view *v, uint32_t base, int forward);
+
+/* 1 when the storages st[0..n) that just became material left no region's interior: none
+ * was ever evicted for the regions and none has an evicted parent (sim_regions_fresh.c). */
+int sim_regions_fresh_applies(const sim_view *v, const uint32_t *st, uint32_t n);
+/* For such storages, the forward regions of bases[0..nb) (the storages their reverse
+ * frontiers name) made what rebuilding them by walks makes, without walks. */
+void sim_regions_fresh_forward(sim_view *v, const uint32_t *st, uint32_t n,
+                               const uint32_t *bases, uint32_t nb);
+
 #endif

@@ -716,6 +716,7 @@ static int reset(sim_view *v, const sim_config *cfg, int allow_no_upkeep, gms_er
             k = SIM_SCORE_CUSTOM;
         if (sim_pkb_reset(v, k))
             return gms_error_set(err, GMS_ENOMEM, "out of memory for the pool's bounds");
+        v->scores_as = SIM_SCORE_CUSTOM; /* a policy may ask during the run (sim_choose.c) */
     }
     /* nothing reads forward interiors or sums: MSPS's own scan, no hook that could ask
      * sim_view_region_fwd_cost, no planner, windowed sets (the full ones keep the memoised

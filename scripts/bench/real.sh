@@ -15,7 +15,7 @@
 #  4. the 200k-layer chain (`sim --chain 200000 --policy dtr`, no budget), old and new, and
 #     at a 30% budget: exact at growing sizes (time quadratic) and --sample 32;
 #  5. (needs GMS_OLD_BIN) section 3 side by side: per executed op, old and new runs
-#     interleaved, best of 3 each, for the policies GMS_REAL_SCAN_POLICIES (default lru, size,
+#     interleaved, best of GMS_REAL_REPEAT (default 3) each, for the policies GMS_REAL_SCAN_POLICIES (default lru, size,
 #     dtr-local, dtr, msps, hybrid, capuchin) at 0.7 and 0.9, each trace against the synth
 #     run of the same build; with GMS_SCORED (tests/bench/pool_scored of the new build) also
 #     the candidates per executed op (what the plain scan scores: the old build's) and the
@@ -167,7 +167,7 @@ for b in 0.7 0.9; do
   for t in "${traces[@]}"; do
     for p in "${spols[@]}"; do
       wo=- wn=- n=0
-      for i in 1 2 3; do
+      for ((i = 0; i < ${GMS_REAL_REPEAT:-3}; i++)); do
         read -r w n < <(one "$old" "$t" "$p" "$b"); wo=$(min "$wo" "$w")
         read -r w n < <(one "$bin" "$t" "$p" "$b"); wn=$(min "$wn" "$w")
         awk -v a="$wo" 'BEGIN{exit !(a != "-" && a > 20)}' && break # a long run: once is enough
