@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int sim_psc_summaries = 1;
 
@@ -119,6 +120,57 @@ SIM_POPCNT_CLONES static uint32_t psc_scan(const sim_view *v, double *best_cost,
 uint32_t sim_psc_scan(const sim_view *v, double *best_cost, uint64_t *scored)
 {
     return psc_scan(v, best_cost, scored);
+}
+
+void sim_pbm_block(sim_view *v, uint32_t b)
+{
+    uint64_t m = 0;
+    for (uint32_t i = b * 64, hi = i + 64 < v->pool_len ? i + 64 : v->pool_len; i < hi; i++) {
+        uint32_t s = v->pool_ord[i];
+        if (s != SIM_NONE && v->tr->st_size[s] > m && sim_view_next_use(v, s) != SIM_NONE)
+            m = v->tr->st_size[s];
+    }
+    v->pool_bmax[b] = m;
+}
+
+int sim_pbm_reset(sim_view *v, int on)
+{
+    size_t nb = (size_t)v->pool_cap / 64 + 1;
+    if (!on) {
+        free(v->pool_bmax);
+        v->pool_bmax = NULL;
+        return 0;
+    }
+    if (!v->pool_bmax && !(v->pool_bmax = malloc(nb * sizeof *v->pool_bmax)))
+        return -1;
+    memset(v->pool_bmax, 0, nb * sizeof *v->pool_bmax);
+    return 0;
+}
+
+void sim_pbm_compacted(sim_view *v, uint32_t old_len)
+{
+    for (uint32_t b = 0; b < (old_len + 63) / 64; b++)
+        sim_pbm_block(v, b);
+}
+
+uint32_t sim_psc_last_min(const sim_view *v)
+{
+    const double *sc = v->pool_sc;
+    uint32_t n = v->pool_len, nb = (n + 63) / 64;
+    double m = INFINITY;
+    for (uint32_t b = 0; b < nb; b++)
+        if (v->psc_min[b] < m)
+            m = v->psc_min[b];
+    /* the last slot that holds it (every score +inf: the last member, as a scan keeping the
+     * last of equal scores takes it) */
+    for (uint32_t b = nb; b-- > 0;) {
+        if (!(v->psc_min[b] == m))
+            continue;
+        for (uint32_t i = b * 64 + 64 < n ? b * 64 + 64 : n; i-- > b * 64;)
+            if (sc[i] == m)
+                return v->pool_ord[i];
+    }
+    return SIM_NONE;
 }
 
 void sim_psc_free(sim_view *v)

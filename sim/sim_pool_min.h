@@ -54,6 +54,29 @@ static inline void sim_mscore_update(sim_view *v, uint32_t s)
                                            v->tr->st_size[s], 1));
 }
 
+/* Block maxima of the sizes of the pool's members that a model op reads again
+ * (v->pool_bmax, one per block of 64 slots; NULL when not kept): a swapping choose's bounds
+ * per block (sim_view_pool_block_max_size). A member counts when it enters the pool with a
+ * use ahead (one without never gets one back: no use after some op means none after a later
+ * one); a member leaving with the block's largest size recomputes it from the members'
+ * uses then. So the value is at least the size of every member with a use ahead. */
+static inline void sim_pbm_add(sim_view *v, uint32_t i, uint32_t s)
+{
+    uint64_t size = v->tr->st_size[s];
+    if (size > v->pool_bmax[i >> 6] && sim_view_next_use(v, s) != SIM_NONE)
+        v->pool_bmax[i >> 6] = size;
+}
+void sim_pbm_block(sim_view *v, uint32_t b);
+static inline void sim_pbm_remove(sim_view *v, uint32_t i, uint64_t size)
+{
+    if (size == v->pool_bmax[i >> 6])
+        sim_pbm_block(v, i >> 6);
+}
+/* Keeps them for a run when on (0, or -1 when out of memory), else frees them. */
+int sim_pbm_reset(sim_view *v, int on);
+/* After a compaction from old_len slots: every block's maximum anew. */
+void sim_pbm_compacted(sim_view *v, uint32_t old_len);
+
 /* Empties the summaries for a new run (0, or -1 when out of memory). */
 int sim_psc_reset(sim_view *v);
 /* Slot pool_len is about to be used: makes sure it is initialised (NaN). */
@@ -69,6 +92,10 @@ void sim_psc_compacted(sim_view *v, uint32_t old_len);
  * none) and its score in *best_cost (which comes in as +inf); *scored += the members a
  * plain scan visits. */
 uint32_t sim_psc_scan(const sim_view *v, double *best_cost, uint64_t *scored);
+/* The member with the least cached score, the last in pool order among equals, with no stop
+ * at a zero (a choose that weighs MSPS's choice, sim_view_msps_last_min); SIM_NONE when the
+ * pool is empty. */
+uint32_t sim_psc_last_min(const sim_view *v);
 void sim_psc_free(sim_view *v);
 /* 1 (default): the MSPS scan reads the block summaries; 0: it reads every slot in order.
  * Same results; tests compare. Set it only while no simulation runs. */
