@@ -57,7 +57,7 @@ void sim_psc_compacted(sim_view *v, uint32_t old_len)
             if (v->pool_sc[i] == 0)
                 z |= UINT64_C(1) << (i & 63);
         v->psc_zero[b] = z;
-        sim_psc_block(v, b);
+        v->psc_min[b] = NAN; /* stale: recomputed when read */
     }
 }
 
@@ -80,9 +80,12 @@ SIM_POPCNT_CLONES static uint32_t psc_scan(const sim_view *v, double *best_cost,
     /* the minimum over [0, end): whole blocks from their summaries, the last one by slot */
     uint32_t eb = (end - 1) / 64; /* the block of slot end - 1 */
     double m = *best_cost;
-    for (uint32_t b = 0; b < eb; b++)
-        if (v->psc_min[b] < m)
-            m = v->psc_min[b];
+    sim_view *mv = (sim_view *)v; /* stale minima are recomputed as they are read */
+    for (uint32_t b = 0; b < eb; b++) {
+        double bm = sim_psc_min(mv, b);
+        if (bm < m)
+            m = bm;
+    }
     for (uint32_t i = eb * 64; i < end; i++)
         if (sc[i] < m)
             m = sc[i];
@@ -94,7 +97,7 @@ SIM_POPCNT_CLONES static uint32_t psc_scan(const sim_view *v, double *best_cost,
             break;
         }
     for (uint32_t b = eb; bi == SIM_NONE && b-- > 0;)
-        if (v->psc_min[b] == m)
+        if (v->psc_min[b] == m) /* (all of them recomputed above) */
             for (uint32_t i = b * 64 + 64; i-- > b * 64;)
                 if (sc[i] == m) {
                     bi = i;
@@ -150,7 +153,7 @@ int sim_pbm_reset(sim_view *v, int on)
 void sim_pbm_compacted(sim_view *v, uint32_t old_len)
 {
     for (uint32_t b = 0; b < (old_len + 63) / 64; b++)
-        sim_pbm_block(v, b);
+        v->pool_bmax[b] = SIM_PBM_STALE;
 }
 
 uint32_t sim_psc_last_min(const sim_view *v)
@@ -158,9 +161,12 @@ uint32_t sim_psc_last_min(const sim_view *v)
     const double *sc = v->pool_sc;
     uint32_t n = v->pool_len, nb = (n + 63) / 64;
     double m = INFINITY;
-    for (uint32_t b = 0; b < nb; b++)
-        if (v->psc_min[b] < m)
-            m = v->psc_min[b];
+    sim_view *mv = (sim_view *)v; /* stale minima are recomputed as they are read */
+    for (uint32_t b = 0; b < nb; b++) {
+        double bm = sim_psc_min(mv, b);
+        if (bm < m)
+            m = bm;
+    }
     /* the last slot that holds it (every score +inf: the last member, as a scan keeping the
      * last of equal scores takes it) */
     for (uint32_t b = nb; b-- > 0;) {

@@ -290,7 +290,8 @@ uint64_t sim_view_pool_bytes(const sim_view *v)
 
 uint64_t sim_view_pool_block_max_size(const sim_view *v, uint32_t b)
 {
-    return v->pool_bmax && b < (v->pool_len + 63) / 64 ? v->pool_bmax[b] : UINT64_MAX;
+    return v->pool_bmax && b < (v->pool_len + 63) / 64 ? sim_pbm_max((sim_view *)v, b)
+                                                        : UINT64_MAX;
 }
 
 uint32_t sim_view_msps_last_min(const sim_view *v)
