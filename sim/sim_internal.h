@@ -259,6 +259,8 @@ struct sim_view {
     double *psc_min;    /* per block of 64 slots of pool_sc: its minimum (sim_pool_min.h) */
     uint64_t *psc_zero; /* per block: its slots whose score is zero */
     uint32_t psc_hw;    /* slots of pool_sc written in this run */
+    uint64_t *psc_dirty; /* per block: slots whose score is owed (a choose's lazy upkeep,
+                          * sim_psc_reset); NULL for msps's own scan */
     uint64_t *pool_bmax; /* per block of 64 pool slots: its largest member's size, for a
                           * choose with SIM_NEEDS_MSPS_SCORES (sim_pool_min.h); else NULL */
     /* lru, size, dtr-local and dtr's exact scan: per block of 64 pool slots, lower bounds of

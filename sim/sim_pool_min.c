@@ -7,8 +7,28 @@
 
 int sim_psc_summaries = 1;
 
+/* Block b's owed slots scored. */
+static void score_owed(sim_view *v, uint32_t b)
+{
+    for (uint64_t d = v->psc_dirty[b]; d; d &= d - 1) {
+        uint32_t i = b * 64 + (uint32_t)__builtin_ctzll(d), s = v->pool_ord[i];
+        v->pool_sc[i] = sim_ratio_inline((int64_t)(v->scomp[s] + v->rcomp[2 * (size_t)s + 1]),
+                                         v->tr->st_size[s], 1);
+    }
+    v->psc_dirty[b] = 0;
+}
+
+void sim_psc_flush(sim_view *v)
+{
+    for (uint32_t b = 0; b < (v->pool_len + 63) / 64; b++)
+        if (v->psc_dirty[b])
+            score_owed(v, b);
+}
+
 void sim_psc_block(sim_view *v, uint32_t b)
 {
+    if (v->psc_dirty && v->psc_dirty[b])
+        score_owed(v, b);
     uint32_t lo = b * 64, hi = lo + 64 < v->psc_hw ? lo + 64 : v->psc_hw;
     const double *sc = v->pool_sc;
     /* four running minima (x < m ? x : m keeps m when x is NaN, a hole): the minimum of
@@ -28,9 +48,17 @@ void sim_psc_block(sim_view *v, uint32_t b)
     v->psc_min[b] = m2 < m0 ? m2 : m0;
 }
 
-int sim_psc_reset(sim_view *v)
+int sim_psc_reset(sim_view *v, int lazy)
 {
     size_t nb = (size_t)v->pool_cap / 64 + 1;
+    if (!lazy) {
+        free(v->psc_dirty);
+        v->psc_dirty = NULL;
+    } else if (!v->psc_dirty && !(v->psc_dirty = malloc(nb * sizeof *v->psc_dirty))) {
+        return -1;
+    }
+    if (v->psc_dirty)
+        memset(v->psc_dirty, 0, nb * sizeof *v->psc_dirty);
     if (!v->psc_min) {
         v->psc_min = malloc(nb * sizeof *v->psc_min);
         v->psc_zero = malloc(nb * sizeof *v->psc_zero);
@@ -181,6 +209,8 @@ uint32_t sim_psc_last_min(const sim_view *v)
 
 void sim_psc_free(sim_view *v)
 {
+    free(v->psc_dirty);
+    v->psc_dirty = NULL;
     free(v->psc_min);
     free(v->psc_zero);
     v->psc_min = NULL;

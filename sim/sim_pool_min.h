@@ -46,6 +46,8 @@ static inline void sim_psc_note(sim_view *v, uint32_t i, double old, double c)
 /* Writes slot i's score. */
 static inline void sim_psc_set(sim_view *v, uint32_t i, double c)
 {
+    if (v->psc_dirty) /* written now: no longer owed */
+        v->psc_dirty[i >> 6] &= ~(UINT64_C(1) << (i & 63));
     double old = v->pool_sc[i];
     v->pool_sc[i] = c;
     sim_psc_note(v, i, old, c);
@@ -58,8 +60,14 @@ static inline void sim_mscore_update(sim_view *v, uint32_t s)
 {
     uint32_t i;
     sim_pkb_note(v, s);
-    if (v->pool_sc && (i = v->ss[s].pool_idx) != SIM_NONE)
-        sim_psc_set(v, i, sim_ratio_inline((int64_t)(v->scomp[s] + v->rcomp[2 * (size_t)s + 1]),
+    if (!v->pool_sc || (i = v->ss[s].pool_idx) == SIM_NONE)
+        return;
+    if (v->psc_dirty) { /* lazily: scored when its block is read (sim_psc_block) */
+        v->psc_dirty[i >> 6] |= UINT64_C(1) << (i & 63);
+        v->psc_min[i >> 6] = NAN;
+        return;
+    }
+    sim_psc_set(v, i, sim_ratio_inline((int64_t)(v->scomp[s] + v->rcomp[2 * (size_t)s + 1]),
                                            v->tr->st_size[s], 1));
 }
 
@@ -94,8 +102,14 @@ int sim_pbm_reset(sim_view *v, int on);
 /* After a compaction from old_len slots: every block's maximum stale. */
 void sim_pbm_compacted(sim_view *v, uint32_t old_len);
 
-/* Empties the summaries for a new run (0, or -1 when out of memory). */
-int sim_psc_reset(sim_view *v);
+/* Empties the summaries for a new run (0, or -1 when out of memory). lazy: the scores of a
+ * choose that reads the last minimum only (sim_view_msps_last_min), few times per op at
+ * most: a write marks its slot owed (psc_dirty) and its block's minimum stale, and the block
+ * scores its owed slots when read, so a run with few choices pays few divisions. The zero
+ * masks are then not kept (nothing reads them). */
+int sim_psc_reset(sim_view *v, int lazy);
+/* Scores every owed slot (before the pool is compacted: the scores move with their slots). */
+void sim_psc_flush(sim_view *v);
 /* Slot pool_len is about to be used: makes sure it is initialised (NaN). */
 static inline void sim_psc_extend(sim_view *v)
 {

@@ -51,6 +51,8 @@ const char *sim_status_name(sim_status s)
 void sim_pool_compact(sim_view *v)
 {
     uint32_t j = 0;
+    if (v->psc_dirty)
+        sim_psc_flush(v); /* the owed scores first: they move with their slots */
     for (uint32_t i = 0; i < v->pool_len; i++) {
         uint32_t s = v->pool_ord[i];
         if (s != SIM_NONE) {
@@ -718,7 +720,7 @@ static int reset(sim_view *v, const sim_config *cfg, int allow_no_upkeep, gms_er
          ((v->pol->needs & SIM_NEEDS_MSPS_SCORES) && v->pol->choose && sim_pkb_bounds))) {
         if (!v->pool_sc && !(v->pool_sc = malloc((size_t)v->pool_cap * sizeof *v->pool_sc)))
             return gms_error_set(err, GMS_ENOMEM, "out of memory for MSPS's scores");
-        if (sim_psc_reset(v))
+        if (sim_psc_reset(v, v->pol->choose != NULL))
             return gms_error_set(err, GMS_ENOMEM, "out of memory for MSPS's scores");
     } else {
         free(v->pool_sc);
