@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "policies.h"
+#include "cap_swap.h"
 #include "remat_owed.h"
 
 typedef struct cap_state {
@@ -59,6 +60,7 @@ typedef struct cap_state {
     /* Its drops that may still be recomputed (evicted, a model use ahead) and those uses:
      * re-priced at each choice with their chains as they will be then. */
     remat_owed owed;
+    cap_swap_scratch scratch; /* the bounded pass's */
 } cap_state;
 
 static int cap_init(const struct sim_config *cfg, void **state, gms_error *err)
@@ -80,6 +82,7 @@ static void cap_free(void *state)
         free(c->host);
         free(c->host_next);
         remat_owed_free(&c->owed);
+        cap_swap_scratch_free(&c->scratch);
         free(c);
     }
 }
@@ -100,23 +103,9 @@ static int profile(const sim_view *v, cap_state *c)
     return 0;
 }
 
-/* Compute from the end of the current op to the start of op `next`. */
-static uint64_t idle(const cap_state *c, uint32_t now, uint32_t next)
-{
-    uint64_t from = now == SIM_NONE ? 0 : c->start[now + 1];
-    return c->start[next] > from ? c->start[next] - from : 0;
-}
-
 static uint64_t queue(uint64_t free_at, uint64_t now)
 {
     return free_at > now ? free_at - now : 0;
-}
-
-static uint64_t copy_ns(const sim_view *v, cap_state *c, uint32_t s, uint64_t size)
-{
-    if (!c->copy[s])
-        c->copy[s] = sim_view_copy_ns(v, size);
-    return c->copy[s];
 }
 
 /* The recomputation that dropping s would bring the run to: what was recomputed so far, plus
@@ -127,8 +116,10 @@ static uint64_t spent_with(const sim_view *v, cap_state *c, uint32_t s)
     return owed == UINT64_MAX ? owed : c->remat_ns + owed;
 }
 
-/* One pass over the pool, read through the columns (no call per member for the walk, sizes
- * and compute), scoring each member both ways. */
+/* The swap candidate (cap_swap.h) and MSPS's (the least (compute + evicted-ancestor compute)
+ * / size, the last of equals) with the pool's bytes: from the engine's caches and the bounded
+ * pass when it keeps them (SIM_NEEDS_MSPS_SCORES), else in one pass over the pool, read
+ * through the columns, scoring each member both ways. Same answers either way. */
 static uint32_t cap_choose(const sim_view *v, void *state)
 {
     cap_state *c = state;
@@ -137,54 +128,49 @@ static uint32_t cap_choose(const sim_view *v, void *state)
         c->action = SIM_ACTION_DROP;
         return first;
     }
-    uint32_t now = sim_view_current_op(v);
-    uint64_t clock = sim_view_clock(v), d2h_wait = queue(sim_view_d2h_free_at(v), clock);
-    uint32_t swap = SIM_NONE, msps = SIM_NONE;
-    uint64_t swap_over = 0, swap_idle = 0, msps_cost = 0, pool_bytes = 0;
-    double msps_best = 0, swap_best = 0;
+    uint64_t clock = sim_view_clock(v);
+    cap_swap_ctx x = {.start = c->start,
+                      .n_ops = c->n_ops,
+                      .now = sim_view_current_op(v),
+                      .d2h_wait = queue(sim_view_d2h_free_at(v), clock),
+                      .copy = c->copy};
+    cap_swap_best sw = {.s = SIM_NONE};
+    uint32_t msps = sim_view_msps_last_min(v);
+    uint64_t msps_cost = 0, pool_bytes = 0;
     sim_view_columns col;
     sim_view_get_columns(v, &col);
-    for (uint32_t k = 0; k < col.pool_len; k++) {
-        uint32_t s = col.pool[k];
-        if (s == SIM_NONE)
-            continue; /* a hole */
-        uint64_t size = col.size[s];
-        pool_bytes += size;
-        uint32_t next = sim_view_next_use(v, s);
-        /* never read again by a model op: no use swapping it (a recompute of a child may
-         * still need it, which MSPS prices) */
-        if (next < c->n_ops) {
-            /* the op waiting for the room waits for the copy out; the copy back is
-             * prefetched, so only what the idle time after the copy out cannot cover of
-             * it is overhead */
-            uint64_t copy = copy_ns(v, c, s, size), out = d2h_wait + copy;
-            uint64_t free_time = idle(c, now, next);
-            uint64_t left = free_time > out ? free_time - out : 0;
-            uint64_t over = out + (copy > left ? copy - left : 0);
-            double w = sim_score_ratio((int64_t)over, size, 1); /* overhead per byte freed */
-            if (swap == SIM_NONE || w < swap_best || (w == swap_best && free_time > swap_idle)) {
-                swap = s;
-                swap_best = w;
-                swap_over = over;
-                swap_idle = free_time;
+    /* (out of memory for its scratch, before it scored anything: the plain pass) */
+    int done = msps == SIM_NONE ? 0 : cap_swap_bounded(v, &x, &col, &c->scratch, &sw);
+    if (done > 0) {
+        pool_bytes = sim_view_pool_bytes(v);
+        msps_cost = sim_view_compute(v, msps) + sim_view_region_rev_cost(v, msps);
+    } else {
+        double msps_best = 0;
+        msps = SIM_NONE;
+        for (uint32_t k = 0; k < col.pool_len; k++) {
+            uint32_t s = col.pool[k];
+            if (s == SIM_NONE)
+                continue; /* a hole */
+            uint64_t size = col.size[s];
+            pool_bytes += size;
+            cap_swap_consider(v, &x, k, s, size, &sw);
+            uint64_t rc = col.compute[s] + sim_view_region_rev_cost(v, s);
+            double m = sim_score_ratio((int64_t)rc, size, 1);
+            if (msps == SIM_NONE || m <= msps_best) {
+                msps = s;
+                msps_best = m;
+                msps_cost = rc;
             }
-        }
-        uint64_t rc = col.compute[s] + sim_view_region_rev_cost(v, s);
-        double m = sim_score_ratio((int64_t)rc, size, 1);
-        if (msps == SIM_NONE || m <= msps_best) {
-            msps = s;
-            msps_best = m;
-            msps_cost = rc;
         }
     }
     /* a drop is weighed against the swap by MSPS's price, and taken only when its chain fits
      * and the recomputation stays within the budget */
-    int drop = msps != SIM_NONE && (swap == SIM_NONE || msps_cost <= swap_over) &&
+    int drop = msps != SIM_NONE && (sw.s == SIM_NONE || msps_cost <= sw.over) &&
                remat_chain_fits(v, msps, sim_view_memory(v) - pool_bytes) &&
                spent_with(v, c, msps) <= c->start[c->n_ops];
-    if (!drop && swap != SIM_NONE) {
+    if (!drop && sw.s != SIM_NONE) {
         c->action = SIM_ACTION_SWAP;
-        return swap;
+        return sw.s;
     }
     if (drop) {
         remat_owed_commit(&c->owed);
@@ -255,7 +241,7 @@ static void cap_on_access(const sim_view *v, uint32_t o, void *state)
     uint32_t keep = 0, i = 0;
     for (; i < c->n_host; i++) {
         uint32_t s = c->host[i], next = c->host_next[i];
-        uint64_t left = idle(c, o, next);
+        uint64_t left = cap_idle(c->start, o, next);
         if (left > h2d_wait + c->max_copy + next_cost)
             break; /* neither this one nor any later one is due */
         if (!sim_view_on_host(v, s) || next <= o)
@@ -280,7 +266,7 @@ const sim_policy pol_capuchin = {
     .name = "capuchin",
     .description = "Capuchin-style: swap what can come back in time (prefetched), else "
                    "recompute by MSPS",
-    .needs = SIM_NEEDS_REGIONS | SIM_NEEDS_SWAP,
+    .needs = SIM_NEEDS_REGIONS | SIM_NEEDS_SWAP | SIM_NEEDS_MSPS_SCORES,
     .choose = cap_choose,
     .init = cap_init,
     .free = cap_free,

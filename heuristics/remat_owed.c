@@ -58,7 +58,12 @@ void remat_owed_commit(remat_owed *o)
 int remat_chain_fits(const sim_view *v, uint32_t s, uint64_t fixed)
 {
     uint32_t at = sim_view_next_use(v, s);
-    uint64_t bytes = 0, cost = sim_view_remat_cost_at(v, &s, &at, 1, &bytes);
-    uint64_t ancestors = bytes - sim_view_size(v, s); /* s's own room is made when it runs */
-    return cost <= sim_view_compute(v, s) || fixed + ancestors <= sim_view_budget(v);
+    uint64_t size = sim_view_size(v, s), budget = sim_view_budget(v), comp = sim_view_compute(v, s);
+    /* the walk may stop once the answer is "no": cost above s's own compute and bytes above
+     * budget - fixed + size (0 when fixed alone is over: any ancestor's bytes then are) */
+    uint64_t bmax = fixed > budget ? 0 : budget - fixed;
+    bmax = bmax > UINT64_MAX - size ? UINT64_MAX : bmax + size;
+    uint64_t bytes = 0, cost = sim_view_remat_cost_upto(v, s, at, comp, bmax, &bytes);
+    uint64_t ancestors = bytes - size; /* s's own room is made when it runs */
+    return cost <= comp || fixed + ancestors <= budget;
 }

@@ -66,6 +66,10 @@ enum {
      * pinned, as simrd's replay does: what the budget evicted of them stays evicted, and no
      * recomputation is paid for it. (A new bit: plugins built before it never set it.) */
     SIM_NEEDS_NO_FINAL_PIN = 1u << 5,
+    /* With choose and SIM_NEEDS_REGIONS: the engine keeps the pool's MSPS scores cached, as
+     * for msps itself, so that sim_view_msps_last_min answers without scoring the pool
+     * (capuchin, issue 26). Not for plugins. */
+    SIM_NEEDS_MSPS_SCORES = 1u << 6,
 };
 
 /* What happens to a victim (sim_policy.action). */
@@ -219,6 +223,25 @@ int sim_view_material(const sim_view *v, uint32_t s);
  * (docs/swap.md). One walk of the chains. */
 uint64_t sim_view_remat_cost_at(const sim_view *v, const uint32_t *s, const uint32_t *at,
                                 uint32_t n, uint64_t *bytes);
+/* The bytes of the pool's members (evictable now). */
+uint64_t sim_view_pool_bytes(const sim_view *v);
+/* The pool member with the least MSPS score, (compute + reverse region compute) / size as
+ * sim_score_ratio rounds it, the last in pool order among equal scores (no stop at a zero;
+ * every score +inf: the last member): what a choose that scores every member that way and
+ * keeps the last minimum finds. SIM_NONE when the run keeps no cached scores (a policy
+ * without SIM_NEEDS_MSPS_SCORES, or the tests' plain scans): then score the pool yourself. */
+uint32_t sim_view_msps_last_min(const sim_view *v);
+/* At least the largest size among the members in slots [64 b, 64 b + 64) of the columns'
+ * pool (sim_view_get_columns) that a model op reads again (sim_view_next_use not SIM_NONE;
+ * 0 when there are none), kept with SIM_NEEDS_MSPS_SCORES for a swapping choose's bounds per
+ * block; UINT64_MAX when not kept. */
+uint64_t sim_view_pool_block_max_size(const sim_view *v, uint32_t b);
+/* sim_view_remat_cost_at for one storage, cut short: the walk stops once the compute counted
+ * is above cmax and the bytes above bmax, returning those partial sums (both above their
+ * limits, as the full ones would be); else the full cost and bytes. For a test "cost above
+ * cmax and bytes above bmax", which needs no more of the chain than that (issue 26). */
+uint64_t sim_view_remat_cost_upto(const sim_view *v, uint32_t s, uint32_t at, uint64_t cmax,
+                                  uint64_t bmax, uint64_t *bytes);
 /* Measures a whole replay of this run's trace, from its first op, with this run's configuration
  * (budget, remat limit, link, host memory, costs; no observers) under policy p, into *res:
  * what a policy that measures a first iteration before it decides (Capuchin, DELTA) learns.

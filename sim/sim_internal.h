@@ -221,12 +221,19 @@ struct sim_view {
     uint32_t *pool_ord;
     uint32_t pool_len, pool_cap; /* slots used (holes included), allocated */
     uint32_t pool_size;          /* members */
+    uint64_t pool_bytes;         /* their sizes (sim_view_pool_bytes) */
     uint64_t *pool_occ;          /* bit i: pool_ord[i] holds a member (for pool_at) */
     int sampling;       /* cfg->sample: keep pool_arr */
     uint32_t *pool_arr; /* the pool as an array (any order), for sampling */
     uint32_t *pool_pos; /* per storage: index in pool_arr */
     uint64_t rng;       /* sampling generator state (splitmix64) */
 
+    /* sim_view_remat_cost_upto's memo: mat_epoch counts the storages that became material or
+     * pinned (the only changes that can shrink a walk's set of gone storages); the last walk
+     * stopped early (rw_valid) for storage rw_s at op rw_at, with those partial sums */
+    uint64_t mat_epoch, rw_epoch, rw_cost, rw_bytes;
+    uint32_t rw_s, rw_at, rw_created;
+    int rw_valid;
     int evict_after; /* SIM_NEEDS_EVICT_AFTER: evict after each op, not before */
     uint32_t pins_end; /* SIM_NEEDS_NO_FINAL_PIN: pins from this schedule entry on (after
                         * the last compute) are skipped; n_schedule otherwise */
@@ -252,6 +259,10 @@ struct sim_view {
     double *psc_min;    /* per block of 64 slots of pool_sc: its minimum (sim_pool_min.h) */
     uint64_t *psc_zero; /* per block: its slots whose score is zero */
     uint32_t psc_hw;    /* slots of pool_sc written in this run */
+    uint64_t *psc_dirty; /* per block: slots whose score is owed (a choose's lazy upkeep,
+                          * sim_psc_reset); NULL for msps's own scan */
+    uint64_t *pool_bmax; /* per block of 64 pool slots: its largest member's size, for a
+                          * choose with SIM_NEEDS_MSPS_SCORES (sim_pool_min.h); else NULL */
     /* lru, size, dtr-local and dtr's exact scan: per block of 64 pool slots, lower bounds of
      * the members' last access and score ratio (sim_pool_bound.h); pkb_kind SIM_SCORE_CUSTOM
      * when off */

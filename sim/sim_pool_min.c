@@ -3,11 +3,32 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int sim_psc_summaries = 1;
 
+/* Block b's owed slots scored. */
+static void score_owed(sim_view *v, uint32_t b)
+{
+    for (uint64_t d = v->psc_dirty[b]; d; d &= d - 1) {
+        uint32_t i = b * 64 + (uint32_t)__builtin_ctzll(d), s = v->pool_ord[i];
+        v->pool_sc[i] = sim_ratio_inline((int64_t)(v->scomp[s] + v->rcomp[2 * (size_t)s + 1]),
+                                         v->tr->st_size[s], 1);
+    }
+    v->psc_dirty[b] = 0;
+}
+
+void sim_psc_flush(sim_view *v)
+{
+    for (uint32_t b = 0; b < (v->pool_len + 63) / 64; b++)
+        if (v->psc_dirty[b])
+            score_owed(v, b);
+}
+
 void sim_psc_block(sim_view *v, uint32_t b)
 {
+    if (v->psc_dirty && v->psc_dirty[b])
+        score_owed(v, b);
     uint32_t lo = b * 64, hi = lo + 64 < v->psc_hw ? lo + 64 : v->psc_hw;
     const double *sc = v->pool_sc;
     /* four running minima (x < m ? x : m keeps m when x is NaN, a hole): the minimum of
@@ -27,9 +48,17 @@ void sim_psc_block(sim_view *v, uint32_t b)
     v->psc_min[b] = m2 < m0 ? m2 : m0;
 }
 
-int sim_psc_reset(sim_view *v)
+int sim_psc_reset(sim_view *v, int lazy)
 {
     size_t nb = (size_t)v->pool_cap / 64 + 1;
+    if (!lazy) {
+        free(v->psc_dirty);
+        v->psc_dirty = NULL;
+    } else if (!v->psc_dirty && !(v->psc_dirty = malloc(nb * sizeof *v->psc_dirty))) {
+        return -1;
+    }
+    if (v->psc_dirty)
+        memset(v->psc_dirty, 0, nb * sizeof *v->psc_dirty);
     if (!v->psc_min) {
         v->psc_min = malloc(nb * sizeof *v->psc_min);
         v->psc_zero = malloc(nb * sizeof *v->psc_zero);
@@ -56,7 +85,7 @@ void sim_psc_compacted(sim_view *v, uint32_t old_len)
             if (v->pool_sc[i] == 0)
                 z |= UINT64_C(1) << (i & 63);
         v->psc_zero[b] = z;
-        sim_psc_block(v, b);
+        v->psc_min[b] = NAN; /* stale: recomputed when read */
     }
 }
 
@@ -79,9 +108,12 @@ SIM_POPCNT_CLONES static uint32_t psc_scan(const sim_view *v, double *best_cost,
     /* the minimum over [0, end): whole blocks from their summaries, the last one by slot */
     uint32_t eb = (end - 1) / 64; /* the block of slot end - 1 */
     double m = *best_cost;
-    for (uint32_t b = 0; b < eb; b++)
-        if (v->psc_min[b] < m)
-            m = v->psc_min[b];
+    sim_view *mv = (sim_view *)v; /* stale minima are recomputed as they are read */
+    for (uint32_t b = 0; b < eb; b++) {
+        double bm = sim_psc_min(mv, b);
+        if (bm < m)
+            m = bm;
+    }
     for (uint32_t i = eb * 64; i < end; i++)
         if (sc[i] < m)
             m = sc[i];
@@ -93,7 +125,7 @@ SIM_POPCNT_CLONES static uint32_t psc_scan(const sim_view *v, double *best_cost,
             break;
         }
     for (uint32_t b = eb; bi == SIM_NONE && b-- > 0;)
-        if (v->psc_min[b] == m)
+        if (v->psc_min[b] == m) /* (all of them recomputed above) */
             for (uint32_t i = b * 64 + 64; i-- > b * 64;)
                 if (sc[i] == m) {
                     bi = i;
@@ -121,8 +153,64 @@ uint32_t sim_psc_scan(const sim_view *v, double *best_cost, uint64_t *scored)
     return psc_scan(v, best_cost, scored);
 }
 
+void sim_pbm_block(sim_view *v, uint32_t b)
+{
+    uint64_t m = 0;
+    for (uint32_t i = b * 64, hi = i + 64 < v->pool_len ? i + 64 : v->pool_len; i < hi; i++) {
+        uint32_t s = v->pool_ord[i];
+        if (s != SIM_NONE && v->tr->st_size[s] > m && sim_view_next_use(v, s) != SIM_NONE)
+            m = v->tr->st_size[s];
+    }
+    v->pool_bmax[b] = m;
+}
+
+int sim_pbm_reset(sim_view *v, int on)
+{
+    size_t nb = (size_t)v->pool_cap / 64 + 1;
+    if (!on) {
+        free(v->pool_bmax);
+        v->pool_bmax = NULL;
+        return 0;
+    }
+    if (!v->pool_bmax && !(v->pool_bmax = malloc(nb * sizeof *v->pool_bmax)))
+        return -1;
+    memset(v->pool_bmax, 0, nb * sizeof *v->pool_bmax);
+    return 0;
+}
+
+void sim_pbm_compacted(sim_view *v, uint32_t old_len)
+{
+    for (uint32_t b = 0; b < (old_len + 63) / 64; b++)
+        v->pool_bmax[b] = SIM_PBM_STALE;
+}
+
+uint32_t sim_psc_last_min(const sim_view *v)
+{
+    const double *sc = v->pool_sc;
+    uint32_t n = v->pool_len, nb = (n + 63) / 64;
+    double m = INFINITY;
+    sim_view *mv = (sim_view *)v; /* stale minima are recomputed as they are read */
+    for (uint32_t b = 0; b < nb; b++) {
+        double bm = sim_psc_min(mv, b);
+        if (bm < m)
+            m = bm;
+    }
+    /* the last slot that holds it (every score +inf: the last member, as a scan keeping the
+     * last of equal scores takes it) */
+    for (uint32_t b = nb; b-- > 0;) {
+        if (!(v->psc_min[b] == m))
+            continue;
+        for (uint32_t i = b * 64 + 64 < n ? b * 64 + 64 : n; i-- > b * 64;)
+            if (sc[i] == m)
+                return v->pool_ord[i];
+    }
+    return SIM_NONE;
+}
+
 void sim_psc_free(sim_view *v)
 {
+    free(v->psc_dirty);
+    v->psc_dirty = NULL;
     free(v->psc_min);
     free(v->psc_zero);
     v->psc_min = NULL;

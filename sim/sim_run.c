@@ -51,6 +51,8 @@ const char *sim_status_name(sim_status s)
 void sim_pool_compact(sim_view *v)
 {
     uint32_t j = 0;
+    if (v->psc_dirty)
+        sim_psc_flush(v); /* the owed scores first: they move with their slots */
     for (uint32_t i = 0; i < v->pool_len; i++) {
         uint32_t s = v->pool_ord[i];
         if (s != SIM_NONE) {
@@ -69,6 +71,8 @@ void sim_pool_compact(sim_view *v)
     v->pool_len = j;
     if (v->pool_sc)
         sim_psc_compacted(v, old_len);
+    if (v->pool_bmax)
+        sim_pbm_compacted(v, old_len);
     sim_pkb_compacted(v, old_len);
 }
 
@@ -87,6 +91,9 @@ static void pool_append(sim_view *v, uint32_t s)
         v->pool_pos[s] = v->pool_size;
     }
     v->pool_size++;
+    v->pool_bytes += v->tr->st_size[s];
+    if (v->pool_bmax)
+        sim_pbm_add(v, v->pool_len - 1, s);
 }
 
 static void pool_remove(sim_view *v, uint32_t s)
@@ -100,6 +107,9 @@ static void pool_remove(sim_view *v, uint32_t s)
     v->pool_occ[i >> 6] &= ~(UINT64_C(1) << (i & 63));
     v->ss[s].pool_idx = SIM_NONE;
     v->pool_size--;
+    v->pool_bytes -= v->tr->st_size[s];
+    if (v->pool_bmax)
+        sim_pbm_remove(v, i, v->tr->st_size[s]);
     while (v->pool_len > 0 && v->pool_ord[v->pool_len - 1] == SIM_NONE)
         v->pool_len--;
     if (v->pool_len - v->pool_size > v->pool_size + 64)
@@ -288,6 +298,7 @@ static int compute(sim_view *v, uint32_t o, uint32_t t, int remat)
                 !(v->fl[tr->tensors[u].storage] & SIM_FL_MAT))
                 notify_material(v, o, tr->tensors[u].storage, remat);
             v->fl[tr->tensors[u].storage] |= SIM_FL_MAT;
+            v->mat_epoch++; /* gone storages (sim_view_remat_cost_upto) may be fewer */
             if (v->eqc) /* a choice may come before sim_eq_on_material (evict_after) */
                 sim_eqc_dirty_around(v, tr->tensors[u].storage);
         }
@@ -494,6 +505,7 @@ static int run_pin(sim_view *v, uint32_t t)
     if (!(v->fl[s] & SIM_FL_PINNED)) {
         lock(v, s);
         v->fl[s] |= SIM_FL_PINNED;
+        v->mat_epoch++;
     }
     return 0;
 }
@@ -564,6 +576,7 @@ void sim_runner_free(sim_runner *r)
     free(v->scomp);
     free(v->pool_sc);
     sim_psc_free(v);
+    sim_pbm_reset(v, 0);
     sim_pkb_free(v);
     free(v->last);
     free(v->pool_ord);
@@ -606,6 +619,9 @@ static int reset(sim_view *v, const sim_config *cfg, int allow_no_upkeep, gms_er
     v->nan_storage = SIM_NONE;
     memset(v->pool_occ, 0, ((size_t)v->pool_len + 63) / 64 * sizeof *v->pool_occ);
     v->pool_len = v->pool_size = 0;
+    v->pool_bytes = 0;
+    v->mat_epoch = 0;
+    v->rw_valid = 0;
     v->sampling = cfg->sample != 0;
     v->rng = cfg->seed ^ UINT64_C(0x6a09e667f3bcc908);
     v->n_frames = v->n_ustack = 0;
@@ -697,17 +713,22 @@ static int reset(sim_view *v, const sim_config *cfg, int allow_no_upkeep, gms_er
             sim_regions_reset(v);
         }
     }
-    /* MSPS's exact scan reads cached scores (sim_mscore_update keeps them) */
-    if (v->regions_on && v->pol->score_kind == SIM_SCORE_MSPS && !v->pol->choose) {
+    /* MSPS's exact scan reads cached scores (sim_mscore_update keeps them), as does a choose
+     * that asks for MSPS's choice (sim_view_msps_last_min) */
+    if (v->regions_on &&
+        ((v->pol->score_kind == SIM_SCORE_MSPS && !v->pol->choose) ||
+         ((v->pol->needs & SIM_NEEDS_MSPS_SCORES) && v->pol->choose && sim_pkb_bounds))) {
         if (!v->pool_sc && !(v->pool_sc = malloc((size_t)v->pool_cap * sizeof *v->pool_sc)))
             return gms_error_set(err, GMS_ENOMEM, "out of memory for MSPS's scores");
-        if (sim_psc_reset(v))
+        if (sim_psc_reset(v, v->pol->choose != NULL))
             return gms_error_set(err, GMS_ENOMEM, "out of memory for MSPS's scores");
     } else {
         free(v->pool_sc);
         v->pool_sc = NULL;
         sim_psc_free(v);
     }
+    if (sim_pbm_reset(v, v->pool_sc && v->pol->choose))
+        return gms_error_set(err, GMS_ENOMEM, "out of memory for the pool's block sizes");
     /* the exact scans of lru, size, dtr-local and dtr skip blocks by their bounds */
     {
         unsigned k = v->pol->choose || !sim_pkb_bounds ? SIM_SCORE_CUSTOM : v->pol->score_kind;

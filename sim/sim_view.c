@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sim_internal.h"
+#include "sim_pool_min.h"
 
 uint64_t sim_view_clock(const sim_view *v)
 {
@@ -204,9 +205,11 @@ static int gone_at(const sim_view *v, uint32_t p, uint32_t at)
 
 /* A depth-first walk up the storage graph from each s[i] through the parents gone at at[i],
  * each storage counted once (a stamp generation), v->scratch as the stack: each storage is
- * pushed at most once, so n_storages entries suffice. */
-uint64_t sim_view_remat_cost_at(const sim_view *v, const uint32_t *s, const uint32_t *at,
-                                uint32_t n, uint64_t *bytes)
+ * pushed at most once, so n_storages entries suffice. The walk stops early once its cost is
+ * above cmax and its bytes above bmax (both sums only grow: what the caller compares with
+ * those limits is decided then). */
+static uint64_t remat_walk(const sim_view *v, const uint32_t *s, const uint32_t *at, uint32_t n,
+                           uint64_t cmax, uint64_t bmax, uint64_t *bytes)
 {
     sim_view *w = (sim_view *)v;
     const sim_trace *tr = v->tr;
@@ -227,6 +230,8 @@ uint64_t sim_view_remat_cost_at(const sim_view *v, const uint32_t *s, const uint
             uint32_t y = w->scratch[--top];
             cost += v->scomp[y];
             b += tr->st_size[y];
+            if (cost > cmax && b > bmax)
+                goto out;
             for (uint32_t e = tr->rev_off[y]; e < tr->rev_off[y + 1]; e++) {
                 uint32_t p = tr->rev_adj[e].s;
                 if (tr->rev_adj[e].time >= v->created_ops || w->stamp[p] == gen ||
@@ -237,9 +242,65 @@ uint64_t sim_view_remat_cost_at(const sim_view *v, const uint32_t *s, const uint
             }
         }
     }
+out:
     if (bytes)
         *bytes = b;
     return cost;
+}
+
+uint64_t sim_view_remat_cost_at(const sim_view *v, const uint32_t *s, const uint32_t *at,
+                                uint32_t n, uint64_t *bytes)
+{
+    return remat_walk(v, s, at, n, UINT64_MAX, UINT64_MAX, bytes);
+}
+
+/* The memo: a walk for the same storage and op, with no storage become material or pinned and
+ * no op created since (so no compute changed), would find a superset of the storages gone
+ * then (only evictions and released host copies happened), so sums at least the partial ones
+ * it stopped at: when those are above the new limits too, they answer. */
+uint64_t sim_view_remat_cost_upto(const sim_view *v, uint32_t s, uint32_t at, uint64_t cmax,
+                                  uint64_t bmax, uint64_t *bytes)
+{
+    sim_view *w = (sim_view *)v;
+    if (!sim_pkb_bounds) /* the plain walk, for the tests that compare */
+        return remat_walk(v, &s, &at, 1, UINT64_MAX, UINT64_MAX, bytes);
+    if (w->rw_valid && w->rw_s == s && w->rw_at == at && w->rw_epoch == v->mat_epoch &&
+        w->rw_created == v->created_ops && w->rw_cost > cmax && w->rw_bytes > bmax) {
+        if (bytes)
+            *bytes = w->rw_bytes;
+        return w->rw_cost;
+    }
+    uint64_t b = 0, cost = remat_walk(v, &s, &at, 1, cmax, bmax, &b);
+    w->rw_valid = cost != UINT64_MAX && cost > cmax && b > bmax;
+    w->rw_s = s;
+    w->rw_at = at;
+    w->rw_epoch = v->mat_epoch;
+    w->rw_created = v->created_ops;
+    w->rw_cost = cost;
+    w->rw_bytes = b;
+    if (bytes)
+        *bytes = b;
+    return cost;
+}
+
+uint64_t sim_view_pool_bytes(const sim_view *v)
+{
+    return v->pool_bytes;
+}
+
+uint64_t sim_view_pool_block_max_size(const sim_view *v, uint32_t b)
+{
+    return v->pool_bmax && b < (v->pool_len + 63) / 64 ? sim_pbm_max((sim_view *)v, b)
+                                                        : UINT64_MAX;
+}
+
+uint32_t sim_view_msps_last_min(const sim_view *v)
+{
+    if (!v->pool_sc || !v->pol->choose)
+        return SIM_NONE;
+    if (SIM_REGIONS_PENDING(v)) /* a hook reading between choices: rebuild now */
+        sim_regions_flush((sim_view *)v);
+    return sim_psc_last_min(v);
 }
 
 int sim_view_material(const sim_view *v, uint32_t s)

@@ -1,8 +1,10 @@
 /*
- * The block bounds of the lru, size, dtr-local and dtr scans (sim_pool_bound.h) on the real
- * traces of ../shared: the GPT-2 Large ET (whose pool holds a couple of thousand optimizer
- * states and gradients at each eviction, the case they were made for) and the five DTR logs.
- * Bounded and plain scans must replay alike, event for event, and count the same candidates.
+ * The block bounds of the lru, size, dtr-local and dtr scans (sim_pool_bound.h), msps's block
+ * summaries (sim_pool_min.h) and capuchin's bounded pass with the engine's caches
+ * (heuristics/cap_swap.h) on the real traces of ../shared: the GPT-2 Large ET (whose pool
+ * holds a couple of thousand optimizer states and gradients at each eviction, the case they
+ * were made for) and the five DTR logs. Bounded and plain scans must replay alike, event for
+ * event, with the same candidates and swaps.
  */
 #include <check.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include "registry.h"
 #include "sim.h"
 #include "sim_pool_bound.h" /* sim_pkb_bounds */
+#include "sim_pool_min.h"   /* sim_psc_summaries */
 
 static void hash_event(void *ctx, const sim_event *ev)
 {
@@ -32,10 +35,10 @@ static uint64_t compare(const char *rel, const double *ratios, int n_ratios)
     sim_trace *t;
     gms_error err = {0};
     ck_assert_msg(sim_trace_load(path, &t, &err) == 0, "%s: %s", path, err.msg);
-    const char *names[4] = {"lru", "size", "dtr-local", "dtr"};
-    int saved = sim_pkb_bounds;
+    const char *names[6] = {"lru", "size", "dtr-local", "dtr", "msps", "capuchin"};
+    int saved = sim_pkb_bounds, saved_psc = sim_psc_summaries;
     uint64_t evictions = 0;
-    for (int p = 0; p < 4; p++)
+    for (int p = 0; p < 6; p++)
         for (int k = 0; k < n_ratios; k++) {
             uint64_t h[2];
             sim_result r[2];
@@ -48,6 +51,7 @@ static uint64_t compare(const char *rel, const double *ratios, int n_ratios)
                 cfg.observer = hash_event;
                 cfg.observer_ctx = &h[d];
                 sim_pkb_bounds = d;
+                sim_psc_summaries = d;
                 ck_assert_int_eq(sim_run(t, &cfg, &r[d], &err), 0);
             }
             ck_assert_msg(h[0] == h[1], "%s %s at %g: bounded and plain scans differ", rel,
@@ -55,9 +59,12 @@ static uint64_t compare(const char *rel, const double *ratios, int n_ratios)
             ck_assert_uint_eq(r[0].clock, r[1].clock);
             ck_assert_uint_eq(r[0].candidates, r[1].candidates);
             ck_assert_int_eq(r[0].status, r[1].status);
+            ck_assert_uint_eq(r[0].swaps_out, r[1].swaps_out);
+            ck_assert_uint_eq(r[0].stall_ns, r[1].stall_ns);
             evictions += r[0].evictions;
         }
     sim_pkb_bounds = saved;
+    sim_psc_summaries = saved_psc;
     sim_trace_free(t);
     return evictions;
 }

@@ -11,6 +11,7 @@
 #include "sim_internal.h" /* sim_region_bitset_max, sim_region_defer */
 #include "sim_pool_bound.h" /* sim_pkb_bounds */
 #include "sim_pool_min.h"  /* sim_psc_summaries */
+#include "cap_swap.h"      /* cap_swap_scored */
 
 START_TEST(test_full_and_windowed_bitset_regions_give_identical_runs)
 {
@@ -504,6 +505,61 @@ START_TEST(test_pool_bounds_choose_like_the_plain_scan)
 }
 END_TEST
 
+/* capuchin with the engine's caches (MSPS's cached choice, the pool's bytes, the block sizes
+ * of its bounded swap pass, the memo and early stop of its chain walks) and without them (a
+ * plain pass scoring every member both ways, full walks) must replay alike, event for event,
+ * with the same swaps and candidates, on a chain and random DAGs, full and windowed regions,
+ * four budgets; and the bounded pass must skip: it scores under half the members the plain
+ * pass scores. */
+START_TEST(test_capuchin_bounded_pass_chooses_like_the_plain_pass)
+{
+    sim_trace *traces[4];
+    gms_error err = {0};
+    ck_assert_int_eq(sim_trace_chain(600, &traces[0], &err), 0);
+    for (int i = 1; i < 4; i++)
+        traces[i] = random_dag_trace((uint64_t)i + 11, 1500);
+    const double ratios[4] = {0.1, 0.2, 0.3, 0.6};
+    int saved = sim_pkb_bounds;
+    uint32_t saved_max = sim_region_bitset_max;
+    uint64_t evictions = 0, swaps = 0, candidates = 0;
+    cap_swap_scored = 0;
+    for (int ti = 0; ti < 4; ti++)
+        for (int w = 0; w < 2; w++)
+            for (int k = 0; k < 4; k++) {
+                uint64_t budget = sim_budget_for_ratio(traces[ti], ratios[k]);
+                sim_result r[2];
+                uint64_t h[2];
+                sim_region_bitset_max = w ? 0 : saved_max;
+                for (int d = 0; d < 2; d++) {
+                    sim_runner *run;
+                    sim_pkb_bounds = d;
+                    ck_assert_int_eq(sim_runner_new(traces[ti], &run, &err), 0);
+                    h[d] = hashed_run(run, pol_find("capuchin"), budget, &r[d]);
+                    sim_runner_free(run);
+                }
+                ck_assert_msg(h[0] == h[1], "trace %d at %g (windowed %d): bounded and plain "
+                              "passes differ", ti, ratios[k], w);
+                ck_assert_uint_eq(r[0].clock, r[1].clock);
+                ck_assert_uint_eq(r[0].evictions, r[1].evictions);
+                ck_assert_uint_eq(r[0].candidates, r[1].candidates);
+                ck_assert_uint_eq(r[0].swaps_out, r[1].swaps_out);
+                ck_assert_uint_eq(r[0].stall_ns, r[1].stall_ns);
+                evictions += r[0].evictions;
+                swaps += r[0].swaps_out;
+                candidates += r[0].candidates;
+            }
+    sim_pkb_bounds = saved;
+    sim_region_bitset_max = saved_max;
+    ck_assert_uint_gt(evictions, 1000);
+    ck_assert_uint_gt(swaps, 1000);
+    ck_assert_msg(cap_swap_scored > 0 && cap_swap_scored < candidates / 2,
+                  "the bounded passes scored %llu of %llu members",
+                  (unsigned long long)cap_swap_scored, (unsigned long long)candidates);
+    for (int i = 0; i < 4; i++)
+        sim_trace_free(traces[i]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim_paths");
@@ -517,6 +573,7 @@ int main(void)
     tcase_add_test(tc, test_dtr_eq_cached_class_costs_choose_like_fresh_walks);
     tcase_add_test(tc, test_msps_block_summaries_choose_like_the_slot_scan);
     tcase_add_test(tc, test_pool_bounds_choose_like_the_plain_scan);
+    tcase_add_test(tc, test_capuchin_bounded_pass_chooses_like_the_plain_pass);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
