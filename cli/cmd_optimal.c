@@ -196,9 +196,12 @@ static void print_text(const char *path, const opt_graph *g, uint64_t budget, ui
                "peak, so nothing is recomputed)\n", opt_status_name(a->status));
     else if (a->too_big_bytes > 0)
         printf("status:      %s (program too big: %.1f GB, over the %.3g GB a solve may use; "
-               "answered with the %s and the boundary bound, no solver run)\n",
+               "answered with the %s and the boundary bound, %s)\n",
                opt_status_name(a->status), a->too_big_bytes / 1e9, opt_size_memory_cap() / 1e9,
-               a->seed_from ? "best seed" : "seed, none fitting,");
+               a->seed_from ? "best seed" : "seed, none fitting,",
+               !a->improve_ran ? "no solver run"
+               : a->improve_improved ? "the seed improved by the window search's small programs"
+                                     : "the window search's small programs improved nothing");
     else
         printf("status:      %s (%s, %s)\n", opt_status_name(a->status), what, opt_solver_name());
     if (mode == OPT_MODE_RELAX || mode == OPT_MODE_BOUND) {
@@ -595,7 +598,8 @@ int cmd_optimal(int argc, char **argv)
                                                                           : "graph_peak"));
         json_object_set_new(o, "baseline_peak", g->baseline_peak ?
                             json_integer((json_int_t)g->baseline_peak) : json_null());
-        json_object_set_new(o, "solver", json_string(a.no_solver || a.too_big_bytes > 0 ? "none"
+        json_object_set_new(o, "solver", json_string(a.no_solver || (a.too_big_bytes > 0 &&
+                                                     !a.improve_ran) ? "none"
                                                      : opt_solver_name()));
         json_object_set_new(o, "no_solver", json_boolean(a.no_solver));
         const char *program = mode == OPT_MODE_BOUND ? "boundary" : moccasin ? "moccasin"

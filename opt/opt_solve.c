@@ -217,7 +217,10 @@ static int improve_seed(const opt_graph *g, uint64_t act, const opt_request *rq,
                         double share, opt_schedule *s, const char *name, opt_answer *a,
                         gms_error *err)
 {
-    opt_lns_opts o = {.seconds = share * remaining(rq, t0), .log = rq->log};
+    /* each window's program stays under the memory cap too (item 4) */
+    double cap_nz = opt_size_memory_cap() / opt_solver_bytes_per_nonzero();
+    opt_lns_opts o = {.seconds = share * remaining(rq, t0), .log = rq->log,
+                      .max_nonzeros = cap_nz < OPT_LNS_MAX_NONZEROS ? cap_nz : 0};
     opt_lns_result r;
     int rc = opt_lns_improve(g, act, s, &o, &r, err);
     if (rc)
