@@ -213,6 +213,7 @@ static void print_text(const char *path, const opt_graph *g, uint64_t budget, ui
         if (a->lower_bound >= 0)
             printf("lower_bound: %.9g ms (%s)\n", a->lower_bound,
                    a->bound_boundary ? (a->too_big_bytes > 0 ? "the boundary bound"
+                                        : a->lp_bound >= 0 ? "the boundary bound, above the LP's"
                                         : "the boundary bound: the time limit stopped the LP")
                    : "LP relaxation");
         if (a->gap >= 0)
@@ -614,6 +615,7 @@ int cmd_optimal(int argc, char **argv)
             json_object_set_new(o, "objective", a.schedule ? json_real(a.objective) : json_null());
         json_object_set_new(o, "lower_bound", a.lower_bound >= 0 ? json_real(a.lower_bound) : json_null());
         json_object_set_new(o, "lp_seconds", json_real(a.lp_seconds));
+        json_object_set_new(o, "lp_bound", a.lp_bound >= 0 ? json_real(a.lp_bound) : json_null());
         /* issue 28, item 4: which bound lower_bound is, and a MILP too big to build */
         json_object_set_new(o, "lower_bound_from", a.lower_bound < 0 ? json_null() :
                             json_string(a.bound_boundary || mode == OPT_MODE_BOUND ? "boundary"
