@@ -26,6 +26,9 @@ void optimal_improve_print(const opt_answer *a)
            a->improve_improved ? a->seed_objective : a->improve_start, a->improve_seconds,
            a->improve_converged ? " (converged: its widest windows improved nothing)"
                                 : " (stopped by its share of the time limit)");
+    if (a->improve_failed)
+        printf("             %u window solves failed (their solver process died); the schedule "
+               "stayed as it was\n", a->improve_failed);
     printf("answer from: %s\n", optimal_answer_from(a) ? optimal_answer_from(a) : "none");
 }
 
@@ -40,6 +43,8 @@ json_t *optimal_improve_json(const opt_answer *a)
                                                                       : a->improve_start));
     json_object_set_new(o, "windows", json_integer(a->improve_windows));
     json_object_set_new(o, "windows_improved", json_integer(a->improve_improved));
+    /* solves that failed (a solver process that died): the incumbent stayed */
+    json_object_set_new(o, "windows_failed", json_integer(a->improve_failed));
     json_object_set_new(o, "seconds", json_real(a->improve_seconds));
     json_object_set_new(o, "converged", json_boolean(a->improve_converged));
     return o;

@@ -118,11 +118,19 @@ static int try_window(const opt_graph *g, uint64_t act, opt_schedule *inc, opt_s
     opt_solver_opts so = {.time_limit = limit, .start = start, .has_cutoff = 1, .cutoff = cut};
     opt_solver_result res;
     int killed = 0;
-    rc = opt_child_solve(w->p, g, &so, &res, &killed, err);
+    gms_error werr = {0};
+    rc = opt_child_solve(w->p, g, &so, &res, &killed, &werr);
     free(start);
     if (rc) {
+        /* a window whose solve failed (the solver's process died, say) leaves the incumbent
+         * as it was: the search goes on, and says so (opt_lns.h) */
+        r->failed++;
+        snprintf(r->last_failure, sizeof r->last_failure, "%.199s", werr.msg);
+        if (o->log)
+            fprintf(stderr, "window [%u, %u): the solve failed: %s\n", a, b, werr.msg);
         opt_window_free(w);
-        return rc;
+        (void)err;
+        return 0;
     }
     r->windows++;
     if (o->log)
@@ -205,7 +213,7 @@ int opt_lns_improve(const opt_graph *g, uint64_t act, opt_schedule *inc, const o
             rc = try_window(g, act, inc, cand, lw->a, end, free_nodes, &o,
                             left < o.window_seconds ? left : o.window_seconds, r, &better,
                             &too_big, err);
-            if (rc)
+            if (rc || r->failed >= 8) /* eight failed solves: something is wrong here */
                 goto done;
             improved |= better;
             over |= too_big;

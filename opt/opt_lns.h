@@ -41,6 +41,9 @@ typedef struct opt_lns_result {
     uint32_t windows;        /* window programs solved */
     uint32_t improved;       /* of those, accepted as a better schedule */
     uint32_t rejected;       /* solutions the checks refused (numerics) */
+    uint32_t failed;         /* window solves that failed (the solver's process died, a fork
+                              * failed): the incumbent stays, the search goes on */
+    char last_failure[200];  /* the last one's message */
     uint32_t passes;
     uint32_t last_width;
     int converged;           /* stopped because nothing improved at the widest window */
@@ -48,7 +51,8 @@ typedef struct opt_lns_result {
 } opt_lns_result;
 
 /* Improves inc in place (correct and within the activation budget act, bytes) for at most
- * o->seconds. 0, or an error (out of memory; a solver process that failed). */
+ * o->seconds. 0, or GMS_ENOMEM; a window's solve that fails is counted (r->failed), not an
+ * error: the incumbent is still an answer. */
 int opt_lns_improve(const opt_graph *g, uint64_t act, opt_schedule *inc, const opt_lns_opts *o,
                     opt_lns_result *r, gms_error *err);
 

@@ -232,6 +232,7 @@ static int improve_seed(const opt_graph *g, uint64_t act, const opt_request *rq,
     a->improve_ran = 1;
     a->improve_windows += r.windows;
     a->improve_improved += r.improved;
+    a->improve_failed += r.failed;
     a->improve_seconds += r.seconds;
     a->improve_converged = r.converged;
     return 0;

@@ -93,7 +93,7 @@ typedef struct opt_answer {
     int improve_ran;
     const char *improve_from;
     double improve_start;
-    uint32_t improve_windows, improve_improved;
+    uint32_t improve_windows, improve_improved, improve_failed;
     double improve_seconds;
     int improve_converged;
     /* INFEASIBLE: what the smallest feasible budget needs */
