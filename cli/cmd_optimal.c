@@ -14,6 +14,7 @@
 #include "opt_graph_json.h"
 #include "opt_size.h"
 #include "opt_solve.h"
+#include "optimal_improve.h"
 #include "optimal_seeds.h"
 #include "optimal_xengine.h"
 #include "sim.h"
@@ -76,6 +77,9 @@ static void usage(FILE *f)
             "                    the MILP, so the answer is never worse than the best that\n"
             "                    fits the program's memory; on a coarser graph an answer worse\n"
             "                    than the best run is said so\n"
+            "  --no-improve      with --time-limit, do not improve the seed by the window\n"
+            "                    search first (windows of stages re-solved as small MILPs\n"
+            "                    around the best seed; on by default; docs/optimal.md)\n"
             "  --round           with --time-limit, also round the search's LP solutions into\n"
             "                    schedules (opt-in: no gain measured, and CBC 2.10.8 crashed\n"
             "                    on one program with it; docs/optimal.md)\n"
@@ -192,9 +196,12 @@ static void print_text(const char *path, const opt_graph *g, uint64_t budget, ui
                "peak, so nothing is recomputed)\n", opt_status_name(a->status));
     else if (a->too_big_bytes > 0)
         printf("status:      %s (program too big: %.1f GB, over the %.3g GB a solve may use; "
-               "answered with the %s and the boundary bound, no solver run)\n",
+               "answered with the %s and the boundary bound, %s)\n",
                opt_status_name(a->status), a->too_big_bytes / 1e9, opt_size_memory_cap() / 1e9,
-               a->seed_from ? "best seed" : "seed, none fitting,");
+               a->seed_from ? "best seed" : "seed, none fitting,",
+               !a->improve_ran ? "no solver run"
+               : a->improve_improved ? "the seed improved by the window search's small programs"
+                                     : "the window search's small programs improved nothing");
     else
         printf("status:      %s (%s, %s)\n", opt_status_name(a->status), what, opt_solver_name());
     if (mode == OPT_MODE_RELAX || mode == OPT_MODE_BOUND) {
@@ -206,6 +213,7 @@ static void print_text(const char *path, const opt_graph *g, uint64_t budget, ui
         if (a->lower_bound >= 0)
             printf("lower_bound: %.9g ms (%s)\n", a->lower_bound,
                    a->bound_boundary ? (a->too_big_bytes > 0 ? "the boundary bound"
+                                        : a->lp_bound >= 0 ? "the boundary bound, above the LP's"
                                         : "the boundary bound: the time limit stopped the LP")
                    : "LP relaxation");
         if (a->gap >= 0)
@@ -319,6 +327,7 @@ int cmd_optimal(int argc, char **argv)
         {"log", no_argument, NULL, 'l'},
         {"no-seed", no_argument, NULL, 'n'},
         {"round", no_argument, NULL, 'N'},
+        {"no-improve", no_argument, NULL, 'I'},
         {"seed-policies", required_argument, NULL, 'P'},
         {"trace", required_argument, NULL, 'R'},
         {"tighten", no_argument, NULL, 'T'},
@@ -332,7 +341,7 @@ int cmd_optimal(int argc, char **argv)
     };
     const char *budget_s = NULL, *model = NULL;
     double limit = 0;
-    int round_lp = 0;
+    int round_lp = 0, no_improve = 0;
     const char *seed_policies = OPTIMAL_SEEDS_DEFAULT, *trace_path = NULL;
     optimal_seeds seeds = {.best = -1};
     int json = 0, log = 0, no_seed = 0, tighten = 0, coarsen = OPT_COARSEN_AUTO, c;
@@ -359,6 +368,7 @@ int cmd_optimal(int argc, char **argv)
         case 'l': log = 1; break;
         case 'n': no_seed = 1; break;
         case 'N': round_lp = 1; break;
+        case 'I': no_improve = 1; break;
         case 'P': seed_policies = optarg; break;
         case 'R': trace_path = optarg; break;
         case 'T': tighten = 1; break;
@@ -544,7 +554,7 @@ int cmd_optimal(int argc, char **argv)
     }
     opt_request rq = {.budget = budget, .mode = mode, .time_limit = limit,
                       .write_model = model, .log = log, .no_seed = no_seed,
-                      .round = round_lp, .tighten = tighten,
+                      .round = round_lp, .tighten = tighten, .improve = !no_improve,
                       .seeds = seeds.seeds, .seed_names = seeds.names,
                       .n_seeds = seeds.n_seeds,
                       .formulation = moccasin ? OPT_FORM_MOCCASIN : OPT_FORM_CHECKMATE,
@@ -589,7 +599,8 @@ int cmd_optimal(int argc, char **argv)
                                                                           : "graph_peak"));
         json_object_set_new(o, "baseline_peak", g->baseline_peak ?
                             json_integer((json_int_t)g->baseline_peak) : json_null());
-        json_object_set_new(o, "solver", json_string(a.no_solver || a.too_big_bytes > 0 ? "none"
+        json_object_set_new(o, "solver", json_string(a.no_solver || (a.too_big_bytes > 0 &&
+                                                     !a.improve_ran) ? "none"
                                                      : opt_solver_name()));
         json_object_set_new(o, "no_solver", json_boolean(a.no_solver));
         const char *program = mode == OPT_MODE_BOUND ? "boundary" : moccasin ? "moccasin"
@@ -604,6 +615,7 @@ int cmd_optimal(int argc, char **argv)
             json_object_set_new(o, "objective", a.schedule ? json_real(a.objective) : json_null());
         json_object_set_new(o, "lower_bound", a.lower_bound >= 0 ? json_real(a.lower_bound) : json_null());
         json_object_set_new(o, "lp_seconds", json_real(a.lp_seconds));
+        json_object_set_new(o, "lp_bound", a.lp_bound >= 0 ? json_real(a.lp_bound) : json_null());
         /* issue 28, item 4: which bound lower_bound is, and a MILP too big to build */
         json_object_set_new(o, "lower_bound_from", a.lower_bound < 0 ? json_null() :
                             json_string(a.bound_boundary || mode == OPT_MODE_BOUND ? "boundary"
@@ -637,6 +649,10 @@ int cmd_optimal(int argc, char **argv)
         if (mode == OPT_MODE_MILP) {
             json_object_set_new(o, "seed_from", a.seeded && a.seed_from ?
                                 json_string(a.seed_from) : json_null());
+            /* issue 28, item 3: the window search, and where the answer came from */
+            json_object_set_new(o, "improvement", optimal_improve_json(&a));
+            json_object_set_new(o, "answer_from", optimal_answer_from(&a) ?
+                                json_string(optimal_answer_from(&a)) : json_null());
             json_object_set_new(o, "heuristics", optimal_seeds_json(&seeds));
             json_object_set_new(o, "worse_than_heuristic", worse[0] ? json_string(worse)
                                                                     : json_null());
@@ -654,6 +670,8 @@ int cmd_optimal(int argc, char **argv)
     } else {
         print_text(path, g, budget, peak0, ref, mode, &a);
         print_seeds(&seeds, &a);
+        if (mode == OPT_MODE_MILP)
+            optimal_improve_print(&a);
         if (worse[0])
             printf("note:        %s\n", worse);
     }

@@ -10,6 +10,7 @@
 
 #include "opt_bound.h"
 #include "opt_child.h"
+#include "opt_lns.h"
 #include "opt_moccasin.h"
 #include "opt_program.h"
 #include "opt_size.h"
@@ -194,6 +195,47 @@ static double remaining(const opt_request *rq, double t0)
         return 0;
     double left = rq->time_limit - (now_s() - t0);
     return left > 0.05 ? left : 0.05;
+}
+
+/* The window search (opt_lns.h) runs on a time-limited MILP of Checkmate's program with a
+ * seed: MOCCASIN's copies are not in the window program. */
+static double improve_share(const opt_request *rq)
+{
+    return rq->improve_share > 0 && rq->improve_share <= 1 ? rq->improve_share
+                                                            : OPT_IMPROVE_SHARE;
+}
+
+static int wants_improve(const opt_request *rq)
+{
+    return rq->improve && rq->time_limit > 0 && rq->mode == OPT_MODE_MILP && !rq->no_seed &&
+           rq->formulation == OPT_FORM_CHECKMATE;
+}
+
+/* Issue 28, item 3: improves s (the best seed, named name) in place by the window search for
+ * up to share of the time left, and says so in a (adding to an earlier run's counts). */
+static int improve_seed(const opt_graph *g, uint64_t act, const opt_request *rq, double t0,
+                        double share, opt_schedule *s, const char *name, opt_answer *a,
+                        gms_error *err)
+{
+    /* each window's program stays under the memory cap too (item 4) */
+    double cap_nz = opt_size_memory_cap() / opt_solver_bytes_per_nonzero();
+    opt_lns_opts o = {.seconds = share * remaining(rq, t0), .log = rq->log,
+                      .max_nonzeros = cap_nz < OPT_LNS_MAX_NONZEROS ? cap_nz : 0};
+    opt_lns_result r;
+    int rc = opt_lns_improve(g, act, s, &o, &r, err);
+    if (rc)
+        return rc;
+    if (!a->improve_ran) {
+        a->improve_from = name;
+        a->improve_start = r.start_cost;
+    }
+    a->improve_ran = 1;
+    a->improve_windows += r.windows;
+    a->improve_improved += r.improved;
+    a->improve_failed += r.failed;
+    a->improve_seconds += r.seconds;
+    a->improve_converged = r.converged;
+    return 0;
 }
 
 /* Authors' two-phase rounding: LP at 0.9 budget, S >= threshold, R by solve_r_opt; the
@@ -478,6 +520,14 @@ static int answer_too_big(const opt_graph *g, uint64_t act, const opt_request *r
         a->seed_from = name;
         a->seed_objective = opt_schedule_cost(g, seed);
         a->schedule = seed;
+        /* the window program is built over the window alone: it fits where the whole does
+         * not (issue 28, item 3) */
+        if (wants_improve(rq) && (rc = improve_seed(g, act, rq, t0, 1, seed, name, a, err)) != 0)
+            return rc;
+        if (a->improve_improved) {
+            a->seed_from = "window-search";
+            a->seed_objective = opt_schedule_cost(g, seed);
+        }
         /* the bound met: nothing can be cheaper */
         if (a->lower_bound >= 0 && a->seed_objective <= a->lower_bound * (1 + 1e-9))
             a->status = OPT_STATUS_OPTIMAL;
@@ -506,11 +556,106 @@ static void finish(const opt_graph *g, double t0, opt_answer *a)
     a->seconds = now_s() - t0;
 }
 
+/* The LP relaxation, then what the mode asks (the MILP, the LP's rounding), with the
+ * boundary bound bb standing in for an LP the limit stopped. */
+static int lp_then(const opt_graph *g, const opt_request *rq, uint64_t act, double t0,
+                   const opt_bound_result *bbp, opt_schedule *improving, opt_answer *a,
+                   gms_error *err)
+{
+    const opt_bound_result bb = *bbp;
+    opt_solver_result lp;
+    opt_program *lp_prog = NULL;
+    /* while the window search improves a seed, the LP gets half the time left; stopped, the
+     * search goes on with the rest (the op-level LPs of the DTR logs did not finish in 300 s) */
+    double lp_limit = remaining(rq, t0) * (improving && !a->improve_converged ? 0.5 : 1);
+    int rc = solve_lp(g, act, rq, lp_limit, rq->mode == OPT_MODE_RELAX ? rq->write_model : NULL,
+                      rq->log, &lp_prog, &lp, &a->killed_at_limit, err);
+    if (rc)
+        return rc;
+    if (improving && a->killed_at_limit && !a->improve_converged &&
+        (rc = improve_seed(g, act, rq, t0, 1, improving, NULL, a, err)) != 0) {
+        free(lp.x);
+        opt_program_free(lp_prog);
+        return rc;
+    }
+    a->lp_seconds = lp.seconds;
+    if (lp.status == OPT_STATUS_OPTIMAL) {
+        a->lower_bound = a->lp_bound = lp.objective;
+        /* the gap is to the best bound: on the op-level DTR logs the boundary bound is the
+         * higher (unet at 0.5: 1.0505 against the LP's 1.0451) */
+        if (bb.status == OPT_STATUS_OPTIMAL && bb.value > lp.objective) {
+            a->lower_bound = bb.value;
+            a->bound_boundary = 1;
+        }
+    } else if (bb.status == OPT_STATUS_OPTIMAL && lp.status != OPT_STATUS_INFEASIBLE) {
+        a->lower_bound = bb.value; /* the LP stopped by the limit: the boundary bound */
+        a->bound_boundary = 1;
+    }
+    if (lp.status == OPT_STATUS_INFEASIBLE || rq->mode != OPT_MODE_MILP) {
+        /* only the MILP's seed reads the LP's solution */
+        free(lp.x);
+        lp.x = NULL;
+        opt_program_free(lp_prog);
+        lp_prog = NULL;
+    }
+    if (lp.status == OPT_STATUS_INFEASIBLE) {
+        a->status = OPT_STATUS_INFEASIBLE;
+        explain_infeasible(g, a);
+        a->seconds = now_s() - t0;
+        return 0;
+    }
+    if (rq->mode == OPT_MODE_RELAX) {
+        a->status = lp.status;
+        a->objective = lp.objective;
+        a->seconds = now_s() - t0;
+        return 0;
+    }
+    rc = rq->mode == OPT_MODE_APPROX ? approx(g, act, rq, t0, a, err)
+                                     : milp(g, act, rq, t0, lp_prog, lp.x, a, err);
+    free(lp.x);
+    opt_program_free(lp_prog);
+    if (rc) {
+        opt_answer_clear(a);
+        return rc;
+    }
+    finish(g, t0, a);
+    return 0;
+}
+
+/* lp_then with one more seed, s (the window search's schedule, "window-search", which the
+ * search may go on improving while the LP is stopped). */
+static int solve_with_seed(const opt_graph *g, const opt_request *rq, uint64_t act, double t0,
+                           const opt_bound_result *bb, opt_schedule *s, opt_answer *a,
+                           gms_error *err)
+{
+    uint32_t n = rq->n_seeds + 1;
+    const opt_schedule **seeds = malloc(n * sizeof *seeds);
+    const char **names = malloc(n * sizeof *names);
+    if (!seeds || !names) {
+        free(seeds), free(names);
+        opt_answer_clear(a);
+        return gms_error_set(err, GMS_ENOMEM, "out of memory");
+    }
+    for (uint32_t k = 0; k + 1 < n; k++) {
+        seeds[k] = rq->seeds[k];
+        names[k] = rq->seed_names ? rq->seed_names[k] : "given";
+    }
+    seeds[n - 1] = s;
+    names[n - 1] = "window-search";
+    opt_request rq2 = *rq;
+    rq2.seeds = seeds;
+    rq2.seed_names = names;
+    rq2.n_seeds = n;
+    int rc = lp_then(g, &rq2, act, t0, bb, s, a, err);
+    free(seeds), free(names);
+    return rc;
+}
+
 int opt_solve(const opt_graph *g, const opt_request *rq, opt_answer *a, gms_error *err)
 {
     memset(a, 0, sizeof *a);
     double t0 = now_s();
-    a->lower_bound = -1;
+    a->lower_bound = a->lp_bound = -1;
     a->solver_bound = -1;
     a->compute = opt_graph_compute(g);
     a->heuristic_fit = UINT64_MAX;
@@ -563,47 +708,23 @@ int opt_solve(const opt_graph *g, const opt_request *rq, opt_answer *a, gms_erro
         if (brc)
             return brc;
     }
-    opt_solver_result lp;
-    opt_program *lp_prog = NULL;
-    int rc = solve_lp(g, act, rq, remaining(rq, t0),
-                      rq->mode == OPT_MODE_RELAX ? rq->write_model : NULL, rq->log, &lp_prog, &lp,
-                      &a->killed_at_limit, err);
-    if (rc)
-        return rc;
-    a->lp_seconds = lp.seconds;
-    if (lp.status == OPT_STATUS_OPTIMAL) {
-        a->lower_bound = lp.objective;
-    } else if (bb.status == OPT_STATUS_OPTIMAL && lp.status != OPT_STATUS_INFEASIBLE) {
-        a->lower_bound = bb.value; /* the LP stopped by the limit: the boundary bound */
-        a->bound_boundary = 1;
+    /* Issue 28, item 3: the window search improves the best seed first, for the limit (or
+     * OPT_IMPROVE_SHARE of it) unless it converges first: its widest window is the whole
+     * program, so it is the search, and the LP and CBC get what it leaves (measured: on the
+     * unet log at 0.5 a finished LP and 280 s of CBC after it found nothing, where the
+     * windows kept improving; docs/benchmarks.md). Its schedule joins the seeds */
+    if (wants_improve(rq)) {
+        const char *name = NULL;
+        opt_schedule *s = seed_schedule(g, act, rq, NULL, NULL, &name);
+        int irc = s ? improve_seed(g, act, rq, t0, improve_share(rq), s, name, a, err) : 0;
+        if (irc == 0 && s)
+            irc = solve_with_seed(g, rq, act, t0, &bb, s, a, err);
+        else if (irc == 0)
+            irc = lp_then(g, rq, act, t0, &bb, NULL, a, err);
+        else
+            opt_answer_clear(a);
+        opt_schedule_free(s);
+        return irc;
     }
-    if (lp.status == OPT_STATUS_INFEASIBLE || rq->mode != OPT_MODE_MILP) {
-        /* only the MILP's seed reads the LP's solution */
-        free(lp.x);
-        lp.x = NULL;
-        opt_program_free(lp_prog);
-        lp_prog = NULL;
-    }
-    if (lp.status == OPT_STATUS_INFEASIBLE) {
-        a->status = OPT_STATUS_INFEASIBLE;
-        explain_infeasible(g, a);
-        a->seconds = now_s() - t0;
-        return 0;
-    }
-    if (rq->mode == OPT_MODE_RELAX) {
-        a->status = lp.status;
-        a->objective = lp.objective;
-        a->seconds = now_s() - t0;
-        return 0;
-    }
-    rc = rq->mode == OPT_MODE_APPROX ? approx(g, act, rq, t0, a, err)
-                                     : milp(g, act, rq, t0, lp_prog, lp.x, a, err);
-    free(lp.x);
-    opt_program_free(lp_prog);
-    if (rc) {
-        opt_answer_clear(a);
-        return rc;
-    }
-    finish(g, t0, a);
-    return 0;
+    return lp_then(g, rq, act, t0, &bb, NULL, a, err);
 }

@@ -40,7 +40,17 @@ typedef struct opt_request {
     uint32_t n_seeds;
     int round;               /* round the search's LP solutions (opt_solve.c): opt-in, CBC
                               * 2.10.8's preprocessing crashed on a program with the hook */
+    int improve;             /* a time-limited MILP (Checkmate's program) first improves its
+                              * seed by the window search (opt_lns.h) for up to improve_share
+                              * of the limit, less when it converges; then (with time left)
+                              * the LP gets half the time left, and when it is stopped the
+                              * search goes on with the rest; when the LP finishes, the MILP
+                              * starts from the improved seed. A program over the memory
+                              * cap: the search has the whole limit */
+    double improve_share;    /* (0, 1]; 0: OPT_IMPROVE_SHARE */
 } opt_request;
+
+#define OPT_IMPROVE_SHARE 1.0
 
 typedef struct opt_answer {
     opt_solve_status status;
@@ -74,7 +84,18 @@ typedef struct opt_answer {
     double too_big_bytes;   /* MILP: what the program would need when over the memory cap
                              * (opt_size_memory_cap); it was not built, the answer is the seed
                              * and lower_bound the boundary bound (0: the program was solved) */
-    int bound_boundary;     /* lower_bound is the boundary bound (opt_bound.h), not the LP */
+    int bound_boundary;     /* lower_bound is the boundary bound (opt_bound.h), not the LP:
+                             * the LP did not finish, or its bound (lp_bound) is lower */
+    double lp_bound;        /* the LP relaxation's value when it finished, else -1 */
+    /* the window search (opt_request.improve): ran, from which seed and its objective, the
+     * windows it solved and those that improved, its time, and whether it converged (its
+     * widest windows improved nothing); its schedule is a seed named "window-search" */
+    int improve_ran;
+    const char *improve_from;
+    double improve_start;
+    uint32_t improve_windows, improve_improved, improve_failed;
+    double improve_seconds;
+    int improve_converged;
     /* INFEASIBLE: what the smallest feasible budget needs */
     uint64_t floor;         /* no budget below this can work (largest node with its inputs) */
     uint32_t floor_node;

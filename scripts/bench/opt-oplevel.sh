@@ -44,7 +44,7 @@ for name in "${traces[@]}"; do
        else [$bb[0].lower_bound, (if $bb[0].lower_bound then "boundary, asked" else null end)] end) as $lb
       | ([.heuristics[] | select(.fits_program) | {p: .policy, o: .schedule_overhead}]
          | min_by(.o)) as $best
-      | "| \($n) (\(.nodes)) | \($b) | \(.overhead | f4) (\(if .seeded and .objective < .seed_objective * (1 - 1e-9) then (if .rounded then "search LP rounded" else "search" end) else .seed_from end)) | " +
+      | "| \($n) (\(.nodes)) | \($b) | \(.overhead | f4) (\(if .seeded and .objective < .seed_objective * (1 - 1e-9) then (if .rounded then "search LP rounded" else "search" end) else .seed_from end)\(if .improvement then ", \(.improvement.windows_improved) of \(.improvement.windows) windows, \(.improvement.seconds | round) s" else "" end)) | " +
         "\(if $best then "\($best.p) \($best.o | f4)" else "-" end) | " +
         "\(if $lb[0] then ($lb[0] / .compute | f4) + " (\($lb[1]))" else "-" end) | " +
         "\(if $lb[0] and .objective then ((.objective - $lb[0]) / .objective * 1000 | round / 10 | tostring) + "%" else "-" end) | " +

@@ -31,9 +31,18 @@ import json, sys
 a, b = json.load(open('a.json')), json.loads(sys.argv[1])
 assert abs(a['lower_bound'] - b['lower_bound']) <= 1e-9 * b['lower_bound'], (a['lower_bound'], b['lower_bound'])
 " "$b" || fail "bounds differ: $b"
-# an LP that finishes keeps the LP's bound
+# an LP that finishes gives its bound (lp_bound); the gap is to the higher of it and the
+# boundary bound, and lower_bound_from says which (here the boundary bound is the higher)
 "$GMS_BIN" optimal "$U" --coarsen layers --budget 1.3 --time-limit 60 --seed-policies none --json \
   >c.json 2>err || fail "layers: $(cat err)"
-python3 -c "import json; d=json.load(open('c.json')); assert d['lower_bound_from'] == 'lp', d['lower_bound_from']" \
-  || fail "layers bound: $(head -40 c.json)"
+b=$("$GMS_BIN" optimal "$U" --coarsen layers --budget 1.3 --bound boundary --json) || fail "layers boundary"
+python3 -c "
+import json, sys
+d, b = json.load(open('c.json')), json.loads(sys.argv[1])
+lp, bb = d['lp_bound'], b['lower_bound']
+assert lp is not None and abs(d['lower_bound'] - max(lp, bb)) <= 1e-9 * d['lower_bound'], (d['lower_bound'], lp, bb)
+assert d['lower_bound_from'] == ('boundary' if bb > lp else 'lp'), (d['lower_bound_from'], lp, bb)
+if d['status'] != 'optimal':
+    assert abs(d['gap'] - (d['objective'] - d['lower_bound']) / d['objective']) < 1e-9
+" "$b" || fail "layers bound: $(head -40 c.json)"
 echo ok

@@ -1,0 +1,51 @@
+/*
+ * optimal_improve: the window search in optimal's text and JSON (optimal_improve.h).
+ */
+#include "optimal_improve.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *optimal_answer_from(const opt_answer *a)
+{
+    if (!a->schedule)
+        return NULL;
+    if (!a->seeded || a->objective < a->seed_objective - 1e-9 * fabs(a->seed_objective))
+        return "solver";
+    return a->seed_from && !strcmp(a->seed_from, "window-search") ? "window-search" : "seed";
+}
+
+void optimal_improve_print(const opt_answer *a)
+{
+    if (!a->improve_ran)
+        return;
+    printf("improved:    %s (%.9g ms) by the window search: %u of %u windows improved it, to "
+           "%.9g ms, in %.1f s%s\n", a->improve_from ? a->improve_from : "the seed",
+           a->improve_start, a->improve_improved, a->improve_windows,
+           a->improve_improved ? a->seed_objective : a->improve_start, a->improve_seconds,
+           a->improve_converged ? " (converged: its widest windows improved nothing)"
+                                : " (stopped by its share of the time limit)");
+    if (a->improve_failed)
+        printf("             %u window solves failed (their solver process died); the schedule "
+               "stayed as it was\n", a->improve_failed);
+    printf("answer from: %s\n", optimal_answer_from(a) ? optimal_answer_from(a) : "none");
+}
+
+json_t *optimal_improve_json(const opt_answer *a)
+{
+    if (!a->improve_ran)
+        return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "from", a->improve_from ? json_string(a->improve_from) : json_null());
+    json_object_set_new(o, "from_objective", json_real(a->improve_start));
+    json_object_set_new(o, "objective", json_real(a->improve_improved ? a->seed_objective
+                                                                      : a->improve_start));
+    json_object_set_new(o, "windows", json_integer(a->improve_windows));
+    json_object_set_new(o, "windows_improved", json_integer(a->improve_improved));
+    /* solves that failed (a solver process that died): the incumbent stayed */
+    json_object_set_new(o, "windows_failed", json_integer(a->improve_failed));
+    json_object_set_new(o, "seconds", json_real(a->improve_seconds));
+    json_object_set_new(o, "converged", json_boolean(a->improve_converged));
+    return o;
+}
