@@ -169,6 +169,8 @@ START_TEST(test_v1_store_is_migrated_keeping_its_runs)
     /* v7: no swapping */
     ck_assert_int_eq(scalar_int(p, "SELECT swap_out_bytes + swap_in_bytes + stall_ns + d2h_busy_ns"
                                    " + h2d_busy_ns + 1 FROM runs"), 1);
+    /* v11: runs stored before have no note */
+    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE note IS NULL"), 2);
     /* v10: what was hybrid then is hybrid-mix now (the name hybrid is the measured director) */
     ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE policy = 'hybrid'"), 0);
     ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE policy = 'hybrid-mix'"
@@ -524,6 +526,66 @@ START_TEST(test_export_csv_and_json)
 }
 END_TEST
 
+typedef struct notes_seen {
+    char note[3][128];
+    size_t n;
+} notes_seen;
+
+static int keep_note(void *ctx, const store_row *r)
+{
+    notes_seen *x = ctx;
+    ck_assert_uint_lt(x->n, 3);
+    snprintf(x->note[x->n++], sizeof x->note[0], "%s", r->note);
+    return 0;
+}
+
+/* v11: a checkmate run's note (worse than a heuristic's run) is stored, read back, exported
+ * and merged; a run without one reads "" and exports null / an empty field. */
+START_TEST(test_run_note_round_trip_export_and_merge)
+{
+    store *s;
+    gms_error err;
+    const char *p = path_in("note.db"), *pm = path_in("note-merged.db");
+    ck_assert_int_eq(store_open(p, STORE_CREATE, &s, &err), 0);
+    put_trace(s, "00000000000000a1", "t1");
+    store_run r = make_run("00000000000000a1", "checkmate", 300, 1);
+    r.note = "the layers graph's answer is worse, \"quoted\"";
+    ck_assert_int_eq(store_put_run(s, &r, NULL, &err), 0);
+    r = make_run("00000000000000a1", "dtr", 300, 1);
+    r.note = ""; /* "" is none, as NULL */
+    ck_assert_int_eq(store_put_run(s, &r, NULL, &err), 0);
+    notes_seen seen = {0};
+    ck_assert_int_eq(store_query_runs(s, NULL, keep_note, &seen, &err), 0);
+    ck_assert_uint_eq(seen.n, 2);
+    ck_assert_str_eq(seen.note[0], "the layers graph's answer is worse, \"quoted\"");
+    ck_assert_str_eq(seen.note[1], "");
+    char *buf;
+    size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(store_export_csv(s, NULL, f, &err), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, ",h2d_busy_ns,note,tool_version,wall_s,created_at\n"));
+    ck_assert_ptr_nonnull(strstr(buf, ",\"the layers graph's answer is worse, \"\"quoted\"\"\","
+                                      GMS_VERSION ","));
+    ck_assert_ptr_nonnull(strstr(buf, ",0,," GMS_VERSION ",")); /* dtr: no note */
+    free(buf);
+    f = open_memstream(&buf, &len);
+    ck_assert_int_eq(store_export_json(s, NULL, f, &err), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "\"note\": \"the layers graph's answer is worse, "
+                                      "\\\"quoted\\\"\"}"));
+    ck_assert_ptr_nonnull(strstr(buf, "\"note\": null}"));
+    free(buf);
+    store_close(s);
+    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE note IS NULL"), 1);
+    const char *in[] = {p};
+    ck_assert_msg(store_merge(in, 1, pm, 0, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(scalar_int(pm, "SELECT count(*) FROM runs WHERE policy = 'checkmate'"
+                                    " AND note LIKE 'the layers graph%'"), 1);
+    ck_assert_int_eq(scalar_int(pm, "SELECT count(*) FROM runs WHERE note IS NULL"), 1);
+}
+END_TEST
+
 START_TEST(test_merge_is_a_union_without_duplicates)
 {
     store *a, *b;
@@ -612,6 +674,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_repeated_run_key_is_stored_once);
     tcase_add_test(tc, test_failed_run_has_no_overhead_and_filters_apply);
     tcase_add_test(tc, test_export_csv_and_json);
+    tcase_add_test(tc, test_run_note_round_trip_export_and_merge);
     tcase_add_test(tc, test_merge_is_a_union_without_duplicates);
     tcase_add_test(tc, test_planner_figures_and_iterations_round_trip);
     tcase_add_test(tc, test_hash_depends_on_content_only);
