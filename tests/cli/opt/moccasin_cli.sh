@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end: 'optimal --formulation moccasin' (MOCCASIN's program, --copies) and '--bound
 # boundary' on a hand-solved graph, and their bad options (exit 2, a sentence saying how).
-set -u
-: "${GMS_BIN:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
-field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # the diamond of optimal_cli.sh: at 30 bytes a (cost 5) is computed twice, 14 ms in all
 cat > diamond.json <<'G'

@@ -2,12 +2,8 @@
 # End-to-end: 'graph' writes a trace's iteration as a graph 'optimal' reads; 'optimal' on a
 # hand-solved graph (--json, text, --relax, --approx, --write-model), an infeasible budget
 # (exit 1 and a sentence), bad graphs (the node named, exit 1, no crash) and bad options.
-set -u
-: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
-field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # a trace's iteration, op level and by layers; both read back by optimal
 T="$GMS_SOURCE_DIR/traces/samples/unet-small.gmt"

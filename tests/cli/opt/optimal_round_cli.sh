@@ -5,11 +5,8 @@
 # both prove the same optimum, no worse than the seed). It does nothing outside a
 # time-limited MILP search, so it is refused there: without --time-limit, with --relax,
 # --approx or --bound (one line, exit 2, nothing on stdout).
-set -u
-: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # a 16-node training graph (8 layers forward, 8 backward, skips; as test_opt_child.c's
 # training_graph(8)): CBC needs a search with LP solutions, and proves it in about a second

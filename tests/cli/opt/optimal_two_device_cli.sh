@@ -4,12 +4,8 @@
 # makes the GPU recompute instead; without any cost_host the answer is the single-device one
 # (a hand graph and a trace); --relax and --write-model; bad links, host memories, cost_host
 # values and option mixes give a clear error and a non-zero exit.
-set -u
-: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
-field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # a -> b -> c, b 10 ms on the GPU and 2 on the host; 1 MB outputs copy in 1 ms at 1 GB/s:
 # 1 + 1 + 2 + 1 + 1 = 6 ms with b on the host

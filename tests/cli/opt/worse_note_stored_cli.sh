@@ -4,11 +4,8 @@
 # as sim --policy checkmate does: the store's runs.note (schema v11) shown by db runs, db gaps
 # and db export; fit's note line and worse_than_heuristic in --json. An op-level row the seeds
 # make never worse has no note.
-set -u
-: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 rm -f ./*.db
 T="$GMS_SOURCE_DIR/traces/samples/unet-small.gmt"
 
