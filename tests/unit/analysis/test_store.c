@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "test_sql.h"
 #include "test_tmpdir.h"
 #include "store.h"
 #include "store_solution.h"
@@ -57,19 +58,6 @@ static size_t count_rows(store *s, const store_filter *f)
     return n;
 }
 
-static int scalar_int(const char *path, const char *sql)
-{
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    int v = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
-}
-
 static const char *journal_mode(const char *p, char *buf, size_t len)
 {
     sqlite3 *db;
@@ -96,8 +84,8 @@ START_TEST(test_new_store_has_current_schema_and_wal_while_open)
     ck_assert_str_eq(journal_mode(p, mode, sizeof mode), "wal");
     store_close(s);
     ck_assert_str_eq(journal_mode(p, mode, sizeof mode), "delete");
-    ck_assert_int_eq(scalar_int(p, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
-    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM sqlite_master WHERE name IN "
+    ck_assert_int_eq(sql_int(p, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    ck_assert_int_eq(sql_int(p, "SELECT count(*) FROM sqlite_master WHERE name IN "
                                    "('traces','runs','timelines')"),
                      3);
 }
@@ -148,32 +136,32 @@ START_TEST(test_v1_store_is_migrated_keeping_its_runs)
     ck_assert_int_eq(store_put_run(s, &r, NULL, &err), GMS_ESTATE);
     ck_assert_ptr_nonnull(strstr(err.msg, "opened read-only"));
     store_close(s);
-    ck_assert_int_eq(scalar_int(p, "PRAGMA user_version"), 1);
+    ck_assert_int_eq(sql_int(p, "PRAGMA user_version"), 1);
 
     ck_assert_msg(store_open(p, 0, &s, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(store_schema_version(s), STORE_SCHEMA_VERSION);
     ck_assert_uint_eq(count_rows(s, NULL), 2);
     ck_assert_msg(store_put_timeline(s, 1, 0, 10, 400, "compute", &err) == 0, "%s", err.msg);
     store_close(s);
-    ck_assert_int_eq(scalar_int(p, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
-    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM timelines"), 1);
+    ck_assert_int_eq(sql_int(p, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    ck_assert_int_eq(sql_int(p, "SELECT count(*) FROM timelines"), 1);
     /* v5: old runs had no runtime costs */
-    ck_assert_int_eq(scalar_int(p, "SELECT op_overhead_ns + search_ns + evict_ns + 1 FROM runs"), 1);
+    ck_assert_int_eq(sql_int(p, "SELECT op_overhead_ns + search_ns + evict_ns + 1 FROM runs"), 1);
     /* v6: no planner figures, no iterations */
-    ck_assert_int_eq(scalar_int(p, "SELECT plan_iterations + checkpoints + cache_hits + 1 FROM runs"),
+    ck_assert_int_eq(sql_int(p, "SELECT plan_iterations + checkpoints + cache_hits + 1 FROM runs"),
                      1);
-    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE pred_err_mean IS NULL"), 2);
+    ck_assert_int_eq(sql_int(p, "SELECT count(*) FROM runs WHERE pred_err_mean IS NULL"), 2);
     /* v8: no solutions yet */
-    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM solutions"), 0);
-    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM iterations"), 0);
+    ck_assert_int_eq(sql_int(p, "SELECT count(*) FROM solutions"), 0);
+    ck_assert_int_eq(sql_int(p, "SELECT count(*) FROM iterations"), 0);
     /* v7: no swapping */
-    ck_assert_int_eq(scalar_int(p, "SELECT swap_out_bytes + swap_in_bytes + stall_ns + d2h_busy_ns"
+    ck_assert_int_eq(sql_int(p, "SELECT swap_out_bytes + swap_in_bytes + stall_ns + d2h_busy_ns"
                                    " + h2d_busy_ns + 1 FROM runs"), 1);
     /* v11: runs stored before have no note */
-    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE note IS NULL"), 2);
+    ck_assert_int_eq(sql_int(p, "SELECT count(*) FROM runs WHERE note IS NULL"), 2);
     /* v10: what was hybrid then is hybrid-mix now (the name hybrid is the measured director) */
-    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE policy = 'hybrid'"), 0);
-    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE policy = 'hybrid-mix'"
+    ck_assert_int_eq(sql_int(p, "SELECT count(*) FROM runs WHERE policy = 'hybrid'"), 0);
+    ck_assert_int_eq(sql_int(p, "SELECT count(*) FROM runs WHERE policy = 'hybrid-mix'"
                                    " AND overhead = 1.7"), 1);
     /* and so in a merge of a store not migrated */
     const char *p1 = path_in("v1-again.db"), *pm = path_in("v1-merged.db");
@@ -182,8 +170,8 @@ START_TEST(test_v1_store_is_migrated_keeping_its_runs)
     sqlite3_close(db);
     const char *in[] = {p1};
     ck_assert_msg(store_merge(in, 1, pm, 0, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(scalar_int(pm, "SELECT count(*) FROM runs WHERE policy = 'hybrid'"), 0);
-    ck_assert_int_eq(scalar_int(pm, "SELECT count(*) FROM runs WHERE policy = 'hybrid-mix'"), 1);
+    ck_assert_int_eq(sql_int(pm, "SELECT count(*) FROM runs WHERE policy = 'hybrid'"), 0);
+    ck_assert_int_eq(sql_int(pm, "SELECT count(*) FROM runs WHERE policy = 'hybrid-mix'"), 1);
 }
 END_TEST
 
@@ -285,10 +273,10 @@ START_TEST(test_solutions_round_trip_and_merge)
 
     const char *in[] = {p};
     ck_assert_msg(store_merge(in, 1, po, 0, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM solutions"), 3);
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM solutions"
+    ck_assert_int_eq(sql_int(po, "SELECT count(*) FROM solutions"), 3);
+    ck_assert_int_eq(sql_int(po, "SELECT count(*) FROM solutions"
                                     " WHERE lower_bound_from = 'boundary'"), 1);
-    ck_assert_int_eq(scalar_int(po, "SELECT length(schedule) FROM solutions WHERE budget = 4096"),
+    ck_assert_int_eq(sql_int(po, "SELECT length(schedule) FROM solutions WHERE budget = 4096"),
                      (int)sizeof sched);
 }
 END_TEST
@@ -346,9 +334,9 @@ START_TEST(test_planner_figures_and_iterations_round_trip)
 
     const char *in[] = {p};
     ck_assert_msg(store_merge(in, 1, po, 0, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM iterations"), 2);
-    ck_assert_int_eq(scalar_int(po, "SELECT checkpoints FROM runs"), 3);
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM iterations i JOIN runs r ON"
+    ck_assert_int_eq(sql_int(po, "SELECT count(*) FROM iterations"), 2);
+    ck_assert_int_eq(sql_int(po, "SELECT checkpoints FROM runs"), 3);
+    ck_assert_int_eq(sql_int(po, "SELECT count(*) FROM iterations i JOIN runs r ON"
                                     " r.id = i.run_id WHERE r.params = 'bucket=5'"), 2);
 }
 END_TEST
@@ -366,7 +354,7 @@ START_TEST(test_newer_schema_is_refused)
     gms_error err;
     ck_assert_int_eq(store_open(p, STORE_CREATE, &s, &err), GMS_EVERSION);
     ck_assert_ptr_nonnull(strstr(err.msg, "newer"));
-    ck_assert_int_eq(scalar_int(p, "PRAGMA user_version"), 99);
+    ck_assert_int_eq(sql_int(p, "PRAGMA user_version"), 99);
 }
 END_TEST
 
@@ -577,12 +565,12 @@ START_TEST(test_run_note_round_trip_export_and_merge)
     ck_assert_ptr_nonnull(strstr(buf, "\"note\": null}"));
     free(buf);
     store_close(s);
-    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE note IS NULL"), 1);
+    ck_assert_int_eq(sql_int(p, "SELECT count(*) FROM runs WHERE note IS NULL"), 1);
     const char *in[] = {p};
     ck_assert_msg(store_merge(in, 1, pm, 0, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(scalar_int(pm, "SELECT count(*) FROM runs WHERE policy = 'checkmate'"
+    ck_assert_int_eq(sql_int(pm, "SELECT count(*) FROM runs WHERE policy = 'checkmate'"
                                     " AND note LIKE 'the layers graph%'"), 1);
-    ck_assert_int_eq(scalar_int(pm, "SELECT count(*) FROM runs WHERE note IS NULL"), 1);
+    ck_assert_int_eq(sql_int(pm, "SELECT count(*) FROM runs WHERE note IS NULL"), 1);
 }
 END_TEST
 
@@ -610,15 +598,15 @@ START_TEST(test_merge_is_a_union_without_duplicates)
 
     const char *in[] = {pa, pb};
     ck_assert_msg(store_merge(in, 2, po, 0, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM runs"), 3);
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM traces"), 2);
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM timelines"), 1);
+    ck_assert_int_eq(sql_int(po, "SELECT count(*) FROM runs"), 3);
+    ck_assert_int_eq(sql_int(po, "SELECT count(*) FROM traces"), 2);
+    ck_assert_int_eq(sql_int(po, "SELECT count(*) FROM timelines"), 1);
     /* an existing output is kept unless forced */
     ck_assert_int_eq(store_merge(in, 1, po, 0, &err), GMS_EIO);
     ck_assert_ptr_nonnull(strstr(err.msg, "--force"));
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM runs"), 3);
+    ck_assert_int_eq(sql_int(po, "SELECT count(*) FROM runs"), 3);
     ck_assert_int_eq(store_merge(in, 1, po, 1, &err), 0);
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM runs"), 2);
+    ck_assert_int_eq(sql_int(po, "SELECT count(*) FROM runs"), 2);
     /* a bad input leaves no output and no temporary file */
     const char *bad = path_in("bad.db");
     FILE *f = fopen(bad, "w");
