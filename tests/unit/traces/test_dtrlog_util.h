@@ -27,4 +27,9 @@ int tu_write_file(const char *path, const char *text);
 /* $GMS_SHARED_DIR/traces/dtr-iclr21, failing the test loudly when absent. Caller frees. */
 char *tu_dtr_dir(void);
 
+/* The DTR paper's logs there (*.log), full paths in name order; *n their count (the test
+ * fails when the folder is absent). Free with tu_free_list. */
+char **tu_dtr_logs(size_t *n);
+void tu_free_list(char **list, size_t n);
+
 #endif
