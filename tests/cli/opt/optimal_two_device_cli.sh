@@ -51,14 +51,7 @@ out=$("$GMS_BIN" optimal root.json --budget 30B --host-memory 5B --link 1 --json
   = "optimal 19.0 0 1 [0, 3]" ] || fail "root, host too small: $out"
 
 # no cost_host: asking for two devices gives the single-device optimum
-cat > diamond.json <<'G'
-{"nodes": [
- {"name": "a", "cost": 5, "bytes": 10},
- {"name": "b", "cost": 1, "bytes": 10, "inputs": [0]},
- {"name": "c", "cost": 1, "bytes": 10, "inputs": [0]},
- {"name": "d", "cost": 1, "bytes": 10, "inputs": [1, 2]},
- {"name": "e", "cost": 1, "bytes": 10, "inputs": [3, 0]}]}
-G
+write_diamond diamond.json
 one=$("$GMS_BIN" optimal diamond.json --budget 30B --json) || fail "diamond one"
 two=$("$GMS_BIN" optimal diamond.json --budget 30B --host-memory 1GiB --json) || fail "diamond two"
 [ "$(echo "$two" | field 'd["program"], d["objective"], d["host_runs"], d["transfers"]["count"]')" \

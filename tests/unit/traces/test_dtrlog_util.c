@@ -228,3 +228,14 @@ void tu_free_list(char **list, size_t n)
         free(list[i]);
     free(list);
 }
+
+char *tu_data_path(const char *name)
+{
+    const char *dir = getenv("GMS_SOURCE_DIR");
+    ck_assert_msg(dir != NULL, "GMS_SOURCE_DIR is not set (run the test through ctest)");
+    size_t n = strlen(dir) + strlen(name) + 40;
+    char *p = malloc(n);
+    ck_assert_ptr_nonnull(p);
+    snprintf(p, n, "%s/tests/unit/traces/data/%s", dir, name);
+    return p;
+}

@@ -26,20 +26,11 @@ typedef struct seen {
     gmt_source *src;
 } seen;
 
-static char *data_path(const char *name)
-{
-    const char *dir = getenv("GMS_SOURCE_DIR");
-    ck_assert_msg(dir != NULL, "GMS_SOURCE_DIR is not set (run the test through ctest)");
-    char *p = malloc(strlen(dir) + strlen(name) + 40);
-    sprintf(p, "%s/tests/unit/traces/data/%s", dir, name);
-    return p;
-}
-
 /* Reads every event of an ET through gmt_source, copying what the tests look at. */
 static void read_all(const char *name, seen *s)
 {
     memset(s, 0, sizeof *s);
-    char *path = data_path(name);
+    char *path = tu_data_path(name);
     gms_error err;
     ck_assert_msg(gmt_source_open(path, &s->src, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(gmt_source_format(s->src), GMT_FORMAT_PYTORCH_ET);
@@ -338,7 +329,7 @@ START_TEST(test_kineto_pairing_compares_what_both_files_state)
 {
     et_trace *t;
     gms_error err;
-    char *path = data_path("tiny_et.json");
+    char *path = tu_data_path("tiny_et.json");
     ck_assert_msg(et_load(path, &t, &err) == 0, "%s", err.msg);
     free(path);
     ck_assert_int_eq(t->pid, 1);
