@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "store.h"
 #include "store_gaps.h"
 #include "store_solution.h"
@@ -266,9 +267,5 @@ int main(void)
     tcase_add_test(ts, test_store_gaps_and_view_agree);
     tcase_add_test(ts, test_old_solution_gets_its_compute);
     suite_add_tcase(s, ts);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

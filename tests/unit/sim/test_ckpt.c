@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "graph.h"
 #include "planner.h"
 #include "planners.h"
@@ -644,9 +645,5 @@ int main(void)
     tcase_add_test(tc, test_sac_torchtitan_saves_every_other_mm);
     tcase_add_test(tc, test_sac_torchtitan_wraps_blocks);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

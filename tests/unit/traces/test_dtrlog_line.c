@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "dtrlog.h"
 #include "dtrlog_line.h"
 #include "test_dtrlog_util.h"
@@ -150,9 +151,5 @@ int main(void)
     tcase_add_test(tc, test_fast_parser_leaves_invalid_lines_to_jansson);
     tcase_add_test(tc, test_fast_and_jansson_parsers_read_every_dtr_log_alike);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

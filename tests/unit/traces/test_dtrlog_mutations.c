@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "dtrlog.h"
 #include "test_dtrlog_util.h"
 
@@ -210,9 +211,5 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_damaged_logs_fail_cleanly_or_round_trip);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

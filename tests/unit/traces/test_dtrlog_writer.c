@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "dtrlog.h"
 #include "test_dtrlog_util.h"
 
@@ -436,9 +437,5 @@ int main(void)
     tcase_add_test(tc, test_reader_then_writer_reproduces_hand_written_log_byte_for_byte);
     tcase_add_test(tc, test_reader_then_writer_reproduces_every_dtr_paper_log);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

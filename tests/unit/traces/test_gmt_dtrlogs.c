@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "check_run.h"
 #include "dtrlog.h"
 #include "gmt.h"
 #include "test_dtrlog_util.h"
@@ -56,9 +57,5 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_every_shared_log_round_trips_under_3_bytes_per_event);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

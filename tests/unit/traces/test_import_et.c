@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "gmt.h"
 #include "import_et.h"
 #include "import_et_kineto.h"
@@ -459,9 +460,5 @@ int main(void)
     tcase_add_test(tc, test_module_record_functions_become_layer_scopes);
     tcase_add_test(tc, test_bad_input_is_refused_with_the_file_and_what_to_do);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }
