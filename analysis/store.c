@@ -236,6 +236,11 @@ static const char schema_v9[] =
 static const char schema_v10[] = "UPDATE runs SET policy = 'hybrid-mix' WHERE policy = 'hybrid';"
                                  "ALTER TABLE solutions ADD COLUMN lower_bound_from TEXT;";
 
+/* v11: a run's note (issue 28, item 2): for a checkmate run whose graph's answer is worse than
+ * a heuristic's run at the same bytes, or has no schedule where that run fits, the sentence
+ * sim prints (optimal_seeds_worse); NULL for every other run and for runs stored before. */
+static const char schema_v11[] = "ALTER TABLE runs ADD COLUMN note TEXT;";
+
 /* One function per version step: migrations[v] takes a store from version v to v + 1 inside
  * the caller's transaction. A step that must rewrite data (not only add tables or columns)
  * does it here too. */
@@ -293,9 +298,15 @@ static int migrate_9_to_10(sqlite3 *db, gms_error *err)
     return store_exec(db, schema_v10, "migrating the schema from version 9 to 10", err);
 }
 
+static int migrate_10_to_11(sqlite3 *db, gms_error *err)
+{
+    return store_exec(db, schema_v11, "migrating the schema from version 10 to 11", err);
+}
+
 static const store_migration migrations[STORE_SCHEMA_VERSION] = {
     migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5,
-    migrate_5_to_6, migrate_6_to_7, migrate_7_to_8, migrate_8_to_9, migrate_9_to_10};
+    migrate_5_to_6, migrate_6_to_7, migrate_7_to_8, migrate_8_to_9, migrate_9_to_10,
+    migrate_10_to_11};
 
 int store_migrate_step(sqlite3 *db, int from, gms_error *err)
 {
@@ -579,10 +590,10 @@ int store_put_run(store *s, const store_run *r, int64_t *run_id, gms_error *err)
                       " frag_allocs, frag_ratio, op_overhead_ns, search_ns, evict_ns,"
                       " plan_iterations, plan_predicted, pred_err_mean, pred_err_max,"
                       " cache_hits, cache_misses, plan_s, checkpoints,"
-                      " swap_out_bytes, swap_in_bytes, stall_ns, d2h_busy_ns, h2d_busy_ns)"
+                      " swap_out_bytes, swap_in_bytes, stall_ns, d2h_busy_ns, h2d_busy_ns, note)"
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
                       " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28,"
-                      " ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38)",
+                      " ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39)",
                       err);
     if (rc)
         return rc;
@@ -626,6 +637,8 @@ int store_put_run(store *s, const store_run *r, int64_t *run_id, gms_error *err)
     sqlite3_bind_int64(st, 36, (sqlite3_int64)r->stall_ns);
     sqlite3_bind_int64(st, 37, (sqlite3_int64)r->d2h_busy_ns);
     sqlite3_bind_int64(st, 38, (sqlite3_int64)r->h2d_busy_ns);
+    if (r->note && *r->note)
+        sqlite3_bind_text(st, 39, r->note, -1, SQLITE_STATIC);
     rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)

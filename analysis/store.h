@@ -28,7 +28,7 @@
 
 #include "gms_error.h"
 
-#define STORE_SCHEMA_VERSION 10
+#define STORE_SCHEMA_VERSION 11
 
 typedef struct store store;
 
@@ -116,6 +116,9 @@ typedef struct store_run {
     uint64_t stall_ns;
     uint64_t d2h_busy_ns;
     uint64_t h2d_busy_ns;
+    /* a checkmate run's note: its answer is worse than a heuristic's run at the same bytes,
+     * or has no schedule where that run fits (optimal_seeds_worse); NULL or "": none */
+    const char *note;
 } store_run;
 
 /* Sets *found to 1 when a run with this key is stored. */
@@ -206,6 +209,7 @@ typedef struct store_row {
     uint64_t stall_ns;
     uint64_t d2h_busy_ns;
     uint64_t h2d_busy_ns;
+    const char *note;        /* store_run.note; "" when none (and in stores before version 11) */
 } store_row;
 
 /* Which rows a query returns: NULL/0 fields mean "any". policies is a NULL-free array.

@@ -62,6 +62,22 @@ static const char copy_runs_v7[] =
     " cache_hits, cache_misses, plan_s, checkpoints, swap_out_bytes, swap_in_bytes, stall_ns,"
     " d2h_busy_ns, h2d_busy_ns FROM src.runs ORDER BY id";
 
+/* Inputs at schema v11 or later also carry the checkmate runs' notes. */
+static const char copy_runs_v11[] =
+    "INSERT OR IGNORE INTO main.runs (trace_hash, policy, params, budget, ratio, remat_limit,"
+    " semantics, allocator, status, overhead, evictions, eager_evictions, remats, remat_compute,"
+    " peak_memory, peak_reserved, peak_allocated, largest_free, frag_allocs, frag_ratio, wall_s,"
+    " tool_version, created_at, op_overhead_ns, search_ns, evict_ns, plan_iterations,"
+    " plan_predicted, pred_err_mean, pred_err_max, cache_hits, cache_misses, plan_s,"
+    " checkpoints, swap_out_bytes, swap_in_bytes, stall_ns, d2h_busy_ns, h2d_busy_ns, note)"
+    " SELECT trace_hash, policy,"
+    " params, budget, ratio, remat_limit, semantics, allocator, status, overhead, evictions,"
+    " eager_evictions, remats, remat_compute, peak_memory, peak_reserved, peak_allocated,"
+    " largest_free, frag_allocs, frag_ratio, wall_s, tool_version, created_at, op_overhead_ns,"
+    " search_ns, evict_ns, plan_iterations, plan_predicted, pred_err_mean, pred_err_max,"
+    " cache_hits, cache_misses, plan_s, checkpoints, swap_out_bytes, swap_in_bytes, stall_ns,"
+    " d2h_busy_ns, h2d_busy_ns, note FROM src.runs ORDER BY id";
+
 static const char copy_runs[] =
     "INSERT OR IGNORE INTO main.runs (trace_hash, policy, params, budget, ratio, remat_limit,"
     " semantics, allocator, status, overhead, evictions, eager_evictions, remats, remat_compute,"
@@ -160,7 +176,8 @@ static int merge_one(store *outs, const char *const *inputs, size_t i, int versi
         sqlite3_finalize(st);
     }
     if (!rc)
-        rc = store_exec(db, version >= 7   ? copy_runs_v7
+        rc = store_exec(db, version >= 11  ? copy_runs_v11
+                             : version >= 7 ? copy_runs_v7
                              : version >= 6 ? copy_runs_v6
                              : version >= 5 ? copy_runs_v5
                              : version >= 4 ? copy_runs

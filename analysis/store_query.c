@@ -36,6 +36,9 @@ static const char plan_cols_v5[] = ", 0, 0, NULL, NULL, 0, 0, 0.0, 0";
 static const char swap_cols_v7[] =
     ", r.swap_out_bytes, r.swap_in_bytes, r.stall_ns, r.d2h_busy_ns, r.h2d_busy_ns";
 static const char swap_cols_v6[] = ", 0, 0, 0, 0, 0";
+/* A checkmate run's note (schema version 11); none before it. */
+static const char note_cols_v11[] = ", r.note";
+static const char note_cols_v10[] = ", NULL";
 static const char query_tail[] = " ORDER BY t.name, r.trace_hash, r.policy, r.budget, r.params";
 
 static const char *text_or_empty(sqlite3_stmt *st, int col)
@@ -49,17 +52,18 @@ int store_query_runs(store *s, const store_filter *f, store_row_fn fn, void *ctx
 {
     size_t np = f ? f->n_policies : 0;
     size_t len = sizeof query_cols + sizeof query_head + sizeof mem_cols_v4 +
-                 sizeof cost_cols_v5 + sizeof plan_cols_v6 + sizeof swap_cols_v7 +
+                 sizeof cost_cols_v5 + sizeof plan_cols_v6 + sizeof swap_cols_v7 + sizeof note_cols_v11 +
                  sizeof query_tail + 64 + np * 8;
     char *sql = malloc(len);
     if (!sql)
         return gms_error_set(err, GMS_ENOMEM, "out of memory");
-    size_t off = (size_t)snprintf(sql, len, "%s%s, %s%s%s%s%s", query_cols,
+    size_t off = (size_t)snprintf(sql, len, "%s%s, %s%s%s%s%s%s", query_cols,
                                   s->version >= 3 ? "t.constants, t.bottleneck" : "NULL, NULL",
                                   s->version >= 4 ? mem_cols_v4 : mem_cols_v3,
                                   s->version >= 5 ? cost_cols_v5 : cost_cols_v4,
                                   s->version >= 6 ? plan_cols_v6 : plan_cols_v5,
-                                  s->version >= 7 ? swap_cols_v7 : swap_cols_v6, query_head);
+                                  s->version >= 7 ? swap_cols_v7 : swap_cols_v6,
+                                  s->version >= 11 ? note_cols_v11 : note_cols_v10, query_head);
     if (f && f->allocator) /* stores before version 4 hold ideal runs only */
         off += (size_t)snprintf(sql + off, len - off, " AND %s = ?6",
                                 s->version >= 4 ? "r.allocator" : "'ideal'");
@@ -139,6 +143,7 @@ int store_query_runs(store *s, const store_filter *f, store_row_fn fn, void *ctx
         r.stall_ns = (uint64_t)sqlite3_column_int64(st, 42);
         r.d2h_busy_ns = (uint64_t)sqlite3_column_int64(st, 43);
         r.h2d_busy_ns = (uint64_t)sqlite3_column_int64(st, 44);
+        r.note = text_or_empty(st, 45);
         if ((result = fn(ctx, &r)) != 0)
             break;
     }
@@ -185,7 +190,7 @@ static const char csv_header[] =
     "baseline_compute,allocator,peak_reserved,peak_allocated,largest_free,frag_allocs,"
     "frag_ratio,op_overhead_ns,search_ns,evict_ns,plan_iterations,plan_predicted,pred_err_mean,"
     "pred_err_max,cache_hits,cache_misses,plan_s,checkpoints,swap_out_bytes,swap_in_bytes,"
-    "stall_ns,d2h_busy_ns,h2d_busy_ns,tool_version,wall_s,created_at\n";
+    "stall_ns,d2h_busy_ns,h2d_busy_ns,note,tool_version,wall_s,created_at\n";
 
 static int csv_row(void *ctx, const store_row *r)
 {
@@ -218,6 +223,8 @@ static int csv_row(void *ctx, const store_row *r)
     fprintf(out, "%llu,%llu,%llu,%llu,%llu,", (unsigned long long)r->swap_out_bytes,
             (unsigned long long)r->swap_in_bytes, (unsigned long long)r->stall_ns,
             (unsigned long long)r->d2h_busy_ns, (unsigned long long)r->h2d_busy_ns);
+    csv_field(out, r->note); /* before the fields that differ between equal runs */
+    fputc(',', out);
     csv_field(out, r->tool_version);
     fprintf(out, ",%s,%s\n", fmt_double(r->wall_s, b4, sizeof b4), r->created_at);
     return 0;
@@ -299,10 +306,15 @@ static int json_row(void *ctx, const store_row *r)
             (unsigned long long)r->checkpoints);
     fprintf(out,
             ", \"swap_out_bytes\": %llu, \"swap_in_bytes\": %llu, \"stall_ns\": %llu,"
-            " \"d2h_busy_ns\": %llu, \"h2d_busy_ns\": %llu}",
+            " \"d2h_busy_ns\": %llu, \"h2d_busy_ns\": %llu, \"note\": ",
             (unsigned long long)r->swap_out_bytes, (unsigned long long)r->swap_in_bytes,
             (unsigned long long)r->stall_ns, (unsigned long long)r->d2h_busy_ns,
             (unsigned long long)r->h2d_busy_ns);
+    if (*r->note)
+        json_string(out, r->note);
+    else
+        fputs("null", out);
+    fputc('}', out);
     return 0;
 }
 

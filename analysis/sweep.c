@@ -249,7 +249,8 @@ static double item_ratio(const sweep_ctx *c, const sw_item *it)
 }
 
 /* Writes one finished run (and its timeline) inside the caller's transaction. */
-static int write_item(sweep_ctx *c, store *s, sw_item *it, gms_error *err)
+/* note: a checkmate run's (sweep_checkmate_run), or NULL. */
+static int write_item(sweep_ctx *c, store *s, sw_item *it, const char *note, gms_error *err)
 {
     const sw_trace *t = &c->traces[it->trace];
     store_run r = {
@@ -285,6 +286,7 @@ static int write_item(sweep_ctx *c, store *s, sw_item *it, gms_error *err)
         .stall_ns = it->res.stall_ns,
         .d2h_busy_ns = it->res.d2h_busy_ns,
         .h2d_busy_ns = it->res.h2d_busy_ns,
+        .note = note,
     };
     int64_t id = 0;
     int rc = store_put_run(s, &r, &id, err);
@@ -572,14 +574,15 @@ static int run_checkmate(sweep_ctx *c, store *s, sweep_progress *pg, double t0, 
         sw_item *it = &c->items[c->ck_todo[i]];
         const sw_trace *t = &c->traces[it->trace];
         int cached = 0;
+        char note[400];
         /* solved outside the row's transaction: a long solve must not hold the store's write
          * lock (the solution commits on its own) */
         int rc = sweep_checkmate_run(s, t->t, t->hash, sp->policies[it->policy], it->budget, sp,
-                                     &it->res, &cached, err);
+                                     &it->res, &cached, note, sizeof note, err);
         if (!rc)
             rc = store_begin(s, err);
         if (!rc)
-            rc = write_item(c, s, it, err);
+            rc = write_item(c, s, it, note, err);
         if (!rc)
             rc = store_commit(s, err);
         if (rc) {
@@ -635,7 +638,7 @@ static int write_loop(sweep_ctx *c, store *s, sweep_progress *pg, double t0, gms
             rc = store_begin(s, err);
             size_t ok = 0, failed = 0, oom = 0, n = 0;
             for (int i = head; !rc && i >= 0; i = c->items[i].next_done) {
-                rc = write_item(c, s, &c->items[i], err);
+                rc = write_item(c, s, &c->items[i], NULL, err);
                 n++;
                 if (c->items[i].res.status == SIM_OK)
                     ok++;

@@ -173,10 +173,13 @@ int sweep_checkmate_run_observed(store *s, const sim_trace *t, const char *trace
                                  const char *policy, uint64_t budget, const char *coarsen,
                                  uint32_t iteration, double time_limit,
                                  const char *seed_policies, sim_observer obs, void *obs_ctx,
-                                 sim_result *res, int *cached, gms_error *err)
+                                 sim_result *res, int *cached, char *note, size_t note_len,
+                                 gms_error *err)
 {
     double t0 = now_s();
     memset(res, 0, sizeof *res);
+    if (note && note_len)
+        note[0] = 0;
     *cached = 0;
     opt_coarsen c;
     if (opt_coarsen_parse(coarsen, &c))
@@ -192,10 +195,11 @@ int sweep_checkmate_run_observed(store *s, const sim_trace *t, const char *trace
     store_solution_key key = {trace_hash, iteration, opt_coarsen_name(c), budget,
                               strcmp(policy, "checkmate-approx") == 0 ? "approx" : "exact",
                               time_limit > 0 ? time_limit : 0};
-    /* the runs seed an op-level solve; a sweep row has no note, so a layer graph needs none */
+    /* the runs seed an op-level solve, and are what the note compares any graph's answer
+     * with (as sim's); without a note wanted a layer graph needs none */
     optimal_seeds sd = {.best = -1};
     if (!strcmp(key.mode, "exact") && opt_graph_peak(g) > budget &&
-        (c == OPT_COARSEN_OUTPUTS || c == OPT_COARSEN_NONE) &&
+        (c == OPT_COARSEN_OUTPUTS || c == OPT_COARSEN_NONE || (note && note_len)) &&
         (rc = optimal_seeds_run(t, iteration, c, g, budget,
                                 seed_policies ? seed_policies : OPTIMAL_SEEDS_DEFAULT, &sd,
                                 err)) != 0) {
@@ -204,7 +208,6 @@ int sweep_checkmate_run_observed(store *s, const sim_trace *t, const char *trace
     }
     opt_answer a;
     rc = sweep_checkmate_solve(s, g, &key, time_limit, &sd, &a, cached, err);
-    optimal_seeds_free(&sd);
     res->status = SIM_OOM;
     if (!rc && a.schedule) {
         opt_replay r = {0};
@@ -223,6 +226,10 @@ int sweep_checkmate_run_observed(store *s, const sim_trace *t, const char *trace
         }
         opt_replay_clear(&r);
     }
+    if (!rc && note && note_len)
+        optimal_seeds_worse(&sd, &a, c, res->status == SIM_OK ? res->overhead : -1, note,
+                            note_len);
+    optimal_seeds_free(&sd);
     opt_answer_clear(&a);
     opt_graph_free(g);
     res->wall_s = now_s() - t0;
@@ -231,10 +238,11 @@ int sweep_checkmate_run_observed(store *s, const sim_trace *t, const char *trace
 
 int sweep_checkmate_run(store *s, const sim_trace *t, const char *trace_hash,
                         const char *policy, uint64_t budget, const sweep_spec *sp,
-                        sim_result *res, int *cached, gms_error *err)
+                        sim_result *res, int *cached, char *note, size_t note_len,
+                        gms_error *err)
 {
     return sweep_checkmate_run_observed(s, t, trace_hash, policy, budget,
                                         sweep_checkmate_coarsen(sp), sp->ck_iteration,
                                         sp->ck_time_limit, sp->ck_seed_policies, NULL, NULL,
-                                        res, cached, err);
+                                        res, cached, note, note_len, err);
 }

@@ -50,20 +50,26 @@ int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key
 /* One run: fills res (status SIM_OK or SIM_OOM, overhead = replayed compute / the graph's
  * compute, peak_memory, remats = recomputations, wall_s); *cached = 1 when the solver's answer
  * came from the store. Stores a new answer in the store (its own statement, committed at
- * once outside a transaction). 0 or an error (trace without that iteration, ...). */
+ * once outside a transaction). note (may be NULL) gets optimal_seeds_worse's sentence when
+ * the answer is worse than the best heuristic's run at the budget, or has no schedule that
+ * fits where that run fits (issue 28, item 2); "" otherwise. Asking for it runs the seed
+ * policies beside a layer graph too. 0 or an error (trace without that iteration, ...). */
 int sweep_checkmate_run(store *s, const sim_trace *t, const char *trace_hash,
                         const char *policy, uint64_t budget, const sweep_spec *sp,
-                        sim_result *res, int *cached, gms_error *err);
+                        sim_result *res, int *cached, char *note, size_t note_len,
+                        gms_error *err);
 
 /* The same run with its settings given one by one, and the replayed schedule sent to obs (may
  * be NULL) as sim events (checkmate_events.h); with obs, res also gets the event counts
  * (evictions, remats, clock). coarsen: "auto" (opt_graph_auto), "layers", "outputs" or
  * "none". seed_policies: the heuristics run at the budget to seed an exact solve
- * (optimal_seeds.h; NULL: OPTIMAL_SEEDS_DEFAULT, "none": none). s may be NULL (no cache). */
+ * (optimal_seeds.h; NULL: OPTIMAL_SEEDS_DEFAULT, "none": none). s may be NULL (no cache).
+ * note, note_len: as sweep_checkmate_run's (NULL, 0: none wanted). */
 int sweep_checkmate_run_observed(store *s, const sim_trace *t, const char *trace_hash,
                                  const char *policy, uint64_t budget, const char *coarsen,
                                  uint32_t iteration, double time_limit,
                                  const char *seed_policies, sim_observer obs, void *obs_ctx,
-                                 sim_result *res, int *cached, gms_error *err);
+                                 sim_result *res, int *cached, char *note, size_t note_len,
+                                 gms_error *err);
 
 #endif

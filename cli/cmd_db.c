@@ -58,7 +58,10 @@ static void usage(FILE *f)
             "  PEAK         peak memory in use during the run\n"
             "  SWAPPED-OUT  bytes copied to host memory by a swapping policy ('-': none)\n"
             "  SWAPPED-IN   bytes copied back to the GPU\n"
-            "  STALL        compute time spent waiting for copies (ms)\n",
+            "  STALL        compute time spent waiting for copies (ms)\n"
+            "A checkmate row whose graph's answer is worse than a heuristic's run at its\n"
+            "budget, or has no schedule where that run fits, is followed by a note line\n"
+            "saying so (db export and db gaps: the note column).\n",
             cli_filter_help);
 }
 
@@ -169,6 +172,8 @@ static int table_row(void *vctx, const store_row *r)
            r->remat_limit, t->w_sem, r->semantics, t->w_alloc, r->allocator, r->ratio, budget,
            r->status, overhead, (unsigned long long)r->evictions,
            (unsigned long long)r->remats, peak, out, in, stall);
+    if (*r->note)
+        printf("  note: %s\n", r->note);
     return 0;
 }
 

@@ -95,6 +95,11 @@ static void usage(FILE *f)
             "  --seed-policies L eviction policies run at each probe's budget (default\n"
             "                    dtr,dtr-eq,msps,lru; 'none'): on an op-level graph their runs\n"
             "                    seed the solve, so it is never worse than the best that fits\n"
+            "                    the program; on any graph a probe's answer worse than the\n"
+            "                    best run, or none where a run fits, is said in a note line\n"
+            "                    (the failing budget below the answer's first, else the\n"
+            "                    answer's; worse_than_heuristic and its _bytes, _ratio in\n"
+            "                    JSON, null when none)\n"
             "  -h, --help        show this help\n"
             "\n"
             "examples:\n"
@@ -108,6 +113,7 @@ typedef struct fit_job {
     const sim_policy *policy;
     const char *ck;       /* a solved policy (fit_checkmate.h) instead of policy; else NULL */
     unsigned solved, cached; /* ck: probes solved and taken from the store */
+    fit_checkmate_note note; /* ck: a probe worse than a heuristic's run, if any */
     fit_answer ans;
     int failed;
     gms_error err;
@@ -310,6 +316,9 @@ static void print_table(const char *trace, const fit_ctx *c, const sim_baseline 
         if (c->jobs[i].ck)
             printf("; %u solved, %u from the store", c->jobs[i].solved, c->jobs[i].cached);
         printf("\n");
+        if (c->jobs[i].ck && c->jobs[i].note.text[0])
+            printf("%-*s at %.3f x baseline: %s\n", w, "  note",
+                   ratio_of(c->jobs[i].note.budget, bl), c->jobs[i].note.text);
     }
     long b = best_job(c);
     char b3[64];
@@ -370,6 +379,13 @@ static int print_json(const char *trace, const fit_ctx *c, const sim_baseline *b
         if (r && c->jobs[i].ck) {
             json_object_set_new(r, "solved", json_integer(c->jobs[i].solved));
             json_object_set_new(r, "cached", json_integer(c->jobs[i].cached));
+            const fit_checkmate_note *n = &c->jobs[i].note;
+            json_object_set_new(r, "worse_than_heuristic",
+                                n->text[0] ? json_string(n->text) : json_null());
+            json_object_set_new(r, "worse_than_heuristic_bytes",
+                                bytes_or_null(n->text[0] != 0, n->budget));
+            json_object_set_new(r, "worse_than_heuristic_ratio",
+                                ratio_or_null(n->text[0] != 0, n->budget, bl));
         }
         if (r && c->jobs[i].failed)
             json_object_set_new(r, "error", json_string(c->jobs[i].err.msg));
@@ -685,7 +701,7 @@ int cmd_fit(int argc, char **argv)
     for (size_t i = 0; i < c.n_jobs && !c.failed; i++)
         if (c.jobs[i].ck && fit_checkmate(t, trace, c.jobs[i].ck, &cko, max_overhead, &c.so,
                                           &c.jobs[i].ans, &c.jobs[i].solved,
-                                          &c.jobs[i].cached, &c.err) != 0)
+                                          &c.jobs[i].cached, &c.jobs[i].note, &c.err) != 0)
             c.failed = 1;
     size_t nt = jobs_n < c.n_jobs ? jobs_n : c.n_jobs;
     pthread_t *th = calloc(nt ? nt : 1, sizeof *th);

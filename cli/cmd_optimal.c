@@ -82,7 +82,8 @@ static void usage(FILE *f)
             "                    around the best seed; on by default; docs/optimal.md)\n"
             "  --round           with --time-limit, also round the search's LP solutions into\n"
             "                    schedules (opt-in: no gain measured, and CBC 2.10.8 crashed\n"
-            "                    on one program with it; docs/optimal.md)\n"
+            "                    on one program with it; docs/optimal.md); refused without\n"
+            "                    --time-limit or with --relax, --approx, --bound\n"
             "  --tighten         our extension of the authors' program: one inequality per\n"
             "                    hazard instead of their aggregated FREE_E bound, FREE_E\n"
             "                    continuous; same optimum, tighter LP bound (docs/optimal.md)\n"
@@ -452,6 +453,14 @@ int cmd_optimal(int argc, char **argv)
     }
     mode = boundary ? OPT_MODE_BOUND : relax ? OPT_MODE_RELAX : appr ? OPT_MODE_APPROX
                                                                        : OPT_MODE_MILP;
+    /* the hook sits in a time-limited MILP search only: elsewhere it would do nothing */
+    if (round_lp && (mode != OPT_MODE_MILP || !(limit > 0))) {
+        cli_error(CMD, "--round rounds the LP solutions of a time-limited MILP search: %s",
+                  mode != OPT_MODE_MILP ? "drop --relax, --approx or --bound, which solve no "
+                                          "MILP"
+                                        : "give --time-limit too (60, 60s or 2m)");
+        return 2;
+    }
     if (!budget_s) {
         cli_error(CMD, "give a budget: --budget 0.5 (of the unconstrained peak) or --budget 2GiB");
         return 2;

@@ -77,6 +77,8 @@ static int one(void *vctx, const store_gap_row *g)
                 o->w_trace, r->trace_name, o->w_policy, r->policy, r->ratio, r->status, ov,
                 s ? s->key.coarsen : "-", it, s ? s->status : "-", opt, bd, go, gb,
                 g->gap.finding ? "  " : "", g->gap.finding ? g->gap.finding : "");
+        if (*r->note)
+            fprintf(o->f, "  note: %s\n", r->note);
         return 0;
     }
     if (o->format == 1) {
@@ -112,6 +114,8 @@ static int one(void *vctx, const store_gap_row *g)
         fputc(',', f);
         if (g->gap.finding)
             csv_str(f, g->gap.finding);
+        fputc(',', f);
+        csv_str(f, r->note);
         fputc('\n', f);
         return 0;
     }
@@ -137,6 +141,7 @@ static int one(void *vctx, const store_gap_row *g)
     json_object_set_new(j, "gap_optimum", jnum(g->gap.gap_optimum));
     json_object_set_new(j, "gap_bound", jnum(g->gap.gap_bound));
     json_object_set_new(j, "finding", g->gap.finding ? json_string(g->gap.finding) : json_null());
+    json_object_set_new(j, "note", *r->note ? json_string(r->note) : json_null());
     return json_array_append_new(o->arr, j) ? GMS_ENOMEM : 0;
 }
 
@@ -145,7 +150,7 @@ static int run(store *s, const store_filter *f, gaps_out *o, gms_error *err)
     if (o->format == 1)
         fputs("trace,trace_hash,policy,params,ratio,budget,remat_limit,allocator,status,"
               "overhead,coarsen,iteration,time_limit,solver_status,nodes,opt_overhead,"
-              "bound_overhead,gap_optimum,gap_bound,finding\n", o->f);
+              "bound_overhead,gap_optimum,gap_bound,finding,note\n", o->f);
     if (o->format == 2 && !(o->arr = json_array()))
         return gms_error_set(err, GMS_ENOMEM, "out of memory");
     if (o->format == 0) {

@@ -24,11 +24,21 @@ typedef struct fit_checkmate_opts {
 /* The static name of a checkmate policy ("checkmate", "checkmate-approx"), NULL for others. */
 const char *fit_checkmate_policy(const char *name);
 
+/* Where a probe's answer was worse than the best heuristic's run at its budget, or had no
+ * schedule that fits where that run fits (issue 28, item 2; sweep_checkmate_run's note). */
+typedef struct fit_checkmate_note {
+    uint64_t budget; /* the probe's budget; 0 with text "": no probe said so */
+    char text[400];
+} fit_checkmate_note;
+
 /* Searches for policy (a fit_checkmate_policy name) on t (read from trace_path, for the
  * store's content hash). *solved and *cached count the probes solved and taken from the
- * store. 0 or an error (unreadable store, a trace without that iteration, ...). */
+ * store. *note gets the note of the failing budget just below the answer, else of the
+ * answer's budget, else (no answer) of the highest budget probed that has one.
+ * 0 or an error (unreadable store, a trace without that iteration, ...). */
 int fit_checkmate(const sim_trace *t, const char *trace_path, const char *policy,
                   const fit_checkmate_opts *o, double max_overhead, const fit_search_opts *so,
-                  fit_answer *ans, unsigned *solved, unsigned *cached, gms_error *err);
+                  fit_answer *ans, unsigned *solved, unsigned *cached,
+                  fit_checkmate_note *note, gms_error *err);
 
 #endif

@@ -41,6 +41,7 @@ endfunction()
 function(gms_add_check_test name)
   cmake_parse_arguments(T "NEEDS_SHARED" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit) # check_run.h
   target_link_libraries(${name} PRIVATE ${T_LIBS} PkgConfig::CHECK)
   gms_shared_gate(${name} "${T_NEEDS_SHARED}" ok)
   if(NOT ok)

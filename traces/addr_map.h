@@ -1,10 +1,10 @@
 /*
  * addr_map: a hash map from 64-bit addresses to 64-bit values, for the readers and replays
- * that follow an allocator's blocks by address: the Kineto memory reader pairs each free with
- * its allocation (kineto_mem.c), the snapshot replays find a block's or segment's record or
- * the model's handle (snapshot_state.c, sim/memory_replay.c). Every key is allowed, 0 and
- * UINT64_MAX included. A zeroed map ({0}) is an empty one too (its first put makes room).
- * The fields are the implementation's: use the functions.
+ * that follow an allocator's blocks by address: the pairing of frees with their allocations
+ * (mem_pair.c, for the Kineto memory readers), the snapshot replays find a block's or
+ * segment's record or the model's handle (snapshot_state.c, sim/memory_replay.c). Every key
+ * is allowed, 0 and UINT64_MAX included. A zeroed map ({0}) is an empty one too (its first
+ * put makes room). The fields are the implementation's: use the functions.
  */
 #ifndef GMS_ADDR_MAP_H
 #define GMS_ADDR_MAP_H

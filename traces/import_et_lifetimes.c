@@ -20,6 +20,7 @@
 
 #include "import_et_lifetimes.h"
 #include "import_et_ops_priv.h"
+#include "mem_pair.h"
 
 #define BLOCK_ROUND 512u            /* kMinBlockSize */
 #define LARGE_SLACK (1u << 20)      /* kSmallSize: a large block keeps a smaller remainder */
@@ -43,6 +44,22 @@ static int cmp_memev(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* An event of ctx's device (mem_pair.h): allocation or free; the others are left out. */
+typedef struct dev_events {
+    const et_memev *ev;
+    int64_t device;
+} dev_events;
+
+static int dev_event(const void *ctx, size_t i, uint64_t *addr)
+{
+    const dev_events *d = ctx;
+    const et_memev *e = &d->ev[i];
+    if (e->device != d->device)
+        return 0;
+    *addr = e->addr;
+    return e->bytes > 0 ? 1 : -1;
+}
+
 int et_allocs_pair(et_memev *ev, size_t n, int64_t device, et_alloc **out, size_t *n_out)
 {
     *out = NULL;
@@ -51,28 +68,21 @@ int et_allocs_pair(et_memev *ev, size_t n, int64_t device, et_alloc **out, size_
         return 0;
     qsort(ev, n, sizeof *ev, cmp_memev);
     et_alloc *a = malloc(n * sizeof *a);
-    addr_map open = {0};
-    if (!a)
+    size_t *pair = malloc(n * sizeof *pair);
+    dev_events d = {ev, device};
+    /* an allocation ends at its free, or where its address was allocated again (its free
+     * is missing: freed by then) */
+    if (!a || !pair || mem_pair(n, dev_event, &d, pair, NULL)) {
+        free(a);
+        free(pair);
         return -1;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (ev[i].device != device)
-            continue;
-        uint64_t at;
-        if (ev[i].bytes > 0) {
-            if (addr_map_get(&open, ev[i].addr, &at)) /* its free is missing: freed by now */
-                a[at].free_ts = ev[i].ts;
-            a[m] = (et_alloc){ev[i].ts, INT64_MAX, ev[i].tid, (uint64_t)ev[i].bytes};
-            if (addr_map_put(&open, ev[i].addr, m++)) {
-                free(a);
-                addr_map_free(&open);
-                return -1;
-            }
-        } else if (addr_map_take(&open, ev[i].addr, &at)) {
-            a[at].free_ts = ev[i].ts;
-        }
     }
-    addr_map_free(&open);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ev[i].device == device && ev[i].bytes > 0)
+            a[m++] = (et_alloc){ev[i].ts, pair[i] == MEM_PAIR_NONE ? INT64_MAX : ev[pair[i]].ts,
+                                ev[i].tid, (uint64_t)ev[i].bytes};
+    free(pair);
     if (m == 0) {
         free(a);
         return 0;

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "addr_map.h"
+#include "mem_pair.h"
 
 int kmem_read_file(const char *path, char **buf, size_t *len, gms_error *err)
 {
@@ -206,16 +206,25 @@ static int collect(json_t *events, const char *path, kmem_trace *k, raw **out, s
     return 0;
 }
 
+/* A raw event for mem_pair.h: every event here is of the chosen device. */
+static int raw_event(const void *ctx, size_t i, uint64_t *addr)
+{
+    const raw *r = ctx;
+    *addr = r[i].e.addr;
+    return r[i].e.bytes > 0 ? 1 : -1;
+}
+
 /* Pairs frees with allocations, finds the blocks that existed before the first event and
- * numbers the tensors. */
+ * numbers the tensors. An allocation at an address still open keeps the earlier one live
+ * (never released: its free is not in the trace). */
 static int link_frees(kmem_trace *k, raw *r, size_t n, const char *path, gms_error *err)
 {
     k->ev = malloc(n * sizeof *k->ev);
     pre_block *pre = malloc(n * sizeof *pre);
-    addr_map live;
-    if (addr_map_init(&live, 512) || !k->ev || !pre) {
+    size_t *pair = malloc(n * sizeof *pair);
+    if (!k->ev || !pre || !pair || mem_pair(n, raw_event, r, pair, NULL)) {
         free(pre);
-        addr_map_free(&live);
+        free(pair);
         return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
     }
     k->initial_allocated = (uint64_t)((int64_t)r[0].e.total_allocated - r[0].e.bytes);
@@ -231,16 +240,16 @@ static int link_frees(kmem_trace *k, raw *r, size_t n, const char *path, gms_err
         uint64_t id;
         if (e.bytes > 0) {
             id = ++next_id;
-            if (addr_map_put(&live, e.addr, id))
-                goto oom;
-        } else if (!addr_map_take(&live, e.addr, &id)) {
+        } else if (pair[i] != MEM_PAIR_NONE) {
+            id = k->ev[pair[i]].id; /* its allocation, numbered before it */
+        } else {
             pre[n_pre++] = (pre_block){e.addr, (uint64_t)-e.bytes, i};
             id = 0; /* set below */
         }
         e.id = id;
         k->ev[i] = e;
     }
-    addr_map_free(&live);
+    free(pair);
     k->n = n;
     /* ids: preexisting 1..n_pre (address order), the rest n_pre + 1, cached-free n_pre + 2,
      * the trace's own allocations from n_pre + 3 on */
@@ -260,10 +269,6 @@ static int link_frees(kmem_trace *k, raw *r, size_t n, const char *path, gms_err
     k->n_pre = n_pre;
     free(pre);
     return 0;
-oom:
-    free(pre);
-    addr_map_free(&live);
-    return gms_error_set(err, GMS_ENOMEM, "%s: out of memory", path);
 }
 
 int kmem_load(const char *path, kmem_trace **out, gms_error *err)

@@ -10,24 +10,9 @@
  * Used by scripts/bench/et-import.sh (numbers in docs/benchmarks.md).
  */
 #include <stdio.h>
-#include <stdlib.h>
-#include <sys/resource.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "gmt.h"
-
-static double now(clockid_t c)
-{
-    struct timespec ts;
-    clock_gettime(c, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv)
 {
@@ -35,13 +20,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: et_import_bench FILE [RUNS]\n");
         return 2;
     }
-    int runs = argc > 2 ? atoi(argv[2]) : 5;
-    if (runs < 1 || runs > 1000)
-        runs = 5;
-    double wall[1000], cpu = 0;
+    int runs = bench_runs(argc, argv, 2);
+    double wall[BENCH_MAX_RUNS], cpu = 0;
     unsigned long long events = 0;
     for (int r = 0; r < runs; r++) {
-        double t0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
+        double t0 = bench_clock_s(CLOCK_MONOTONIC);
+        double c0 = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID);
         gmt_source *s;
         gms_error err;
         if (gmt_source_open(argv[1], &s, &err) != 0) {
@@ -58,13 +42,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "et_import_bench: %s\n", err.msg);
             return 1;
         }
-        wall[r] = now(CLOCK_MONOTONIC) - t0;
-        cpu += now(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        wall[r] = bench_clock_s(CLOCK_MONOTONIC) - t0;
+        cpu += bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
     }
-    qsort(wall, (size_t)runs, sizeof *wall, by_value);
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
+    bench_sort(wall, runs);
     printf("events %llu runs %d best %.3f s median %.3f s cpu/run %.3f s peak_rss %.1f MiB\n",
-           events, runs, wall[0], wall[runs / 2], cpu / runs, (double)ru.ru_maxrss / 1024.0);
+           events, runs, wall[0], wall[runs / 2], cpu / runs, bench_peak_rss_mib());
     return 0;
 }

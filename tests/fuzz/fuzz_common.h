@@ -58,6 +58,21 @@ static inline void fuzz_scopes_finish(fuzz_scopes *s, int clean_end)
         free(s->open[--s->depth]);
 }
 
+/* Reads every event of r, checking each and the scopes' balance, and closes r. */
+static inline void fuzz_drain_reader(gmt_reader *r)
+{
+    gmt_event ev;
+    gms_error err;
+    fuzz_scopes sc = {.depth = 0};
+    int rc;
+    while ((rc = gmt_reader_next(r, &ev, &err)) > 0) {
+        fuzz_check_event(&ev);
+        fuzz_scopes_check(&sc, &ev);
+    }
+    fuzz_scopes_finish(&sc, rc == 0 && !gmt_reader_warning(r));
+    gmt_reader_close(r);
+}
+
 /* The fuzz input as a file, for readers that take a path: one file per process (removed at
  * exit), named after `what`, rewritten for every input. Returns its path. */
 static char fuzz_path_[64];

@@ -44,17 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (f) {
         gmt_reader *r;
         gms_error err;
-        if (gmt_reader_open_stream(f, "fuzz.gmt", &r, &err) == 0) {
-            gmt_event ev;
-            fuzz_scopes sc = {.depth = 0};
-            int rc;
-            while ((rc = gmt_reader_next(r, &ev, &err)) > 0) {
-                fuzz_check_event(&ev);
-                fuzz_scopes_check(&sc, &ev);
-            }
-            fuzz_scopes_finish(&sc, rc == 0 && !gmt_reader_warning(r));
-            gmt_reader_close(r);
-        }
+        if (gmt_reader_open_stream(f, "fuzz.gmt", &r, &err) == 0)
+            fuzz_drain_reader(r);
     }
     free(file);
     return 0;

@@ -24,14 +24,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!k || !v)
             abort();
     }
-    gmt_event ev;
-    fuzz_scopes sc = {.depth = 0};
-    int rc;
-    while ((rc = gmt_reader_next(r, &ev, &err)) > 0) {
-        fuzz_check_event(&ev);
-        fuzz_scopes_check(&sc, &ev);
-    }
-    fuzz_scopes_finish(&sc, rc == 0 && !gmt_reader_warning(r));
-    gmt_reader_close(r);
+    fuzz_drain_reader(r);
     return 0;
 }

@@ -3,12 +3,8 @@
 # sim, optimal on a trace and optimal on the graph JSON `graph` writes (which carries
 # baseline_peak and trace_hash); a graph JSON without baseline_peak falls back to the graph's
 # own peak and says so; bad provenance keys are refused.
-set -u
-: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
-field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 T="$GMS_SOURCE_DIR/traces/samples/unet-small.gmt"
 base=$("$GMS_BIN" sim "$T" --budget 1.0 --json | field 'd["baseline_memory"]')

@@ -4,13 +4,9 @@
 # counter's maximum = its peak), plot timeline --policy checkmate, checkmate in
 # --list-policies marked as solved, and fit --policies checkmate (bisection over solves,
 # through the store's solutions cache: a second fit solves nothing).
-set -u
-: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 rm -f f.db p.json tl.svg
-field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
 # an 8-layer MLP by layers: 20 nodes, each budget solved to optimality within a second
 "$GMS_BIN" synth --model mlp --layers 8 --batch 64 --hidden 32 --optimizer none -o m.gmt 2>log \

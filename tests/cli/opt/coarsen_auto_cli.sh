@@ -3,13 +3,9 @@
 # holds its peak (answered without a solver) or its program fits the memory cap and its LP a
 # quarter of the time limit; else layers, saying why, and saying when the layer graph is
 # infeasible where the outputs graph is not. A sweep keys runs by what auto picked.
-set -u
-: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 rm -f a.db
-field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 T="$GMS_SOURCE_DIR/traces/samples/unet-small.gmt"
 
 # 1.0 of the trace's peak holds the outputs graph's: outputs, no solver, nothing recomputed

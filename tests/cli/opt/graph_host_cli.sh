@@ -4,12 +4,8 @@
 # roofline (same structure, other costs); one of another batch or depth is refused naming the
 # first differing node, with no output file. The written graph runs optimal's two-device
 # program. Bad estimate specs and option mixes are usage errors.
-set -u
-: "${GMS_BIN:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
-field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 synth() { "$GMS_BIN" synth --model mlp --layers 3 --hidden 64 -q "$@" || fail "synth $*"; }
 
 synth --batch 8 --gpu h100 -o job.gmt

@@ -2,11 +2,8 @@
 # A time-limited op-level MILP whose LP the limit stops (issue 28, item 3): the gap is to the
 # boundary bound, taken first (well under a second), not unknown; text and JSON say which
 # bound it is. Without a limit, or when the LP finishes, the bound stays the LP's.
-set -u
-: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 U="$GMS_SOURCE_DIR/traces/samples/unet-small.gmt"
 # 295 nodes: its LP takes a minute or more; a 3 s limit stops it
 "$GMS_BIN" optimal "$U" --coarsen outputs --budget 0.7 --time-limit 3 --seed-policies none \

@@ -1,22 +1,11 @@
 #!/usr/bin/env bash
 # End-to-end: 'optimal --formulation moccasin' (MOCCASIN's program, --copies) and '--bound
 # boundary' on a hand-solved graph, and their bad options (exit 2, a sentence saying how).
-set -u
-: "${GMS_BIN:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
-field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # the diamond of optimal_cli.sh: at 30 bytes a (cost 5) is computed twice, 14 ms in all
-cat > diamond.json <<'G'
-{"nodes": [
- {"name": "a", "cost": 5, "bytes": 10},
- {"name": "b", "cost": 1, "bytes": 10, "inputs": [0]},
- {"name": "c", "cost": 1, "bytes": 10, "inputs": [0]},
- {"name": "d", "cost": 1, "bytes": 10, "inputs": [1, 2]},
- {"name": "e", "cost": 1, "bytes": 10, "inputs": [3, 0]}]}
-G
+write_diamond diamond.json
 out=$("$GMS_BIN" optimal diamond.json --budget 30B --formulation moccasin --json) || fail "moccasin: $out"
 [ "$(echo "$out" | field 'd["status"], d["objective"], d["program"], d["copies"], d["recomputations"]')" \
   = "optimal 14.0 moccasin 2 1" ] || fail "moccasin C=2: $out"

@@ -2,12 +2,8 @@
 # End-to-end: 'graph' writes a trace's iteration as a graph 'optimal' reads; 'optimal' on a
 # hand-solved graph (--json, text, --relax, --approx, --write-model), an infeasible budget
 # (exit 1 and a sentence), bad graphs (the node named, exit 1, no crash) and bad options.
-set -u
-: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
-field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # a trace's iteration, op level and by layers; both read back by optimal
 T="$GMS_SOURCE_DIR/traces/samples/unet-small.gmt"
@@ -41,14 +37,7 @@ grep -q "iteration" err || fail "no word on iterations: $(cat err)"
 
 # the hand-solved diamond: a feeds b and c, they meet in d, e reads d and a; 30 bytes force
 # exactly one recomputation, of a (cost 5), at stage 4
-cat > diamond.json <<'G'
-{"nodes": [
- {"name": "a", "cost": 5, "bytes": 10},
- {"name": "b", "cost": 1, "bytes": 10, "inputs": [0]},
- {"name": "c", "cost": 1, "bytes": 10, "inputs": [0]},
- {"name": "d", "cost": 1, "bytes": 10, "inputs": [1, 2]},
- {"name": "e", "cost": 1, "bytes": 10, "inputs": [3, 0]}]}
-G
+write_diamond diamond.json
 out=$("$GMS_BIN" optimal diamond.json --budget 30B --json) || fail "diamond: $out"
 [ "$(echo "$out" | field 'd["status"], d["objective"], d["recomputations"], d["schedule"][4]["compute"], d["peak"] <= 30')" \
   = "optimal 14.0 1 [0, 4] True" ] || fail "diamond: $out"

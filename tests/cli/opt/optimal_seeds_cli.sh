@@ -4,11 +4,8 @@
 # worse than the best run that fits the program's memory (here the LP alone outlasts the
 # limit: before, the answer was the greedy seed); on the layer graph an answer worse than a
 # run, or none where a run fits, is said so in text and --json.
-set -u
-: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 T="$GMS_SOURCE_DIR/traces/samples/unet-small.gmt"
 
 "$GMS_BIN" optimal "$T" --coarsen outputs --budget 0.7 --time-limit 3 --json >a.json \

@@ -4,12 +4,8 @@
 # makes the GPU recompute instead; without any cost_host the answer is the single-device one
 # (a hand graph and a trace); --relax and --write-model; bad links, host memories, cost_host
 # values and option mixes give a clear error and a non-zero exit.
-set -u
-: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
-field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # a -> b -> c, b 10 ms on the GPU and 2 on the host; 1 MB outputs copy in 1 ms at 1 GB/s:
 # 1 + 1 + 2 + 1 + 1 = 6 ms with b on the host
@@ -55,14 +51,7 @@ out=$("$GMS_BIN" optimal root.json --budget 30B --host-memory 5B --link 1 --json
   = "optimal 19.0 0 1 [0, 3]" ] || fail "root, host too small: $out"
 
 # no cost_host: asking for two devices gives the single-device optimum
-cat > diamond.json <<'G'
-{"nodes": [
- {"name": "a", "cost": 5, "bytes": 10},
- {"name": "b", "cost": 1, "bytes": 10, "inputs": [0]},
- {"name": "c", "cost": 1, "bytes": 10, "inputs": [0]},
- {"name": "d", "cost": 1, "bytes": 10, "inputs": [1, 2]},
- {"name": "e", "cost": 1, "bytes": 10, "inputs": [3, 0]}]}
-G
+write_diamond diamond.json
 one=$("$GMS_BIN" optimal diamond.json --budget 30B --json) || fail "diamond one"
 two=$("$GMS_BIN" optimal diamond.json --budget 30B --host-memory 1GiB --json) || fail "diamond two"
 [ "$(echo "$two" | field 'd["program"], d["objective"], d["host_runs"], d["transfers"]["count"]')" \

@@ -4,11 +4,8 @@
 # graph's compute, the peak fits the budget; an infeasible budget is status oom with the
 # reason, exit 0; bad options exit 2 with a message; other policies are untouched; a time
 # limit on the op-level graph is a hard stop whose answer the store caches.
-set -u
-: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 T="$GMS_SOURCE_DIR/traces/samples/unet-small.gmt"
 check_ok() { # $1: the JSON of an ok run
   python3 -c "

@@ -5,11 +5,8 @@
 # the best run that fits the program's memory, also when the answer comes from a store filled
 # without seeds; on the layer graph an answer worse than a run, or none where a run fits, is
 # said in text (note) and --json (worse_than_heuristic).
-set -u
-: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 rm -f *.db
 T="$GMS_SOURCE_DIR/traces/samples/unet-small.gmt"
 

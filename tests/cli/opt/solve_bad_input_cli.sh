@@ -3,11 +3,8 @@
 # use is never built: the MILP answers with its best seed and the boundary bound, saying so;
 # the LP and the rounding, which need the program, are refused in one line naming the way out;
 # a solver process killed from outside is one line naming the signal, exit 1, nothing stored.
-set -u
-: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 rm -f k.db
 rows() { python3 -c "
 import sqlite3, sys

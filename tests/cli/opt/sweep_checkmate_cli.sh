@@ -3,11 +3,8 @@
 # outcome as 'sim --policy checkmate'), keyed with its settings in params, and caches each
 # solver answer in the store's solutions table: runs at a budget already solved (a new run key,
 # or 'sim --db') replay the stored schedule without solving; db merge carries the table.
-set -u
-: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 rm -f r.db m.db
 T="$GMS_SOURCE_DIR/traces/samples/unet-small.gmt"
 sql() { # $1: the store, $2: a query; rows as a|b|c (python's sqlite3: no sqlite3 CLI needed)

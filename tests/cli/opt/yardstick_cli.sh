@@ -5,9 +5,8 @@
 # stored it says how to get one; db gaps (table, CSV, JSON) and the SQL view run_gaps give the
 # same numbers; a heuristic that fits where the coarsened program is infeasible, or fails
 # where it has a schedule, is a finding; plot overhead draws the optimum and the LP bound.
-set -u
-: "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 rm -rf "$GMS_TMP" && mkdir -p "$GMS_TMP/tmp" && cd "$GMS_TMP" || exit 1
 export TMPDIR="$GMS_TMP/tmp"
 # a 3-layer MLP: 34 op-level nodes, its MILP proven optimal in a few seconds

@@ -18,8 +18,10 @@ void sweep_checkmate_params(const sweep_spec *sp, const sim_trace *t, uint64_t b
 
 int sweep_checkmate_run(store *s, const sim_trace *t, const char *trace_hash,
                         const char *policy, uint64_t budget, const sweep_spec *sp,
-                        sim_result *res, int *cached, gms_error *err)
+                        sim_result *res, int *cached, char *note, size_t note_len,
+                        gms_error *err)
 {
     (void)s, (void)t, (void)trace_hash, (void)budget, (void)sp, (void)res, (void)cached;
+    (void)note, (void)note_len;
     return gms_error_set(err, GMS_EINVAL, "%s: not in the sweep test", policy);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "calibrate.h"
+#include "check_run.h"
 #include "registry.h"
 
 static sim_config config(const char *pol, uint64_t budget)
@@ -185,9 +186,5 @@ int main(void)
     tcase_add_test(tc, test_solver_flags_a_measurement_below_the_ideal_replay);
     tcase_add_test(tc, test_seeds_report_median_range_and_stopped_runs_not_a_survivor_mean);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

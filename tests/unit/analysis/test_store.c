@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check_run.h"
+#include "test_sql.h"
 #include "test_tmpdir.h"
 #include "store.h"
 #include "store_solution.h"
@@ -57,19 +59,6 @@ static size_t count_rows(store *s, const store_filter *f)
     return n;
 }
 
-static int scalar_int(const char *path, const char *sql)
-{
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    int v = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
-}
-
 static const char *journal_mode(const char *p, char *buf, size_t len)
 {
     sqlite3 *db;
@@ -96,8 +85,8 @@ START_TEST(test_new_store_has_current_schema_and_wal_while_open)
     ck_assert_str_eq(journal_mode(p, mode, sizeof mode), "wal");
     store_close(s);
     ck_assert_str_eq(journal_mode(p, mode, sizeof mode), "delete");
-    ck_assert_int_eq(scalar_int(p, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
-    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM sqlite_master WHERE name IN "
+    ck_assert_int_eq(sql_int(p, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    ck_assert_int_eq(sql_int(p, "SELECT count(*) FROM sqlite_master WHERE name IN "
                                    "('traces','runs','timelines')"),
                      3);
 }
@@ -148,30 +137,32 @@ START_TEST(test_v1_store_is_migrated_keeping_its_runs)
     ck_assert_int_eq(store_put_run(s, &r, NULL, &err), GMS_ESTATE);
     ck_assert_ptr_nonnull(strstr(err.msg, "opened read-only"));
     store_close(s);
-    ck_assert_int_eq(scalar_int(p, "PRAGMA user_version"), 1);
+    ck_assert_int_eq(sql_int(p, "PRAGMA user_version"), 1);
 
     ck_assert_msg(store_open(p, 0, &s, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(store_schema_version(s), STORE_SCHEMA_VERSION);
     ck_assert_uint_eq(count_rows(s, NULL), 2);
     ck_assert_msg(store_put_timeline(s, 1, 0, 10, 400, "compute", &err) == 0, "%s", err.msg);
     store_close(s);
-    ck_assert_int_eq(scalar_int(p, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
-    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM timelines"), 1);
+    ck_assert_int_eq(sql_int(p, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    ck_assert_int_eq(sql_int(p, "SELECT count(*) FROM timelines"), 1);
     /* v5: old runs had no runtime costs */
-    ck_assert_int_eq(scalar_int(p, "SELECT op_overhead_ns + search_ns + evict_ns + 1 FROM runs"), 1);
+    ck_assert_int_eq(sql_int(p, "SELECT op_overhead_ns + search_ns + evict_ns + 1 FROM runs"), 1);
     /* v6: no planner figures, no iterations */
-    ck_assert_int_eq(scalar_int(p, "SELECT plan_iterations + checkpoints + cache_hits + 1 FROM runs"),
+    ck_assert_int_eq(sql_int(p, "SELECT plan_iterations + checkpoints + cache_hits + 1 FROM runs"),
                      1);
-    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE pred_err_mean IS NULL"), 2);
+    ck_assert_int_eq(sql_int(p, "SELECT count(*) FROM runs WHERE pred_err_mean IS NULL"), 2);
     /* v8: no solutions yet */
-    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM solutions"), 0);
-    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM iterations"), 0);
+    ck_assert_int_eq(sql_int(p, "SELECT count(*) FROM solutions"), 0);
+    ck_assert_int_eq(sql_int(p, "SELECT count(*) FROM iterations"), 0);
     /* v7: no swapping */
-    ck_assert_int_eq(scalar_int(p, "SELECT swap_out_bytes + swap_in_bytes + stall_ns + d2h_busy_ns"
+    ck_assert_int_eq(sql_int(p, "SELECT swap_out_bytes + swap_in_bytes + stall_ns + d2h_busy_ns"
                                    " + h2d_busy_ns + 1 FROM runs"), 1);
+    /* v11: runs stored before have no note */
+    ck_assert_int_eq(sql_int(p, "SELECT count(*) FROM runs WHERE note IS NULL"), 2);
     /* v10: what was hybrid then is hybrid-mix now (the name hybrid is the measured director) */
-    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE policy = 'hybrid'"), 0);
-    ck_assert_int_eq(scalar_int(p, "SELECT count(*) FROM runs WHERE policy = 'hybrid-mix'"
+    ck_assert_int_eq(sql_int(p, "SELECT count(*) FROM runs WHERE policy = 'hybrid'"), 0);
+    ck_assert_int_eq(sql_int(p, "SELECT count(*) FROM runs WHERE policy = 'hybrid-mix'"
                                    " AND overhead = 1.7"), 1);
     /* and so in a merge of a store not migrated */
     const char *p1 = path_in("v1-again.db"), *pm = path_in("v1-merged.db");
@@ -180,8 +171,8 @@ START_TEST(test_v1_store_is_migrated_keeping_its_runs)
     sqlite3_close(db);
     const char *in[] = {p1};
     ck_assert_msg(store_merge(in, 1, pm, 0, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(scalar_int(pm, "SELECT count(*) FROM runs WHERE policy = 'hybrid'"), 0);
-    ck_assert_int_eq(scalar_int(pm, "SELECT count(*) FROM runs WHERE policy = 'hybrid-mix'"), 1);
+    ck_assert_int_eq(sql_int(pm, "SELECT count(*) FROM runs WHERE policy = 'hybrid'"), 0);
+    ck_assert_int_eq(sql_int(pm, "SELECT count(*) FROM runs WHERE policy = 'hybrid-mix'"), 1);
 }
 END_TEST
 
@@ -283,10 +274,10 @@ START_TEST(test_solutions_round_trip_and_merge)
 
     const char *in[] = {p};
     ck_assert_msg(store_merge(in, 1, po, 0, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM solutions"), 3);
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM solutions"
+    ck_assert_int_eq(sql_int(po, "SELECT count(*) FROM solutions"), 3);
+    ck_assert_int_eq(sql_int(po, "SELECT count(*) FROM solutions"
                                     " WHERE lower_bound_from = 'boundary'"), 1);
-    ck_assert_int_eq(scalar_int(po, "SELECT length(schedule) FROM solutions WHERE budget = 4096"),
+    ck_assert_int_eq(sql_int(po, "SELECT length(schedule) FROM solutions WHERE budget = 4096"),
                      (int)sizeof sched);
 }
 END_TEST
@@ -344,9 +335,9 @@ START_TEST(test_planner_figures_and_iterations_round_trip)
 
     const char *in[] = {p};
     ck_assert_msg(store_merge(in, 1, po, 0, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM iterations"), 2);
-    ck_assert_int_eq(scalar_int(po, "SELECT checkpoints FROM runs"), 3);
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM iterations i JOIN runs r ON"
+    ck_assert_int_eq(sql_int(po, "SELECT count(*) FROM iterations"), 2);
+    ck_assert_int_eq(sql_int(po, "SELECT checkpoints FROM runs"), 3);
+    ck_assert_int_eq(sql_int(po, "SELECT count(*) FROM iterations i JOIN runs r ON"
                                     " r.id = i.run_id WHERE r.params = 'bucket=5'"), 2);
 }
 END_TEST
@@ -364,7 +355,7 @@ START_TEST(test_newer_schema_is_refused)
     gms_error err;
     ck_assert_int_eq(store_open(p, STORE_CREATE, &s, &err), GMS_EVERSION);
     ck_assert_ptr_nonnull(strstr(err.msg, "newer"));
-    ck_assert_int_eq(scalar_int(p, "PRAGMA user_version"), 99);
+    ck_assert_int_eq(sql_int(p, "PRAGMA user_version"), 99);
 }
 END_TEST
 
@@ -524,6 +515,66 @@ START_TEST(test_export_csv_and_json)
 }
 END_TEST
 
+typedef struct notes_seen {
+    char note[3][128];
+    size_t n;
+} notes_seen;
+
+static int keep_note(void *ctx, const store_row *r)
+{
+    notes_seen *x = ctx;
+    ck_assert_uint_lt(x->n, 3);
+    snprintf(x->note[x->n++], sizeof x->note[0], "%s", r->note);
+    return 0;
+}
+
+/* v11: a checkmate run's note (worse than a heuristic's run) is stored, read back, exported
+ * and merged; a run without one reads "" and exports null / an empty field. */
+START_TEST(test_run_note_round_trip_export_and_merge)
+{
+    store *s;
+    gms_error err;
+    const char *p = path_in("note.db"), *pm = path_in("note-merged.db");
+    ck_assert_int_eq(store_open(p, STORE_CREATE, &s, &err), 0);
+    put_trace(s, "00000000000000a1", "t1");
+    store_run r = make_run("00000000000000a1", "checkmate", 300, 1);
+    r.note = "the layers graph's answer is worse, \"quoted\"";
+    ck_assert_int_eq(store_put_run(s, &r, NULL, &err), 0);
+    r = make_run("00000000000000a1", "dtr", 300, 1);
+    r.note = ""; /* "" is none, as NULL */
+    ck_assert_int_eq(store_put_run(s, &r, NULL, &err), 0);
+    notes_seen seen = {0};
+    ck_assert_int_eq(store_query_runs(s, NULL, keep_note, &seen, &err), 0);
+    ck_assert_uint_eq(seen.n, 2);
+    ck_assert_str_eq(seen.note[0], "the layers graph's answer is worse, \"quoted\"");
+    ck_assert_str_eq(seen.note[1], "");
+    char *buf;
+    size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(store_export_csv(s, NULL, f, &err), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, ",h2d_busy_ns,note,tool_version,wall_s,created_at\n"));
+    ck_assert_ptr_nonnull(strstr(buf, ",\"the layers graph's answer is worse, \"\"quoted\"\"\","
+                                      GMS_VERSION ","));
+    ck_assert_ptr_nonnull(strstr(buf, ",0,," GMS_VERSION ",")); /* dtr: no note */
+    free(buf);
+    f = open_memstream(&buf, &len);
+    ck_assert_int_eq(store_export_json(s, NULL, f, &err), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "\"note\": \"the layers graph's answer is worse, "
+                                      "\\\"quoted\\\"\"}"));
+    ck_assert_ptr_nonnull(strstr(buf, "\"note\": null}"));
+    free(buf);
+    store_close(s);
+    ck_assert_int_eq(sql_int(p, "SELECT count(*) FROM runs WHERE note IS NULL"), 1);
+    const char *in[] = {p};
+    ck_assert_msg(store_merge(in, 1, pm, 0, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(sql_int(pm, "SELECT count(*) FROM runs WHERE policy = 'checkmate'"
+                                    " AND note LIKE 'the layers graph%'"), 1);
+    ck_assert_int_eq(sql_int(pm, "SELECT count(*) FROM runs WHERE note IS NULL"), 1);
+}
+END_TEST
+
 START_TEST(test_merge_is_a_union_without_duplicates)
 {
     store *a, *b;
@@ -548,15 +599,15 @@ START_TEST(test_merge_is_a_union_without_duplicates)
 
     const char *in[] = {pa, pb};
     ck_assert_msg(store_merge(in, 2, po, 0, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM runs"), 3);
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM traces"), 2);
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM timelines"), 1);
+    ck_assert_int_eq(sql_int(po, "SELECT count(*) FROM runs"), 3);
+    ck_assert_int_eq(sql_int(po, "SELECT count(*) FROM traces"), 2);
+    ck_assert_int_eq(sql_int(po, "SELECT count(*) FROM timelines"), 1);
     /* an existing output is kept unless forced */
     ck_assert_int_eq(store_merge(in, 1, po, 0, &err), GMS_EIO);
     ck_assert_ptr_nonnull(strstr(err.msg, "--force"));
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM runs"), 3);
+    ck_assert_int_eq(sql_int(po, "SELECT count(*) FROM runs"), 3);
     ck_assert_int_eq(store_merge(in, 1, po, 1, &err), 0);
-    ck_assert_int_eq(scalar_int(po, "SELECT count(*) FROM runs"), 2);
+    ck_assert_int_eq(sql_int(po, "SELECT count(*) FROM runs"), 2);
     /* a bad input leaves no output and no temporary file */
     const char *bad = path_in("bad.db");
     FILE *f = fopen(bad, "w");
@@ -612,6 +663,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_repeated_run_key_is_stored_once);
     tcase_add_test(tc, test_failed_run_has_no_overhead_and_filters_apply);
     tcase_add_test(tc, test_export_csv_and_json);
+    tcase_add_test(tc, test_run_note_round_trip_export_and_merge);
     tcase_add_test(tc, test_merge_is_a_union_without_duplicates);
     tcase_add_test(tc, test_planner_figures_and_iterations_round_trip);
     tcase_add_test(tc, test_hash_depends_on_content_only);
@@ -622,9 +674,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(suite());
 }

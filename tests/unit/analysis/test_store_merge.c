@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "store.h"
+#include "test_sql.h"
 #include "test_tmpdir.h"
 
 static void setup(void)
@@ -19,27 +21,6 @@ static void setup(void)
 static void teardown(void)
 {
     tmpdir_remove();
-}
-
-static double scalar(const char *path, const char *sql)
-{
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    double v = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
-}
-
-static void exec_sql(const char *path, const char *sql)
-{
-    sqlite3 *db;
-    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
 }
 
 /* A store with trace t1 and runs dtr@100 (overhead dtr_overhead, with a timeline sample)
@@ -67,7 +48,7 @@ static void make_store(const char *path, double dtr_overhead, double wall, const
     store_close(s);
     char sql[128];
     snprintf(sql, sizeof sql, "UPDATE runs SET created_at = '%s'", created);
-    exec_sql(path, sql);
+    sql_exec(path, sql);
 }
 
 START_TEST(test_merge_refuses_conflicting_results_naming_the_run_and_both_values)
@@ -88,7 +69,7 @@ START_TEST(test_merge_refuses_conflicting_results_naming_the_run_and_both_values
     make_store(pc, 1.25, 0.9, "2026-03-01T00:00:00.000Z");
     const char *same[] = {pa, pc};
     ck_assert_msg(store_merge(same, 2, po, 0, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq((int)scalar(po, "SELECT count(*) FROM runs"), 2);
+    ck_assert_int_eq((int)sql_double(po, "SELECT count(*) FROM runs"), 2);
 }
 END_TEST
 
@@ -105,25 +86,25 @@ START_TEST(test_merge_prefer_first_last_newer)
                      " WHERE r.policy = 'dtr'";
     ck_assert_msg(store_merge_prefer_rule(in, 2, po, 1, STORE_MERGE_FIRST, &resolved, &err) == 0,
                   "%s", err.msg);
-    ck_assert_double_eq(scalar(po, dtr), 1.25);
+    ck_assert_double_eq(sql_double(po, dtr), 1.25);
     ck_assert_uint_eq(resolved, 0);
     ck_assert_msg(store_merge_prefer_rule(in, 2, po, 1, STORE_MERGE_LAST, &resolved, &err) == 0,
                   "%s", err.msg);
-    ck_assert_double_eq(scalar(po, dtr), 2.5);
-    ck_assert_double_eq(scalar(po, tl), 25); /* the timeline follows its run */
+    ck_assert_double_eq(sql_double(po, dtr), 2.5);
+    ck_assert_double_eq(sql_double(po, tl), 25); /* the timeline follows its run */
     /* one sample: a's went with its run, no stale copy stayed */
-    ck_assert_int_eq((int)scalar(po, "SELECT count(*) FROM timelines"), 1);
-    ck_assert_int_eq((int)scalar(po, "SELECT count(*) FROM runs"), 2);
+    ck_assert_int_eq((int)sql_double(po, "SELECT count(*) FROM timelines"), 1);
+    ck_assert_int_eq((int)sql_double(po, "SELECT count(*) FROM runs"), 2);
     ck_assert_uint_eq(resolved, 1);
     ck_assert_msg(store_merge_prefer_rule(in, 2, po, 1, STORE_MERGE_NEWER, &resolved, &err) == 0,
                   "%s", err.msg);
-    ck_assert_double_eq(scalar(po, dtr), 2.5);
+    ck_assert_double_eq(sql_double(po, dtr), 2.5);
     ck_assert_uint_eq(resolved, 1);
     /* newer is by creation time, not by position */
     const char *rev[] = {pb, pa};
     ck_assert_msg(store_merge_prefer_rule(rev, 2, po, 1, STORE_MERGE_NEWER, &resolved, &err) ==
                       0, "%s", err.msg);
-    ck_assert_double_eq(scalar(po, dtr), 2.5);
+    ck_assert_double_eq(sql_double(po, dtr), 2.5);
     ck_assert_uint_eq(resolved, 0);
 }
 END_TEST
@@ -141,9 +122,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(suite());
 }

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_run.h"
+#include "test_sql.h"
 #include "test_tmpdir.h"
 #include "store.h"
 #include "sweep.h"
@@ -122,15 +124,7 @@ static char *stable_export(const char *db)
 
 static size_t run_count(const char *db)
 {
-    sqlite3 *h;
-    sqlite3_stmt *st;
-    ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_prepare_v2(h, "SELECT count(*) FROM runs", -1, &st, NULL), 0);
-    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    size_t n = (size_t)sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return n;
+    return (size_t)sql_int(db, "SELECT count(*) FROM runs");
 }
 
 START_TEST(test_sweep_records_every_combination_once)
@@ -269,9 +263,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(suite());
 }

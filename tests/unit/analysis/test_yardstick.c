@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "store.h"
 #include "store_gaps.h"
 #include "store_solution.h"
+#include "test_sql.h"
 #include "test_tmpdir.h"
 #include "yardstick.h"
 
@@ -121,21 +123,6 @@ START_TEST(test_heuristic_below_the_optimum_is_kept_and_explained)
 }
 END_TEST
 
-static int sql_double(const char *path, const char *sql, double *out)
-{
-    sqlite3 *db;
-    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-    sqlite3_stmt *st;
-    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    int rc = sqlite3_step(st);
-    int null = rc != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL;
-    if (!null)
-        *out = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return null ? -1 : 0;
-}
-
 typedef struct seen {
     size_t n;
     char policy[8][16], coarsen[8][8];
@@ -218,21 +205,21 @@ START_TEST(test_store_gaps_and_view_agree)
 
     /* the SQL view: the same numbers */
     double v;
-    ck_assert_int_eq(sql_double(p, "SELECT gap_optimum FROM run_gaps WHERE policy = 'dtr'"
+    ck_assert_int_eq(sql_double_or_null(p, "SELECT gap_optimum FROM run_gaps WHERE policy = 'dtr'"
                                    " AND coarsen = 'none'", &v), 0);
     ck_assert(fabs(v - x.gap_opt[1]) < 1e-12);
-    ck_assert_int_eq(sql_double(p, "SELECT gap_bound FROM run_gaps WHERE policy = 'dtr'"
+    ck_assert_int_eq(sql_double_or_null(p, "SELECT gap_bound FROM run_gaps WHERE policy = 'dtr'"
                                    " AND coarsen = 'layers'", &v), 0);
     ck_assert(fabs(v - x.gap_bound[0]) < 1e-12);
-    ck_assert_int_eq(sql_double(p, "SELECT count(*) FROM run_gaps", &v), 0);
+    ck_assert_int_eq(sql_double_or_null(p, "SELECT count(*) FROM run_gaps", &v), 0);
     ck_assert(v == 4); /* exact answers only, solved budgets only */
-    ck_assert_int_ne(sql_double(p, "SELECT gap_optimum FROM run_gaps WHERE policy = 'lru'"
+    ck_assert_int_ne(sql_double_or_null(p, "SELECT gap_optimum FROM run_gaps WHERE policy = 'lru'"
                                    " AND coarsen = 'none'", &v), 0); /* oom: NULL */
 
     /* merge carries the compute */
     const char *in[] = {p};
     ck_assert_msg(store_merge(in, 1, pm, 0, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(sql_double(pm, "SELECT sum(compute) FROM solutions", &v), 0);
+    ck_assert_int_eq(sql_double_or_null(pm, "SELECT sum(compute) FROM solutions", &v), 0);
     ck_assert(v == 30);
 }
 END_TEST
@@ -280,9 +267,5 @@ int main(void)
     tcase_add_test(ts, test_store_gaps_and_view_agree);
     tcase_add_test(ts, test_old_solution_gets_its_compute);
     suite_add_tcase(s, ts);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

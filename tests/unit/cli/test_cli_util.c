@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "cli.h"
 
 START_TEST(test_bytes_accept_binary_and_decimal_units)
@@ -150,9 +151,5 @@ int main(void)
     tcase_add_test(tc, test_duration_needs_a_unit_and_rounds_to_ns);
     tcase_add_test(tc, test_band_is_a_fraction_or_percent_below_one);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "mt19937.h"
 #include "policy.h"
 #include "registry.h"
@@ -181,9 +182,5 @@ int main(void)
     tcase_add_test(tc, test_score_ratio_is_correctly_rounded_like_python);
     tcase_add_test(tc, test_score_ratio_equals_the_reference_division_everywhere);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

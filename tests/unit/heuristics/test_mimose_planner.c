@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../sim/graph.h"
+#include "check_run.h"
 #include "mimose.h"
 #include "planner.h"
 #include "planners.h"
@@ -426,9 +427,5 @@ int main(void)
     tcase_add_test(tc, test_without_input_sizes_the_forward_compute_stands_in);
     tcase_add_test(tc, test_init_refuses_bad_parameters);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

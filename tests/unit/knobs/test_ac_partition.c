@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ac_partition.h"
+#include "check_run.h"
 #include "knapsack.h"
 #include "mincut.h"
 
@@ -358,9 +359,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(suite());
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "opt_child.h"
 #include "opt_graph.h"
 #include "opt_program.h"
@@ -420,9 +421,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(suite());
 }

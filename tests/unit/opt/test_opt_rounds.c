@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "opt_graph.h"
 #include "opt_replay.h"
 #include "opt_solve.h"
@@ -89,9 +90,5 @@ int main(void)
     tcase_add_test(tc, test_rounds_still_prove_a_small_optimum);
     tcase_add_test(tc, test_rounds_never_answer_worse_than_the_seed);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

@@ -7,6 +7,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "opt_graph.h"
 #include "opt_program.h"
 #include "opt_size.h"
@@ -82,9 +83,5 @@ int main(void)
     tcase_add_test(tc, test_size_counts_the_program_before_it_is_built);
     tcase_add_test(tc, test_ratio_is_of_the_baseline_peak_when_the_graph_names_it);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

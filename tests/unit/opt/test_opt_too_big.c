@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "opt_graph.h"
 #include "opt_size.h"
 #include "opt_solve.h"
@@ -183,9 +184,5 @@ int main(void)
     tcase_add_test(tc, test_too_big_answer_is_never_worse_than_a_seed_given);
     tcase_add_test(tc, test_too_big_lp_and_rounding_are_refused_naming_the_way_out);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

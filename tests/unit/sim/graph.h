@@ -154,6 +154,21 @@ static inline void g_observe(void *ctx, const sim_event *ev)
     snprintf(l->text + n, sizeof l->text - n, "%s", item);
 }
 
+/* Runs t with cfg (which must run: sim_run's error fails the test); records into log when
+ * not NULL (cfg's observer is then the log's). */
+static inline sim_result g_run_cfg(const sim_trace *t, sim_config *cfg, g_log *log)
+{
+    if (log) {
+        memset(log, 0, sizeof *log);
+        cfg->observer = g_observe;
+        cfg->observer_ctx = log;
+    }
+    sim_result r;
+    gms_error err = {0};
+    ck_assert_msg(sim_run(t, cfg, &r, &err) == 0, "%s", err.msg);
+    return r;
+}
+
 /* Runs t with policy `pol` and budget; records into log when not NULL. */
 static inline sim_result g_run(const sim_trace *t, const char *pol, uint64_t budget, g_log *log)
 {
@@ -162,15 +177,7 @@ static inline sim_result g_run(const sim_trace *t, const char *pol, uint64_t bud
     cfg.policy = pol_find(pol);
     ck_assert_msg(cfg.policy, "no policy %s", pol);
     cfg.budget = budget;
-    if (log) {
-        memset(log, 0, sizeof *log);
-        cfg.observer = g_observe;
-        cfg.observer_ctx = log;
-    }
-    sim_result r;
-    gms_error err = {0};
-    ck_assert_msg(sim_run(t, &cfg, &r, &err) == 0, "%s", err.msg);
-    return r;
+    return g_run_cfg(t, &cfg, log);
 }
 
 #endif

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "graph.h"
 #include "planner.h"
 #include "planners.h"
@@ -114,15 +115,7 @@ static sim_result run_planned(const sim_trace *t, const char *names, uint64_t bu
     cfg.planner = &test_pl;
     cfg.budget = budget;
     cfg.remat_limit = remat_limit;
-    if (log) {
-        memset(log, 0, sizeof *log);
-        cfg.observer = g_observe;
-        cfg.observer_ctx = log;
-    }
-    sim_result r;
-    gms_error err = {0};
-    ck_assert_msg(sim_run(t, &cfg, &r, &err) == 0, "%s", err.msg);
-    return r;
+    return g_run_cfg(t, &cfg, log);
 }
 
 START_TEST(test_two_layers_one_checkpointed_exact)
@@ -203,12 +196,7 @@ START_TEST(test_no_hold_recomputes_values_alone)
     sim_config_init(&cfg);
     cfg.planner = &test_pl;
     cfg.remat_limit = 2.0;
-    memset(&log, 0, sizeof log);
-    cfg.observer = g_observe;
-    cfg.observer_ctx = &log;
-    sim_result r;
-    gms_error err = {0};
-    ck_assert_msg(sim_run(t, &cfg, &r, &err) == 0, "%s", err.msg);
+    sim_result r = g_run_cfg(t, &cfg, &log);
     ck_assert_int_eq(r.status, SIM_OK);
     ck_assert_uint_eq(r.remat_compute, 45);
     ck_assert_uint_eq(r.remats, 3);
@@ -258,17 +246,12 @@ START_TEST(test_units_join_layers)
     sim_trace *t = two_layers();
     memset(&tp, 0, sizeof tp);
     g_log log;
-    memset(&log, 0, sizeof log);
     tp.names = "a,b";
     tp.with_previous = 1;
     sim_config cfg;
     sim_config_init(&cfg);
     cfg.planner = &test_pl;
-    cfg.observer = g_observe;
-    cfg.observer_ctx = &log;
-    sim_result r;
-    gms_error err = {0};
-    ck_assert_int_eq(sim_run(t, &cfg, &r, &err), 0);
+    sim_result r = g_run_cfg(t, &cfg, &log);
     ck_assert_int_eq(r.status, SIM_OK);
     ck_assert_uint_eq(r.remat_compute, 60);
     ck_assert_msg(strstr(log.text, "C:fb X:2 X:3 X:4 R:fa1 R:fa2 R:fb X:1 C:gb C:ga") != NULL,
@@ -489,15 +472,7 @@ static sim_result run_named(const sim_trace *t, const sim_planner *pl, const cha
     cfg.planner_params = params;
     cfg.budget = budget;
     cfg.remat_limit = 2.0;
-    if (log) {
-        memset(log, 0, sizeof *log);
-        cfg.observer = g_observe;
-        cfg.observer_ctx = log;
-    }
-    sim_result r;
-    gms_error err = {0};
-    ck_assert_msg(sim_run(t, &cfg, &r, &err) == 0, "%s", err.msg);
-    return r;
+    return g_run_cfg(t, &cfg, log);
 }
 
 /* Selective checkpointing (sim_plan.save_op) on the two-layer trace, both layers
@@ -670,9 +645,5 @@ int main(void)
     tcase_add_test(tc, test_sac_torchtitan_saves_every_other_mm);
     tcase_add_test(tc, test_sac_torchtitan_wraps_blocks);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

@@ -5,6 +5,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "registry.h"
 #include "sim.h"
 
@@ -100,9 +101,5 @@ int main(void)
     tcase_add_test(tc, test_clock_is_compute_plus_remat_plus_every_cost_term);
     tcase_add_test(tc, test_zero_costs_leave_the_run_unchanged);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

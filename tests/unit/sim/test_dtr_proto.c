@@ -6,6 +6,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "graph.h"
 #include "memory.h"
 
@@ -195,9 +196,5 @@ int main(void)
     tcase_add_test(tc, test_dtr_proto_never_evicts_a_small_tensor);
     tcase_add_test(tc, test_dtr_proto_leaves_live_outputs_evicted_at_the_end);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

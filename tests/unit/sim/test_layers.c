@@ -3,6 +3,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "graph.h"
 #include "sim_layers.h"
 
@@ -240,9 +241,5 @@ int main(void)
     tcase_add_test(tc, test_scopes_change_no_replay);
     tcase_add_test(tc, test_builder_refuses_unbalanced_scopes);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "memory.h"
 
 #define MiB (UINT64_C(1) << 20)
@@ -141,9 +142,5 @@ int main(void)
     tcase_add_test(tc, test_bad_knob_values_are_refused);
     tcase_add_test(tc, test_gc_threshold_gives_back_old_cached_segments_under_a_limit);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

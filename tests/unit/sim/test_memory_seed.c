@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "memory.h"
 
 #define MiB (UINT64_C(1) << 20)
@@ -134,9 +135,5 @@ int main(void)
     tcase_add_test(tc, test_seed_refuses_overlaps_stray_blocks_and_a_used_model);
     tcase_add_test(tc, test_new_segment_goes_where_the_real_cudamalloc_put_it);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

@@ -6,6 +6,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "policy.h"
 #include "registry.h"
 #include "sim.h"
@@ -115,9 +116,5 @@ int main(void)
     tcase_add_test(tc, test_runs_that_need_no_eviction_match_runs_with_upkeep);
     tcase_add_test(tc, test_a_run_that_needs_an_eviction_after_all_is_redone_exactly);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

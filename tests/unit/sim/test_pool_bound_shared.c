@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "registry.h"
 #include "sim.h"
 #include "sim_pool_bound.h" /* sim_pkb_bounds */
@@ -103,9 +104,5 @@ int main(void)
     tcase_add_test(tc, test_pool_bounds_choose_like_the_plain_scan_on_gpt2);
     tcase_add_test(tc, test_pool_bounds_choose_like_the_plain_scan_on_the_dtr_logs);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "sim_prefault.h"
 
 START_TEST(test_prefault_keeps_contents_and_zeros)
@@ -47,9 +48,5 @@ int main(void)
     tcase_add_test(tc, test_prefault_keeps_contents_and_zeros);
     tcase_add_test(tc, test_prefault_accepts_small_and_null);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "registry.h"
 #include "sim.h"
 #include "sim_internal.h" /* sim_region_bitset_max */
@@ -172,9 +173,5 @@ int main(void)
     tcase_add_test(tc, test_reference_treelstm_every_row_matches_simrd);
     tcase_add_test(tc, test_reference_dtr_msps_rows_match_with_windowed_regions);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

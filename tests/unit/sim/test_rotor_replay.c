@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "graph.h"
 #include "planners.h"
 #include "rotor_trace.h"
@@ -207,9 +208,5 @@ int main(void)
     tcase_add_test(tc, test_replayed_cost_equals_rotor_makespan);
     tcase_add_test(tc, test_nest_rules);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "sim_set.h"
 
 #define UNIVERSE_WORDS 2000 /* ids < 128000 */
@@ -205,9 +206,5 @@ int main(void)
     tcase_add_test(tc, test_pool_reuses_blocks_per_size_class);
     tcase_add_test(tc, test_full_pool_blocks_are_not_rounded_up);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "graph.h"
 
 /* x(8, const) -> a=f(x) 100 -> b=g(a) 100 -> c=h(b) 100, a and b released after use. */
@@ -622,9 +623,5 @@ int main(void)
     tcase_add_test(tc, test_op_without_outputs_rematerializes_inputs_and_costs_time);
     tcase_add_test(tc, test_concurrent_runs_on_one_trace_match_sequential_ones);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

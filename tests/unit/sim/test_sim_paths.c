@@ -7,6 +7,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "graph.h"
 #include "sim_internal.h" /* sim_region_bitset_max, sim_region_defer */
 #include "sim_pool_bound.h" /* sim_pkb_bounds */
@@ -575,9 +576,5 @@ int main(void)
     tcase_add_test(tc, test_pool_bounds_choose_like_the_plain_scan);
     tcase_add_test(tc, test_capuchin_bounded_pass_chooses_like_the_plain_pass);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

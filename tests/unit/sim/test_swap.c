@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "graph.h"
 #include "link.h"
 #include "policy.h"
@@ -73,15 +74,7 @@ static sim_result run_cfg(const sim_trace *t, const sim_policy *p, uint64_t budg
     cfg.link_gbps = 1.0;
     cfg.link_latency_ns = LAT;
     cfg.host_memory = host;
-    if (log) {
-        memset(log, 0, sizeof *log);
-        cfg.observer = g_observe;
-        cfg.observer_ctx = log;
-    }
-    sim_result r;
-    gms_error err = {0};
-    ck_assert_msg(sim_run(t, &cfg, &r, &err) == 0, "%s", err.msg);
-    return r;
+    return g_run_cfg(t, &cfg, log);
 }
 
 START_TEST(test_link_presets_and_formula)
@@ -598,9 +591,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(suite());
 }

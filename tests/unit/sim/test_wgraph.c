@@ -7,6 +7,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "graph.h"
 #include "policy.h"
 #include "registry.h"
@@ -221,9 +222,5 @@ int main(void)
     tcase_add_test(tc, test_wide_op_is_one_group_per_storage);
     tcase_add_test(tc, test_grouped_walks_give_the_plain_graph_runs);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "lift.h"
 
 #define MAX_LINES 64
@@ -765,9 +766,5 @@ static Suite *lift_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(lift_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(lift_suite());
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "lift.h"
 #include "lift_raw.h"
 
@@ -214,9 +215,5 @@ static Suite *raw_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(raw_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(raw_suite());
 }

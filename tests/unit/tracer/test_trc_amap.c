@@ -3,6 +3,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "trc_amap.h"
 
 #define SLOTS 20000
@@ -97,9 +98,5 @@ int main(void)
     tcase_add_test(tc, test_random_operations_match_a_plain_list);
     tcase_add_test(tc, test_descending_and_ascending_inserts_split_correctly);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

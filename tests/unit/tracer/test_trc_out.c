@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "lift_raw.h"
 #include "trc.h"
 
@@ -191,9 +192,5 @@ static Suite *out_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(out_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(out_suite());
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "trc_tmap.h"
 
 static void make_desc(uint8_t *d, uint32_t seed)
@@ -65,9 +66,5 @@ int main(void)
     tcase_add_test(tc, test_descriptors_map_back_to_their_address);
     tcase_add_test(tc, test_a_full_table_keeps_the_newest_descriptors);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "addr_map.h"
+#include "check_run.h"
 
 START_TEST(test_addr_map_puts_replaces_takes_and_keeps_64_bit_values)
 {
@@ -126,9 +127,5 @@ int main(void)
     tcase_add_test(tc, test_addr_map_zeroed_is_empty_and_grows_on_first_put);
     tcase_add_test(tc, test_addr_map_matches_an_array_through_growth_and_deletions);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

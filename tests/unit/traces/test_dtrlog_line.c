@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "dtrlog.h"
 #include "dtrlog_line.h"
 #include "test_dtrlog_util.h"
@@ -128,27 +129,17 @@ static char *events_of(const char *path, int fast)
 
 START_TEST(test_fast_and_jansson_parsers_read_every_dtr_log_alike)
 {
-    char *dir = tu_dtr_dir();
-    DIR *d = opendir(dir);
-    ck_assert_ptr_nonnull(d);
-    struct dirent *e;
-    int logs = 0;
-    while ((e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (n < 4 || strcmp(e->d_name + n - 4, ".log") != 0)
-            continue;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        char *a = events_of(path, 1), *b = events_of(path, 0);
-        ck_assert_msg(strcmp(a, b) == 0, "%s: parsers differ", e->d_name);
+    size_t logs;
+    char **log = tu_dtr_logs(&logs);
+    for (size_t i = 0; i < logs; i++) {
+        char *a = events_of(log[i], 1), *b = events_of(log[i], 0);
+        ck_assert_msg(strcmp(a, b) == 0, "%s: parsers differ", log[i]);
         ck_assert_uint_gt(strlen(a), 1000);
         free(a);
         free(b);
-        logs++;
     }
-    closedir(d);
-    ck_assert_int_ge(logs, 5);
-    free(dir);
+    ck_assert_uint_ge(logs, 5);
+    tu_free_list(log, logs);
 }
 END_TEST
 
@@ -160,9 +151,5 @@ int main(void)
     tcase_add_test(tc, test_fast_parser_leaves_invalid_lines_to_jansson);
     tcase_add_test(tc, test_fast_and_jansson_parsers_read_every_dtr_log_alike);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "dtrlog.h"
 #include "test_dtrlog_util.h"
 
@@ -134,16 +135,13 @@ static size_t damage(char *buf, size_t len, size_t cap)
 
 START_TEST(test_damaged_logs_fail_cleanly_or_round_trip)
 {
-    char *dir = tu_dtr_dir();
-    DIR *d = opendir(dir);
-    ck_assert_ptr_nonnull(d);
-    struct dirent *e;
-    char path[1024] = "";
-    while ((e = readdir(d)))
-        if (strncmp(e->d_name, "unet-", 5) == 0)
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    closedir(d);
-    ck_assert_msg(path[0], "no unet-*.log in %s", dir);
+    size_t logs;
+    char **log = tu_dtr_logs(&logs);
+    const char *path = NULL;
+    for (size_t i = 0; i < logs; i++)
+        if (strncmp(strrchr(log[i], '/') + 1, "unet-", 5) == 0)
+            path = log[i];
+    ck_assert_msg(path, "no unet-*.log among the %zu DTR logs", logs);
     size_t full_len;
     char *full = tu_slurp(path, &full_len);
     ck_assert_ptr_nonnull(full);
@@ -202,7 +200,7 @@ START_TEST(test_damaged_logs_fail_cleanly_or_round_trip)
     free(out);
     free(buf);
     free(full);
-    free(dir);
+    tu_free_list(log, logs);
 }
 END_TEST
 
@@ -213,9 +211,5 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_damaged_logs_fail_cleanly_or_round_trip);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "dtrlog.h"
 #include "test_dtrlog_util.h"
 
@@ -326,9 +327,5 @@ int main(void)
     tcase_add_test(tc, test_reader_rejects_embedded_nul_bytes);
     tcase_add_test(tc, test_name_to_id_accepts_only_canonical_x_digits);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "gmt.h"
 #include "test_dtrlog_util.h"
 
@@ -139,9 +140,5 @@ int main(void)
     tcase_add_test(tc, test_source_delegates_gmt_files_to_the_gmt_reader);
     tcase_add_test(tc, test_source_rejects_empty_directory_and_unknown_content);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

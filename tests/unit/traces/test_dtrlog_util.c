@@ -186,3 +186,56 @@ char *tu_dtr_dir(void)
     ck_assert_msg(stat(p, &st) == 0 && S_ISDIR(st.st_mode), "missing test data folder %s", p);
     return p;
 }
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **tu_dtr_logs(size_t *n)
+{
+    char *dir = tu_dtr_dir();
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    char **list = NULL;
+    size_t cap = 0;
+    *n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".log") != 0)
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 8;
+            list = realloc(list, cap * sizeof *list);
+            ck_assert_ptr_nonnull(list);
+        }
+        size_t m = strlen(dir) + len + 2;
+        list[*n] = malloc(m);
+        ck_assert_ptr_nonnull(list[*n]);
+        snprintf(list[(*n)++], m, "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    free(dir);
+    if (*n)
+        qsort(list, *n, sizeof *list, by_name);
+    return list;
+}
+
+void tu_free_list(char **list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+}
+
+char *tu_data_path(const char *name)
+{
+    const char *dir = getenv("GMS_SOURCE_DIR");
+    ck_assert_msg(dir != NULL, "GMS_SOURCE_DIR is not set (run the test through ctest)");
+    size_t n = strlen(dir) + strlen(name) + 40;
+    char *p = malloc(n);
+    ck_assert_ptr_nonnull(p);
+    snprintf(p, n, "%s/tests/unit/traces/data/%s", dir, name);
+    return p;
+}

@@ -1,5 +1,6 @@
-/* Helpers shared by the DTR log unit tests: run the reader over text and render what it
- * produced as one line per event, so a test can compare against a short expected string. */
+/* Helpers shared by the traces unit tests (DTR logs, Execution Traces): run the reader over
+ * text and render what it produced as one line per event, so a test can compare against a
+ * short expected string; find the test data. */
 #ifndef TEST_DTRLOG_UTIL_H
 #define TEST_DTRLOG_UTIL_H
 
@@ -26,5 +27,14 @@ int tu_write_file(const char *path, const char *text);
 
 /* $GMS_SHARED_DIR/traces/dtr-iclr21, failing the test loudly when absent. Caller frees. */
 char *tu_dtr_dir(void);
+
+/* The DTR paper's logs there (*.log), full paths in name order; *n their count (the test
+ * fails when the folder is absent). Free with tu_free_list. */
+char **tu_dtr_logs(size_t *n);
+void tu_free_list(char **list, size_t n);
+
+/* $GMS_SOURCE_DIR/tests/unit/traces/data/name (the test fails without GMS_SOURCE_DIR).
+ * Caller frees. */
+char *tu_data_path(const char *name);
 
 #endif

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "dtrlog.h"
 #include "test_dtrlog_util.h"
 
@@ -400,32 +401,22 @@ END_TEST
 
 START_TEST(test_reader_then_writer_reproduces_every_dtr_paper_log)
 {
-    char *dir = tu_dtr_dir();
-    DIR *d = opendir(dir);
-    ck_assert_ptr_nonnull(d);
-    int logs = 0;
-    struct dirent *e;
+    size_t logs;
+    char **log = tu_dtr_logs(&logs);
     char *out = tu_tmp_path("copy.log");
-    while ((e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (n < 4 || strcmp(e->d_name + n - 4, ".log") != 0)
-            continue;
-        char in[1024];
-        snprintf(in, sizeof in, "%s/%s", dir, e->d_name);
-        copy_log(in, out);
+    for (size_t i = 0; i < logs; i++) {
+        copy_log(log[i], out);
         size_t a_len, b_len;
-        char *a = tu_slurp(in, &a_len), *b = tu_slurp(out, &b_len);
+        char *a = tu_slurp(log[i], &a_len), *b = tu_slurp(out, &b_len);
         ck_assert_msg(a_len == b_len && memcmp(a, b, a_len) == 0, "%s differs after a round trip",
-                      e->d_name);
+                      log[i]);
         free(a);
         free(b);
-        logs++;
     }
-    closedir(d);
-    ck_assert_msg(logs >= 5, "expected the 5 DTR paper logs in %s, found %d", dir, logs);
+    ck_assert_msg(logs >= 5, "expected the 5 DTR paper logs, found %zu", logs);
     remove(out);
     free(out);
-    free(dir);
+    tu_free_list(log, logs);
 }
 END_TEST
 
@@ -446,9 +437,5 @@ int main(void)
     tcase_add_test(tc, test_reader_then_writer_reproduces_hand_written_log_byte_for_byte);
     tcase_add_test(tc, test_reader_then_writer_reproduces_every_dtr_paper_log);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

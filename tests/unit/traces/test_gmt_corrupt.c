@@ -7,6 +7,7 @@
 
 #include <zstd.h>
 
+#include "check_run.h"
 #include "gmt.h"
 #include "gmt_format.h"
 #include "gmt_varint.h"
@@ -473,9 +474,5 @@ int main(void)
     tcase_add_test(tc, test_errors_are_sticky);
     tcase_add_test(tc, test_decoder_survives_random_bytes);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

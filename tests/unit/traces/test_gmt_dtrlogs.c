@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "check_run.h"
 #include "dtrlog.h"
 #include "gmt.h"
 #include "test_dtrlog_util.h"
@@ -13,17 +14,10 @@
 
 START_TEST(test_every_shared_log_round_trips_under_3_bytes_per_event)
 {
-    char *dir = tu_dtr_dir();
-    DIR *d = opendir(dir);
-    ck_assert_ptr_nonnull(d);
-    struct dirent *e;
-    int logs = 0;
-    while ((e = readdir(d))) {
-        size_t nl = strlen(e->d_name);
-        if (nl < 5 || strcmp(e->d_name + nl - 4, ".log") != 0)
-            continue;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    size_t logs;
+    char **log = tu_dtr_logs(&logs);
+    for (size_t i = 0; i < logs; i++) {
+        const char *path = log[i];
         tg_list l = {0};
         dtrlog_reader *r;
         gms_error err;
@@ -40,21 +34,19 @@ START_TEST(test_every_shared_log_round_trips_under_3_bytes_per_event)
         ck_assert_msg(tg_write(out, &l, 0, NULL, &err) == 0, "%s", err.msg);
         tg_result res;
         tg_read(out, &l, &res);
-        ck_assert_msg(res.open_rc == 0 && res.rc == 0, "%s: %s", e->d_name, res.err.msg);
-        ck_assert_msg(res.prefix_ok, "%s: %s", e->d_name, res.why);
+        ck_assert_msg(res.open_rc == 0 && res.rc == 0, "%s: %s", path, res.err.msg);
+        ck_assert_msg(res.prefix_ok, "%s: %s", path, res.why);
         ck_assert_uint_eq(res.n, l.n);
         struct stat st;
         ck_assert_int_eq(stat(out, &st), 0);
         double per = (double)st.st_size / (double)l.n;
-        ck_assert_msg(per <= 3.0, "%s: %.3f bytes per event (goal: <= 3)", e->d_name, per);
+        ck_assert_msg(per <= 3.0, "%s: %.3f bytes per event (goal: <= 3)", path, per);
         remove(out);
         free(out);
         tg_free(&l);
-        logs++;
     }
-    closedir(d);
-    ck_assert_int_ge(logs, 5);
-    free(dir);
+    ck_assert_uint_ge(logs, 5);
+    tu_free_list(log, logs);
 }
 END_TEST
 
@@ -65,9 +57,5 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_every_shared_log_round_trips_under_3_bytes_per_event);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

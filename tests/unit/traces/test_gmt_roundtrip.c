@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "gmt.h"
 #include "gmt_format.h"
 #include "test_gmt_gen.h"
@@ -307,9 +308,5 @@ int main(void)
     tcase_add_test(tc, test_kind_names);
     tcase_add_test(tc, test_event_validate_names_the_bad_field);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

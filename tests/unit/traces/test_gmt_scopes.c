@@ -8,6 +8,7 @@
 
 #include <zstd.h>
 
+#include "check_run.h"
 #include "gmt_format.h"
 #include "gmt_varint.h"
 #include "test_gmt_gen.h"
@@ -324,9 +325,5 @@ int main(void)
     tcase_add_test(tc, test_writer_refuses_unbalanced_and_mismatched_scopes);
     tcase_add_test(tc, test_nesting_deeper_than_the_limit_is_refused);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

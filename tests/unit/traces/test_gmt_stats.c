@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "gmt_stats.h"
 
 static gmt_event event(gmt_kind kind)
@@ -114,9 +115,5 @@ int main(void)
     tcase_add_test(tc, test_stats_counts_annotation_kinds_in_first_seen_order);
     tcase_add_test(tc, test_stats_keeps_many_distinct_op_names);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

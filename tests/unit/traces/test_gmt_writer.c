@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "gmt.h"
 #include "gmt_format.h"
 #include "test_gmt_gen.h"
@@ -214,9 +215,5 @@ int main(void)
     tcase_add_test(tc, test_writer_refuses_metadata_after_the_first_event);
     tcase_add_test(tc, test_writer_rejects_bad_events_and_stays_usable);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

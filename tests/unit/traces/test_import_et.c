@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "gmt.h"
 #include "import_et.h"
 #include "import_et_kineto.h"
@@ -26,20 +27,11 @@ typedef struct seen {
     gmt_source *src;
 } seen;
 
-static char *data_path(const char *name)
-{
-    const char *dir = getenv("GMS_SOURCE_DIR");
-    ck_assert_msg(dir != NULL, "GMS_SOURCE_DIR is not set (run the test through ctest)");
-    char *p = malloc(strlen(dir) + strlen(name) + 40);
-    sprintf(p, "%s/tests/unit/traces/data/%s", dir, name);
-    return p;
-}
-
 /* Reads every event of an ET through gmt_source, copying what the tests look at. */
 static void read_all(const char *name, seen *s)
 {
     memset(s, 0, sizeof *s);
-    char *path = data_path(name);
+    char *path = tu_data_path(name);
     gms_error err;
     ck_assert_msg(gmt_source_open(path, &s->src, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(gmt_source_format(s->src), GMT_FORMAT_PYTORCH_ET);
@@ -338,7 +330,7 @@ START_TEST(test_kineto_pairing_compares_what_both_files_state)
 {
     et_trace *t;
     gms_error err;
-    char *path = data_path("tiny_et.json");
+    char *path = tu_data_path("tiny_et.json");
     ck_assert_msg(et_load(path, &t, &err) == 0, "%s", err.msg);
     free(path);
     ck_assert_int_eq(t->pid, 1);
@@ -468,9 +460,5 @@ int main(void)
     tcase_add_test(tc, test_module_record_functions_become_layer_scopes);
     tcase_add_test(tc, test_bad_input_is_refused_with_the_file_and_what_to_do);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

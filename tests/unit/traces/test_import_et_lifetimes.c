@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "gmt.h"
 #include "import_et_lifetimes.h"
+#include "test_dtrlog_util.h"
 
 #define MAX_EV 32
 
@@ -27,15 +29,6 @@ typedef struct run {
     char releases[160], workspaces[64], matched[16], later[16], early[16];
 } run;
 
-static char *data_path(const char *name)
-{
-    const char *dir = getenv("GMS_SOURCE_DIR");
-    ck_assert_msg(dir != NULL, "GMS_SOURCE_DIR is not set (run the test through ctest)");
-    char *p = malloc(strlen(dir) + strlen(name) + 40);
-    sprintf(p, "%s/tests/unit/traces/data/%s", dir, name);
-    return p;
-}
-
 static void copy_meta(const gmt_source *s, const char *key, char *to, size_t n)
 {
     const char *v = gmt_source_meta(s, key);
@@ -45,7 +38,7 @@ static void copy_meta(const gmt_source *s, const char *key, char *to, size_t n)
 static void read_run(const char *kineto, run *r)
 {
     memset(r, 0, sizeof *r);
-    char *et = data_path("tiny_et_lifetimes.json");
+    char *et = tu_data_path("tiny_et_lifetimes.json");
     gmt_source_options opt = {NULL, kineto, 0};
     gmt_source *s;
     gms_error err;
@@ -97,7 +90,7 @@ static int release_of(const run *r, uint64_t id)
 
 START_TEST(test_real_frees_and_workspaces)
 {
-    char *k = data_path("tiny_kineto_lifetimes.json");
+    char *k = tu_data_path("tiny_kineto_lifetimes.json");
     run r;
     read_run(k, &r);
     int mul = call_of(&r, "aten::mul"), relu = call_of(&r, "aten::relu"),
@@ -130,7 +123,7 @@ END_TEST
 START_TEST(test_without_memory_events_the_last_use_rule)
 {
     /* the same Kineto trace without its [memory] events */
-    char *k = data_path("tiny_kineto_lifetimes.json");
+    char *k = tu_data_path("tiny_kineto_lifetimes.json");
     json_error_t je;
     json_t *root = json_load_file(k, 0, &je);
     ck_assert_ptr_nonnull(root);
@@ -202,9 +195,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(suite());
 }

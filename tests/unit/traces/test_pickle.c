@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "check_run.h"
 #include "pickle.h"
 
 /* pickle.dumps({'a': [1, -1, 300, 70000, -70000, 2**40, -2**40], 'b': (None, True, False),
@@ -351,9 +352,5 @@ int main(void)
     tcase_add_test(tc, test_pickle_loads_plain_and_gzip_files);
     tcase_add_test(tc, test_pickle_writer_round_trips_through_the_reader);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }
