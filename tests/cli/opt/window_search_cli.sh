@@ -4,11 +4,8 @@
 # around it; --json's "improvement" says from what, by how many windows, and "answer_from"
 # where the answer came from; the schedule is correct (checked here, independently), fits the
 # budget and costs what it says; --no-improve and an unlimited solve run no window search.
-set -u
-: "${GMS_BIN:?}" "${GMS_TMP:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkdir -p "$GMS_TMP"
-cd "$GMS_TMP" || exit 1
+# shellcheck source=tests/cli/opt/lib.sh
+. "$(dirname "$0")/lib.sh"
 python3 - <<'PY'
 import json
 L = 12; n = 2 * L; nodes = []

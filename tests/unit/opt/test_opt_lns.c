@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "opt_graph.h"
 #include "opt_lns.h"
 #include "opt_replay.h"
@@ -185,9 +186,5 @@ int main(void)
     tcase_add_test(tc, test_lns_improves_a_bad_seed_to_the_optimum_on_a_training_chain);
     tcase_add_test(tc, test_lns_never_keeps_an_infeasible_or_worse_schedule_on_random_graphs);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }
