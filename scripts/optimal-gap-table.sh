@@ -57,8 +57,13 @@ r = sys.argv[1]
 try:
     d = json.load(open(sys.argv[2]))
     print(json.dumps({'ratio': float(r), 'status': d['status'], 'overhead': d.get('overhead'),
-                      'seed_from': d.get('seed_from'), 'lp': d['lower_bound'] / d['compute']
-                      if d.get('lower_bound') else None, 'seconds': d['solve_seconds'],
+                      'seed_from': d.get('seed_from'),
+                      'improved_from': (d.get('improvement') or {}).get('from')
+                      if d.get('answer_from') == 'window-search' else None,
+                      # the LP's own value (lp_bound); lower_bound may be the boundary bound
+                      'lp': (d['lp_bound'] if 'lp_bound' in d else d['lower_bound']
+                             if d.get('lower_bound_from', 'lp') == 'lp' else None),
+                      'compute': d['compute'], 'seconds': d['solve_seconds'],
                       'killed': d.get('killed_at_limit')}))
 except Exception:
     import re
@@ -121,9 +126,12 @@ for r in sorted(budgets):
     if opcols:
         d = op.get(r, {"status": "-"})
         if d["status"] in ("feasible", "optimal"):
-            lb = max(x for x in (d.get("lp") or 0, bound or 0))
-            cell = (f"{d['status']}, {d['overhead']:.4f} (seed {d['seed_from']}"
-                    + (", LP " + f"{d['lp']:.4f}" if d.get("lp") else ", no LP in time") + ")")
+            lp = d["lp"] / d["compute"] if d.get("lp") else None
+            lb = max(x for x in (lp or 0, bound or 0))
+            src = (f"window search from {d['improved_from']}" if d.get("improved_from")
+                   else f"seed {d['seed_from']}")
+            cell = (f"{d['status']}, {d['overhead']:.4f} ({src}"
+                    + (", LP " + f"{lp:.4f}" if lp else ", no LP in time") + ")")
             row += f" {cell} | {d['seconds']:.0f} | " + (f"{d['overhead'] / lb - 1:+.1%}" if lb else "") + " |"
         else:
             row += f" {d['status']}{': ' + d['why'] if d.get('why') else ''} | - | |"
