@@ -164,4 +164,15 @@ static inline paths_sums paths_agree(sim_trace *const *traces, int n_traces,
     return sum;
 }
 
+/* The fast runs' bounded scans did the choosing and skipped: they scored some members, under
+ * half the candidates the plain runs scored, and the plain runs scored none bounded. */
+static inline void paths_assert_skipped(const paths_sums *sum, const char *name)
+{
+    ck_assert_msg(sum->probe[0] == 0, "%s: the plain runs scored %llu members bounded", name,
+                  (unsigned long long)sum->probe[0]);
+    ck_assert_msg(sum->probe[1] > 0 && sum->probe[1] < sum->candidates / 2,
+                  "%s: the bounded scans scored %llu of %llu candidates", name,
+                  (unsigned long long)sum->probe[1], (unsigned long long)sum->candidates);
+}
+
 #endif
