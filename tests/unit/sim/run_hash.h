@@ -75,6 +75,32 @@ static inline const sim_policy *probe_policy(void)
     return &probe;
 }
 
+/* The members the bounded scans (sim_pool_bound.h) scored in the run so far, as the last
+ * eviction saw them: bounded_scored() is a paths_case.probe, read_scored the on_evict hook
+ * that fills it (it leaves every choice as it is). */
+static inline uint64_t *bounded_scored(void)
+{
+    static uint64_t n;
+    return &n;
+}
+
+static inline void read_scored(const sim_view *v, uint32_t s, int eager, void *state)
+{
+    (void)s, (void)eager, (void)state;
+    *bounded_scored() = v->pkb_scored;
+}
+
+/* The policy called name with read_scored as its on_evict hook (it must have none). */
+static inline sim_policy scored_policy(const char *name)
+{
+    const sim_policy *p = pol_find(name);
+    ck_assert_msg(p != NULL, "no policy %s", name);
+    ck_assert_ptr_null(p->on_evict);
+    sim_policy q = *p;
+    q.on_evict = read_scored;
+    return q;
+}
+
 /* A toggle-and-compare: each run made twice, plain (every flag 0, policy[0]) and fast (every
  * flag 1, policy[1]; the same policy where only flags differ); the flags are set back after. */
 typedef struct {

@@ -12,17 +12,7 @@
 #include "graph.h"
 #include "random_dag.h"
 #include "run_hash.h"
-#include "sim_internal.h"   /* pkb_scored */
 #include "sim_pool_bound.h" /* sim_pkb_bounds */
-
-/* The members the bounded scans scored so far, read by an on_evict hook (which changes no
- * choice). */
-static uint64_t bounded_scored;
-static void read_scored(const sim_view *v, uint32_t s, int eager, void *state)
-{
-    (void)s, (void)eager, (void)state;
-    bounded_scored = v->pkb_scored;
-}
 
 /* A built-in policy with its score_kind taken away, whose score says the kind at every call
  * (as hybrid-mix does): the run starts with score calls and switches at its second choice. */
@@ -44,14 +34,13 @@ START_TEST(test_a_policy_that_says_its_kind_mid_run_chooses_as_its_score_calls)
     sim_pkb_bounds = 1; /* both runs scan bounded where they may: the fast path under test */
     for (int p = 0; p < 4; p++) {
         wrapped = pol_find(names[p]);
-        sim_policy plain = *wrapped, saying = *wrapped;
+        sim_policy plain = scored_policy(names[p]), saying = plain;
         plain.score_kind = saying.score_kind = SIM_SCORE_CUSTOM;
         saying.score = saying_score;
-        saying.on_evict = plain.on_evict = read_scored;
         /* on a slow link, as for the swap policies */
         paths_case c = {.policy = {&plain, &saying},
                         .what = "the scan as its kind and its score calls",
-                        .probe = &bounded_scored,
+                        .probe = bounded_scored(),
                         .link_gbps = 2};
         paths_sums sum = paths_agree(t, 3, ratios, 3, &c);
         ck_assert_uint_gt(sum.evictions, 300);
@@ -76,13 +65,11 @@ START_TEST(test_hybrid_and_its_mix_scan_as_their_formula_with_the_same_choices)
     for (int i = 1; i < 4; i++)
         t[i] = random_dag((uint64_t)i + 21, 1200);
     for (int p = 0; p < 2; p++) {
-        sim_policy pol = *pol_find(names[p]);
-        ck_assert_ptr_null(pol.on_evict);
-        pol.on_evict = read_scored;
+        sim_policy pol = scored_policy(names[p]);
         paths_case c = {.policy = {&pol, &pol},
                         .flags = (int *const[]){&sim_pkb_bounds, NULL},
                         .what = "plain and bounded scans",
-                        .probe = &bounded_scored,
+                        .probe = bounded_scored(),
                         .link_gbps = 2};
         paths_sums sum = paths_agree(t, 4, ratios, 4, &c);
         ck_assert_uint_gt(sum.evictions, 300);

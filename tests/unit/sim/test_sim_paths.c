@@ -346,15 +346,6 @@ START_TEST(test_deferred_rebuilds_flush_before_a_view_on_an_evicted_storage)
 }
 END_TEST
 
-/* The members the bounded scans scored, read by an on_evict hook (which leaves the choice
- * as it is) from the view. */
-static uint64_t bounded_scored;
-static void read_scored(const sim_view *v, uint32_t s, int eager, void *state)
-{
-    (void)s, (void)eager, (void)state;
-    bounded_scored = v->pkb_scored;
-}
-
 /* lru, size, dtr-local and dtr (and swap-lru, whose scan is lru's) skip pool blocks by their
  * bounds (sim_pool_bound.h); the plain scan scores every member. Both must choose alike, event
  * for event, and count the same candidates, on a chain and on random DAGs (sizes that tie,
@@ -371,13 +362,11 @@ START_TEST(test_pool_bounds_choose_like_the_plain_scan)
     const double ratios[4] = {0.1, 0.2, 0.3, 0.6};
     uint64_t evictions = 0;
     for (int p = 0; p < 5; p++) {
-        sim_policy pol = *pol_find(names[p]);
-        ck_assert_ptr_null(pol.on_evict);
-        pol.on_evict = read_scored;
+        sim_policy pol = scored_policy(names[p]);
         paths_case c = {.policy = {&pol, &pol},
                         .flags = (int *const[]){&sim_pkb_bounds, NULL},
                         .what = "plain and bounded scans",
-                        .probe = &bounded_scored,
+                        .probe = bounded_scored(),
                         .windowed_too = 1};
         paths_sums sum = paths_agree(traces, 4, ratios, 4, &c);
         evictions += sum.evictions;
