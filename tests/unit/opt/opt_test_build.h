@@ -11,6 +11,14 @@
 
 #include "opt_graph.h"
 
+/* The opt tests' seeded generator (an LCG with Knuth's MMIX constants): a number below m from
+ * *state, which it advances. Each test keeps its own state, so its graphs are its seed's. */
+static inline uint32_t opt_test_rnd(uint64_t *state, uint32_t m)
+{
+    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)((*state >> 33) % m);
+}
+
 /* A training-like chain of 2 * layers nodes: forward 0..layers-1, each node reading the one
  * before, and each backward node also reading its forward twin. Costs 1..5 and sizes 10..26
  * vary with the index, so that no two schedules tie by accident. */

@@ -107,8 +107,7 @@ END_TEST
 static uint64_t rng_state = 12345;
 static uint32_t rnd(uint32_t m)
 {
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)((rng_state >> 33) % m);
+    return opt_test_rnd(&rng_state, m);
 }
 
 /* A random graph of n nodes as JSON and as a bf_graph: each node reads one or two earlier
