@@ -13,15 +13,8 @@ bin="${1:-build}/cli/gpumemsim"
 out="${2:-build/bench-optimal}"
 shift 2 || true
 mkdir -p "$out"
-[ -f "$out/tr28.json" ] || {
-  "$bin" synth --model transformer --layers 28 --hidden 256 --heads 4 --seq 128 --vocab 1000 -q -o "$out/tr28.gmt"
-  "$bin" graph "$out/tr28.gmt" --coarsen layers -o "$out/tr28.json" 2>/dev/null; }
-[ -f "$out/tr148.json" ] || {
-  "$bin" synth --model transformer --layers 148 --hidden 128 --heads 2 --seq 64 --vocab 500 -q -o "$out/tr148.gmt"
-  "$bin" graph "$out/tr148.gmt" --coarsen layers -o "$out/tr148.json" 2>/dev/null; }
-[ -f "$out/tr24ops.json" ] || {
-  "$bin" synth --model transformer --layers 24 --hidden 128 --heads 2 --seq 64 --vocab 500 -q -o "$out/tr24.gmt"
-  "$bin" graph "$out/tr24.gmt" -o "$out/tr24ops.json" 2>/dev/null; }
+# shellcheck source=scripts/bench/lib/optimal_graphs.sh
+. scripts/bench/lib/optimal_graphs.sh # tr28, tr148 and tr24ops in $out
 
 echo "| graph | program | budget | status | objective ms | bound ms (LP or boundary) | MILP bound ms | seed ms | gap | solve s | user s | LP s |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"

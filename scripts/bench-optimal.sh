@@ -15,15 +15,8 @@ out="${2:-build/bench-optimal}"
 mkdir -p "$out"
 L60="${LIMIT60:-240}" L300="${LIMIT300:-300}" L2000="${LIMIT2000:-120}"
 R60="${RATIOS60:-0.9 0.75 0.65 0.6}" R300="${RATIOS300:-0.8 0.65}"
-[ -f "$out/tr28.json" ] || {
-  "$bin" synth --model transformer --layers 28 --hidden 256 --heads 4 --seq 128 --vocab 1000 -q -o "$out/tr28.gmt"
-  "$bin" graph "$out/tr28.gmt" --coarsen layers -o "$out/tr28.json" 2>/dev/null; }
-[ -f "$out/tr148.json" ] || {
-  "$bin" synth --model transformer --layers 148 --hidden 128 --heads 2 --seq 64 --vocab 500 -q -o "$out/tr148.gmt"
-  "$bin" graph "$out/tr148.gmt" --coarsen layers -o "$out/tr148.json" 2>/dev/null; }
-[ -f "$out/tr24ops.json" ] || {
-  "$bin" synth --model transformer --layers 24 --hidden 128 --heads 2 --seq 64 --vocab 500 -q -o "$out/tr24.gmt"
-  "$bin" graph "$out/tr24.gmt" -o "$out/tr24ops.json" 2>/dev/null; }
+# shellcheck source=scripts/bench/lib/optimal_graphs.sh
+. scripts/bench/lib/optimal_graphs.sh # tr28, tr148 and tr24ops in $out
 
 row() { # graph limit ratio extra-args...
   local g=$1 lim=$2 r=$3; shift 3

@@ -13,68 +13,22 @@
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/../.."
-new="${GMS_BIN:-$PWD/build/cli/gpumemsim}"
-old="${GMS_OLD_BIN:-}"
-shared="${GMS_SHARED_DIR:-$PWD/../shared}"
+me=hybrid.sh
 repeat="${GMS_BENCH_REPEAT:-2}"
 k="${GMS_BENCH_SEEDS:-4}"
+# shellcheck source=scripts/bench/lib/cpu_rounds.sh
+. scripts/bench/lib/cpu_rounds.sh # new, old, shared; run_cpu, bench_rounds, best[]
 budgets=(0.2 0.3 0.4 0.5)
-[ -x "$new" ] || { echo "hybrid.sh: $new is missing; build first or set GMS_BIN" >&2; exit 1; }
-[ -z "$old" ] || [ -x "$old" ] || { echo "hybrid.sh: GMS_OLD_BIN=$old is not executable" >&2; exit 1; }
 traces=("$shared"/traces/dtr-iclr21/*.log)
-[ -e "${traces[0]}" ] || { echo "hybrid.sh: no DTR logs under $shared (set GMS_SHARED_DIR)" >&2; exit 1; }
+bench_need_traces
 runs=("new hybrid" "new hybrid-mix" "new dtr" "new swap-lru")
 [ -n "$old" ] && runs=("old hybrid" "${runs[@]}")
-TIMEFORMAT='%U'
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ucpu() {
-  local out
-  out=$({ time "$@" >/dev/null 2>"$tmp/err"; } 2>&1) || { echo "hybrid.sh: failed: $* ($(cat "$tmp/err"))" >&2; exit 1; }
-  echo "$out"
-}
-run_cpu() {
-  local bin=$1; shift
-  local a b n=$k
-  a=$(ucpu "$bin" sim "$@" --seeds 1 --quiet)
-  while :; do
-    b=$(ucpu "$bin" sim "$@" --seeds $((n + 1)) --quiet)
-    if [ "$n" -ge 9000 ] || awk -v a="$a" -v b="$b" 'BEGIN { exit !(b - a >= 0.3) }'; then
-      break
-    fi
-    n=$((n * 4 > 9000 ? 9000 : n * 4))
-  done
-  awk -v a="$a" -v b="$b" -v n="$n" 'BEGIN { d = (b - a) / n; printf "%.6f\n", d < 0 ? 0 : d }'
-}
-
-declare -A best
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-for r in $(seq 1 "$repeat"); do
-  for t in "${traces[@]}"; do
-    name=$(basename "$t"); name=${name%%-[0-9]*}
-    for b in "${budgets[@]}"; do
-      for run in "${runs[@]}"; do
-        read -r which p <<< "$run"
-        bin=$new
-        [ "$which" = old ] && bin=$old
-        link=(--link pcie4)
-        [ "$p" = dtr ] && link=()
-        c=$(run_cpu "$bin" "$t" --policy "$p" --budget "$b" "${link[@]}")
-        key="$which $p|$name|$b"
-        if [ -z "${best[$key]:-}" ] || awk -v c="$c" -v o="${best[$key]}" 'BEGIN { exit !(c < o) }'; then
-          best[$key]=$c
-        fi
-      done
-    done
-  done
-done
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_rounds
 echo
 echo "| trace | $(printf '%s | ' "${runs[@]}")new hybrid / hybrid-mix |${old:+ new hybrid / old hybrid |}"
 echo "|---|$(printf -- '---:|%.0s' "${runs[@]}")---|${old:+---|}"
 declare -A tot
-for name in $(for t in "${traces[@]}"; do n=$(basename "$t"); echo "${n%%-[0-9]*}"; done) all; do
+for name in $(for t in "${traces[@]}"; do trace_name "$t"; done) all; do
   row="| $name"
   declare -A s=()
   for run in "${runs[@]}"; do
@@ -83,7 +37,7 @@ for name in $(for t in "${traces[@]}"; do n=$(basename "$t"); echo "${n%%-[0-9]*
     else
       v=0
       for b in "${budgets[@]}"; do
-        v=$(awk -v v="$v" -v c="${best[$run|$name|$b]}" 'BEGIN { printf "%.6f", v + c * 1000 }')
+        v=$(awk -v v="$v" -v c="${best[${run% *}|$name|${run#* }|$b]}" 'BEGIN { printf "%.6f", v + c * 1000 }')
       done
       s[$run]=$v
       tot[$run]=$(awk -v a="${tot[$run]:-0}" -v v="$v" 'BEGIN { printf "%.6f", a + v }')

@@ -16,75 +16,26 @@
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/../.."
-new="${GMS_BIN:-$PWD/build/cli/gpumemsim}"
-old="${GMS_OLD_BIN:-}"
-shared="${GMS_SHARED_DIR:-$PWD/../shared}"
+me=swap.sh
 repeat="${GMS_BENCH_REPEAT:-3}"
 k="${GMS_BENCH_SEEDS:-10}"
+# shellcheck source=scripts/bench/lib/cpu_rounds.sh
+. scripts/bench/lib/cpu_rounds.sh # new, old, shared; run_cpu, bench_rounds, best[]
 policies=(dtr lru swap-lru hybrid capuchin autoswap)
 budgets=(0.2 0.3 0.4 0.5)
-[ -x "$new" ] || { echo "swap.sh: $new is missing; build first or set GMS_BIN" >&2; exit 1; }
-[ -z "$old" ] || [ -x "$old" ] || { echo "swap.sh: GMS_OLD_BIN=$old is not executable" >&2; exit 1; }
 traces=("$shared"/traces/dtr-iclr21/*.log traces/samples/*.gmt)
-[ -e "${traces[0]}" ] || { echo "swap.sh: no DTR logs under $shared (set GMS_SHARED_DIR)" >&2; exit 1; }
+bench_need_traces
 bins=(new)
 [ -n "$old" ] && bins=(old new)
-TIMEFORMAT='%U'
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-# user CPU (s) of one process
-ucpu() {
-  local out
-  out=$({ time "$@" >/dev/null 2>"$tmp/err"; } 2>&1) || { echo "swap.sh: failed: $* ($(cat "$tmp/err"))" >&2; exit 1; }
-  echo "$out"
-}
-# user CPU (s) of one run: (seeds n+1) - (seeds 1), over n; n = k, raised fourfold while the
-# n runs take less than 0.3 s (user CPU is counted in clock ticks), up to 9000
-run_cpu() {
-  local bin=$1; shift
-  local a b n=$k
-  a=$(ucpu "$bin" sim "$@" --seeds 1 --quiet)
-  while :; do
-    b=$(ucpu "$bin" sim "$@" --seeds $((n + 1)) --quiet)
-    if [ "$n" -ge 9000 ] || awk -v a="$a" -v b="$b" 'BEGIN { exit !(b - a >= 0.3) }'; then
-      break
-    fi
-    n=$((n * 4 > 9000 ? 9000 : n * 4))
-  done
-  awk -v a="$a" -v b="$b" -v n="$n" 'BEGIN { d = (b - a) / n; printf "%.6f\n", d < 0 ? 0 : d }'
-}
-
-declare -A best
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "new: $new${old:+; old: $old}; at least $k runs per process, best of $repeat rounds"
-for r in $(seq 1 "$repeat"); do
-  for t in "${traces[@]}"; do
-    name=$(basename "$t"); name=${name%%-[0-9]*}; name=${name%.gmt}
-    for p in "${policies[@]}"; do
-      for b in "${budgets[@]}"; do
-        for which in "${bins[@]}"; do
-          bin=$new
-          [ "$which" = old ] && bin=$old
-          link=()
-          case $p in dtr | lru) ;; *) link=(--link pcie4) ;; esac # others refuse --link
-          c=$(run_cpu "$bin" "$t" --policy "$p" --budget "$b" "${link[@]}")
-          key="$which|$name|$p|$b"
-          if [ -z "${best[$key]:-}" ] || awk -v c="$c" -v o="${best[$key]}" 'BEGIN { exit !(c < o) }'; then
-            best[$key]=$c
-          fi
-        done
-      done
-    done
-  done
+runs=()
+for p in "${policies[@]}"; do
+  for which in "${bins[@]}"; do runs+=("$which $p"); done
 done
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "new: $new${old:+; old: $old}; at least $k runs per process, best of $repeat rounds"
+bench_rounds
 
 names=()
-for t in "${traces[@]}"; do
-  name=$(basename "$t"); name=${name%%-[0-9]*}; name=${name%.gmt}
-  names+=("$name")
-done
+for t in "${traces[@]}"; do names+=("$(trace_name "$t")"); done
 # sums[which|trace|policy] in ms, over the budgets; "all" sums the traces
 declare -A sums
 for which in "${bins[@]}"; do

@@ -13,6 +13,7 @@
 #include "opt_test_graphs.h"
 #include "opt_schedule.h"
 #include "opt_solve.h"
+#include "opt_test_build.h"
 
 static opt_answer solve(const opt_graph *g, uint64_t budget, opt_mode mode, int tighten)
 {
@@ -106,8 +107,7 @@ END_TEST
 static uint64_t rng_state = 12345;
 static uint32_t rnd(uint32_t m)
 {
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)((rng_state >> 33) % m);
+    return opt_test_rnd(&rng_state, m);
 }
 
 /* A random graph of n nodes as JSON and as a bf_graph: each node reads one or two earlier
@@ -212,31 +212,11 @@ START_TEST(test_lp_rounding_fits_and_costs_at_least_the_optimum)
 }
 END_TEST
 
-/* A training-like chain of 40 nodes (20 forward, 20 backward, each backward node reading its
- * forward twin): hard enough that 1 s does not prove the optimum on any machine we know. */
-static opt_graph *training_chain(int layers)
-{
-    int n = 2 * layers;
-    opt_graph *g = opt_graph_new((uint32_t)n);
-    for (int v = 0; v < n; v++) {
-        uint32_t in[2];
-        uint32_t n_in = 0;
-        if (v > 0)
-            in[n_in++] = (uint32_t)v - 1;
-        if (v >= layers && n - 1 - v != v - 1)
-            in[n_in++] = (uint32_t)(n - 1 - v);
-        char name[16];
-        snprintf(name, sizeof name, "n%d", v);
-        ck_assert_int_eq(opt_graph_set_node(g, (uint32_t)v, name, 1 + (v * 7) % 5,
-                                            (uint64_t)(10 + (v * 13) % 17), in, n_in, NULL), 0);
-    }
-    ck_assert_int_eq(opt_graph_finish(g, NULL), 0);
-    return g;
-}
-
+/* The training chain of 40 nodes (opt_test_build.h) is hard enough that 1 s does not prove
+ * the optimum on any machine we know. */
 START_TEST(test_time_limit_is_honoured_and_reported)
 {
-    opt_graph *g = training_chain(20);
+    opt_graph *g = opt_test_training_chain(20);
     uint64_t peak = opt_graph_peak(g), floor = opt_graph_floor(g);
     opt_request rq = {.budget = floor + (peak - floor) / 4, .time_limit = 1.0};
     opt_answer a;

@@ -20,6 +20,7 @@
 #include "opt_program.h"
 #include "opt_replay.h"
 #include "opt_solve.h"
+#include "opt_test_build.h"
 
 static double now_s(void)
 {
@@ -50,8 +51,7 @@ static void assert_no_children(void)
 static uint64_t rng_state = 77;
 static uint32_t rnd(uint32_t m)
 {
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)(rng_state >> 33) % m;
+    return opt_test_rnd(&rng_state, m);
 }
 
 /* n nodes, each reading one to three earlier ones. */

@@ -15,6 +15,7 @@
 #include "opt_schedule.h"
 #include "opt_solve.h"
 #include "sim_internal.h"
+#include "opt_test_build.h"
 
 static void scope(sim_trace_builder *b, const char *name, int end)
 {
@@ -283,8 +284,7 @@ END_TEST
 static uint64_t rng_state = 99991;
 static uint32_t rnd(uint32_t m)
 {
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)(rng_state >> 33) % m;
+    return opt_test_rnd(&rng_state, m);
 }
 
 /* A random one-iteration trace: ops of 0 to 3 new outputs (some ops also a view of an

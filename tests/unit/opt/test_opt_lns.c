@@ -16,45 +16,8 @@
 #include "opt_lns.h"
 #include "opt_replay.h"
 #include "opt_solve.h"
+#include "opt_test_build.h"
 #include "opt_window.h"
-
-static opt_graph *training_chain(int layers)
-{
-    int n = 2 * layers;
-    opt_graph *g = opt_graph_new((uint32_t)n);
-    for (int v = 0; v < n; v++) {
-        uint32_t in[2], n_in = 0;
-        if (v > 0)
-            in[n_in++] = (uint32_t)v - 1;
-        if (v >= layers && n - 1 - v != v - 1)
-            in[n_in++] = (uint32_t)(n - 1 - v);
-        ck_assert_int_eq(opt_graph_set_node(g, (uint32_t)v, "n", 1 + (v * 7) % 5,
-                                            (uint64_t)(10 + (v * 13) % 17), in, n_in, NULL), 0);
-    }
-    ck_assert_int_eq(opt_graph_finish(g, NULL), 0);
-    return g;
-}
-
-static opt_graph *random_graph(uint32_t n, unsigned *seed)
-{
-    opt_graph *g = opt_graph_new(n);
-    ck_assert_ptr_nonnull(g);
-    for (uint32_t v = 0; v < n; v++) {
-        uint32_t in[3], k = 0;
-        for (uint32_t j = 0; j < 3 && v > 0; j++) {
-            uint32_t u = j == 0 ? v - 1 : (uint32_t)rand_r(seed) % v;
-            int dup = 0;
-            for (uint32_t q = 0; q < k; q++)
-                dup |= in[q] == u;
-            if (!dup && (j == 0 || rand_r(seed) % 3 == 0))
-                in[k++] = u;
-        }
-        ck_assert_int_eq(opt_graph_set_node(g, v, "n", 1.0 + rand_r(seed) % 7,
-                                            1 + (uint64_t)(rand_r(seed) % 100), in, k, NULL), 0);
-    }
-    ck_assert_int_eq(opt_graph_finish(g, NULL), 0);
-    return g;
-}
 
 /* No checkpoints at all: each stage computes its node's whole ancestry again. */
 static opt_schedule *bad_seed(const opt_graph *g)
@@ -110,7 +73,7 @@ static void improve_and_check(const opt_graph *g, uint64_t act)
 
 START_TEST(test_lns_improves_a_bad_seed_to_the_optimum_on_a_training_chain)
 {
-    opt_graph *g = training_chain(6);
+    opt_graph *g = opt_test_training_chain(6);
     uint64_t peak = opt_graph_peak(g), floor = opt_graph_floor(g);
     opt_schedule *s = bad_seed(g);
     uint64_t act = floor + (peak - floor) / 3, bad_peak = opt_schedule_peak(g, s);
@@ -124,7 +87,7 @@ START_TEST(test_lns_never_keeps_an_infeasible_or_worse_schedule_on_random_graphs
 {
     unsigned seed = 2811;
     for (int trial = 0; trial < 12; trial++) {
-        opt_graph *g = random_graph(8 + (uint32_t)trial % 6, &seed);
+        opt_graph *g = opt_test_random_graph(8 + (uint32_t)trial % 6, &seed);
         opt_schedule *s = bad_seed(g);
         uint64_t bad_peak = opt_schedule_peak(g, s);
         opt_schedule_free(s);
@@ -142,7 +105,7 @@ END_TEST
  * passes every check. */
 START_TEST(test_window_program_keeps_the_stages_outside_it)
 {
-    opt_graph *g = training_chain(8);
+    opt_graph *g = opt_test_training_chain(8);
     opt_schedule *s = bad_seed(g);
     uint64_t act = opt_schedule_peak(g, s);
     uint8_t free_nodes[16];

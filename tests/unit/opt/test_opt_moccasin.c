@@ -16,12 +16,12 @@
 #include "opt_replay.h"
 #include "opt_schedule.h"
 #include "opt_solve.h"
+#include "opt_test_build.h"
 
 static uint64_t rng_state = 777;
 static uint32_t rnd(uint32_t m)
 {
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)((rng_state >> 33) % m);
+    return opt_test_rnd(&rng_state, m);
 }
 
 /* n nodes, each reading one to three earlier ones (training-like: later nodes read early

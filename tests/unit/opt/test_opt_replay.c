@@ -14,6 +14,7 @@
 #include "opt_replay.h"
 #include "opt_schedule.h"
 #include "opt_solve.h"
+#include "opt_test_build.h"
 
 static opt_answer solve(const opt_graph *g, uint64_t budget, opt_mode mode)
 {
@@ -89,8 +90,7 @@ END_TEST
 static uint64_t rng_state = 424242;
 static uint32_t rnd(uint32_t m)
 {
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)((rng_state >> 33) % m);
+    return opt_test_rnd(&rng_state, m);
 }
 
 /* n nodes, each reading one to three earlier nodes, fractional costs, random sizes. */

@@ -15,29 +15,11 @@
 #include "opt_graph.h"
 #include "opt_replay.h"
 #include "opt_solve.h"
-
-static opt_graph *training_chain(int layers)
-{
-    int n = 2 * layers;
-    opt_graph *g = opt_graph_new((uint32_t)n);
-    for (int v = 0; v < n; v++) {
-        uint32_t in[2], n_in = 0;
-        if (v > 0)
-            in[n_in++] = (uint32_t)v - 1;
-        if (v >= layers && n - 1 - v != v - 1)
-            in[n_in++] = (uint32_t)(n - 1 - v);
-        char name[16];
-        snprintf(name, sizeof name, "n%d", v);
-        ck_assert_int_eq(opt_graph_set_node(g, (uint32_t)v, name, 1 + (v * 7) % 5,
-                                            (uint64_t)(10 + (v * 13) % 17), in, n_in, NULL), 0);
-    }
-    ck_assert_int_eq(opt_graph_finish(g, NULL), 0);
-    return g;
-}
+#include "opt_test_build.h"
 
 START_TEST(test_rounds_still_prove_a_small_optimum)
 {
-    opt_graph *g = training_chain(4);
+    opt_graph *g = opt_test_training_chain(4);
     uint64_t peak = opt_graph_peak(g), floor = opt_graph_floor(g);
     opt_request free_rq = {.budget = floor + (peak - floor) / 3};
     opt_request timed = free_rq;
@@ -59,7 +41,7 @@ END_TEST
 
 START_TEST(test_rounds_never_answer_worse_than_the_seed)
 {
-    opt_graph *g = training_chain(12);
+    opt_graph *g = opt_test_training_chain(12);
     uint64_t peak = opt_graph_peak(g), floor = opt_graph_floor(g);
     opt_request rq = {.budget = floor + (peak - floor) / 4, .time_limit = 3};
     opt_answer a;

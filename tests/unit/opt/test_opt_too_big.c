@@ -14,29 +14,7 @@
 #include "opt_graph.h"
 #include "opt_size.h"
 #include "opt_solve.h"
-
-static opt_graph *random_graph(uint32_t n, unsigned *seed)
-{
-    opt_graph *g = opt_graph_new(n);
-    ck_assert_ptr_nonnull(g);
-    for (uint32_t v = 0; v < n; v++) {
-        uint32_t in[3], k = 0;
-        for (uint32_t j = 0; j < 3 && v > 0; j++) {
-            uint32_t u = j == 0 ? v - 1 : (uint32_t)rand_r(seed) % v;
-            int dup = 0;
-            for (uint32_t q = 0; q < k; q++)
-                dup |= in[q] == u;
-            if (!dup && (j == 0 || rand_r(seed) % 3 == 0))
-                in[k++] = u;
-        }
-        gms_error err = {0};
-        ck_assert_int_eq(opt_graph_set_node(g, v, "n", 1.0 + rand_r(seed) % 7,
-                                            1 + (uint64_t)(rand_r(seed) % 100), in, k, &err), 0);
-    }
-    gms_error err = {0};
-    ck_assert_msg(opt_graph_finish(g, &err) == 0, "%s", err.msg);
-    return g;
-}
+#include "opt_test_build.h"
 
 static void solve(const opt_graph *g, const opt_request *rq, opt_answer *a)
 {
@@ -64,7 +42,7 @@ START_TEST(test_too_big_milp_answers_with_the_seed_and_the_boundary_bound)
     int answered = 0;
     for (int trial = 0; trial < 12; trial++) {
         uint32_t n = 6 + (uint32_t)rand_r(&seed) % 8;
-        opt_graph *g = random_graph(n, &seed);
+        opt_graph *g = opt_test_random_graph(n, &seed);
         uint64_t floor = opt_graph_floor(g), peak = opt_graph_peak(g);
         uint64_t budget = floor + (peak - floor) * (uint64_t)(1 + trial % 3) / 4;
         budget = budget < peak ? budget : peak - 1 > floor ? peak - 1 : floor;
@@ -122,7 +100,7 @@ START_TEST(test_too_big_answer_is_never_worse_than_a_seed_given)
     unsigned seed = 77;
     int cheaper = 0;
     for (int trial = 0; trial < 10; trial++) {
-        opt_graph *g = random_graph(7 + (uint32_t)trial % 5, &seed);
+        opt_graph *g = opt_test_random_graph(7 + (uint32_t)trial % 5, &seed);
         uint64_t floor = opt_graph_floor(g), peak = opt_graph_peak(g);
         opt_request rq = {.budget = floor + (peak - floor) / 3};
         opt_answer exact, big;
@@ -152,7 +130,7 @@ END_TEST
 START_TEST(test_too_big_lp_and_rounding_are_refused_naming_the_way_out)
 {
     unsigned seed = 5;
-    opt_graph *g = random_graph(10, &seed);
+    opt_graph *g = opt_test_random_graph(10, &seed);
     uint64_t floor = opt_graph_floor(g), peak = opt_graph_peak(g);
     setenv("GMS_OPT_MEMORY_CAP", "100", 1);
     opt_mode modes[2] = {OPT_MODE_RELAX, OPT_MODE_APPROX};

@@ -13,6 +13,7 @@
 #include "opt_test_graphs.h"
 #include "opt_solve.h"
 #include "opt_xengine.h"
+#include "opt_test_build.h"
 
 /* 1 GB/s, no latency: a copy of B bytes takes B / 1e6 ms */
 static const sim_link LINK_1GBPS = {1.0, 0};
@@ -127,8 +128,7 @@ END_TEST
 static uint64_t rng_state = 987654321;
 static uint32_t rnd(uint32_t m)
 {
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)((rng_state >> 33) % m);
+    return opt_test_rnd(&rng_state, m);
 }
 
 /* A random graph: each node reads one or two earlier nodes; with_host: some nodes get a

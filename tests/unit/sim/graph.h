@@ -29,28 +29,6 @@ static inline void g_constant(sim_trace_builder *b, uint64_t id, uint64_t size)
     g_add(b, &ev);
 }
 
-/* A CALL with one new-storage output. in: n_in input ids. */
-static inline void g_call(sim_trace_builder *b, const char *op, uint64_t cost, uint64_t out,
-                          uint64_t size, int n_in, ...)
-{
-    uint64_t in[8];
-    va_list ap;
-    va_start(ap, n_in);
-    for (int i = 0; i < n_in; i++)
-        in[i] = va_arg(ap, uint64_t);
-    va_end(ap);
-    gmt_output o = {.id = out, .size = size, .alias_of = -1};
-    gmt_event ev;
-    gmt_event_init(&ev, GMT_CALL);
-    ev.op = op;
-    ev.dur_ns = cost;
-    ev.inputs = in;
-    ev.n_inputs = (uint32_t)n_in;
-    ev.outputs = &o;
-    ev.n_outputs = 1;
-    g_add(b, &ev);
-}
-
 /* A CALL with several outputs (alias_of per output, -1 = new storage). */
 static inline void g_call_multi(sim_trace_builder *b, const char *op, uint64_t cost,
                                 const uint64_t *in, int n_in, const gmt_output *outs, int n_out)
@@ -64,6 +42,20 @@ static inline void g_call_multi(sim_trace_builder *b, const char *op, uint64_t c
     ev.outputs = outs;
     ev.n_outputs = (uint32_t)n_out;
     g_add(b, &ev);
+}
+
+/* A CALL with one new-storage output. in: n_in input ids. */
+static inline void g_call(sim_trace_builder *b, const char *op, uint64_t cost, uint64_t out,
+                          uint64_t size, int n_in, ...)
+{
+    uint64_t in[8];
+    va_list ap;
+    va_start(ap, n_in);
+    for (int i = 0; i < n_in; i++)
+        in[i] = va_arg(ap, uint64_t);
+    va_end(ap);
+    gmt_output o = {.id = out, .size = size, .alias_of = -1};
+    g_call_multi(b, op, cost, in, n_in, &o, 1);
 }
 
 /* A view op: out is a view of `base` (alias_of 0). */

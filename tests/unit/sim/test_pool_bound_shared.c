@@ -12,19 +12,10 @@
 
 #include "check_run.h"
 #include "registry.h"
+#include "run_hash.h"
 #include "sim.h"
 #include "sim_pool_bound.h" /* sim_pkb_bounds */
 #include "sim_pool_min.h"   /* sim_psc_summaries */
-
-static void hash_event(void *ctx, const sim_event *ev)
-{
-    uint64_t *h = ctx;
-    const uint64_t f[6] = {ev->kind, ev->clock, ev->memory, ev->size, ev->op_index, ev->storage};
-    for (int i = 0; i < 6; i++) {
-        *h = (*h ^ f[i]) * UINT64_C(0x100000001b3);
-        *h ^= *h >> 29;
-    }
-}
 
 /* Runs each policy at each ratio with the bounds off and on; returns the evictions seen. */
 static uint64_t compare(const char *rel, const double *ratios, int n_ratios)
@@ -37,35 +28,15 @@ static uint64_t compare(const char *rel, const double *ratios, int n_ratios)
     gms_error err = {0};
     ck_assert_msg(sim_trace_load(path, &t, &err) == 0, "%s: %s", path, err.msg);
     const char *names[6] = {"lru", "size", "dtr-local", "dtr", "msps", "capuchin"};
-    int saved = sim_pkb_bounds, saved_psc = sim_psc_summaries;
+    char what[4200];
+    snprintf(what, sizeof what, "plain and bounded scans of %s", rel);
     uint64_t evictions = 0;
-    for (int p = 0; p < 6; p++)
-        for (int k = 0; k < n_ratios; k++) {
-            uint64_t h[2];
-            sim_result r[2];
-            for (int d = 0; d < 2; d++) {
-                sim_config cfg;
-                sim_config_init(&cfg);
-                cfg.policy = pol_find(names[p]);
-                cfg.budget = sim_budget_for_ratio(t, ratios[k]);
-                h[d] = UINT64_C(14695981039346656037);
-                cfg.observer = hash_event;
-                cfg.observer_ctx = &h[d];
-                sim_pkb_bounds = d;
-                sim_psc_summaries = d;
-                ck_assert_int_eq(sim_run(t, &cfg, &r[d], &err), 0);
-            }
-            ck_assert_msg(h[0] == h[1], "%s %s at %g: bounded and plain scans differ", rel,
-                          names[p], ratios[k]);
-            ck_assert_uint_eq(r[0].clock, r[1].clock);
-            ck_assert_uint_eq(r[0].candidates, r[1].candidates);
-            ck_assert_int_eq(r[0].status, r[1].status);
-            ck_assert_uint_eq(r[0].swaps_out, r[1].swaps_out);
-            ck_assert_uint_eq(r[0].stall_ns, r[1].stall_ns);
-            evictions += r[0].evictions;
-        }
-    sim_pkb_bounds = saved;
-    sim_psc_summaries = saved_psc;
+    for (int p = 0; p < 6; p++) {
+        paths_case c = {.policy = {pol_find(names[p]), pol_find(names[p])},
+                        .flags = (int *const[]){&sim_pkb_bounds, &sim_psc_summaries, NULL},
+                        .what = what};
+        evictions += paths_agree(&t, 1, ratios, n_ratios, &c).evictions;
+    }
     sim_trace_free(t);
     return evictions;
 }

@@ -6,34 +6,22 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "graph.h"
 #include "random_dag.h"
+#include "run_hash.h"
 #include "sim_internal.h" /* sim_region_fresh*, sim_region_bitset_max */
 
-static void hash_event(void *ctx, const sim_event *ev)
-{
-    uint64_t *h = ctx;
-    const uint64_t f[6] = {ev->kind, ev->clock, ev->memory, ev->size, ev->op_index, ev->storage};
-    for (int i = 0; i < 6; i++) {
-        *h = (*h ^ f[i]) * UINT64_C(0x100000001b3);
-        *h ^= *h >> 29;
-    }
-}
-
+/* One run (hybrid-mix on a slow link: swaps and drops both): its events' hash. */
 static uint64_t hashed_run(const sim_trace *t, const char *pol, double ratio, sim_result *res)
 {
-    uint64_t h = UINT64_C(14695981039346656037);
     sim_config cfg;
     sim_config_init(&cfg);
     cfg.policy = pol_find(pol);
     ck_assert_ptr_nonnull(cfg.policy);
     cfg.budget = sim_budget_for_ratio(t, ratio);
-    cfg.observer = hash_event;
-    cfg.observer_ctx = &h;
     cfg.link_gbps = 2; /* hybrid-mix: swaps and drops both */
-    gms_error err = {0};
-    ck_assert_msg(sim_run(t, &cfg, res, &err) == 0, "%s", err.msg);
-    return h;
+    return hash_cfg_run(t, NULL, &cfg, res);
 }
 
 static const char *const pols[4] = {"dtr", "msps", "hybrid-mix", "dtr-local"};
@@ -76,27 +64,20 @@ END_TEST
  * for event; dtr-local keeps no regions and is there as a control. */
 START_TEST(test_fresh_and_walked_regions_give_identical_runs)
 {
-    uint32_t saved_max = sim_region_bitset_max;
-    for (uint64_t seed = 1; seed <= 3; seed++) {
-        sim_trace *t = random_dag(seed + 70, 1500);
-        for (int w = 0; w < 2; w++)
-            for (int p = 0; p < 4; p++)
-                for (int k = 0; k < 3; k++) {
-                    sim_region_bitset_max = w ? 0 : saved_max;
-                    sim_result a, b;
-                    sim_region_fresh = 0;
-                    uint64_t ha = hashed_run(t, pols[p], ratios[k], &a);
-                    sim_region_fresh = 1;
-                    uint64_t hb = hashed_run(t, pols[p], ratios[k], &b);
-                    ck_assert_msg(ha == hb, "seed %llu %s at %g (windowed %d): runs differ",
-                                  (unsigned long long)seed, pols[p], ratios[k], w);
-                    ck_assert_int_eq(a.status, b.status);
-                    ck_assert_uint_eq(a.clock, b.clock);
-                    ck_assert_uint_eq(a.candidates, b.candidates);
-                }
-        sim_trace_free(t);
+    sim_trace *t[3];
+    for (uint64_t seed = 1; seed <= 3; seed++)
+        t[seed - 1] = random_dag(seed + 70, 1500);
+    for (int p = 0; p < 4; p++) {
+        paths_case c = {.policy = {pol_find(pols[p]), pol_find(pols[p])},
+                        .flags = (int *const[]){&sim_region_fresh, NULL},
+                        .what = "walked and fresh regions",
+                        .link_gbps = 2,
+                        .windowed_too = 1};
+        ck_assert_ptr_nonnull(c.policy[0]);
+        paths_agree(t, 3, ratios, 3, &c);
     }
-    sim_region_bitset_max = saved_max;
+    for (int i = 0; i < 3; i++)
+        sim_trace_free(t[i]);
 }
 END_TEST
 
@@ -108,9 +89,5 @@ int main(void)
     tcase_add_test(tc, test_fresh_forward_regions_are_what_the_walk_rebuilds);
     tcase_add_test(tc, test_fresh_and_walked_regions_give_identical_runs);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

@@ -8,53 +8,11 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "graph.h"
 #include "random_dag.h"
-#include "sim_internal.h"   /* pkb_scored */
+#include "run_hash.h"
 #include "sim_pool_bound.h" /* sim_pkb_bounds */
-
-static void hash_event(void *ctx, const sim_event *ev)
-{
-    uint64_t *h = ctx;
-    const uint64_t f[6] = {ev->kind, ev->clock, ev->memory, ev->size, ev->op_index, ev->storage};
-    for (int i = 0; i < 6; i++) {
-        *h = (*h ^ f[i]) * UINT64_C(0x100000001b3);
-        *h ^= *h >> 29;
-    }
-}
-
-/* The members the bounded scans scored so far, read by an on_evict hook (which changes no
- * choice). */
-static uint64_t bounded_scored;
-static void read_scored(const sim_view *v, uint32_t s, int eager, void *state)
-{
-    (void)s, (void)eager, (void)state;
-    bounded_scored = v->pkb_scored;
-}
-
-/* One run (swap policies on a slow link, so that swaps and drops both happen): its events'
- * hash, its result in *res, the members its bounded scans scored in *scored. */
-static uint64_t hashed_run(const sim_trace *t, const sim_policy *p, double ratio, int bounds,
-                           sim_result *res, uint64_t *scored)
-{
-    uint64_t h = UINT64_C(14695981039346656037);
-    sim_config cfg;
-    sim_config_init(&cfg);
-    cfg.policy = p;
-    cfg.budget = sim_budget_for_ratio(t, ratio);
-    cfg.observer = hash_event;
-    cfg.observer_ctx = &h;
-    cfg.link_gbps = 2;
-    gms_error err = {0};
-    int saved = sim_pkb_bounds;
-    sim_pkb_bounds = bounds;
-    bounded_scored = 0;
-    int rc = sim_run(t, &cfg, res, &err);
-    sim_pkb_bounds = saved;
-    ck_assert_msg(rc == 0, "%s", err.msg);
-    *scored = bounded_scored;
-    return h;
-}
 
 /* A built-in policy with its score_kind taken away, whose score says the kind at every call
  * (as hybrid-mix does): the run starts with score calls and switches at its second choice. */
@@ -72,33 +30,23 @@ START_TEST(test_a_policy_that_says_its_kind_mid_run_chooses_as_its_score_calls)
     sim_trace *t[3];
     for (int i = 0; i < 3; i++)
         t[i] = random_dag((uint64_t)i + 5, 1200);
+    int saved = sim_pkb_bounds;
+    sim_pkb_bounds = 1; /* both runs scan bounded where they may: the fast path under test */
     for (int p = 0; p < 4; p++) {
         wrapped = pol_find(names[p]);
-        sim_policy plain = *wrapped, saying = *wrapped;
+        sim_policy plain = scored_policy(names[p]), saying = plain;
         plain.score_kind = saying.score_kind = SIM_SCORE_CUSTOM;
         saying.score = saying_score;
-        saying.on_evict = plain.on_evict = read_scored;
-        uint64_t cand = 0, scored = 0, evictions = 0;
-        for (int i = 0; i < 3; i++)
-            for (int k = 0; k < 3; k++) {
-                sim_result a, b;
-                uint64_t sa, sb;
-                uint64_t ha = hashed_run(t[i], &plain, ratios[k], 1, &a, &sa);
-                uint64_t hb = hashed_run(t[i], &saying, ratios[k], 1, &b, &sb);
-                ck_assert_msg(ha == hb, "%s, trace %d at %g: the scan as its kind chose "
-                              "otherwise than its score calls", names[p], i, ratios[k]);
-                ck_assert_uint_eq(a.clock, b.clock);
-                ck_assert_uint_eq(a.candidates, b.candidates);
-                ck_assert_uint_eq(sa, 0); /* score calls: no bounded scan */
-                cand += b.candidates;
-                scored += sb;
-                evictions += b.evictions;
-            }
-        ck_assert_uint_gt(evictions, 300);
-        ck_assert_msg(scored > 0 && scored < cand / 2, "%s: the bounded scans scored %llu of "
-                      "%llu candidates", names[p], (unsigned long long)scored,
-                      (unsigned long long)cand);
+        /* on a slow link, as for the swap policies */
+        paths_case c = {.policy = {&plain, &saying},
+                        .what = "the scan as its kind and its score calls",
+                        .probe = bounded_scored(),
+                        .link_gbps = 2};
+        paths_sums sum = paths_agree(t, 3, ratios, 3, &c);
+        ck_assert_uint_gt(sum.evictions, 300);
+        paths_assert_skipped(&sum, names[p]);
     }
+    sim_pkb_bounds = saved;
     for (int i = 0; i < 3; i++)
         sim_trace_free(t[i]);
 }
@@ -117,33 +65,16 @@ START_TEST(test_hybrid_and_its_mix_scan_as_their_formula_with_the_same_choices)
     for (int i = 1; i < 4; i++)
         t[i] = random_dag((uint64_t)i + 21, 1200);
     for (int p = 0; p < 2; p++) {
-        sim_policy pol = *pol_find(names[p]);
-        ck_assert_ptr_null(pol.on_evict);
-        pol.on_evict = read_scored;
-        uint64_t cand = 0, scored = 0, swaps = 0, evictions = 0;
-        for (int i = 0; i < 4; i++)
-            for (int k = 0; k < 4; k++) {
-                sim_result a, b;
-                uint64_t sa, sb;
-                uint64_t ha = hashed_run(t[i], &pol, ratios[k], 0, &a, &sa);
-                uint64_t hb = hashed_run(t[i], &pol, ratios[k], 1, &b, &sb);
-                ck_assert_msg(ha == hb, "%s, trace %d at %g: bounded and plain scans differ",
-                              names[p], i, ratios[k]);
-                ck_assert_int_eq(a.status, b.status);
-                ck_assert_uint_eq(a.clock, b.clock);
-                ck_assert_uint_eq(a.candidates, b.candidates);
-                ck_assert_uint_eq(a.swaps_out, b.swaps_out);
-                ck_assert_uint_eq(sa, 0);
-                cand += b.candidates;
-                scored += sb;
-                swaps += b.swaps_out;
-                evictions += b.evictions;
-            }
-        ck_assert_uint_gt(evictions, 300);
-        ck_assert_uint_gt(swaps, 0);
-        ck_assert_msg(scored > 0 && scored < cand / 2, "%s: the bounded scans scored %llu of "
-                      "%llu candidates", names[p], (unsigned long long)scored,
-                      (unsigned long long)cand);
+        sim_policy pol = scored_policy(names[p]);
+        paths_case c = {.policy = {&pol, &pol},
+                        .flags = (int *const[]){&sim_pkb_bounds, NULL},
+                        .what = "plain and bounded scans",
+                        .probe = bounded_scored(),
+                        .link_gbps = 2};
+        paths_sums sum = paths_agree(t, 4, ratios, 4, &c);
+        ck_assert_uint_gt(sum.evictions, 300);
+        ck_assert_uint_gt(sum.swaps, 0);
+        paths_assert_skipped(&sum, names[p]);
     }
     for (int i = 0; i < 4; i++)
         sim_trace_free(t[i]);
@@ -158,9 +89,5 @@ int main(void)
     tcase_add_test(tc, test_a_policy_that_says_its_kind_mid_run_chooses_as_its_score_calls);
     tcase_add_test(tc, test_hybrid_and_its_mix_scan_as_their_formula_with_the_same_choices);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return gms_check_run(s);
 }

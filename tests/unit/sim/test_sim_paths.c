@@ -9,6 +9,7 @@
 
 #include "check_run.h"
 #include "graph.h"
+#include "run_hash.h"
 #include "sim_internal.h" /* sim_region_bitset_max, sim_region_defer */
 #include "sim_pool_bound.h" /* sim_pkb_bounds */
 #include "sim_pool_min.h"  /* sim_psc_summaries */
@@ -39,31 +40,15 @@ START_TEST(test_full_and_windowed_bitset_regions_give_identical_runs)
 }
 END_TEST
 
-/* Folds every event of a run into a hash: two runs with equal hashes made the same choices
- * in the same order. */
-static void hash_event(void *ctx, const sim_event *ev)
-{
-    uint64_t *h = ctx;
-    const uint64_t f[6] = {ev->kind, ev->clock, ev->memory, ev->size, ev->op_index, ev->storage};
-    for (int i = 0; i < 6; i++) {
-        *h = (*h ^ f[i]) * UINT64_C(0x100000001b3);
-        *h ^= *h >> 29;
-    }
-}
-
+/* One run of p on run (a runner reused across runs) at budget: its events' hash. */
 static uint64_t hashed_run(sim_runner *run, const sim_policy *p, uint64_t budget,
                            sim_result *res)
 {
-    uint64_t h = UINT64_C(14695981039346656037);
     sim_config cfg;
     sim_config_init(&cfg);
     cfg.policy = p;
     cfg.budget = budget;
-    cfg.observer = hash_event;
-    cfg.observer_ctx = &h;
-    gms_error err = {0};
-    ck_assert_int_eq(sim_runner_run(run, &cfg, res, &err), 0);
-    return h;
+    return hash_cfg_run(NULL, run, &cfg, res);
 }
 
 /* The pool scan evaluates the built-in formulas inline (sim_policy.score_kind); calling
@@ -281,32 +266,6 @@ START_TEST(test_sampled_dtr_scores_with_equivalence_classes)
 }
 END_TEST
 
-/* A DTR policy that folds every region cost it reads into a hash (cfg->observer_ctx), so two
- * runs with equal hashes saw the same region costs at every evaluation. */
-static int probe_init(const sim_config *cfg, void **state, gms_error *err)
-{
-    (void)err;
-    *state = cfg->observer_ctx;
-    return 0;
-}
-
-static double probe_score(const sim_view *v, uint32_t s, void *state)
-{
-    uint64_t f = sim_view_region_fwd_cost(v, s), r = sim_view_region_rev_cost(v, s);
-    uint64_t *h = state;
-    *h = ((*h ^ s) * UINT64_C(0x100000001b3) ^ f) * UINT64_C(0x100000001b3) ^ r;
-    return sim_score_ratio((int64_t)(sim_view_compute(v, s) + f + r), sim_view_size(v, s),
-                           sim_view_staleness(v, s));
-}
-
-static const sim_policy pol_probe = {
-    .name = "probe",
-    .description = "dtr, hashing the region costs it reads",
-    .needs = SIM_NEEDS_REGIONS,
-    .score = probe_score,
-    .init = probe_init,
-};
-
 /* Reverse-region rebuilds deferred to the next choice (an eviction rebuilds only the evicted
  * storage's own pending region and absorbs into no pending one; all done as one sweep) give
  * the region costs, and so the runs, of rebuilding each region at once and absorbing at
@@ -319,37 +278,16 @@ START_TEST(test_deferred_region_rebuilds_give_eager_runs)
     ck_assert_int_eq(sim_trace_chain(600, &traces[0], &err), 0);
     for (int i = 1; i < 4; i++)
         traces[i] = random_dag_trace((uint64_t)i, 1500);
-    const sim_policy *pols[3] = {pol_find("dtr"), pol_find("msps"), &pol_probe};
+    const sim_policy *pols[3] = {pol_find("dtr"), pol_find("msps"), probe_policy()};
     const double ratios[4] = {0.1, 0.2, 0.3, 0.6};
-    int saved = sim_region_defer;
-    uint32_t saved_max = sim_region_bitset_max;
     uint64_t evictions = 0;
-    for (int ti = 0; ti < 4; ti++)
-        for (int w = 0; w < 2; w++)
-            for (int p = 0; p < 3; p++)
-                for (int k = 0; k < 4; k++) {
-                    uint64_t budget = sim_budget_for_ratio(traces[ti], ratios[k]);
-                    sim_result a, b;
-                    uint64_t ha, hb;
-                    sim_region_bitset_max = w ? 0 : saved_max;
-                    for (int d = 0; d < 2; d++) {
-                        sim_runner *run;
-                        sim_region_defer = !d;
-                        ck_assert_int_eq(sim_runner_new(traces[ti], &run, &err), 0);
-                        if (d)
-                            hb = hashed_run(run, pols[p], budget, &b);
-                        else
-                            ha = hashed_run(run, pols[p], budget, &a);
-                        sim_runner_free(run);
-                    }
-                    ck_assert_msg(ha == hb,
-                                  "trace %d %s at %g (windowed %d): deferred and eager "
-                                  "rebuilds differ", ti, pols[p]->name, ratios[k], w);
-                    ck_assert_uint_eq(a.clock, b.clock);
-                    evictions += a.evictions;
-                }
-    sim_region_defer = saved;
-    sim_region_bitset_max = saved_max;
+    for (int p = 0; p < 3; p++) {
+        paths_case c = {.policy = {pols[p], pols[p]},
+                        .flags = (int *const[]){&sim_region_defer, NULL},
+                        .what = "eager and deferred rebuilds",
+                        .windowed_too = 1};
+        evictions += paths_agree(traces, 4, ratios, 4, &c).evictions;
+    }
     ck_assert_uint_gt(evictions, 0);
     for (int i = 0; i < 4; i++)
         sim_trace_free(traces[i]);
@@ -367,32 +305,11 @@ START_TEST(test_msps_block_summaries_choose_like_the_slot_scan)
     for (int i = 1; i < 3; i++)
         traces[i] = random_dag_trace((uint64_t)i + 7, 1500);
     const double ratios[4] = {0.1, 0.2, 0.3, 0.6};
-    int saved = sim_psc_summaries;
-    uint32_t saved_max = sim_region_bitset_max;
-    uint64_t evictions = 0;
-    for (int ti = 0; ti < 3; ti++)
-        for (int w = 0; w < 2; w++)
-            for (int k = 0; k < 4; k++) {
-                uint64_t budget = sim_budget_for_ratio(traces[ti], ratios[k]);
-                sim_result r[2];
-                uint64_t h[2];
-                sim_region_bitset_max = w ? 0 : saved_max;
-                for (int d = 0; d < 2; d++) {
-                    sim_runner *run;
-                    sim_psc_summaries = d;
-                    ck_assert_int_eq(sim_runner_new(traces[ti], &run, &err), 0);
-                    h[d] = hashed_run(run, pol_find("msps"), budget, &r[d]);
-                    sim_runner_free(run);
-                }
-                ck_assert_msg(h[0] == h[1], "trace %d at %g (windowed %d): summaries and slot "
-                              "scan differ", ti, ratios[k], w);
-                ck_assert_uint_eq(r[0].clock, r[1].clock);
-                ck_assert_uint_eq(r[0].candidates, r[1].candidates);
-                evictions += r[0].evictions;
-            }
-    sim_psc_summaries = saved;
-    sim_region_bitset_max = saved_max;
-    ck_assert_uint_gt(evictions, 1000);
+    paths_case c = {.policy = {pol_find("msps"), pol_find("msps")},
+                    .flags = (int *const[]){&sim_psc_summaries, NULL},
+                    .what = "slot scan and summaries",
+                    .windowed_too = 1};
+    ck_assert_uint_gt(paths_agree(traces, 3, ratios, 4, &c).evictions, 1000);
     for (int i = 0; i < 3; i++)
         sim_trace_free(traces[i]);
 }
@@ -419,35 +336,15 @@ START_TEST(test_deferred_rebuilds_flush_before_a_view_on_an_evicted_storage)
     for (uint64_t id = 2; id <= 8; id++)           /* nothing left to pin at the end */
         g_release(tb, id);
     sim_trace *t = g_finish(tb);
-    gms_error err = {0};
-    int saved = sim_region_defer;
-    uint64_t h[2];
-    sim_result r[2];
-    for (int d = 0; d < 2; d++) {
-        sim_runner *run;
-        sim_region_defer = d;
-        ck_assert_int_eq(sim_runner_new(t, &run, &err), 0);
-        h[d] = hashed_run(run, &pol_probe, 210, &r[d]);
-        sim_runner_free(run);
-    }
-    sim_region_defer = saved;
-    ck_assert_int_eq(r[0].status, SIM_OK);
-    ck_assert_uint_eq(r[0].remats, 2); /* a, then e */
-    ck_assert_msg(h[0] == h[1], "deferred and eager rebuilds read different region costs");
-    ck_assert_uint_eq(r[0].clock, r[1].clock);
-    ck_assert_uint_eq(r[0].evictions, r[1].evictions);
+    paths_case c = {.policy = {probe_policy(), probe_policy()},
+                    .flags = (int *const[]){&sim_region_defer, NULL},
+                    .what = "eager and deferred rebuilds (the region costs read)"};
+    paths_runs p = paths_pair(t, 210, &c, "the view on an evicted storage");
+    ck_assert_int_eq(p.r[0].status, SIM_OK);
+    ck_assert_uint_eq(p.r[0].remats, 2); /* a, then e */
     sim_trace_free(t);
 }
 END_TEST
-
-/* The members the bounded scans scored, read by an on_evict hook (which leaves the choice
- * as it is) from the view. */
-static uint64_t bounded_scored;
-static void read_scored(const sim_view *v, uint32_t s, int eager, void *state)
-{
-    (void)s, (void)eager, (void)state;
-    bounded_scored = v->pkb_scored;
-}
 
 /* lru, size, dtr-local and dtr (and swap-lru, whose scan is lru's) skip pool blocks by their
  * bounds (sim_pool_bound.h); the plain scan scores every member. Both must choose alike, event
@@ -463,44 +360,19 @@ START_TEST(test_pool_bounds_choose_like_the_plain_scan)
         traces[i] = random_dag_trace((uint64_t)i + 11, 1500);
     const char *names[5] = {"lru", "size", "dtr-local", "dtr", "swap-lru"};
     const double ratios[4] = {0.1, 0.2, 0.3, 0.6};
-    int saved = sim_pkb_bounds;
-    uint32_t saved_max = sim_region_bitset_max;
-    uint64_t evictions = 0, candidates[5] = {0}, scored[5] = {0};
-    for (int ti = 0; ti < 4; ti++)
-        for (int p = 0; p < 5; p++)
-            for (int w = 0; w < 2; w++)
-                for (int k = 0; k < 4; k++) {
-                    sim_policy pol = *pol_find(names[p]);
-                    ck_assert_ptr_null(pol.on_evict);
-                    pol.on_evict = read_scored;
-                    uint64_t budget = sim_budget_for_ratio(traces[ti], ratios[k]);
-                    sim_result r[2];
-                    uint64_t h[2];
-                    sim_region_bitset_max = w ? 0 : saved_max;
-                    for (int d = 0; d < 2; d++) {
-                        sim_runner *run;
-                        sim_pkb_bounds = d;
-                        bounded_scored = 0;
-                        ck_assert_int_eq(sim_runner_new(traces[ti], &run, &err), 0);
-                        h[d] = hashed_run(run, &pol, budget, &r[d]);
-                        sim_runner_free(run);
-                    }
-                    ck_assert_msg(h[0] == h[1], "trace %d %s at %g (windowed %d): bounded and "
-                                  "plain scans differ", ti, names[p], ratios[k], w);
-                    ck_assert_uint_eq(r[0].clock, r[1].clock);
-                    ck_assert_uint_eq(r[0].evictions, r[1].evictions);
-                    ck_assert_uint_eq(r[0].candidates, r[1].candidates);
-                    evictions += r[0].evictions;
-                    candidates[p] += r[1].candidates;
-                    scored[p] += bounded_scored;
-                }
-    sim_pkb_bounds = saved;
-    sim_region_bitset_max = saved_max;
+    uint64_t evictions = 0;
+    for (int p = 0; p < 5; p++) {
+        sim_policy pol = scored_policy(names[p]);
+        paths_case c = {.policy = {&pol, &pol},
+                        .flags = (int *const[]){&sim_pkb_bounds, NULL},
+                        .what = "plain and bounded scans",
+                        .probe = bounded_scored(),
+                        .windowed_too = 1};
+        paths_sums sum = paths_agree(traces, 4, ratios, 4, &c);
+        evictions += sum.evictions;
+        paths_assert_skipped(&sum, names[p]);
+    }
     ck_assert_uint_gt(evictions, 1000);
-    for (int p = 0; p < 5; p++)
-        ck_assert_msg(scored[p] > 0 && scored[p] < candidates[p] / 2,
-                      "%s: the bounded scans scored %llu of %llu candidates", names[p],
-                      (unsigned long long)scored[p], (unsigned long long)candidates[p]);
     for (int i = 0; i < 4; i++)
         sim_trace_free(traces[i]);
 }
@@ -520,42 +392,15 @@ START_TEST(test_capuchin_bounded_pass_chooses_like_the_plain_pass)
     for (int i = 1; i < 4; i++)
         traces[i] = random_dag_trace((uint64_t)i + 11, 1500);
     const double ratios[4] = {0.1, 0.2, 0.3, 0.6};
-    int saved = sim_pkb_bounds;
-    uint32_t saved_max = sim_region_bitset_max;
-    uint64_t evictions = 0, swaps = 0, candidates = 0;
-    cap_swap_scored = 0;
-    for (int ti = 0; ti < 4; ti++)
-        for (int w = 0; w < 2; w++)
-            for (int k = 0; k < 4; k++) {
-                uint64_t budget = sim_budget_for_ratio(traces[ti], ratios[k]);
-                sim_result r[2];
-                uint64_t h[2];
-                sim_region_bitset_max = w ? 0 : saved_max;
-                for (int d = 0; d < 2; d++) {
-                    sim_runner *run;
-                    sim_pkb_bounds = d;
-                    ck_assert_int_eq(sim_runner_new(traces[ti], &run, &err), 0);
-                    h[d] = hashed_run(run, pol_find("capuchin"), budget, &r[d]);
-                    sim_runner_free(run);
-                }
-                ck_assert_msg(h[0] == h[1], "trace %d at %g (windowed %d): bounded and plain "
-                              "passes differ", ti, ratios[k], w);
-                ck_assert_uint_eq(r[0].clock, r[1].clock);
-                ck_assert_uint_eq(r[0].evictions, r[1].evictions);
-                ck_assert_uint_eq(r[0].candidates, r[1].candidates);
-                ck_assert_uint_eq(r[0].swaps_out, r[1].swaps_out);
-                ck_assert_uint_eq(r[0].stall_ns, r[1].stall_ns);
-                evictions += r[0].evictions;
-                swaps += r[0].swaps_out;
-                candidates += r[0].candidates;
-            }
-    sim_pkb_bounds = saved;
-    sim_region_bitset_max = saved_max;
-    ck_assert_uint_gt(evictions, 1000);
-    ck_assert_uint_gt(swaps, 1000);
-    ck_assert_msg(cap_swap_scored > 0 && cap_swap_scored < candidates / 2,
-                  "the bounded passes scored %llu of %llu members",
-                  (unsigned long long)cap_swap_scored, (unsigned long long)candidates);
+    paths_case c = {.policy = {pol_find("capuchin"), pol_find("capuchin")},
+                    .flags = (int *const[]){&sim_pkb_bounds, NULL},
+                    .what = "plain and bounded passes",
+                    .probe = &cap_swap_scored,
+                    .windowed_too = 1};
+    paths_sums sum = paths_agree(traces, 4, ratios, 4, &c);
+    ck_assert_uint_gt(sum.evictions, 1000);
+    ck_assert_uint_gt(sum.swaps, 1000);
+    paths_assert_skipped(&sum, "capuchin");
     for (int i = 0; i < 4; i++)
         sim_trace_free(traces[i]);
 }

@@ -11,43 +11,9 @@
 #include "graph.h"
 #include "policy.h"
 #include "registry.h"
+#include "run_hash.h"
 #include "sim.h"
 #include "sim_internal.h"
-
-static void hash_event(void *ctx, const sim_event *ev)
-{
-    uint64_t *h = ctx;
-    const uint64_t f[6] = {ev->kind, ev->clock, ev->memory, ev->size, ev->op_index, ev->storage};
-    for (int i = 0; i < 6; i++) {
-        *h = (*h ^ f[i]) * UINT64_C(0x100000001b3);
-        *h ^= *h >> 29;
-    }
-}
-
-/* DTR, folding every region cost it reads into the hash the observer also writes. */
-static int probe_init(const sim_config *cfg, void **state, gms_error *err)
-{
-    (void)err;
-    *state = cfg->observer_ctx;
-    return 0;
-}
-
-static double probe_score(const sim_view *v, uint32_t s, void *state)
-{
-    uint64_t f = sim_view_region_fwd_cost(v, s), r = sim_view_region_rev_cost(v, s);
-    uint64_t *h = state;
-    *h = ((*h ^ s) * UINT64_C(0x100000001b3) ^ f) * UINT64_C(0x100000001b3) ^ r;
-    return sim_score_ratio((int64_t)(sim_view_compute(v, s) + f + r), sim_view_size(v, s),
-                           sim_view_staleness(v, s));
-}
-
-static const sim_policy pol_probe = {
-    .name = "probe",
-    .description = "dtr, hashing the region costs it reads",
-    .needs = SIM_NEEDS_REGIONS,
-    .score = probe_score,
-    .init = probe_init,
-};
 
 /* A random training-like DAG (seeded) with wide ops: most ops take one to three recent
  * tensors; about one in eight is wide (3 to 12 distinct arguments, 2 to 8 outputs, as an
@@ -112,16 +78,11 @@ static sim_trace *wide_dag_trace(uint64_t seed, int n, int arg_views)
 
 static uint64_t hashed_run(const sim_trace *t, const sim_policy *p, double ratio, sim_result *res)
 {
-    uint64_t h = UINT64_C(14695981039346656037);
     sim_config cfg;
     sim_config_init(&cfg);
     cfg.policy = p;
     cfg.budget = sim_budget_for_ratio(t, ratio);
-    cfg.observer = hash_event;
-    cfg.observer_ctx = &h;
-    gms_error err = {0};
-    ck_assert_int_eq(sim_run(t, &cfg, res, &err), 0);
-    return h;
+    return hash_cfg_run(t, NULL, &cfg, res);
 }
 
 /* A wide op with A distinct argument storages and X output storages is one group entry in
@@ -173,7 +134,7 @@ END_TEST
  * outputs, one not). */
 START_TEST(test_grouped_walks_give_the_plain_graph_runs)
 {
-    const sim_policy *pols[3] = {pol_find("dtr"), pol_find("msps"), &pol_probe};
+    const sim_policy *pols[3] = {pol_find("dtr"), pol_find("msps"), probe_policy()};
     const double ratios[3] = {0.15, 0.3, 0.6};
     int saved_defer = sim_region_defer;
     uint32_t saved_max = sim_region_bitset_max;
