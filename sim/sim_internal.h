@@ -242,8 +242,8 @@ struct sim_view {
     int no_upkeep, no_upkeep_failed;
     int regions_on, eq_on;
     /* MSPS's exact scan reads reverse sums only, and forward regions serve it through their
-     * frontiers only (who absorbs an eviction, whose reverse region to rebuild): with
-     * windowed sets the forward interiors and sums are then not kept (sim_regions.c) */
+     * frontiers only (who absorbs an eviction, whose reverse region to rebuild): the
+     * forward interiors and sums are then not kept (sim_regions.c) */
     int fwd_frontier_only;
     int dtr_eq_approx; /* DTR in sampled mode: equivalence classes instead of regions */
     sim_region *fwd, *rev; /* per storage, when regions_on */

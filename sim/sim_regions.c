@@ -300,7 +300,7 @@ static inline __attribute__((always_inline)) void rebuild_walk(sim_view *v, uint
  * regions kept as frontiers only, sim_view.fwd_frontier_only). */
 SIM_POPCNT_CLONES static void rebuild(sim_view *v, uint32_t base, int forward)
 {
-    if (forward && v->fwd_frontier_only && sim_set_pool_windowed(&v->set_pool))
+    if (forward && v->fwd_frontier_only)
         rebuild_walk(v, base, 1, 0);
     else
         rebuild_walk(v, base, forward, 1);
