@@ -309,6 +309,13 @@ struct sim_view {
     uint8_t *rev_pend_on; /* per storage: in rev_pend */
     uint8_t *rg_gone;     /* per storage: evicted for the regions once in this run (it may be
                            * in interiors; sim_regions_fresh.c) */
+    /* A region's cached sum is exact (the sum of its interior's compute now) while no compute
+     * of a storage that may lie in an interior changed since it was last summed from scratch:
+     * rg_bumps counts those changes (sim_regions_on_compute_change), rg_summed holds, per
+     * region (indexed as rcomp), rg_bumps at its last from-scratch sum. NULL: none known exact
+     * (absorb then sums member by member: same results). */
+    uint64_t rg_bumps;
+    uint64_t *rg_summed;
 
     /* equivalence classes: union-find nodes */
     uint32_t *eq_parent;
@@ -419,6 +426,13 @@ extern int sim_region_defer;
  * differed (tests; single-threaded). Set these only while no simulation runs. */
 extern int sim_region_fresh, sim_region_fresh_check;
 extern uint64_t sim_region_fresh_taken, sim_region_fresh_diff;
+/* 1 (default): an absorb whose absorbed region's sum is known exact (sim_region_sum_exact)
+ * may sum the new members as that sum less the members already held; 0: member by member,
+ * as simrd does. Same results; tests compare. With sim_region_exact_check set, at every
+ * eviction every region claimed exact is summed from scratch over its interior and compared:
+ * sim_region_exact_taken counts them, sim_region_exact_diff the sums that differ (tests). */
+extern int sim_region_by_difference, sim_region_exact_check;
+extern uint64_t sim_region_exact_taken, sim_region_exact_diff;
 /* Once, right after allocating fwd/rev/rcomp (zeroed): the regions are then as
  * sim_regions_reset leaves them. */
 void sim_regions_init(sim_view *v);
@@ -428,6 +442,17 @@ static inline uint64_t *sim_rcomp(sim_view *v, uint32_t base, int forward)
     return &v->rcomp[2 * (size_t)base + (forward ? 0 : 1)];
 }
 void sim_regions_on_evict(sim_view *v, uint32_t s);
+/* Region base's cached sum in direction forward was just summed from scratch. */
+static inline void sim_region_summed(sim_view *v, uint32_t base, int forward)
+{
+    if (v->rg_summed)
+        v->rg_summed[2 * (size_t)base + (forward ? 0 : 1)] = v->rg_bumps;
+}
+/* 1 when that sum is known to equal the sum of its interior's compute now. */
+static inline int sim_region_sum_exact(const sim_view *v, uint32_t base, int forward)
+{
+    return v->rg_summed && v->rg_summed[2 * (size_t)base + (forward ? 0 : 1)] == v->rg_bumps;
+}
 void sim_regions_on_compute(sim_view *v, const uint32_t *st, uint32_t n);
 void sim_regions_reset(sim_view *v);
 /* Does the deferred reverse-region rebuilds. Must run before anything reads a region or

@@ -32,6 +32,9 @@ static void region_release(sim_view *v, sim_region *r)
 
 uint32_t sim_region_bitset_max = SIM_REGION_BITSET_MAX;
 int sim_region_defer = 1;
+int sim_region_by_difference = 1;
+int sim_region_exact_check;
+uint64_t sim_region_exact_taken, sim_region_exact_diff;
 
 void sim_regions_init(sim_view *v)
 {
@@ -51,6 +54,9 @@ void sim_regions_init(sim_view *v)
     sim_set_pool_layout(&v->set_pool, words, v->memo_gen == NULL);
     if (!v->rg_gone) /* none: every compute rebuilds by walks (same results) */
         v->rg_gone = calloc((size_t)n + 1, 1);
+    if (!v->rg_summed) /* none: absorbs sum member by member (same results) */
+        v->rg_summed = calloc(2 * ((size_t)n + 1), sizeof *v->rg_summed);
+    v->rg_bumps = 0;
     if (v->memo_n && v->memo) /* as sim_regions_reset: a half-done batch's closures */
         memset(v->memo, 0, v->memo_cap * 2 * words * sizeof *v->memo);
     v->memo_n = 0;
@@ -121,6 +127,9 @@ void sim_regions_reset(sim_view *v)
         memset(v->rev_pend_on, 0, v->tr->n_storages);
     if (v->rg_gone)
         memset(v->rg_gone, 0, v->tr->n_storages);
+    if (v->rg_summed) /* every region empty with sum 0: exact */
+        memset(v->rg_summed, 0, 2 * ((size_t)v->tr->n_storages + 1) * sizeof *v->rg_summed);
+    v->rg_bumps = 0;
     v->n_rev_pend = 0;
     if (v->wg_head) { /* a sweep that stopped half-way (out of memory) left groups waiting */
         memset(v->wg_head, 0xff, ((size_t)v->tr->n_storages + 1) * sizeof *v->wg_head);
@@ -162,6 +171,8 @@ void sim_regions_free(sim_view *v)
     v->n_rev_pend = 0;
     free(v->rg_gone);
     v->rg_gone = NULL;
+    free(v->rg_summed);
+    v->rg_summed = NULL;
     if (!v->fwd)
         return;
     /* once every set's words left lie in the pool's chunks, freeing those is enough: no pass
@@ -278,6 +289,7 @@ static inline __attribute__((always_inline)) void rebuild_walk(sim_view *v, uint
         compute = 0;
     }
     *sim_rcomp(v, base, forward) = compute;
+    sim_region_summed(v, base, forward);
     if (!forward)
         sim_mscore_update(v, base);
     else
@@ -311,12 +323,34 @@ void sim_regions_rebuild_one(sim_view *v, uint32_t base, int forward)
     rebuild(v, base, forward);
 }
 
+/* Σ compute over the members of S's interior not in R's (words sb, rb, n of them), when
+ * S's cached sum ssum is exact (sim_region_sum_exact) and R already holds most of them: ssum
+ * less the shared members' compute, walking the fewer bits (sums are integers: the order
+ * does not matter). Sets *done to 0 when the plain member-by-member sum is cheaper. */
+static uint64_t sum_new_by_difference(const uint64_t *sb, const uint64_t *rb, uint32_t n,
+                                      const uint64_t *scomp, uint64_t ssum, int *done)
+{
+    uint32_t nnew = 0, nold = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        nnew += (uint32_t)sim_popcount64(sb[i] & ~rb[i]);
+        nold += (uint32_t)sim_popcount64(sb[i] & rb[i]);
+    }
+    *done = nold < nnew;
+    if (!*done)
+        return 0;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint64_t w = sb[i] & rb[i]; w; w &= w - 1)
+            ssum -= scomp[i * 64 + (uint32_t)__builtin_ctzll(w)];
+    return ssum;
+}
+
 /* Region.absorb(s): R's base borders s, which was just evicted; s (and its same-direction
  * region S) joins R's interior and S's frontier joins R's frontier, as word-wide unions.
  * Members that became pinned since they joined S's frontier may come along, which is
  * harmless (every use skips pinned storages). */
 SIM_POPCNT_CLONES static void absorb(sim_view *v, sim_region *R, uint64_t *compute,
-                                     uint32_t s, const sim_region *S, int frontier_only)
+                                     uint32_t s, const sim_region *S, int forward,
+                                     int frontier_only)
 {
     sim_set_remove(&R->frontier, s);
     uint64_t sum = 0;
@@ -349,10 +383,17 @@ SIM_POPCNT_CLONES static void absorb(sim_view *v, sim_region *R, uint64_t *compu
         const uint64_t *sb = sim_set_word(SI, SI->wlo);
         uint64_t *rb = sim_set_word(RI, SI->wlo);
         const uint64_t *scomp = v->scomp + (size_t)SI->wlo * 64;
-        uint32_t added = 0;
-        for (uint32_t i = 0, nw = SI->whi - SI->wlo; i < nw; i++) {
+        uint32_t added = 0, nw = SI->whi - SI->wlo;
+        int done = 0;
+        if (sim_region_by_difference && sim_region_sum_exact(v, s, forward))
+            sum += sum_new_by_difference(sb, rb, nw, scomp, *sim_rcomp(v, s, forward), &done);
+        for (uint32_t i = 0; i < nw; i++) {
             uint64_t w = sb[i] & ~rb[i];
             rb[i] |= w;
+            if (done) {
+                added += (uint32_t)sim_popcount64(w);
+                continue;
+            }
             for (; w; w &= w - 1) {
                 sum += scomp[i * 64 + (uint32_t)__builtin_ctzll(w)];
                 added++;
@@ -366,19 +407,39 @@ SIM_POPCNT_CLONES static void absorb(sim_view *v, sim_region *R, uint64_t *compu
     *compute += sum;
 }
 
+/* Tests only (sim_region_exact_check): every region whose sum is claimed exact, summed
+ * from scratch over its interior and compared; the counters are shared. */
+static void check_exact_sums(sim_view *v)
+{
+    for (uint32_t b = 0; b < v->tr->n_storages; b++)
+        for (int d = 0; d < 2; d++) {
+            if (!sim_region_sum_exact(v, b, d))
+                continue;
+            const sim_set *I = d ? &v->fwd[b].interior : &v->rev[b].interior;
+            uint64_t all = 0;
+            for (uint32_t w = I->count ? I->wlo : I->whi; w < I->whi; w++)
+                for (uint64_t m = *sim_set_word(I, w); m; m &= m - 1)
+                    all += v->scomp[(size_t)w * 64 + (uint32_t)__builtin_ctzll(m)];
+            sim_region_exact_taken++;
+            sim_region_exact_diff += all != *sim_rcomp(v, b, d);
+        }
+}
+
 void sim_regions_on_evict(sim_view *v, uint32_t s)
 {
+    if (sim_region_exact_check)
+        check_exact_sums(v);
     if (v->rg_gone)
         v->rg_gone[s] = 1; /* it may join interiors now (sim_regions_fresh.c) */
     sim_set_iter it;
     uint32_t x;
     for (sim_set_iter_init(&it, &v->rev[s].frontier); sim_set_iter_next(&it, &x);)
         if (!(v->fl[x] & SIM_FL_PINNED))
-            absorb(v, &v->fwd[x], sim_rcomp(v, x, 1), s, &v->fwd[s], v->fwd_frontier_only);
+            absorb(v, &v->fwd[x], sim_rcomp(v, x, 1), s, &v->fwd[s], 1, v->fwd_frontier_only);
     const uint8_t *pend = v->n_rev_pend ? v->rev_pend_on : NULL;
     for (sim_set_iter_init(&it, &v->fwd[s].frontier); sim_set_iter_next(&it, &x);)
         if (!(v->fl[x] & SIM_FL_PINNED) && !(pend && pend[x])) { /* pending: see below */
-            absorb(v, &v->rev[x], sim_rcomp(v, x, 0), s, &v->rev[s], 0);
+            absorb(v, &v->rev[x], sim_rcomp(v, x, 0), s, &v->rev[s], 0, 0);
             sim_mscore_update(v, x);
         }
     region_release(v, &v->fwd[s]);
@@ -574,6 +635,7 @@ static void rebuild_memo(sim_view *v, uint32_t base, int forward)
     R->interior.count = icount;
     R->frontier.count = fcount;
     *sim_rcomp(v, base, forward) = sum;
+    sim_region_summed(v, base, forward);
     if (!forward)
         sim_mscore_update(v, base);
     else

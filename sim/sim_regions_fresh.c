@@ -125,6 +125,7 @@ void sim_regions_fresh_forward(sim_view *v, const uint32_t *st, uint32_t n,
         sim_region *R = &v->fwd[p];
         clean_frontier(v, R, p);
         *sim_rcomp(v, p, 1) = interior_sum(v, R); /* 0 where interiors are not kept */
+        sim_region_summed(v, p, 1);
         sim_pkb_note(v, p);                        /* as a rebuild notes its sum */
         if (sim_region_fresh_check) { /* tests only: the counters are shared */
             sim_region_fresh_taken++;

@@ -441,7 +441,13 @@ static int run_compute(sim_view *v, uint32_t o)
                        tr->tensors[op->out_first + j].storage == te->storage;
             if (!seen)
                 v->scomp[te->storage] += op->cost;
+            /* an evicted storage may lie in interiors: their cached sums may go stale */
+            if (!seen && op->cost && !(v->fl[te->storage] & SIM_FL_MAT))
+                v->rg_bumps++;
         } else {
+            if (op->out_first + k != tr->storages[te->storage].root &&
+                v->scomp[te->storage] != op->cost && !(v->fl[te->storage] & SIM_FL_MAT))
+                v->rg_bumps++; /* not a new storage (as above) */
             v->scomp[te->storage] = op->cost;
         }
         sim_mscore_update(v, te->storage);

@@ -1,0 +1,118 @@
+/*
+ * sim_regions.c: an absorb may sum the storages it adds to a region's interior as the
+ * absorbed region's cached sum less the members the region already held, when that cached
+ * sum is known to be exact (no compute of a storage that may lie in an interior changed since
+ * it was summed from scratch: rg_bumps, rg_summed). Every claim of exactness must hold, and
+ * runs must replay alike with and without the shortcut.
+ */
+#include <check.h>
+#include <stdlib.h>
+
+#include "graph.h"
+#include "random_dag.h"
+#include "sim_internal.h" /* sim_region_by_difference, sim_region_exact*, bitset_max */
+
+static void hash_event(void *ctx, const sim_event *ev)
+{
+    uint64_t *h = ctx;
+    const uint64_t f[6] = {ev->kind, ev->clock, ev->memory, ev->size, ev->op_index, ev->storage};
+    for (int i = 0; i < 6; i++) {
+        *h = (*h ^ f[i]) * UINT64_C(0x100000001b3);
+        *h ^= *h >> 29;
+    }
+}
+
+static uint64_t hashed_run(const sim_trace *t, const char *pol, double ratio, sim_result *res)
+{
+    uint64_t h = UINT64_C(14695981039346656037);
+    sim_config cfg;
+    sim_config_init(&cfg);
+    cfg.policy = pol_find(pol);
+    ck_assert_ptr_nonnull(cfg.policy);
+    cfg.budget = sim_budget_for_ratio(t, ratio);
+    cfg.observer = hash_event;
+    cfg.observer_ctx = &h;
+    cfg.link_gbps = 2; /* hybrid-mix: swaps and drops both */
+    gms_error err = {0};
+    ck_assert_msg(sim_run(t, &cfg, res, &err) == 0, "%s", err.msg);
+    return h;
+}
+
+static const char *const pols[4] = {"dtr", "msps", "hybrid-mix", "capuchin"};
+static const double ratios[3] = {0.2, 0.4, 0.7};
+
+/* At every eviction, every region whose cached sum is claimed exact is compared with the sum
+ * of its interior's compute now, on random DAGs (view ops that raise the compute of evicted
+ * storages, releases, rematerializations), full and windowed sets, swaps. A view op on an
+ * evicted storage that did not count as a change, or a rebuild path that stamped a sum it
+ * did not make from scratch, shows up as a difference. */
+START_TEST(test_sums_claimed_exact_are_the_interiors_sums)
+{
+    uint32_t saved_max = sim_region_bitset_max;
+    sim_region_exact_check = 1;
+    sim_region_exact_taken = sim_region_exact_diff = 0;
+    uint64_t evictions = 0;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        sim_trace *t = random_dag(seed + 140, 400);
+        for (int w = 0; w < 2; w++)
+            for (int p = 0; p < 4; p++)
+                for (int k = 0; k < 3; k++) {
+                    sim_region_bitset_max = w ? 0 : saved_max;
+                    sim_result r;
+                    hashed_run(t, pols[p], ratios[k], &r);
+                    evictions += r.evictions + r.eager_evictions;
+                }
+        sim_trace_free(t);
+    }
+    sim_region_bitset_max = saved_max;
+    sim_region_exact_check = 0;
+    ck_assert_uint_gt(evictions, 1000);
+    ck_assert_uint_gt(sim_region_exact_taken, 100000);
+    ck_assert_msg(sim_region_exact_diff == 0, "%llu of %llu sums claimed exact differ",
+                  (unsigned long long)sim_region_exact_diff,
+                  (unsigned long long)sim_region_exact_taken);
+}
+END_TEST
+
+/* With the shortcut and without it (every added member summed one by one, as simrd does),
+ * runs are the same event for event. */
+START_TEST(test_absorbs_by_difference_and_one_by_one_give_identical_runs)
+{
+    uint32_t saved_max = sim_region_bitset_max;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        sim_trace *t = random_dag(seed + 170, 1500);
+        for (int w = 0; w < 2; w++)
+            for (int p = 0; p < 4; p++)
+                for (int k = 0; k < 3; k++) {
+                    sim_region_bitset_max = w ? 0 : saved_max;
+                    sim_result a, b;
+                    sim_region_by_difference = 0;
+                    uint64_t ha = hashed_run(t, pols[p], ratios[k], &a);
+                    sim_region_by_difference = 1;
+                    uint64_t hb = hashed_run(t, pols[p], ratios[k], &b);
+                    ck_assert_msg(ha == hb, "seed %llu %s at %g (windowed %d): runs differ",
+                                  (unsigned long long)seed, pols[p], ratios[k], w);
+                    ck_assert_int_eq(a.status, b.status);
+                    ck_assert_uint_eq(a.clock, b.clock);
+                    ck_assert_uint_eq(a.candidates, b.candidates);
+                }
+        sim_trace_free(t);
+    }
+    sim_region_bitset_max = saved_max;
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("regions_exact_sum");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_sums_claimed_exact_are_the_interiors_sums);
+    tcase_add_test(tc, test_absorbs_by_difference_and_one_by_one_give_identical_runs);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
