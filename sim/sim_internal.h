@@ -429,9 +429,14 @@ extern uint64_t sim_region_fresh_taken, sim_region_fresh_diff;
 /* 1 (default): an absorb whose absorbed region's sum is known exact (sim_region_sum_exact)
  * may sum the new members as that sum less the members already held; 0: member by member,
  * as simrd does. Same results; tests compare. With sim_region_exact_check set, at every
- * eviction every region claimed exact is summed from scratch over its interior and compared:
- * sim_region_exact_taken counts them, sim_region_exact_diff the sums that differ (tests). */
+ * eviction every region claimed exact is summed from scratch over its interior and compared,
+ * and every deferred absorb (sim_region_defer_absorbs) is also done and compared with the
+ * walk that replaces it: sim_region_exact_taken counts the checks, sim_region_exact_diff
+ * those that differ (tests). */
 extern int sim_region_by_difference, sim_region_exact_check;
+/* 1 (default): an eviction's absorb into a reverse region whose sum is exact waits as a
+ * rebuild request (sim_regions.c, defer_rev); 0: absorbed at once. Same results. */
+extern int sim_region_defer_absorbs;
 extern uint64_t sim_region_exact_taken, sim_region_exact_diff;
 /* Once, right after allocating fwd/rev/rcomp (zeroed): the regions are then as
  * sim_regions_reset leaves them. */

@@ -33,6 +33,17 @@ static void region_release(sim_view *v, sim_region *r)
 uint32_t sim_region_bitset_max = SIM_REGION_BITSET_MAX;
 int sim_region_defer = 1;
 int sim_region_by_difference = 1;
+
+
+int sim_region_defer_absorbs = 1;
+/* Absorbs of regions this small sum member by member: counting the shared members first
+ * would cost about what it saves */
+#define SIM_DIFF_MIN 8
+/* An absorb into a reverse region waits (defer_rev) only while the region and the absorbed
+ * one hold fewer interior members than this together: a wait ends in a walk of the region
+ * (at the flush, or at its base's eviction), which costs about one absorb while the region
+ * is small, and many where it is large (every member's edges again) */
+#define SIM_DEFER_MAX 64
 int sim_region_exact_check;
 uint64_t sim_region_exact_taken, sim_region_exact_diff;
 
@@ -323,19 +334,19 @@ void sim_regions_rebuild_one(sim_view *v, uint32_t base, int forward)
     rebuild(v, base, forward);
 }
 
-/* Σ compute over the members of S's interior not in R's (words sb, rb, n of them), when
- * S's cached sum ssum is exact (sim_region_sum_exact) and R already holds most of them: ssum
- * less the shared members' compute, walking the fewer bits (sums are integers: the order
- * does not matter). Sets *done to 0 when the plain member-by-member sum is cheaper. */
-static uint64_t sum_new_by_difference(const uint64_t *sb, const uint64_t *rb, uint32_t n,
-                                      const uint64_t *scomp, uint64_t ssum, int *done)
+/* Σ compute over the members of S's interior (count members in words sb, n of them) not
+ * in R's (words rb), when S's cached sum ssum is exact (sim_region_sum_exact) and R already
+ * holds fewer than half of them: ssum less the shared members' compute, walking the fewer
+ * bits (sums are integers: the order does not matter). Sets *done to 0 when the plain
+ * member-by-member sum is cheaper. Inline: counted with absorb's popcnt instructions. */
+static inline __attribute__((always_inline)) uint64_t
+sum_new_by_difference(const uint64_t *sb, const uint64_t *rb, uint32_t n, uint32_t count,
+                      const uint64_t *scomp, uint64_t ssum, int *done)
 {
-    uint32_t nnew = 0, nold = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        nnew += (uint32_t)sim_popcount64(sb[i] & ~rb[i]);
+    uint32_t nold = 0;
+    for (uint32_t i = 0; i < n; i++)
         nold += (uint32_t)sim_popcount64(sb[i] & rb[i]);
-    }
-    *done = nold < nnew;
+    *done = 2 * nold < count;
     if (!*done)
         return 0;
     for (uint32_t i = 0; i < n; i++)
@@ -385,8 +396,9 @@ SIM_POPCNT_CLONES static void absorb(sim_view *v, sim_region *R, uint64_t *compu
         const uint64_t *scomp = v->scomp + (size_t)SI->wlo * 64;
         uint32_t added = 0, nw = SI->whi - SI->wlo;
         int done = 0;
-        if (sim_region_by_difference && sim_region_sum_exact(v, s, forward))
-            sum += sum_new_by_difference(sb, rb, nw, scomp, *sim_rcomp(v, s, forward), &done);
+        if (sim_region_by_difference && SI->count >= SIM_DIFF_MIN && sim_region_sum_exact(v, s, forward))
+            sum += sum_new_by_difference(sb, rb, nw, SI->count, scomp, *sim_rcomp(v, s, forward),
+                                         &done);
         for (uint32_t i = 0; i < nw; i++) {
             uint64_t w = sb[i] & ~rb[i];
             rb[i] |= w;
@@ -407,6 +419,8 @@ SIM_POPCNT_CLONES static void absorb(sim_view *v, sim_region *R, uint64_t *compu
     *compute += sum;
 }
 
+static void defer_rev(sim_view *v, const uint32_t *bases, uint32_t n);
+
 /* Tests only (sim_region_exact_check): every region whose sum is claimed exact, summed
  * from scratch over its interior and compared; the counters are shared. */
 static void check_exact_sums(sim_view *v)
@@ -425,6 +439,44 @@ static void check_exact_sums(sim_view *v)
         }
 }
 
+/* Region x's members (interior, then frontier less pinned ones and x) and sum, into a
+ * malloc'd array (*n of them); NULL when out of memory. */
+static uint32_t *region_members(sim_view *v, uint32_t x, uint32_t *n, uint64_t *sum)
+{
+    const sim_region *R = &v->rev[x];
+    uint32_t *m = malloc(((size_t)R->interior.count + R->frontier.count + 2) * sizeof *m), y;
+    *n = 0;
+    *sum = *sim_rcomp(v, x, 0);
+    if (!m)
+        return NULL;
+    sim_set_iter it;
+    for (sim_set_iter_init(&it, &R->interior); sim_set_iter_next(&it, &y);)
+        m[(*n)++] = y;
+    m[(*n)++] = UINT32_MAX; /* between the two sets */
+    for (sim_set_iter_init(&it, &R->frontier); sim_set_iter_next(&it, &y);)
+        if (y != x && !(v->fl[y] & SIM_FL_PINNED))
+            m[(*n)++] = y;
+    return m;
+}
+
+/* Tests only (sim_region_exact_check): the absorb a deferral replaces, done, and compared
+ * with the walk the flush will do (no state changes in between that either could see). */
+static void check_deferral(sim_view *v, uint32_t x, uint32_t s)
+{
+    absorb(v, &v->rev[x], sim_rcomp(v, x, 0), s, &v->rev[s], 0, 0);
+    uint32_t na, nw;
+    uint64_t sa, sw;
+    uint32_t *a = region_members(v, x, &na, &sa);
+    sim_regions_rebuild_one(v, x, 0);
+    uint32_t *w = region_members(v, x, &nw, &sw);
+    if (a && w) {
+        sim_region_exact_taken++;
+        sim_region_exact_diff += sa != sw || na != nw || memcmp(a, w, na * sizeof *a) != 0;
+    }
+    free(a);
+    free(w);
+}
+
 void sim_regions_on_evict(sim_view *v, uint32_t s)
 {
     if (sim_region_exact_check)
@@ -436,12 +488,21 @@ void sim_regions_on_evict(sim_view *v, uint32_t s)
     for (sim_set_iter_init(&it, &v->rev[s].frontier); sim_set_iter_next(&it, &x);)
         if (!(v->fl[x] & SIM_FL_PINNED))
             absorb(v, &v->fwd[x], sim_rcomp(v, x, 1), s, &v->fwd[s], 1, v->fwd_frontier_only);
-    const uint8_t *pend = v->n_rev_pend ? v->rev_pend_on : NULL;
-    for (sim_set_iter_init(&it, &v->fwd[s].frontier); sim_set_iter_next(&it, &x);)
-        if (!(v->fl[x] & SIM_FL_PINNED) && !(pend && pend[x])) { /* pending: see below */
-            absorb(v, &v->rev[x], sim_rcomp(v, x, 0), s, &v->rev[s], 0, 0);
-            sim_mscore_update(v, x);
+    /* with swaps, flags change that the regions do not follow: no deferral (evict) */
+    int defer = sim_region_defer && sim_region_defer_absorbs && !v->sw.on;
+    for (sim_set_iter_init(&it, &v->fwd[s].frontier); sim_set_iter_next(&it, &x);) {
+        if ((v->fl[x] & SIM_FL_PINNED) || (v->n_rev_pend && v->rev_pend_on[x]))
+            continue; /* pending: see sim_regions_before_evict */
+        if (defer && v->rev[x].interior.count + v->rev[s].interior.count < SIM_DEFER_MAX &&
+            sim_region_sum_exact(v, x, 0)) { /* see defer_rev */
+            if (sim_region_exact_check)
+                check_deferral(v, x, s);
+            defer_rev(v, &x, 1);
+            continue;
         }
+        absorb(v, &v->rev[x], sim_rcomp(v, x, 0), s, &v->rev[s], 0, 0);
+        sim_mscore_update(v, x);
+    }
     region_release(v, &v->fwd[s]);
     region_release(v, &v->rev[s]);
     *sim_rcomp(v, s, 1) = *sim_rcomp(v, s, 0) = 0; /* s left the pool: its MSPS score is
@@ -676,8 +737,6 @@ SIM_POPCNT_CLONES static void rebuild_batch(sim_view *v, const uint32_t *bases, 
     v->memo_n = 0;
 }
 
-static void defer_rev(sim_view *v, const uint32_t *bases, uint32_t n);
-
 /* End of _compute: the storages that became material rebuild both regions, then every
  * storage bordering them rebuilds the region facing them (the reverse ones deferred). */
 void sim_regions_on_compute(sim_view *v, const uint32_t *st, uint32_t n)
@@ -725,7 +784,19 @@ void sim_regions_on_compute(sim_view *v, const uint32_t *st, uint32_t n)
  * at the flush sees the same region simrd's rebuild saw at the (last) request: the same
  * sets and sum. Waiting merges the requests of a rematerialization chain into one batch,
  * each region built once (forward regions gain children with every new op, and deferring
- * them measured no gain: they stay eager). */
+ * them measured no gain: they stay eager).
+ *
+ * An eviction's absorb into a reverse region waits the same way when that region's sum is
+ * exact (sim_region_sum_exact): its sets are at all times the walk's (the interior is the
+ * evicted storages reachable from the base through evicted ones, and every absorb and
+ * rebuild keeps it so; the frontier may hold members pinned since, which every use skips),
+ * and its sum is then the walk's sum too. Absorbing adds the members' compute now, and no
+ * compute changes before the flush (sim_regions_on_new_op), so absorbing now and rebuilding
+ * at the flush give the same sets and sum. A region whose sum may be stale (a view op raised
+ * an interior member's compute since it was summed) keeps absorbing: a rebuild would
+ * refresh the stale part, which simrd's absorbs do not. Releases, most of a run's
+ * evictions, then leave one rebuild per region and flush instead of one absorb per release
+ * and region. */
 static void defer_rev(sim_view *v, const uint32_t *bases, uint32_t n)
 {
     uint32_t ns = v->tr->n_storages;
@@ -797,7 +868,11 @@ void sim_regions_on_new_op(sim_view *v, uint32_t o)
     const sim_op *op = &tr->ops[o];
     for (uint32_t k = 0; k < op->n_out; k++) {
         const sim_tensor *te = &tr->tensors[op->out_first + k];
-        if (te->is_view && (op->n_args > 1 || !(v->fl[te->storage] & SIM_FL_MAT))) {
+        int evicted = !(v->fl[te->storage] & SIM_FL_MAT);
+        /* a non-view output of an existing evicted storage changes its compute too (as
+         * run_compute counts in rg_bumps) */
+        if ((te->is_view && (op->n_args > 1 || evicted)) ||
+            (!te->is_view && evicted && op->out_first + k != tr->storages[te->storage].root)) {
             sim_regions_flush(v);
             return;
         }

@@ -1,9 +1,10 @@
 /*
- * sim_regions.c: an absorb may sum the storages it adds to a region's interior as the
- * absorbed region's cached sum less the members the region already held, when that cached
- * sum is known to be exact (no compute of a storage that may lie in an interior changed since
- * it was summed from scratch: rg_bumps, rg_summed). Every claim of exactness must hold, and
- * runs must replay alike with and without the shortcut.
+ * sim_regions.c: where a region's cached sum is known to be exact (no compute of a storage
+ * that may lie in an interior changed since it was summed from scratch: rg_bumps,
+ * rg_summed), an absorb may sum the storages it adds as the absorbed region's sum less the
+ * members the region already held, and an absorb into such a reverse region may wait as a
+ * rebuild request. Every claim of exactness must hold, and runs must replay alike with and
+ * without each shortcut.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -42,10 +43,12 @@ static const char *const pols[4] = {"dtr", "msps", "hybrid-mix", "capuchin"};
 static const double ratios[3] = {0.2, 0.4, 0.7};
 
 /* At every eviction, every region whose cached sum is claimed exact is compared with the sum
- * of its interior's compute now, on random DAGs (view ops that raise the compute of evicted
- * storages, releases, rematerializations), full and windowed sets, swaps. A view op on an
- * evicted storage that did not count as a change, or a rebuild path that stamped a sum it
- * did not make from scratch, shows up as a difference. */
+ * of its interior's compute now, and every absorb that waits as a rebuild request is done
+ * and compared with that rebuild (sets and sum), on random DAGs (view ops that raise the
+ * compute of evicted storages, releases, rematerializations), full and windowed sets, swaps.
+ * A view op on an evicted storage that did not count as a change, a rebuild path that
+ * stamped a sum it did not make from scratch, or a stale region deferred, shows up as a
+ * difference. */
 START_TEST(test_sums_claimed_exact_are_the_interiors_sums)
 {
     uint32_t saved_max = sim_region_bitset_max;
@@ -102,6 +105,39 @@ START_TEST(test_absorbs_by_difference_and_one_by_one_give_identical_runs)
 }
 END_TEST
 
+/* An eviction's absorb into a reverse region whose sum is exact waits as a rebuild request
+ * (sim_regions.c, defer_rev): runs with and without the wait are the same event for event,
+ * on random DAGs whose view ops leave some regions' sums stale (those keep absorbing: were
+ * they rebuilt instead, their sums, and the choices that read them, would change). */
+START_TEST(test_deferred_and_eager_absorbs_give_identical_runs)
+{
+    uint32_t saved_max = sim_region_bitset_max;
+    uint64_t evictions = 0;
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        sim_trace *t = random_dag(seed + 210, 1500);
+        for (int w = 0; w < 2; w++)
+            for (int p = 0; p < 4; p++)
+                for (int k = 0; k < 3; k++) {
+                    sim_region_bitset_max = w ? 0 : saved_max;
+                    sim_result a, b;
+                    sim_region_defer_absorbs = 0;
+                    uint64_t ha = hashed_run(t, pols[p], ratios[k], &a);
+                    sim_region_defer_absorbs = 1;
+                    uint64_t hb = hashed_run(t, pols[p], ratios[k], &b);
+                    ck_assert_msg(ha == hb, "seed %llu %s at %g (windowed %d): runs differ",
+                                  (unsigned long long)seed, pols[p], ratios[k], w);
+                    ck_assert_int_eq(a.status, b.status);
+                    ck_assert_uint_eq(a.clock, b.clock);
+                    ck_assert_uint_eq(a.candidates, b.candidates);
+                    evictions += a.evictions;
+                }
+        sim_trace_free(t);
+    }
+    sim_region_bitset_max = saved_max;
+    ck_assert_uint_gt(evictions, 1000);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("regions_exact_sum");
@@ -109,6 +145,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_sums_claimed_exact_are_the_interiors_sums);
     tcase_add_test(tc, test_absorbs_by_difference_and_one_by_one_give_identical_runs);
+    tcase_add_test(tc, test_deferred_and_eager_absorbs_give_identical_runs);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
