@@ -323,6 +323,21 @@ static inline __attribute__((always_inline)) void rebuild_walk(sim_view *v, uint
  * regions kept as frontiers only, sim_view.fwd_frontier_only). */
 SIM_POPCNT_CLONES static void rebuild(sim_view *v, uint32_t base, int forward)
 {
+    const uint32_t *off = forward ? v->tr->wfwd_off : v->tr->wrev_off;
+    const sim_edge *all = forward ? v->tr->wfwd_adj : v->tr->wrev_adj;
+    if (off[base] == off[base + 1] || all[off[base]].time >= v->created_ops) {
+        /* no neighbour yet (a new output's forward region): the walk's empty region,
+         * without its set-up (edges are in time order) */
+        sim_region *R = forward ? &v->fwd[base] : &v->rev[base];
+        sim_region_clear(R);
+        *sim_rcomp(v, base, forward) = 0;
+        sim_region_summed(v, base, forward);
+        if (!forward)
+            sim_mscore_update(v, base);
+        else
+            sim_pkb_note(v, base);
+        return;
+    }
     if (forward && v->fwd_frontier_only)
         rebuild_walk(v, base, 1, 0);
     else
