@@ -309,11 +309,12 @@ struct sim_view {
     uint8_t *rev_pend_on; /* per storage: in rev_pend */
     uint8_t *rg_gone;     /* per storage: evicted for the regions once in this run (it may be
                            * in interiors; sim_regions_fresh.c) */
-    /* A region's cached sum is exact (the sum of its interior's compute now) while no compute
-     * of a storage that may lie in an interior changed since it was last summed from scratch:
-     * rg_bumps counts those changes (sim_regions_on_compute_change), rg_summed holds, per
-     * region (indexed as rcomp), rg_bumps at its last from-scratch sum. NULL: none known exact
-     * (absorb then sums member by member: same results). */
+    /* A region is exact (its sets are the walk's, its cached sum the sum of its interior's
+     * compute now) while nothing changed since it was last made from scratch that a cached
+     * region does not follow: a compute of a storage that may lie in an interior, or a
+     * parent edge into an existing storage. rg_bumps counts those changes
+     * (sim_regions_on_op_created), rg_summed holds, per region (indexed as rcomp), rg_bumps
+     * at its last from-scratch build. NULL: none known exact (same results, slower). */
     uint64_t rg_bumps;
     uint64_t *rg_summed;
 
@@ -453,7 +454,13 @@ static inline void sim_region_summed(sim_view *v, uint32_t base, int forward)
     if (v->rg_summed)
         v->rg_summed[2 * (size_t)base + (forward ? 0 : 1)] = v->rg_bumps;
 }
-/* 1 when that sum is known to equal the sum of its interior's compute now. */
+/* Region base's cached sum is no longer known to be its interior's. */
+static inline void sim_region_inexact(sim_view *v, uint32_t base, int forward)
+{
+    if (v->rg_summed) /* rg_bumps only grows: never equal again */
+        v->rg_summed[2 * (size_t)base + (forward ? 0 : 1)] = v->rg_bumps - 1;
+}
+/* 1 when that region is known to be what a walk would build now (sets and sum). */
 static inline int sim_region_sum_exact(const sim_view *v, uint32_t base, int forward)
 {
     return v->rg_summed && v->rg_summed[2 * (size_t)base + (forward ? 0 : 1)] == v->rg_bumps;
@@ -470,6 +477,9 @@ void sim_regions_flush(sim_view *v);
 void sim_regions_before_evict(sim_view *v, uint32_t s);
 /* Op o is about to be created: does the deferred rebuilds whose result it would change. */
 void sim_regions_on_new_op(sim_view *v, uint32_t o);
+/* Op o is about to be created: counts in rg_bumps what it will change that a cached region
+ * may hold (sim_regions.c). */
+void sim_regions_on_op_created(sim_view *v, uint32_t o);
 #define SIM_REGIONS_PENDING(v) ((v)->n_rev_pend != 0)
 void sim_regions_free(sim_view *v);
 

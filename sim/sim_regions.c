@@ -65,7 +65,11 @@ void sim_regions_init(sim_view *v)
     sim_set_pool_layout(&v->set_pool, words, v->memo_gen == NULL);
     if (!v->rg_gone) /* none: every compute rebuilds by walks (same results) */
         v->rg_gone = calloc((size_t)n + 1, 1);
-    if (!v->rg_summed) /* none: absorbs sum member by member (same results) */
+    /* none: no region is known exact, absorbs sum member by member (same results). Only
+     * for an ordered storage graph (DTR logs, most imports): with a cycle (in-place ops)
+     * simrd's absorbs count a member twice and the walks differ from them in ways not
+     * followed here */
+    if (!v->rg_summed && v->tr->graph_ordered)
         v->rg_summed = calloc(2 * ((size_t)n + 1), sizeof *v->rg_summed);
     v->rg_bumps = 0;
     if (v->memo_n && v->memo) /* as sim_regions_reset: a half-done batch's closures */
@@ -401,6 +405,10 @@ SIM_POPCNT_CLONES static void absorb(sim_view *v, sim_region *R, uint64_t *compu
     }
     if (frontier_only)
         return; /* S's interior is not kept either (sim_view.fwd_frontier_only) */
+    /* s in its own region (a cycle: an in-place op's input reached from its output) is
+     * summed twice, as simrd does: R's sum is then no longer its interior's */
+    if (SI->count && sim_set_has(SI, s) && !sim_set_has(RI, s))
+        sim_region_inexact(v, (uint32_t)(R - (forward ? v->fwd : v->rev)), forward);
     if (SI->count) {
         if (sim_set_cover(RI, &v->set_pool, SI->wlo, SI->whi)) {
             sim_regions_fail(v);
@@ -875,6 +883,29 @@ void sim_regions_flush(sim_view *v)
     v->n_rev_pend = 0;
     if (sim_regions_rebuild_multi_all(v, v->rev_pend, n, 0) != 0)
         rebuild_batch(v, v->rev_pend, n, 0);
+}
+
+void sim_regions_on_op_created(sim_view *v, uint32_t o)
+{
+    const sim_trace *tr = v->tr;
+    const sim_op *op = &tr->ops[o];
+    const uint32_t *ast = tr->arg_st + op->args_off;
+    for (uint32_t k = 0; k < op->n_out; k++) {
+        const sim_tensor *te = &tr->tensors[op->out_first + k];
+        uint32_t st = te->storage;
+        if (tr->tensors[tr->storages[st].root].op == o)
+            continue; /* a new storage: no region holds it yet */
+        /* a view op adds to an evicted storage's compute, a non-view output sets it */
+        if (!(v->fl[st] & SIM_FL_MAT) && (te->is_view ? op->cost != 0 : v->scomp[st] != op->cost)) {
+            v->rg_bumps++;
+            return;
+        }
+        for (uint32_t i = 0; i < op->n_args; i++)
+            if (ast[i] != st) { /* a parent edge into an existing storage */
+                v->rg_bumps++;
+                return;
+            }
+    }
 }
 
 void sim_regions_on_new_op(sim_view *v, uint32_t o)

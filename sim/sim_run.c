@@ -432,6 +432,8 @@ static int run_compute(sim_view *v, uint32_t o)
         return -1;
     if (SIM_REGIONS_PENDING(v))
         sim_regions_on_new_op(v, o);
+    if (v->rg_summed)
+        sim_regions_on_op_created(v, o);
     for (uint32_t k = 0; k < op->n_out; k++) {
         const sim_tensor *te = &tr->tensors[op->out_first + k];
         if (te->is_view) {
@@ -441,13 +443,7 @@ static int run_compute(sim_view *v, uint32_t o)
                        tr->tensors[op->out_first + j].storage == te->storage;
             if (!seen)
                 v->scomp[te->storage] += op->cost;
-            /* an evicted storage may lie in interiors: their cached sums may go stale */
-            if (!seen && op->cost && !(v->fl[te->storage] & SIM_FL_MAT))
-                v->rg_bumps++;
         } else {
-            if (op->out_first + k != tr->storages[te->storage].root &&
-                v->scomp[te->storage] != op->cost && !(v->fl[te->storage] & SIM_FL_MAT))
-                v->rg_bumps++; /* not a new storage (as above) */
             v->scomp[te->storage] = op->cost;
         }
         sim_mscore_update(v, te->storage);
