@@ -242,8 +242,8 @@ struct sim_view {
     int no_upkeep, no_upkeep_failed;
     int regions_on, eq_on;
     /* MSPS's exact scan reads reverse sums only, and forward regions serve it through their
-     * frontiers only (who absorbs an eviction, whose reverse region to rebuild): with
-     * windowed sets the forward interiors and sums are then not kept (sim_regions.c) */
+     * frontiers only (who absorbs an eviction, whose reverse region to rebuild): the
+     * forward interiors and sums are then not kept (sim_regions.c) */
     int fwd_frontier_only;
     int dtr_eq_approx; /* DTR in sampled mode: equivalence classes instead of regions */
     sim_region *fwd, *rev; /* per storage, when regions_on */
@@ -309,6 +309,14 @@ struct sim_view {
     uint8_t *rev_pend_on; /* per storage: in rev_pend */
     uint8_t *rg_gone;     /* per storage: evicted for the regions once in this run (it may be
                            * in interiors; sim_regions_fresh.c) */
+    /* A region is exact (its sets are the walk's, its cached sum the sum of its interior's
+     * compute now) while nothing changed since it was last made from scratch that a cached
+     * region does not follow: a compute of a storage that may lie in an interior, or a
+     * parent edge into an existing storage. rg_bumps counts those changes
+     * (sim_regions_on_op_created), rg_summed holds, per region (indexed as rcomp), rg_bumps
+     * at its last from-scratch build. NULL: none known exact (same results, slower). */
+    uint64_t rg_bumps;
+    uint64_t *rg_summed;
 
     /* equivalence classes: union-find nodes */
     uint32_t *eq_parent;
@@ -419,6 +427,18 @@ extern int sim_region_defer;
  * differed (tests; single-threaded). Set these only while no simulation runs. */
 extern int sim_region_fresh, sim_region_fresh_check;
 extern uint64_t sim_region_fresh_taken, sim_region_fresh_diff;
+/* 1 (default): an absorb whose absorbed region's sum is known exact (sim_region_sum_exact)
+ * may sum the new members as that sum less the members already held; 0: member by member,
+ * as simrd does. Same results; tests compare. With sim_region_exact_check set, at every
+ * eviction every region claimed exact is summed from scratch over its interior and compared,
+ * and every deferred absorb (sim_region_defer_absorbs) is also done and compared with the
+ * walk that replaces it: sim_region_exact_taken counts the checks, sim_region_exact_diff
+ * those that differ (tests). */
+extern int sim_region_by_difference, sim_region_exact_check;
+/* 1 (default): an eviction's absorb into a reverse region whose sum is exact waits as a
+ * rebuild request (sim_regions.c, defer_rev); 0: absorbed at once. Same results. */
+extern int sim_region_defer_absorbs;
+extern uint64_t sim_region_exact_taken, sim_region_exact_diff;
 /* Once, right after allocating fwd/rev/rcomp (zeroed): the regions are then as
  * sim_regions_reset leaves them. */
 void sim_regions_init(sim_view *v);
@@ -428,6 +448,23 @@ static inline uint64_t *sim_rcomp(sim_view *v, uint32_t base, int forward)
     return &v->rcomp[2 * (size_t)base + (forward ? 0 : 1)];
 }
 void sim_regions_on_evict(sim_view *v, uint32_t s);
+/* Region base's cached sum in direction forward was just summed from scratch. */
+static inline void sim_region_summed(sim_view *v, uint32_t base, int forward)
+{
+    if (v->rg_summed)
+        v->rg_summed[2 * (size_t)base + (forward ? 0 : 1)] = v->rg_bumps;
+}
+/* Region base's cached sum is no longer known to be its interior's. */
+static inline void sim_region_inexact(sim_view *v, uint32_t base, int forward)
+{
+    if (v->rg_summed) /* rg_bumps only grows: never equal again */
+        v->rg_summed[2 * (size_t)base + (forward ? 0 : 1)] = v->rg_bumps - 1;
+}
+/* 1 when that region is known to be what a walk would build now (sets and sum). */
+static inline int sim_region_sum_exact(const sim_view *v, uint32_t base, int forward)
+{
+    return v->rg_summed && v->rg_summed[2 * (size_t)base + (forward ? 0 : 1)] == v->rg_bumps;
+}
 void sim_regions_on_compute(sim_view *v, const uint32_t *st, uint32_t n);
 void sim_regions_reset(sim_view *v);
 /* Does the deferred reverse-region rebuilds. Must run before anything reads a region or
@@ -440,6 +477,9 @@ void sim_regions_flush(sim_view *v);
 void sim_regions_before_evict(sim_view *v, uint32_t s);
 /* Op o is about to be created: does the deferred rebuilds whose result it would change. */
 void sim_regions_on_new_op(sim_view *v, uint32_t o);
+/* Op o is about to be created: counts in rg_bumps what it will change that a cached region
+ * may hold (sim_regions.c). */
+void sim_regions_on_op_created(sim_view *v, uint32_t o);
 #define SIM_REGIONS_PENDING(v) ((v)->n_rev_pend != 0)
 void sim_regions_free(sim_view *v);
 

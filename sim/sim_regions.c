@@ -32,6 +32,20 @@ static void region_release(sim_view *v, sim_region *r)
 
 uint32_t sim_region_bitset_max = SIM_REGION_BITSET_MAX;
 int sim_region_defer = 1;
+int sim_region_by_difference = 1;
+
+
+int sim_region_defer_absorbs = 1;
+/* Absorbs of regions this small sum member by member: counting the shared members first
+ * would cost about what it saves */
+#define SIM_DIFF_MIN 8
+/* An absorb into a reverse region waits (defer_rev) only while the region and the absorbed
+ * one hold fewer interior members than this together: a wait ends in a walk of the region
+ * (at the flush, or at its base's eviction), which costs about one absorb while the region
+ * is small, and many where it is large (every member's edges again) */
+#define SIM_DEFER_MAX 64
+int sim_region_exact_check;
+uint64_t sim_region_exact_taken, sim_region_exact_diff;
 
 void sim_regions_init(sim_view *v)
 {
@@ -51,6 +65,13 @@ void sim_regions_init(sim_view *v)
     sim_set_pool_layout(&v->set_pool, words, v->memo_gen == NULL);
     if (!v->rg_gone) /* none: every compute rebuilds by walks (same results) */
         v->rg_gone = calloc((size_t)n + 1, 1);
+    /* none: no region is known exact, absorbs sum member by member (same results). Only
+     * for an ordered storage graph (DTR logs, most imports): with a cycle (in-place ops)
+     * simrd's absorbs count a member twice and the walks differ from them in ways not
+     * followed here */
+    if (!v->rg_summed && v->tr->graph_ordered)
+        v->rg_summed = calloc(2 * ((size_t)n + 1), sizeof *v->rg_summed);
+    v->rg_bumps = 0;
     if (v->memo_n && v->memo) /* as sim_regions_reset: a half-done batch's closures */
         memset(v->memo, 0, v->memo_cap * 2 * words * sizeof *v->memo);
     v->memo_n = 0;
@@ -121,6 +142,9 @@ void sim_regions_reset(sim_view *v)
         memset(v->rev_pend_on, 0, v->tr->n_storages);
     if (v->rg_gone)
         memset(v->rg_gone, 0, v->tr->n_storages);
+    if (v->rg_summed) /* every region empty with sum 0: exact */
+        memset(v->rg_summed, 0, 2 * ((size_t)v->tr->n_storages + 1) * sizeof *v->rg_summed);
+    v->rg_bumps = 0;
     v->n_rev_pend = 0;
     if (v->wg_head) { /* a sweep that stopped half-way (out of memory) left groups waiting */
         memset(v->wg_head, 0xff, ((size_t)v->tr->n_storages + 1) * sizeof *v->wg_head);
@@ -162,6 +186,8 @@ void sim_regions_free(sim_view *v)
     v->n_rev_pend = 0;
     free(v->rg_gone);
     v->rg_gone = NULL;
+    free(v->rg_summed);
+    v->rg_summed = NULL;
     if (!v->fwd)
         return;
     /* once every set's words left lie in the pool's chunks, freeing those is enough: no pass
@@ -278,6 +304,7 @@ static inline __attribute__((always_inline)) void rebuild_walk(sim_view *v, uint
         compute = 0;
     }
     *sim_rcomp(v, base, forward) = compute;
+    sim_region_summed(v, base, forward);
     if (!forward)
         sim_mscore_update(v, base);
     else
@@ -300,7 +327,22 @@ static inline __attribute__((always_inline)) void rebuild_walk(sim_view *v, uint
  * regions kept as frontiers only, sim_view.fwd_frontier_only). */
 SIM_POPCNT_CLONES static void rebuild(sim_view *v, uint32_t base, int forward)
 {
-    if (forward && v->fwd_frontier_only && sim_set_pool_windowed(&v->set_pool))
+    const uint32_t *off = forward ? v->tr->wfwd_off : v->tr->wrev_off;
+    const sim_edge *all = forward ? v->tr->wfwd_adj : v->tr->wrev_adj;
+    if (off[base] == off[base + 1] || all[off[base]].time >= v->created_ops) {
+        /* no neighbour yet (a new output's forward region): the walk's empty region,
+         * without its set-up (edges are in time order) */
+        sim_region *R = forward ? &v->fwd[base] : &v->rev[base];
+        sim_region_clear(R);
+        *sim_rcomp(v, base, forward) = 0;
+        sim_region_summed(v, base, forward);
+        if (!forward)
+            sim_mscore_update(v, base);
+        else
+            sim_pkb_note(v, base);
+        return;
+    }
+    if (forward && v->fwd_frontier_only)
         rebuild_walk(v, base, 1, 0);
     else
         rebuild_walk(v, base, forward, 1);
@@ -311,12 +353,34 @@ void sim_regions_rebuild_one(sim_view *v, uint32_t base, int forward)
     rebuild(v, base, forward);
 }
 
+/* Σ compute over the members of S's interior (count members in words sb, n of them) not
+ * in R's (words rb), when S's cached sum ssum is exact (sim_region_sum_exact) and R already
+ * holds fewer than half of them: ssum less the shared members' compute, walking the fewer
+ * bits (sums are integers: the order does not matter). Sets *done to 0 when the plain
+ * member-by-member sum is cheaper. Inline: counted with absorb's popcnt instructions. */
+static inline __attribute__((always_inline)) uint64_t
+sum_new_by_difference(const uint64_t *sb, const uint64_t *rb, uint32_t n, uint32_t count,
+                      const uint64_t *scomp, uint64_t ssum, int *done)
+{
+    uint32_t nold = 0;
+    for (uint32_t i = 0; i < n; i++)
+        nold += (uint32_t)sim_popcount64(sb[i] & rb[i]);
+    *done = 2 * nold < count;
+    if (!*done)
+        return 0;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint64_t w = sb[i] & rb[i]; w; w &= w - 1)
+            ssum -= scomp[i * 64 + (uint32_t)__builtin_ctzll(w)];
+    return ssum;
+}
+
 /* Region.absorb(s): R's base borders s, which was just evicted; s (and its same-direction
  * region S) joins R's interior and S's frontier joins R's frontier, as word-wide unions.
  * Members that became pinned since they joined S's frontier may come along, which is
  * harmless (every use skips pinned storages). */
 SIM_POPCNT_CLONES static void absorb(sim_view *v, sim_region *R, uint64_t *compute,
-                                     uint32_t s, const sim_region *S, int frontier_only)
+                                     uint32_t s, const sim_region *S, int forward,
+                                     int frontier_only)
 {
     sim_set_remove(&R->frontier, s);
     uint64_t sum = 0;
@@ -341,6 +405,10 @@ SIM_POPCNT_CLONES static void absorb(sim_view *v, sim_region *R, uint64_t *compu
     }
     if (frontier_only)
         return; /* S's interior is not kept either (sim_view.fwd_frontier_only) */
+    /* s in its own region (a cycle: an in-place op's input reached from its output) is
+     * summed twice, as simrd does: R's sum is then no longer its interior's */
+    if (SI->count && sim_set_has(SI, s) && !sim_set_has(RI, s))
+        sim_region_inexact(v, (uint32_t)(R - (forward ? v->fwd : v->rev)), forward);
     if (SI->count) {
         if (sim_set_cover(RI, &v->set_pool, SI->wlo, SI->whi)) {
             sim_regions_fail(v);
@@ -349,10 +417,18 @@ SIM_POPCNT_CLONES static void absorb(sim_view *v, sim_region *R, uint64_t *compu
         const uint64_t *sb = sim_set_word(SI, SI->wlo);
         uint64_t *rb = sim_set_word(RI, SI->wlo);
         const uint64_t *scomp = v->scomp + (size_t)SI->wlo * 64;
-        uint32_t added = 0;
-        for (uint32_t i = 0, nw = SI->whi - SI->wlo; i < nw; i++) {
+        uint32_t added = 0, nw = SI->whi - SI->wlo;
+        int done = 0;
+        if (sim_region_by_difference && SI->count >= SIM_DIFF_MIN && sim_region_sum_exact(v, s, forward))
+            sum += sum_new_by_difference(sb, rb, nw, SI->count, scomp, *sim_rcomp(v, s, forward),
+                                         &done);
+        for (uint32_t i = 0; i < nw; i++) {
             uint64_t w = sb[i] & ~rb[i];
             rb[i] |= w;
+            if (done) {
+                added += (uint32_t)sim_popcount64(w);
+                continue;
+            }
             for (; w; w &= w - 1) {
                 sum += scomp[i * 64 + (uint32_t)__builtin_ctzll(w)];
                 added++;
@@ -366,21 +442,90 @@ SIM_POPCNT_CLONES static void absorb(sim_view *v, sim_region *R, uint64_t *compu
     *compute += sum;
 }
 
+static void defer_rev(sim_view *v, const uint32_t *bases, uint32_t n);
+
+/* Tests only (sim_region_exact_check): every region whose sum is claimed exact, summed
+ * from scratch over its interior and compared; the counters are shared. */
+static void check_exact_sums(sim_view *v)
+{
+    for (uint32_t b = 0; b < v->tr->n_storages; b++)
+        for (int d = 0; d < 2; d++) {
+            if (!sim_region_sum_exact(v, b, d))
+                continue;
+            const sim_set *I = d ? &v->fwd[b].interior : &v->rev[b].interior;
+            uint64_t all = 0;
+            for (uint32_t w = I->count ? I->wlo : I->whi; w < I->whi; w++)
+                for (uint64_t m = *sim_set_word(I, w); m; m &= m - 1)
+                    all += v->scomp[(size_t)w * 64 + (uint32_t)__builtin_ctzll(m)];
+            sim_region_exact_taken++;
+            sim_region_exact_diff += all != *sim_rcomp(v, b, d);
+        }
+}
+
+/* Region x's members (interior, then frontier less pinned ones and x) and sum, into a
+ * malloc'd array (*n of them); NULL when out of memory. */
+static uint32_t *region_members(sim_view *v, uint32_t x, uint32_t *n, uint64_t *sum)
+{
+    const sim_region *R = &v->rev[x];
+    uint32_t *m = malloc(((size_t)R->interior.count + R->frontier.count + 2) * sizeof *m), y;
+    *n = 0;
+    *sum = *sim_rcomp(v, x, 0);
+    if (!m)
+        return NULL;
+    sim_set_iter it;
+    for (sim_set_iter_init(&it, &R->interior); sim_set_iter_next(&it, &y);)
+        m[(*n)++] = y;
+    m[(*n)++] = UINT32_MAX; /* between the two sets */
+    for (sim_set_iter_init(&it, &R->frontier); sim_set_iter_next(&it, &y);)
+        if (y != x && !(v->fl[y] & SIM_FL_PINNED))
+            m[(*n)++] = y;
+    return m;
+}
+
+/* Tests only (sim_region_exact_check): the absorb a deferral replaces, done, and compared
+ * with the walk the flush will do (no state changes in between that either could see). */
+static void check_deferral(sim_view *v, uint32_t x, uint32_t s)
+{
+    absorb(v, &v->rev[x], sim_rcomp(v, x, 0), s, &v->rev[s], 0, 0);
+    uint32_t na, nw;
+    uint64_t sa, sw;
+    uint32_t *a = region_members(v, x, &na, &sa);
+    sim_regions_rebuild_one(v, x, 0);
+    uint32_t *w = region_members(v, x, &nw, &sw);
+    if (a && w) {
+        sim_region_exact_taken++;
+        sim_region_exact_diff += sa != sw || na != nw || memcmp(a, w, na * sizeof *a) != 0;
+    }
+    free(a);
+    free(w);
+}
+
 void sim_regions_on_evict(sim_view *v, uint32_t s)
 {
+    if (sim_region_exact_check)
+        check_exact_sums(v);
     if (v->rg_gone)
         v->rg_gone[s] = 1; /* it may join interiors now (sim_regions_fresh.c) */
     sim_set_iter it;
     uint32_t x;
     for (sim_set_iter_init(&it, &v->rev[s].frontier); sim_set_iter_next(&it, &x);)
         if (!(v->fl[x] & SIM_FL_PINNED))
-            absorb(v, &v->fwd[x], sim_rcomp(v, x, 1), s, &v->fwd[s], v->fwd_frontier_only);
-    const uint8_t *pend = v->n_rev_pend ? v->rev_pend_on : NULL;
-    for (sim_set_iter_init(&it, &v->fwd[s].frontier); sim_set_iter_next(&it, &x);)
-        if (!(v->fl[x] & SIM_FL_PINNED) && !(pend && pend[x])) { /* pending: see below */
-            absorb(v, &v->rev[x], sim_rcomp(v, x, 0), s, &v->rev[s], 0);
-            sim_mscore_update(v, x);
+            absorb(v, &v->fwd[x], sim_rcomp(v, x, 1), s, &v->fwd[s], 1, v->fwd_frontier_only);
+    /* with swaps, flags change that the regions do not follow: no deferral (evict) */
+    int defer = sim_region_defer && sim_region_defer_absorbs && !v->sw.on;
+    for (sim_set_iter_init(&it, &v->fwd[s].frontier); sim_set_iter_next(&it, &x);) {
+        if ((v->fl[x] & SIM_FL_PINNED) || (v->n_rev_pend && v->rev_pend_on[x]))
+            continue; /* pending: see sim_regions_before_evict */
+        if (defer && v->rev[x].interior.count + v->rev[s].interior.count < SIM_DEFER_MAX &&
+            sim_region_sum_exact(v, x, 0)) { /* see defer_rev */
+            if (sim_region_exact_check)
+                check_deferral(v, x, s);
+            defer_rev(v, &x, 1);
+            continue;
         }
+        absorb(v, &v->rev[x], sim_rcomp(v, x, 0), s, &v->rev[s], 0, 0);
+        sim_mscore_update(v, x);
+    }
     region_release(v, &v->fwd[s]);
     region_release(v, &v->rev[s]);
     *sim_rcomp(v, s, 1) = *sim_rcomp(v, s, 0) = 0; /* s left the pool: its MSPS score is
@@ -574,6 +719,7 @@ static void rebuild_memo(sim_view *v, uint32_t base, int forward)
     R->interior.count = icount;
     R->frontier.count = fcount;
     *sim_rcomp(v, base, forward) = sum;
+    sim_region_summed(v, base, forward);
     if (!forward)
         sim_mscore_update(v, base);
     else
@@ -613,8 +759,6 @@ SIM_POPCNT_CLONES static void rebuild_batch(sim_view *v, const uint32_t *bases, 
     }
     v->memo_n = 0;
 }
-
-static void defer_rev(sim_view *v, const uint32_t *bases, uint32_t n);
 
 /* End of _compute: the storages that became material rebuild both regions, then every
  * storage bordering them rebuilds the region facing them (the reverse ones deferred). */
@@ -663,7 +807,19 @@ void sim_regions_on_compute(sim_view *v, const uint32_t *st, uint32_t n)
  * at the flush sees the same region simrd's rebuild saw at the (last) request: the same
  * sets and sum. Waiting merges the requests of a rematerialization chain into one batch,
  * each region built once (forward regions gain children with every new op, and deferring
- * them measured no gain: they stay eager). */
+ * them measured no gain: they stay eager).
+ *
+ * An eviction's absorb into a reverse region waits the same way when that region's sum is
+ * exact (sim_region_sum_exact): its sets are at all times the walk's (the interior is the
+ * evicted storages reachable from the base through evicted ones, and every absorb and
+ * rebuild keeps it so; the frontier may hold members pinned since, which every use skips),
+ * and its sum is then the walk's sum too. Absorbing adds the members' compute now, and no
+ * compute changes before the flush (sim_regions_on_new_op), so absorbing now and rebuilding
+ * at the flush give the same sets and sum. A region whose sum may be stale (a view op raised
+ * an interior member's compute since it was summed) keeps absorbing: a rebuild would
+ * refresh the stale part, which simrd's absorbs do not. Releases, most of a run's
+ * evictions, then leave one rebuild per region and flush instead of one absorb per release
+ * and region. */
 static void defer_rev(sim_view *v, const uint32_t *bases, uint32_t n)
 {
     uint32_t ns = v->tr->n_storages;
@@ -729,13 +885,40 @@ void sim_regions_flush(sim_view *v)
         rebuild_batch(v, v->rev_pend, n, 0);
 }
 
+void sim_regions_on_op_created(sim_view *v, uint32_t o)
+{
+    const sim_trace *tr = v->tr;
+    const sim_op *op = &tr->ops[o];
+    const uint32_t *ast = tr->arg_st + op->args_off;
+    for (uint32_t k = 0; k < op->n_out; k++) {
+        const sim_tensor *te = &tr->tensors[op->out_first + k];
+        uint32_t st = te->storage;
+        if (tr->tensors[tr->storages[st].root].op == o)
+            continue; /* a new storage: no region holds it yet */
+        /* a view op adds to an evicted storage's compute, a non-view output sets it */
+        if (!(v->fl[st] & SIM_FL_MAT) && (te->is_view ? op->cost != 0 : v->scomp[st] != op->cost)) {
+            v->rg_bumps++;
+            return;
+        }
+        for (uint32_t i = 0; i < op->n_args; i++)
+            if (ast[i] != st) { /* a parent edge into an existing storage */
+                v->rg_bumps++;
+                return;
+            }
+    }
+}
+
 void sim_regions_on_new_op(sim_view *v, uint32_t o)
 {
     const sim_trace *tr = v->tr;
     const sim_op *op = &tr->ops[o];
     for (uint32_t k = 0; k < op->n_out; k++) {
         const sim_tensor *te = &tr->tensors[op->out_first + k];
-        if (te->is_view && (op->n_args > 1 || !(v->fl[te->storage] & SIM_FL_MAT))) {
+        int evicted = !(v->fl[te->storage] & SIM_FL_MAT);
+        /* a non-view output of an existing evicted storage changes its compute too (as
+         * run_compute counts in rg_bumps) */
+        if ((te->is_view && (op->n_args > 1 || evicted)) ||
+            (!te->is_view && evicted && op->out_first + k != tr->storages[te->storage].root)) {
             sim_regions_flush(v);
             return;
         }

@@ -26,6 +26,8 @@
  *     they are dropped here too;
  *   - sum: compute summed over the interior, read from the current compute of each member
  *     (a view op may have raised one since the sum was cached; the walk reads it anew too).
+ *     Where the cached sum is known exact (sim_region_sum_exact) that is the cached sum less
+ *     the outputs' compute, without a pass over the interior.
  * So the region ends as the walk's: same sets, same sum, same score. sim_region_fresh_check
  * (tests) rebuilds each region by the walk after the shortcut and counts differences.
  */
@@ -115,7 +117,11 @@ void sim_regions_fresh_forward(sim_view *v, const uint32_t *st, uint32_t n,
         for (sim_set_iter_init(&it, &v->rev[s].frontier); sim_set_iter_next(&it, &x);) {
             if (v->fl[x] & SIM_FL_PINNED)
                 continue; /* not a base: its regions are never read */
-            sim_set_remove(&v->fwd[x].interior, s); /* walked before it was computed */
+            if (sim_set_has(&v->fwd[x].interior, s)) { /* walked before it was computed */
+                sim_set_remove(&v->fwd[x].interior, s);
+                if (sim_region_sum_exact(v, x, 1)) /* the sum of the interior less s */
+                    *sim_rcomp(v, x, 1) -= v->scomp[s];
+            }
             if (!(v->fl[s] & SIM_FL_PINNED) && sim_set_add(&v->fwd[x].frontier, &v->set_pool, s) < 0)
                 sim_regions_fail(v);
         }
@@ -124,7 +130,10 @@ void sim_regions_fresh_forward(sim_view *v, const uint32_t *st, uint32_t n,
         uint32_t p = bases[i];
         sim_region *R = &v->fwd[p];
         clean_frontier(v, R, p);
-        *sim_rcomp(v, p, 1) = interior_sum(v, R); /* 0 where interiors are not kept */
+        if (!sim_region_sum_exact(v, p, 1)) { /* else kept exact above: no pass */
+            *sim_rcomp(v, p, 1) = interior_sum(v, R); /* 0 where interiors are not kept */
+            sim_region_summed(v, p, 1);
+        }
         sim_pkb_note(v, p);                        /* as a rebuild notes its sum */
         if (sim_region_fresh_check) { /* tests only: the counters are shared */
             sim_region_fresh_taken++;

@@ -296,6 +296,7 @@ SIM_POPCNT_CLONES static void rebuild_multi(sim_view *v, const uint32_t *bases, 
             return;
         }
         *sim_rcomp(v, bases[i], forward) = c.comp[i];
+        sim_region_summed(v, bases[i], forward);
         if (!forward)
             sim_mscore_update(v, bases[i]);
         else
@@ -308,6 +309,7 @@ SIM_POPCNT_CLONES static void rebuild_multi(sim_view *v, const uint32_t *bases, 
         R->interior.count = c.icnt[i];
         R->frontier.count = c.fcnt[i];
         *sim_rcomp(v, bases[i], forward) = c.comp[i];
+        sim_region_summed(v, bases[i], forward);
         if (!forward)
             sim_mscore_update(v, bases[i]);
         else
@@ -403,6 +405,8 @@ int sim_regions_rebuild_multi_all(sim_view *v, const uint32_t *bases, uint32_t n
             break;
         }
         *sim_rcomp(v, b, 0) = *sim_rcomp(v, r, 0);
+        if (sim_region_sum_exact(v, r, 0)) /* r's region, as exact as r's */
+            sim_region_summed(v, b, 0);
         sim_mscore_update(v, b);
     }
     for (uint32_t i = 0; i < k; i++) { /* wg_rep stays SIM_NONE between flushes */

@@ -432,6 +432,8 @@ static int run_compute(sim_view *v, uint32_t o)
         return -1;
     if (SIM_REGIONS_PENDING(v))
         sim_regions_on_new_op(v, o);
+    if (v->rg_summed)
+        sim_regions_on_op_created(v, o);
     for (uint32_t k = 0; k < op->n_out; k++) {
         const sim_tensor *te = &tr->tensors[op->out_first + k];
         if (te->is_view) {
@@ -740,9 +742,9 @@ static int reset(sim_view *v, const sim_config *cfg, int allow_no_upkeep, gms_er
         v->scores_as = SIM_SCORE_CUSTOM; /* a policy may ask during the run (sim_choose.c) */
     }
     /* nothing reads forward interiors or sums: MSPS's own scan, no hook that could ask
-     * sim_view_region_fwd_cost, no planner, windowed sets (the full ones keep the memoised
-     * paths) */
-    v->fwd_frontier_only = v->regions_on && !v->memo_gen && v->pol->score_kind == SIM_SCORE_MSPS &&
+     * sim_view_region_fwd_cost, no planner. Either set layout: the memoised and swept
+     * rebuilds are reverse ones, which never read a forward region */
+    v->fwd_frontier_only = v->regions_on && v->pol->score_kind == SIM_SCORE_MSPS &&
                            !v->pol->choose && cfg->sample == 0 && !v->pol->on_evict &&
                            !v->pol->on_remat && !v->pol->on_access && !v->pol->on_iteration &&
                            !v->pol->action && !cfg->planner;
