@@ -269,7 +269,7 @@ struct sim_view {
     unsigned pkb_kind;
     int64_t *pkb_l;
     double *pkb_r;
-    void *pkb_heap;       /* scratch of a scan: a heap of blocks (sim_pool_bound.c) */
+    void *pkb_heap;       /* scratch of a scan: its blocks and bounds (sim_pool_bound.c) */
     uint64_t pkb_scored;  /* members those scans scored in this run (benchmarks, tests) */
     double *pkb_rs, *pkb_ri; /* per storage: its ratio key as last folded, and 1 / it */
     /* a built-in score kind the running policy's scores equal from now on
