@@ -214,7 +214,8 @@ struct sim_view {
     int64_t *last;      /* per storage: clock at the last access, INT64_MIN = -inf */
     uint8_t *defined;   /* per tensor */
     /* per storage: how many of its forward / reverse edges exist (edges are sorted by the
-     * op that creates them; the counts advance as ops are created) */
+     * op that creates them; the counts advance as ops are created; kept only in runs with
+     * regions or equivalence classes, their only readers) */
     uint32_t *live_fwd, *live_rev;
     /* The pool in order: storages in the order they last became evictable, with holes
      * (SIM_NONE) where members left; compacted when the holes outnumber the members. */
