@@ -260,6 +260,7 @@ const sim_policy pol_autoswap = {
     .description = "AutoSwap (founding paper): planned swaps of the peak's idle tensors",
     .needs = SIM_NEEDS_SWAP,
     .score = as_score,
+    .score_kind = SIM_SCORE_LRU, /* lru's score: the engine's bounded lru scan chooses */
     .init = as_init,
     .free = as_free,
     .on_access = as_on_access,

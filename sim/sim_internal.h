@@ -214,7 +214,8 @@ struct sim_view {
     int64_t *last;      /* per storage: clock at the last access, INT64_MIN = -inf */
     uint8_t *defined;   /* per tensor */
     /* per storage: how many of its forward / reverse edges exist (edges are sorted by the
-     * op that creates them; the counts advance as ops are created) */
+     * op that creates them; the counts advance as ops are created; kept only in runs with
+     * regions or equivalence classes, their only readers) */
     uint32_t *live_fwd, *live_rev;
     /* The pool in order: storages in the order they last became evictable, with holes
      * (SIM_NONE) where members left; compacted when the holes outnumber the members. */
@@ -269,7 +270,7 @@ struct sim_view {
     unsigned pkb_kind;
     int64_t *pkb_l;
     double *pkb_r;
-    void *pkb_heap;       /* scratch of a scan: a heap of blocks (sim_pool_bound.c) */
+    void *pkb_heap;       /* scratch of a scan: its blocks and bounds (sim_pool_bound.c) */
     uint64_t pkb_scored;  /* members those scans scored in this run (benchmarks, tests) */
     double *pkb_rs, *pkb_ri; /* per storage: its ratio key as last folded, and 1 / it */
     /* a built-in score kind the running policy's scores equal from now on

@@ -21,6 +21,11 @@ struct sim_peak_tracker {
     uint64_t by_category[SIM_CAT_COUNT];
     uint64_t last_op;
     sim_peak best;
+    /* the highest point so far as observed (best gets it when read: a run rises through
+     * many new highs, and sim_peak_at's names and fix-ups need only the last) */
+    uint64_t top_memory, top_op;
+    uint64_t top_by[SIM_CAT_COUNT];
+    int top_seen;
 };
 
 const char *sim_category_name(sim_category c)
@@ -252,7 +257,7 @@ int sim_peak_tracker_new(const sim_trace *t, const sim_categories *c, sim_peak_t
     return 0;
 }
 
-static void set_resident(sim_peak_tracker *k, uint64_t s, int on)
+static inline void set_resident(sim_peak_tracker *k, uint64_t s, int on)
 {
     if (s >= k->t->n_storages || k->resident[s] == on)
         return;
@@ -292,13 +297,19 @@ void sim_peak_observe(void *tracker, const sim_event *ev)
     case SIM_EV_SEGMENTS:
         break;
     }
-    if (ev->memory > k->best.memory)
-        sim_peak_at(&k->best, t, k->c, ev->memory, (uint32_t)k->last_op, k->by_category);
+    if (ev->memory > k->top_memory) {
+        k->top_memory = ev->memory;
+        k->top_op = k->last_op;
+        memcpy(k->top_by, k->by_category, sizeof k->top_by);
+        k->top_seen = 1;
+    }
 }
 
 void sim_peak_tracker_result(const sim_peak_tracker *k, sim_peak *out)
 {
     *out = k->best;
+    if (k->top_seen)
+        sim_peak_at(out, k->t, k->c, k->top_memory, (uint32_t)k->top_op, k->top_by);
 }
 
 void sim_peak_tracker_now(const sim_peak_tracker *k, uint64_t out[SIM_CAT_COUNT])

@@ -6,7 +6,7 @@
 
 int sim_pkb_bounds = 1;
 
-/* A block and its bound, in the heap of the best-first part of a scan. */
+/* A block and its bound, in the best-first part of a scan. */
 typedef struct {
     double bound;
     uint32_t b;
@@ -132,33 +132,92 @@ static inline double stale_bound(double r, int64_t l, uint64_t clock)
     return r / (double)st * (1 - 0x1p-40);
 }
 
-/* Heap order: the least bound first, the later block first among equal bounds. */
+/* Visiting order of the best-first part of a scan: the least bound first, the later block
+ * first among equal bounds. */
 static inline int pkb_before(pkb_entry x, pkb_entry y)
 {
     return x.bound < y.bound || (x.bound == y.bound && x.b > y.b);
 }
 
-static void pkb_sift(pkb_entry *h, uint32_t n, uint32_t i)
+/* The entry of h[0..n) that comes first (n > 0). A linear pass: a scan takes one to a few
+ * blocks out of some tens, so this beats keeping a heap of them all. */
+static inline uint32_t pkb_first(const pkb_entry *h, uint32_t n)
 {
-    pkb_entry e = h[i];
-    for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && pkb_before(h[c + 1], h[c]))
-            c++;
-        if (!pkb_before(h[c], e))
-            break;
-        h[i] = h[c];
-        i = c;
+    uint32_t f = 0;
+    for (uint32_t i = 1; i < n; i++)
+        if (pkb_before(h[i], h[f]))
+            f = i;
+    return f;
+}
+
+/* The members in pool slots [0, i]: what the plain scan scored when it stopped at slot i. */
+static uint64_t members_through(const sim_view *v, uint32_t i)
+{
+    uint64_t k = 0;
+    for (uint32_t w = 0; w < i / 64; w++)
+        k += (uint64_t)__builtin_popcountll(v->pool_occ[w]);
+    uint32_t r = i % 64 + 1;
+    uint64_t m = r == 64 ? ~UINT64_C(0) : (UINT64_C(1) << r) - 1;
+    return k + (uint64_t)__builtin_popcountll(v->pool_occ[i / 64] & m);
+}
+
+/* A block's keys gathered while its members are scored, as keys_from gathers them from its
+ * member list (same operations in the same order, so the same keys): KIND is a constant in
+ * each scan function, so the branches on it fold away. */
+typedef struct {
+    int64_t lm;
+    double rm, mx;
+    int never;
+} pkb_acc;
+
+static inline void acc_init(pkb_acc *a)
+{
+    a->lm = INT64_MAX;
+    a->rm = INFINITY;
+    a->mx = 0;
+    a->never = 0;
+}
+
+static inline void acc_add(sim_view *v, unsigned kind, pkb_acc *a, uint32_t s, uint64_t now)
+{
+    int64_t l = v->last[s];
+    if (kind == SIM_SCORE_LRU) {
+        a->lm = l < a->lm ? l : a->lm;
+        return;
     }
-    h[i] = e;
+    if (kind == SIM_SCORE_DTR) { /* absorbs raised region sums unnoted: read them anew */
+        double r = sim_pkb_ratio(v, s);
+        v->pkb_rs[s] = r;
+        v->pkb_ri[s] = r == INFINITY ? 0 : 1 / r;
+    }
+    double r = v->pkb_rs[s];
+    a->rm = r < a->rm ? r : a->rm;
+    if (kind == SIM_SCORE_SIZE)
+        return;
+    a->never |= l == INT64_MIN;
+    double x = (double)(now - (uint64_t)l) * v->pkb_ri[s];
+    a->mx = x > a->mx ? x : a->mx;
+}
+
+/* keys_from's last step: block b's keys from what acc_add gathered. */
+static inline void acc_store(sim_view *v, unsigned kind, uint32_t b, const pkb_acc *a,
+                             uint64_t now)
+{
+    if (kind == SIM_SCORE_LRU) {
+        v->pkb_l[b] = a->lm;
+        return;
+    }
+    double rm = a->rm;
+    v->pkb_r[b] = !(rm >= 0) ? -INFINITY : rm;
+    if (kind == SIM_SCORE_SIZE || !(rm > 0) || rm == INFINITY)
+        return;
+    v->pkb_l[b] = a->never ? INT64_MIN : sim_pkb_l(now, rm * a->mx);
 }
 
 /* One scan function per score kind: SCORE the score of member s (the plain scan's
  * expression, read against the running best), BOUND block b's bound from its keys bl and br,
  * MAYZERO whether a block's keys allow a zero score. A block scanned in full gets its keys
- * anew (keys_from).
+ * anew (keys_from's, gathered as it is scored).
  *
  * The plain scan keeps the last minimum and stops at the first zero. Before the first block
  * that may hold a zero (block z) no scan stops, so the state the plain scan has after those
@@ -170,8 +229,9 @@ static void pkb_sift(pkb_entry *h, uint32_t n, uint32_t i)
  * the oldest block (lru) and all but the few that hold the least scores (dtr's). From block z
  * on, the scan goes forwards as the plain one, from that state, skipping a block only when
  * its bound is above the best and above zero. A zero met before block z (keys that lie:
- * never, by the invariant) redoes the whole choice plainly. */
-#define PKB_SCAN_FN(NAME, SCORE, BOUND, MAYZERO)                                      \
+ * never, by the invariant) redoes the whole choice plainly. What the plain scan counts as
+ * scored is every member, or those up to the zero it stopped at (members_through). */
+#define PKB_SCAN_FN(NAME, KIND, SCORE, BOUND, MAYZERO)                                \
     static uint32_t NAME(sim_view *v, double *best_cost, uint64_t *scored)                   \
     {                                                                                         \
         const uint32_t *ord = v->pool_ord;                                                    \
@@ -179,13 +239,14 @@ static void pkb_sift(pkb_entry *h, uint32_t n, uint32_t i)
         const uint64_t *rcomp = v->rcomp;                                                     \
         const int64_t *last = v->last;                                                        \
         const uint64_t clock = v->clock;                                                      \
-        uint64_t count = 0, visited = 0;                                                      \
+        uint64_t visited = 0, count = v->pool_size;                                           \
         double best = *best_cost;                                                             \
         uint32_t bi = SIM_NONE, bpos = 0, n = v->pool_len, nb = (n + 63) / 64, z, nh = 0;     \
         int plain = 0;                                                                        \
+        pkb_acc acc;                                                                          \
         pkb_entry *h = v->pkb_heap;                                                           \
         (void)size, (void)scomp, (void)rcomp, (void)clock, (void)last;                        \
-        for (z = 0; z < nb; z++) { /* the blocks before z: their bounds into the heap */      \
+        for (z = 0; z < nb; z++) { /* the blocks before z: their bounds */                    \
             if (!occ[z])                                                                      \
                 continue;                                                                     \
             const int64_t bl = v->pkb_l[z];                                                   \
@@ -193,20 +254,17 @@ static void pkb_sift(pkb_entry *h, uint32_t n, uint32_t i)
             (void)bl, (void)br;                                                               \
             if (MAYZERO)                                                                      \
                 break;                                                                        \
-            count += (uint64_t)__builtin_popcountll(occ[z]);                                  \
             h[nh++] = (pkb_entry){.bound = (BOUND), .b = z};                                  \
         }                                                                                     \
-        for (uint32_t i = nh / 2; i-- > 0;)                                                   \
-            pkb_sift(h, nh, i);                                                               \
         while (nh > 0) { /* before z, least bound first */                                    \
-            pkb_entry top = h[0];                                                             \
+            uint32_t f = pkb_first(h, nh);                                                    \
+            pkb_entry top = h[f];                                                             \
             if (bi != SIM_NONE &&                                                             \
                 (top.bound > best || (top.bound == best && top.b < bpos / 64)))               \
                 break; /* neither this block nor any left holds a winner */                   \
-            h[0] = h[--nh];                                                                   \
-            pkb_sift(h, nh, 0);                                                               \
-            uint32_t b = top.b, nk = 0, hi = b * 64 + 64 < n ? b * 64 + 64 : n;               \
-            uint32_t km[64];                                                                  \
+            h[f] = h[--nh];                                                                   \
+            uint32_t b = top.b, hi = b * 64 + 64 < n ? b * 64 + 64 : n;                       \
+            acc_init(&acc);                                                                   \
             for (uint32_t i = b * 64; i < hi; i++) {                                          \
                 uint32_t s = ord[i];                                                          \
                 if (s == SIM_NONE)                                                            \
@@ -220,14 +278,14 @@ static void pkb_sift(pkb_entry *h, uint32_t n, uint32_t i)
                     bi = s;                                                                   \
                     bpos = i;                                                                 \
                 }                                                                             \
-                km[nk++] = s;                                                                 \
+                acc_add(v, KIND, &acc, s, clock);                                             \
             }                                                                                 \
-            keys_from(v, b, km, nk);                                                          \
+            acc_store(v, KIND, b, &acc, clock);                                               \
             if (plain)                                                                        \
                 break;                                                                        \
         }                                                                                     \
         if (plain) { /* from the start, every member */                                      \
-            z = 0, count = 0, best = *best_cost, bi = SIM_NONE;                               \
+            z = 0, best = *best_cost, bi = SIM_NONE;                                          \
         }                                                                                     \
         for (uint32_t b = z; b < nb; b++) { /* from z, forwards */                            \
             if (!occ[b])                                                                      \
@@ -237,29 +295,28 @@ static void pkb_sift(pkb_entry *h, uint32_t n, uint32_t i)
             (void)bl, (void)br;                                                               \
             if (!plain) {                                                                     \
                 const double bound = BOUND;                                                   \
-                if (bound > best && bound > 0) { /* no member wins, none is zero */         \
-                    count += (uint64_t)__builtin_popcountll(occ[b]);                          \
+                if (bound > best && bound > 0) /* no member wins, none is zero */           \
                     continue;                                                                 \
-                }                                                                             \
             }                                                                                 \
-            uint32_t km[64];                                                                  \
-            uint32_t nk = 0, hi = b * 64 + 64 < n ? b * 64 + 64 : n;                          \
+            uint32_t hi = b * 64 + 64 < n ? b * 64 + 64 : n;                                  \
+            acc_init(&acc);                                                                   \
             for (uint32_t i = b * 64; i < hi; i++) {                                          \
                 uint32_t s = ord[i];                                                          \
                 if (s == SIM_NONE)                                                            \
                     continue;                                                                 \
-                count++;                                                                      \
                 visited++;                                                                    \
                 double c = SCORE;                                                             \
                 if (c <= best) {                                                              \
                     best = c;                                                                 \
                     bi = s;                                                                   \
                 }                                                                             \
-                if (c == 0)                                                                   \
-                    goto done; /* the block's keys stay as they were: still bounds */         \
-                km[nk++] = s;                                                                 \
+                if (c == 0) { /* the block's keys stay as they were: still bounds */          \
+                    count = members_through(v, i);                                            \
+                    goto done;                                                                \
+                }                                                                             \
+                acc_add(v, KIND, &acc, s, clock);                                             \
             }                                                                                 \
-            keys_from(v, b, km, nk);                                                          \
+            acc_store(v, KIND, b, &acc, clock);                                               \
         }                                                                                     \
     done:                                                                                     \
         v->pkb_scored += visited;                                                             \
@@ -271,13 +328,13 @@ static void pkb_sift(pkb_entry *h, uint32_t n, uint32_t i)
 #define STALE(s) (last[s] == INT64_MIN ? UINT64_MAX : clock - (uint64_t)last[s])
 /* lru: a zero is a member last accessed at clock 0, a bound at or below zero may hold one;
  * size: 1/size is never zero (+inf for size zero) */
-PKB_SCAN_FN(scan_lru, (double)last[s], (double)bl, bl <= 0)
-PKB_SCAN_FN(scan_size, sim_ratio_inline(1, size[s], 1), br, 0)
+PKB_SCAN_FN(scan_lru, SIM_SCORE_LRU, (double)last[s], (double)bl, bl <= 0)
+PKB_SCAN_FN(scan_size, SIM_SCORE_SIZE, sim_ratio_inline(1, size[s], 1), br, 0)
 /* dtr-local, dtr: a score is zero only with a zero numerator, i.e. a zero ratio key */
-PKB_SCAN_FN(scan_dtr_local,
+PKB_SCAN_FN(scan_dtr_local, SIM_SCORE_DTR_LOCAL,
             sim_score_ratio_above((int64_t)scomp[s], size[s], STALE(s), best),
             stale_bound(br, bl, clock), !(br > 0))
-PKB_SCAN_FN(scan_dtr,
+PKB_SCAN_FN(scan_dtr, SIM_SCORE_DTR,
             sim_score_ratio_above((int64_t)(scomp[s] + rcomp[2 * s] + rcomp[2 * s + 1]),
                                   size[s], STALE(s), best),
             stale_bound(br, bl, clock), !(br > 0))

@@ -454,8 +454,9 @@ static int run_compute(sim_view *v, uint32_t o)
         }
     }
     /* op o's edges come to exist: its arguments' storages gain children, its outputs'
-     * storages parents */
-    {
+     * storages parents. Only the regions and the equivalence classes read them (through
+     * sim_live_edges), so a run with neither skips this per-op walk (reset skips zeroing). */
+    if (v->regions_on || v->eq_on) {
         const sim_edge *fa = tr->fwd_adj, *ra = tr->rev_adj;
         const uint32_t *fo = tr->fwd_off, *ro = tr->rev_off;
         const uint32_t *ast = tr->arg_st + op->args_off;
@@ -636,8 +637,6 @@ static int reset(sim_view *v, const sim_config *cfg, int allow_no_upkeep, gms_er
     memset(v->defined, 0, tr->n_tensors);
     memset(v->fl, 0, tr->n_storages);
     memset(v->scomp, 0, (size_t)tr->n_storages * sizeof *v->scomp);
-    memset(v->live_fwd, 0, (size_t)tr->n_storages * sizeof *v->live_fwd);
-    memset(v->live_rev, 0, (size_t)tr->n_storages * sizeof *v->live_rev);
 
     double L = cfg->remat_limit;
     v->remat_unlimited = 1;
@@ -689,6 +688,10 @@ static int reset(sim_view *v, const sim_config *cfg, int allow_no_upkeep, gms_er
                    !pp->on_remat && !pp->on_access && !pp->on_iteration && !pp->action;
     if (v->no_upkeep)
         v->regions_on = v->eq_on = 0;
+    if (v->regions_on || v->eq_on) { /* their readers; run_compute keeps them for those */
+        memset(v->live_fwd, 0, (size_t)tr->n_storages * sizeof *v->live_fwd);
+        memset(v->live_rev, 0, (size_t)tr->n_storages * sizeof *v->live_rev);
+    }
     /* the cached class costs serve DTR-eq's exact scan (choose) only */
     if (v->eq_on && v->pol->score_kind == SIM_SCORE_DTR_EQ && !v->pol->choose) {
         if (sim_eqc_reset(v) != 0)

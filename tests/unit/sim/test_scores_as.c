@@ -81,6 +81,50 @@ START_TEST(test_hybrid_and_its_mix_scan_as_their_formula_with_the_same_choices)
 }
 END_TEST
 
+/* autoswap's fallback choice is lru's (its score is the last access) and it says so in its
+ * score_kind, so the engine's bounded lru scan chooses for it: the same events, clocks,
+ * candidates, swaps and stalls as its own score calls (score_kind taken away), on a chain
+ * and random DAGs at four budgets, and the bounded scans score under half the candidates. */
+START_TEST(test_autoswap_scans_as_lru_with_the_choices_of_its_score_calls)
+{
+    const double ratios[4] = {0.15, 0.3, 0.5, 0.7};
+    sim_trace *t[4];
+    gms_error err = {0};
+    ck_assert_int_eq(sim_trace_chain(500, &t[0], &err), 0);
+    for (int i = 1; i < 4; i++)
+        t[i] = random_dag((uint64_t)i + 31, 1200);
+    sim_policy kind = *pol_find("autoswap"), calls = kind;
+    ck_assert_uint_eq(kind.score_kind, SIM_SCORE_LRU);
+    ck_assert_ptr_null(kind.on_evict);
+    calls.score_kind = SIM_SCORE_CUSTOM;
+    kind.on_evict = calls.on_evict = read_scored;
+    uint64_t cand = 0, scored = 0, swaps = 0;
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 4; k++) {
+            sim_result a, b;
+            uint64_t sa, sb;
+            uint64_t ha = hashed_run(t[i], &calls, ratios[k], 1, &a, &sa);
+            uint64_t hb = hashed_run(t[i], &kind, ratios[k], 1, &b, &sb);
+            ck_assert_msg(ha == hb, "trace %d at %g: the lru scan chose otherwise than "
+                          "autoswap's score calls", i, ratios[k]);
+            ck_assert_int_eq(a.status, b.status);
+            ck_assert_uint_eq(a.clock, b.clock);
+            ck_assert_uint_eq(a.candidates, b.candidates);
+            ck_assert_uint_eq(a.swaps_out, b.swaps_out);
+            ck_assert_uint_eq(a.stall_ns, b.stall_ns);
+            ck_assert_uint_eq(sa, 0); /* score calls: no bounded scan */
+            cand += b.candidates;
+            scored += sb;
+            swaps += b.swaps_out;
+        }
+    ck_assert_uint_gt(swaps, 100);
+    ck_assert_msg(scored > 0 && scored < cand / 2, "autoswap: the bounded scans scored %llu of "
+                  "%llu candidates", (unsigned long long)scored, (unsigned long long)cand);
+    for (int i = 0; i < 4; i++)
+        sim_trace_free(t[i]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("scores_as");
@@ -88,6 +132,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_a_policy_that_says_its_kind_mid_run_chooses_as_its_score_calls);
     tcase_add_test(tc, test_hybrid_and_its_mix_scan_as_their_formula_with_the_same_choices);
+    tcase_add_test(tc, test_autoswap_scans_as_lru_with_the_choices_of_its_score_calls);
     suite_add_tcase(s, tc);
     return gms_check_run(s);
 }
