@@ -98,28 +98,16 @@ START_TEST(test_autoswap_scans_as_lru_with_the_choices_of_its_score_calls)
     ck_assert_ptr_null(kind.on_evict);
     calls.score_kind = SIM_SCORE_CUSTOM;
     kind.on_evict = calls.on_evict = read_scored;
-    uint64_t cand = 0, scored = 0, swaps = 0;
-    for (int i = 0; i < 4; i++)
-        for (int k = 0; k < 4; k++) {
-            sim_result a, b;
-            uint64_t sa, sb;
-            uint64_t ha = hashed_run(t[i], &calls, ratios[k], 1, &a, &sa);
-            uint64_t hb = hashed_run(t[i], &kind, ratios[k], 1, &b, &sb);
-            ck_assert_msg(ha == hb, "trace %d at %g: the lru scan chose otherwise than "
-                          "autoswap's score calls", i, ratios[k]);
-            ck_assert_int_eq(a.status, b.status);
-            ck_assert_uint_eq(a.clock, b.clock);
-            ck_assert_uint_eq(a.candidates, b.candidates);
-            ck_assert_uint_eq(a.swaps_out, b.swaps_out);
-            ck_assert_uint_eq(a.stall_ns, b.stall_ns);
-            ck_assert_uint_eq(sa, 0); /* score calls: no bounded scan */
-            cand += b.candidates;
-            scored += sb;
-            swaps += b.swaps_out;
-        }
-    ck_assert_uint_gt(swaps, 100);
-    ck_assert_msg(scored > 0 && scored < cand / 2, "autoswap: the bounded scans scored %llu of "
-                  "%llu candidates", (unsigned long long)scored, (unsigned long long)cand);
+    int saved = sim_pkb_bounds;
+    sim_pkb_bounds = 1; /* both runs may scan bounded: only the score kind differs */
+    paths_case c = {.policy = {&calls, &kind},
+                    .what = "the lru scan's choices and autoswap's score calls",
+                    .probe = bounded_scored(),
+                    .link_gbps = 2};
+    paths_sums sum = paths_agree(t, 4, ratios, 4, &c);
+    sim_pkb_bounds = saved;
+    ck_assert_uint_gt(sum.swaps, 100);
+    paths_assert_skipped(&sum, "autoswap");
     for (int i = 0; i < 4; i++)
         sim_trace_free(t[i]);
 }
