@@ -231,6 +231,15 @@ static int free_edge_varies(const wbuild *b, uint32_t t, uint32_t i, uint32_t k)
     return 0;
 }
 
+/* Stage t and the one before it are quiet: nothing reads a free node in either, so keeping
+ * it through the run and dropping it where the run starts are the only choices worth having
+ * (dropping it later only holds memory longer, at the same cost): one S column per free node
+ * serves the whole run of quiet stages. */
+static int quiet_run(const wbuild *b, uint32_t t)
+{
+    return b->quiet && t > b->w->a && b->quiet[t - b->w->a] && b->quiet[t - 1 - b->w->a];
+}
+
 /* The columns: R, S per stage and free node, U per stage and node that may run there,
  * FREE_E per stage and edge that a free variable decides. */
 static void make_columns(wbuild *b)
@@ -247,7 +256,9 @@ static void make_columns(wbuild *b)
                 continue;
             if (!b->quiet || !b->quiet[t - w->a])
                 w->r_col[row + j] = new_col(b, i == t, 1, g->nodes[i].cost, 1);
-            if (i < t && t > w->a)
+            if (i < t && t > w->a && quiet_run(b, t) && w->s_col[row - J + j] != NONE)
+                w->s_col[row + j] = w->s_col[row - J + j]; /* the run's one column */
+            else if (i < t && t > w->a)
                 w->s_col[row + j] = new_col(b, 0, 1, 0, 1);
         }
         for (uint32_t k = 0; k <= t; k++) {
@@ -275,6 +286,10 @@ static void stage_rows(wbuild *b, uint32_t t)
         uint32_t i = w->nodes[j];
         if (i > t)
             break;
+        double v1, v0;
+        uint32_t c1 = colS(b, t + 1, i, &v1), c0 = colS(b, t, i, &v0);
+        if (c1 != NONE && c1 == c0)
+            continue; /* one column through a quiet run, R[t, i] the incumbent's 0 there */
         row_open(b);
         termS(b, t + 1, i, 1);
         termS(b, t, i, -1);
@@ -435,14 +450,19 @@ void opt_window_start(const opt_window *w, const opt_graph *g, const opt_schedul
                       double *x)
 {
     memset(x, 0, (size_t)w->p->n_cols * sizeof *x);
+    /* a run's S column is kept only if inc keeps the node through the whole run (else it
+     * is dropped where the run starts: as feasible, at the same cost) */
+    for (size_t c = 0; c < (size_t)(w->b - w->a) * w->n_nodes; c++)
+        if (w->s_col[c] != NONE)
+            x[w->s_col[c]] = 1;
     for (uint32_t t = w->a; t < w->b; t++)
         for (uint32_t j = 0; j < w->n_nodes; j++) {
             size_t cell = (size_t)(t - w->a) * w->n_nodes + j;
             uint32_t i = w->nodes[j];
             if (w->r_col[cell] != NONE)
                 x[w->r_col[cell]] = inc->R[(size_t)t * g->n + i];
-            if (w->s_col[cell] != NONE)
-                x[w->s_col[cell]] = inc->S[(size_t)t * g->n + i];
+            if (w->s_col[cell] != NONE && !inc->S[(size_t)t * g->n + i])
+                x[w->s_col[cell]] = 0;
         }
 }
 
