@@ -284,8 +284,8 @@ int plot_timeline(const plot_timeline_opts *o, plot_timeline_summary *sum, gms_e
         int cached;
         rc = sweep_checkmate_run_observed(NULL, t, "", o->policy, cfg.budget,
                                           o->ck_coarsen ? o->ck_coarsen : "auto",
-                                          o->ck_iteration, o->ck_time_limit, NULL, observe,
-                                          &c, &res, &cached, NULL, 0, err);
+                                          o->ck_iteration, o->ck_time_limit, 0, NULL,
+                                          observe, &c, &res, &cached, NULL, NULL, 0, err);
         if (!rc && res.status != SIM_OK && c.n == 0)
             rc = gms_error_set(err, GMS_EINVAL, "--policy %s: no schedule fits %llu B (the "
                                "program is infeasible there, or no schedule was found in the "

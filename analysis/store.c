@@ -207,25 +207,25 @@ static const char schema_v8[] =
  * without recomputation (ms; NULL for solutions stored before, filled in when one is next
  * read from the cache), and the view run_gaps: every run beside every exact solution at its
  * trace and budget, with the gaps as analysis/yardstick.h defines them. */
-static const char schema_v9[] =
-    "ALTER TABLE solutions ADD COLUMN compute REAL;"
-    "CREATE VIEW run_gaps AS SELECT r.id AS run_id, t.name AS trace, r.trace_hash,"
-    "  r.policy, r.params, r.ratio, r.budget, r.remat_limit, r.allocator,"
-    "  r.status, r.overhead, s.iteration, s.coarsen, s.time_limit,"
-    "  s.status AS solver_status,"
-    "  CASE WHEN s.status IN ('optimal', 'feasible') AND s.compute > 0"
-    "    THEN s.objective / s.compute END AS opt_overhead,"
-    "  CASE WHEN s.compute > 0 THEN s.lower_bound / s.compute END AS bound_overhead,"
-    "  CASE WHEN r.status = 'ok' AND s.status IN ('optimal', 'feasible') AND s.compute > 0"
-    "    AND s.objective > 0 THEN r.overhead * s.compute / s.objective - 1 END AS gap_optimum,"
-    "  CASE WHEN r.status = 'ok' AND s.compute > 0 AND s.lower_bound > 0"
-    "    THEN r.overhead * s.compute / s.lower_bound - 1 END AS gap_bound"
-    " FROM runs r JOIN traces t ON t.hash = r.trace_hash"
-    " JOIN solutions s ON s.trace_hash = r.trace_hash AND s.budget = r.budget"
-    "  AND s.mode = 'exact'"
-    /* a checkmate run beside its own program's answer only (store_gaps.h) */
-    "  AND (r.policy NOT LIKE 'checkmate%'"
-    "   OR r.params LIKE 'coarsen=' || s.coarsen || ',iteration=' || s.iteration || ',%');";
+#define RUN_GAPS_VIEW \
+    "CREATE VIEW run_gaps AS SELECT r.id AS run_id, t.name AS trace, r.trace_hash," \
+    "  r.policy, r.params, r.ratio, r.budget, r.remat_limit, r.allocator," \
+    "  r.status, r.overhead, s.iteration, s.coarsen, s.time_limit," \
+    "  s.status AS solver_status," \
+    "  CASE WHEN s.status IN ('optimal', 'feasible') AND s.compute > 0" \
+    "    THEN s.objective / s.compute END AS opt_overhead," \
+    "  CASE WHEN s.compute > 0 THEN s.lower_bound / s.compute END AS bound_overhead," \
+    "  CASE WHEN r.status = 'ok' AND s.status IN ('optimal', 'feasible') AND s.compute > 0" \
+    "    AND s.objective > 0 THEN r.overhead * s.compute / s.objective - 1 END AS gap_optimum," \
+    "  CASE WHEN r.status = 'ok' AND s.compute > 0 AND s.lower_bound > 0" \
+    "    THEN r.overhead * s.compute / s.lower_bound - 1 END AS gap_bound" \
+    " FROM runs r JOIN traces t ON t.hash = r.trace_hash" \
+    " JOIN solutions s ON s.trace_hash = r.trace_hash AND s.budget = r.budget" \
+    "  AND s.mode = 'exact'" \
+    /* a checkmate run beside its own program's answer only (store_gaps.h) */ \
+    "  AND (r.policy NOT LIKE 'checkmate%'" \
+    "   OR r.params LIKE 'coarsen=' || s.coarsen || ',iteration=' || s.iteration || ',%');"
+static const char schema_v9[] = "ALTER TABLE solutions ADD COLUMN compute REAL;" RUN_GAPS_VIEW;
 
 /* v10: the policy named hybrid became a measured director that runs the cheapest of three
  * candidates (issue 30, docs/swap.md); the per-victim director that wrote the rows named
@@ -240,6 +240,46 @@ static const char schema_v10[] = "UPDATE runs SET policy = 'hybrid-mix' WHERE po
  * a heuristic's run at the same bytes, or has no schedule where that run fits, the sentence
  * sim prints (optimal_seeds_worse); NULL for every other run and for runs stored before. */
 static const char schema_v11[] = "ALTER TABLE runs ADD COLUMN note TEXT;";
+
+/* v12: how a solution was searched for is part of its key (search: 'windows' when a
+ * time-limited exact solve improved its seed by the window search, opt/opt_lns.h; 'none'
+ * otherwise, as every solution stored before was: sim, sweep and fit did not run it), so an
+ * answer found with the search is never served to a request without it, nor the reverse;
+ * answer_from says where the answer came from ('solver', 'window-search', 'seed'; NULL
+ * before). A column of the primary key cannot be added in place: the table is copied (the
+ * view that reads it dropped and made again around it). */
+static const char schema_v12[] =
+    "DROP VIEW run_gaps;"
+    "CREATE TABLE solutions_v12 ("
+    "  trace_hash TEXT NOT NULL,"
+    "  iteration INTEGER NOT NULL,"
+    "  coarsen TEXT NOT NULL,"
+    "  budget INTEGER NOT NULL,"
+    "  mode TEXT NOT NULL,"
+    "  time_limit REAL NOT NULL,"
+    "  search TEXT NOT NULL DEFAULT 'none',"
+    "  status TEXT NOT NULL,"
+    "  objective REAL,"
+    "  lower_bound REAL,"
+    "  gap REAL,"
+    "  solve_s REAL NOT NULL,"
+    "  nodes INTEGER NOT NULL,"
+    "  schedule BLOB,"
+    "  tool_version TEXT NOT NULL,"
+    "  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
+    "  compute REAL,"
+    "  lower_bound_from TEXT,"
+    "  answer_from TEXT,"
+    "  PRIMARY KEY (trace_hash, iteration, coarsen, budget, mode, time_limit, search))"
+    "  WITHOUT ROWID;"
+    "INSERT INTO solutions_v12 (trace_hash, iteration, coarsen, budget, mode, time_limit,"
+    "  status, objective, lower_bound, gap, solve_s, nodes, schedule, tool_version,"
+    "  created_at, compute, lower_bound_from)"
+    " SELECT trace_hash, iteration, coarsen, budget, mode, time_limit, status, objective,"
+    "  lower_bound, gap, solve_s, nodes, schedule, tool_version, created_at, compute,"
+    "  lower_bound_from FROM solutions;"
+    "DROP TABLE solutions;"
+    "ALTER TABLE solutions_v12 RENAME TO solutions;" RUN_GAPS_VIEW;
 
 /* One function per version step: migrations[v] takes a store from version v to v + 1 inside
  * the caller's transaction. A step that must rewrite data (not only add tables or columns)
@@ -303,10 +343,15 @@ static int migrate_10_to_11(sqlite3 *db, gms_error *err)
     return store_exec(db, schema_v11, "migrating the schema from version 10 to 11", err);
 }
 
+static int migrate_11_to_12(sqlite3 *db, gms_error *err)
+{
+    return store_exec(db, schema_v12, "migrating the schema from version 11 to 12", err);
+}
+
 static const store_migration migrations[STORE_SCHEMA_VERSION] = {
     migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5,
     migrate_5_to_6, migrate_6_to_7, migrate_7_to_8, migrate_8_to_9, migrate_9_to_10,
-    migrate_10_to_11};
+    migrate_10_to_11, migrate_11_to_12};
 
 int store_migrate_step(sqlite3 *db, int from, gms_error *err)
 {

@@ -28,7 +28,7 @@
 
 #include "gms_error.h"
 
-#define STORE_SCHEMA_VERSION 11
+#define STORE_SCHEMA_VERSION 12
 
 typedef struct store store;
 

@@ -143,6 +143,15 @@ static const char copy_solutions_v10[] =
     " mode, time_limit, status, objective, lower_bound, gap, solve_s, nodes, schedule,"
     " tool_version, created_at, compute, lower_bound_from FROM src.solutions";
 
+/* Version 12 added the search to the key and where the answer came from. */
+static const char copy_solutions_v12[] =
+    "INSERT OR IGNORE INTO main.solutions (trace_hash, iteration, coarsen, budget, mode,"
+    " time_limit, search, status, objective, lower_bound, gap, solve_s, nodes, schedule,"
+    " tool_version, created_at, compute, lower_bound_from, answer_from) SELECT trace_hash,"
+    " iteration, coarsen, budget, mode, time_limit, search, status, objective, lower_bound,"
+    " gap, solve_s, nodes, schedule, tool_version, created_at, compute, lower_bound_from,"
+    " answer_from FROM src.solutions";
+
 /* Copies one validated input store, inputs[i], into the open output. */
 static int merge_one(store *outs, const char *const *inputs, size_t i, int version,
                      store_merge_prefer prefer, size_t *resolved, gms_error *err)
@@ -191,7 +200,8 @@ static int merge_one(store *outs, const char *const *inputs, size_t i, int versi
     if (!rc && version >= 6)
         rc = store_exec(db, copy_iterations, what, err);
     if (!rc && version >= 8)
-        rc = store_exec(db, version >= 10  ? copy_solutions_v10
+        rc = store_exec(db, version >= 12  ? copy_solutions_v12
+                             : version >= 10 ? copy_solutions_v10
                              : version >= 9 ? copy_solutions_v9
                                             : copy_solutions,
                         what, err);

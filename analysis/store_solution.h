@@ -5,7 +5,9 @@
  * stored schedule instead of solving again (issue 19, item 3).
  *
  * Keyed like runs: the trace's content hash, the iteration, the coarsening, the budget in
- * bytes, the mode ("exact" or "approx") and the solve's time limit (0 = none). The schedule
+ * bytes, the mode ("exact" or "approx"), the solve's time limit (0 = none) and, since version
+ * 12, the search ("windows" when the time-limited exact solve ran the window search,
+ * opt/opt_lns.h; "none" otherwise and for every solution stored before). The schedule
  * is opaque here (analysis does not depend on opt/): the caller encodes it.
  */
 #ifndef STORE_SOLUTION_H
@@ -23,6 +25,8 @@ typedef struct store_solution_key {
     uint64_t budget;     /* bytes */
     const char *mode;    /* "exact" or "approx" */
     double time_limit;   /* seconds; 0 = none */
+    const char *search;  /* "windows" or "none" (NULL = "none"); stores before version 12
+                          * hold "none" only */
 } store_solution_key;
 
 typedef struct store_solution {
@@ -37,6 +41,8 @@ typedef struct store_solution {
     double compute;       /* ms: the graph's compute without recomputation (the yardstick's
                            * denominator); <= 0 = not known (solutions stored before
                            * schema version 9) */
+    const char *answer_from; /* "solver", "window-search" or "seed" (optimal_answer_from);
+                              * NULL = not known (stored before version 12, or no schedule) */
     const void *schedule; /* the encoded schedule; NULL when the solver found none */
     size_t schedule_len;
 } store_solution;
@@ -44,7 +50,11 @@ typedef struct store_solution {
 /* Stores a solution unless its key is stored already (INSERT OR IGNORE). */
 int store_put_solution(store *s, const store_solution *sol, gms_error *err);
 
-/* Looks a solution up: *found = 1 and *out filled (out->status and out->schedule malloc'ed,
+/* The key's search as stored: "none" for NULL. */
+const char *store_solution_search(const store_solution_key *k);
+
+/* Looks a solution up: *found = 1 and *out filled (out->status, out->answer_from and
+ * out->schedule malloc'ed,
  * freed by store_solution_clear; out->key left as it was) or *found = 0. Stores before
  * version 8 have no solutions: *found = 0. */
 int store_get_solution(store *s, const store_solution_key *k, store_solution *out, int *found,

@@ -492,8 +492,8 @@ static int plan(sweep_ctx *c, store *s, size_t *skipped, gms_error *err)
                                      ? sp->budget_bytes[r]
                                      : sim_budget_for_ratio(c->traces[t].t, sp->ratios[r]);
                     if (ck)
-                        sweep_checkmate_params(sp, c->traces[t].t, it->budget, it->params,
-                                               sizeof it->params);
+                        sweep_checkmate_params(sp, sp->policies[p], c->traces[t].t, it->budget,
+                                               it->params, sizeof it->params);
                     else
                         sweep_run_params(sp, c->policies[p], random, it->seed, it->params,
                                          sizeof it->params);

@@ -92,6 +92,10 @@ typedef struct sweep_spec {
     uint32_t ck_iteration;
     const char *ck_coarsen;
     double ck_time_limit;
+    /* with a time limit, checkmate's solves improve their seed by the window search
+     * (opt/opt_lns.h) as `optimal` does, unless this is set (--no-improve); runs with the
+     * search say so in their params (",search=windows") */
+    int ck_no_improve;
     /* the heuristics that seed an exact solve (optimal_seeds.h): NULL = OPTIMAL_SEEDS_DEFAULT,
      * "none" = none; a list other than the default is part of the runs' params */
     const char *ck_seed_policies;

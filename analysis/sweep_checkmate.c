@@ -40,8 +40,14 @@ int sweep_checkmate_is(const char *policy)
     return strcmp(policy, "checkmate") == 0 || strcmp(policy, "checkmate-approx") == 0;
 }
 
-void sweep_checkmate_params(const sweep_spec *sp, const sim_trace *t, uint64_t budget,
-                            char *buf, size_t len)
+const char *sweep_checkmate_search(const char *policy, double time_limit, int no_improve)
+{
+    return !no_improve && time_limit > 0 && strcmp(policy, "checkmate") == 0 ? "windows"
+                                                                              : "none";
+}
+
+void sweep_checkmate_params(const sweep_spec *sp, const char *policy, const sim_trace *t,
+                            uint64_t budget, char *buf, size_t len)
 {
     const char *c = sweep_checkmate_coarsen(sp);
     opt_coarsen picked;
@@ -55,6 +61,9 @@ void sweep_checkmate_params(const sweep_spec *sp, const sim_trace *t, uint64_t b
                            sizeof why, &ignored) == 0 ? opt_coarsen_name(picked) : "auto";
     int n = snprintf(buf, len, "coarsen=%s,iteration=%u,time_limit=%.17g", c, sp->ck_iteration,
                      sp->ck_time_limit > 0 ? sp->ck_time_limit : 0.0);
+    if (n > 0 && (size_t)n < len &&
+        !strcmp(sweep_checkmate_search(policy, sp->ck_time_limit, sp->ck_no_improve), "windows"))
+        n += snprintf(buf + n, len - (size_t)n, ",search=windows");
     /* the default seeds keep the key runs had before seeding (docs/optimal.md says what a
      * store of then holds); other lists are part of it, '+' for the list's commas */
     const char *seeds = sp->ck_seed_policies;
@@ -91,6 +100,16 @@ static int decode(const store_solution *sol, uint32_t n, opt_schedule **out, gms
     return 0;
 }
 
+/* A stored answer_from as the static name opt_answer_from gives; NULL when not known. */
+static const char *from_name(const char *stored)
+{
+    static const char *const names[] = {"solver", "window-search", "seed"};
+    for (size_t i = 0; stored && i < sizeof names / sizeof *names; i++)
+        if (!strcmp(stored, names[i]))
+            return names[i];
+    return NULL;
+}
+
 static opt_solve_status status_from_name(const char *name)
 {
     for (int st = OPT_STATUS_OPTIMAL; st <= OPT_STATUS_UNKNOWN; st++)
@@ -101,10 +120,14 @@ static opt_solve_status status_from_name(const char *name)
 
 int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key *key,
                           double time_limit, const optimal_seeds *sd, opt_answer *a,
-                          int *cached, gms_error *err)
+                          int *cached, sweep_checkmate_how *how, gms_error *err)
 {
     memset(a, 0, sizeof *a);
     *cached = 0;
+    sweep_checkmate_how unwanted;
+    if (!how)
+        how = &unwanted;
+    memset(how, 0, sizeof *how);
     store_solution got = {0};
     int found = 0;
     int rc = s ? store_get_solution(s, key, &got, &found, err) : 0;
@@ -122,10 +145,14 @@ int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key
         a->compute = opt_graph_compute(g);
         if (got.schedule && a->status != OPT_STATUS_INFEASIBLE)
             rc = decode(&got, g->n, &a->schedule, err);
+        how->from = a->schedule ? from_name(got.answer_from) : NULL;
         store_solution_clear(&got);
         /* a store's answer may be from a solve without these seeds: never worse than them */
+        double before = a->schedule ? a->objective : -1;
         if (!rc && sd && optimal_seeds_improve(sd, g, a) < 0)
             rc = gms_error_set(err, GMS_ENOMEM, "out of memory");
+        if (!rc && a->schedule && a->objective != before)
+            how->from = "seed";
         /* a solution stored before schema version 9 gets its graph's compute now, for the
          * yardstick (a read-only store cannot take it: skipped, nothing lost) */
         if (!rc && !(got.compute > 0)) {
@@ -134,9 +161,11 @@ int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key
         }
         return rc;
     }
+    /* the request `optimal` makes for these settings: the same answer in every command */
     opt_request rq = {.budget = key->budget, .time_limit = time_limit,
                       .mode = strcmp(key->mode, "approx") == 0 ? OPT_MODE_APPROX
-                                                                : OPT_MODE_MILP};
+                                                                : OPT_MODE_MILP,
+                      .improve = !strcmp(store_solution_search(key), "windows")};
     if (sd && rq.mode == OPT_MODE_MILP) {
         rq.seeds = sd->seeds;
         rq.seed_names = sd->names;
@@ -144,6 +173,9 @@ int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key
     }
     if ((rc = opt_solve(g, &rq, a, err)) != 0)
         return rc;
+    how->from = opt_answer_from(a);
+    how->searched = a->improve_ran;
+    how->windows = a->improve_windows;
     if (!s)
         return 0;
     size_t nn = (size_t)g->n * g->n;
@@ -160,7 +192,7 @@ int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key
                           .objective = a->objective, .lower_bound = a->lower_bound,
                           .bound_boundary = a->bound_boundary,
                           .gap = a->gap, .solve_s = a->seconds, .nodes = g->n,
-                          .compute = opt_graph_compute(g),
+                          .compute = opt_graph_compute(g), .answer_from = how->from,
                           .schedule = blob, .schedule_len = blob ? 2 * nn : 0};
     rc = store_put_solution(s, &sol, err);
     free(blob);
@@ -171,10 +203,10 @@ int sweep_checkmate_solve(store *s, const opt_graph *g, const store_solution_key
 
 int sweep_checkmate_run_observed(store *s, const sim_trace *t, const char *trace_hash,
                                  const char *policy, uint64_t budget, const char *coarsen,
-                                 uint32_t iteration, double time_limit,
+                                 uint32_t iteration, double time_limit, int no_improve,
                                  const char *seed_policies, sim_observer obs, void *obs_ctx,
-                                 sim_result *res, int *cached, char *note, size_t note_len,
-                                 gms_error *err)
+                                 sim_result *res, int *cached, sweep_checkmate_how *how,
+                                 char *note, size_t note_len, gms_error *err)
 {
     double t0 = now_s();
     memset(res, 0, sizeof *res);
@@ -194,7 +226,8 @@ int sweep_checkmate_run_observed(store *s, const sim_trace *t, const char *trace
         return rc;
     store_solution_key key = {trace_hash, iteration, opt_coarsen_name(c), budget,
                               strcmp(policy, "checkmate-approx") == 0 ? "approx" : "exact",
-                              time_limit > 0 ? time_limit : 0};
+                              time_limit > 0 ? time_limit : 0,
+                              sweep_checkmate_search(policy, time_limit, no_improve)};
     /* the runs seed an op-level solve, and are what the note compares any graph's answer
      * with (as sim's); without a note wanted a layer graph needs none */
     optimal_seeds sd = {.best = -1};
@@ -207,7 +240,7 @@ int sweep_checkmate_run_observed(store *s, const sim_trace *t, const char *trace
         return rc;
     }
     opt_answer a;
-    rc = sweep_checkmate_solve(s, g, &key, time_limit, &sd, &a, cached, err);
+    rc = sweep_checkmate_solve(s, g, &key, time_limit, &sd, &a, cached, how, err);
     res->status = SIM_OOM;
     if (!rc && a.schedule) {
         opt_replay r = {0};
@@ -243,6 +276,7 @@ int sweep_checkmate_run(store *s, const sim_trace *t, const char *trace_hash,
 {
     return sweep_checkmate_run_observed(s, t, trace_hash, policy, budget,
                                         sweep_checkmate_coarsen(sp), sp->ck_iteration,
-                                        sp->ck_time_limit, sp->ck_seed_policies, NULL, NULL,
-                                        res, cached, note, note_len, err);
+                                        sp->ck_time_limit, sp->ck_no_improve,
+                                        sp->ck_seed_policies, NULL, NULL, res, cached, NULL,
+                                        note, note_len, err);
 }

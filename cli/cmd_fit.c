@@ -27,6 +27,7 @@
 #include "registry.h"
 #include "sim.h"
 #include "swap_opts.h"
+#include "sweep_checkmate.h"
 
 static const char *const CMD = "fit";
 
@@ -40,7 +41,8 @@ static void usage(FILE *f)
             "                     [--seed N] [--sample K] [--grid N] [--up-to R] [-j N]\n"
             "                     [--link L] [--host-memory B] [--plugin-timeout S]\n"
             "                     [--quiet] [--db FILE] [--coarsen auto|outputs|layers|none]\n"
-            "                     [--iteration N] [--time-limit S] [--seed-policies L]\n"
+            "                     [--iteration N] [--time-limit S] [--no-improve]\n"
+            "                     [--seed-policies L]\n"
             "\n"
             "Finds, for each policy, the smallest memory budget at which TRACE runs with\n"
             "status ok and an overhead (simulated time / baseline compute) of at most X.\n"
@@ -91,7 +93,9 @@ static void usage(FILE *f)
             "                    a budget solved before is replayed without solving\n"
             "  --coarsen MODE    auto (default), outputs, layers or none, as in sim\n"
             "  --iteration N     which iteration (default 0)\n"
-            "  --time-limit S    seconds per solve (default none)\n"
+            "  --time-limit S    seconds per solve (default none); each solve first improves\n"
+            "                    its seed by the window search, as 'optimal' does\n"
+            "  --no-improve      with --time-limit, no window search (seed, LP and CBC only)\n"
             "  --seed-policies L eviction policies run at each probe's budget (default\n"
             "                    dtr,dtr-eq,msps,lru; 'none'): on an op-level graph their runs\n"
             "                    seed the solve, so it is never worse than the best that fits\n"
@@ -113,6 +117,9 @@ typedef struct fit_job {
     const sim_policy *policy;
     const char *ck;       /* a solved policy (fit_checkmate.h) instead of policy; else NULL */
     unsigned solved, cached; /* ck: probes solved and taken from the store */
+    unsigned searched;       /* ck: probes whose solve ran the window search */
+    unsigned by_windows;     /* ck: probes answered by the window search */
+    const char *search;      /* ck: "windows" or "none" (sweep_checkmate_search) */
     fit_checkmate_note note; /* ck: a probe worse than a heuristic's run, if any */
     fit_answer ans;
     int failed;
@@ -314,7 +321,9 @@ static void print_table(const char *trace, const fit_ctx *c, const sim_baseline 
             printf("; non-monotone: %.3f x baseline passed too, below a failing budget",
                    ratio_of(a->lowest_pass, bl));
         if (c->jobs[i].ck)
-            printf("; %u solved, %u from the store", c->jobs[i].solved, c->jobs[i].cached);
+            printf("; %u solved, %u from the store, search %s (run in %u solves, %u answered "
+                   "by it)", c->jobs[i].solved, c->jobs[i].cached, c->jobs[i].search,
+                   c->jobs[i].searched, c->jobs[i].by_windows);
         printf("\n");
         if (c->jobs[i].ck && c->jobs[i].note.text[0])
             printf("%-*s at %.3f x baseline: %s\n", w, "  note",
@@ -379,6 +388,10 @@ static int print_json(const char *trace, const fit_ctx *c, const sim_baseline *b
         if (r && c->jobs[i].ck) {
             json_object_set_new(r, "solved", json_integer(c->jobs[i].solved));
             json_object_set_new(r, "cached", json_integer(c->jobs[i].cached));
+            json_object_set_new(r, "search", json_string(c->jobs[i].search));
+            json_object_set_new(r, "window_searches", json_integer(c->jobs[i].searched));
+            json_object_set_new(r, "answered_by_window_search",
+                                json_integer(c->jobs[i].by_windows));
             const fit_checkmate_note *n = &c->jobs[i].note;
             json_object_set_new(r, "worse_than_heuristic",
                                 n->text[0] ? json_string(n->text) : json_null());
@@ -529,6 +542,9 @@ int cmd_fit(int argc, char **argv)
             json = 1;
         } else if (strcmp(a, "--quiet") == 0) {
             quiet = 1;
+        } else if (strcmp(a, "--no-improve") == 0) {
+            cko.no_improve = 1;
+            ck_opts = 1;
         } else if (a[0] == '-' && a[1] && !v) {
             cli_error(CMD, "option %s needs a value, or is unknown (see gpumemsim fit --help)",
                       a);
@@ -667,7 +683,8 @@ int cmd_fit(int argc, char **argv)
     for (size_t i = 0; i < c.n_jobs; i++)
         any_ck |= c.jobs[i].ck != NULL;
     if (ck_opts && !any_ck) {
-        cli_error(CMD, "--db, --coarsen, --iteration, --time-limit and --seed-policies are for "
+        cli_error(CMD, "--db, --coarsen, --iteration, --time-limit, --no-improve and "
+                  "--seed-policies are for "
                   "the solved policies: add checkmate (or checkmate-approx) to --policies");
         free(c.jobs);
         return 2;
@@ -698,11 +715,16 @@ int cmd_fit(int argc, char **argv)
     pthread_mutex_init(&c.lock, NULL);
     progress_init(&c.bar, stderr, "fit", quiet);
     c.t0 = now_s();
-    for (size_t i = 0; i < c.n_jobs && !c.failed; i++)
-        if (c.jobs[i].ck && fit_checkmate(t, trace, c.jobs[i].ck, &cko, max_overhead, &c.so,
-                                          &c.jobs[i].ans, &c.jobs[i].solved,
-                                          &c.jobs[i].cached, &c.jobs[i].note, &c.err) != 0)
+    for (size_t i = 0; i < c.n_jobs && !c.failed; i++) {
+        if (!c.jobs[i].ck)
+            continue;
+        c.jobs[i].search = sweep_checkmate_search(c.jobs[i].ck, cko.time_limit, cko.no_improve);
+        if (fit_checkmate(t, trace, c.jobs[i].ck, &cko, max_overhead, &c.so, &c.jobs[i].ans,
+                          &c.jobs[i].solved, &c.jobs[i].cached, &c.jobs[i].searched,
+                          &c.jobs[i].by_windows,
+                          &c.jobs[i].note, &c.err) != 0)
             c.failed = 1;
+    }
     size_t nt = jobs_n < c.n_jobs ? jobs_n : c.n_jobs;
     pthread_t *th = calloc(nt ? nt : 1, sizeof *th);
     size_t started = 0;

@@ -660,8 +660,8 @@ int cmd_optimal(int argc, char **argv)
                                 json_string(a.seed_from) : json_null());
             /* issue 28, item 3: the window search, and where the answer came from */
             json_object_set_new(o, "improvement", optimal_improve_json(&a));
-            json_object_set_new(o, "answer_from", optimal_answer_from(&a) ?
-                                json_string(optimal_answer_from(&a)) : json_null());
+            json_object_set_new(o, "answer_from", opt_answer_from(&a) ?
+                                json_string(opt_answer_from(&a)) : json_null());
             json_object_set_new(o, "heuristics", optimal_seeds_json(&seeds));
             json_object_set_new(o, "worse_than_heuristic", worse[0] ? json_string(worse)
                                                                     : json_null());
@@ -680,7 +680,7 @@ int cmd_optimal(int argc, char **argv)
         print_text(path, g, budget, peak0, ref, mode, &a);
         print_seeds(&seeds, &a);
         if (mode == OPT_MODE_MILP)
-            optimal_improve_print(&a);
+            optimal_improve_print(&a, 13, 1);
         if (worse[0])
             printf("note:        %s\n", worse);
     }

@@ -30,7 +30,7 @@ static void usage(FILE *f)
             "                       [--op-overhead D] [--search-cost D] [--evict-cost D]\n"
             "                       [--policy-args K=V,...] [--link L] [--host-memory B]\n"
             "                       [--iteration N] [--coarsen auto|outputs|layers|none]\n"
-            "                       [--time-limit S] [--seed-policies L]\n"
+            "                       [--time-limit S] [--no-improve] [--seed-policies L]\n"
             "                       [--plugin-timeout S] [--quiet]\n\n"
             "Simulates every trace with every policy at every budget (and every seed of the\n"
             "randomized policies) and records each run in a SQLite result store. Runs already\n"
@@ -81,7 +81,10 @@ static void usage(FILE *f)
             "                   what it picked) and the solve's limit in seconds (default\n"
             "                   none), stored in their params; each solver answer is cached in\n"
             "                   the store (table solutions), so a budget solved before (the same\n"
-            "                   bytes, from any ratio) replays without solving again\n"
+            "                   bytes, from any ratio) replays without solving again; with a\n"
+            "                   limit checkmate's solves first improve their seed by the window\n"
+            "                   search, as 'optimal' does (params search=windows)\n"
+            "  --no-improve     with --time-limit, no window search (seed, LP and CBC only)\n"
             "  --seed-policies L  the eviction policies run at each budget of checkmate's\n"
             "                   runs (default dtr,dtr-eq,msps,lru; 'none'): on an op-level\n"
             "                   graph their runs seed the solve, so its answer is never worse\n"
@@ -398,6 +401,9 @@ int cmd_sweep(int argc, char **argv)
             sp.ck_seed_policies = v;
             ck_opts = 1;
             i++;
+        } else if (strcmp(a, "--no-improve") == 0) {
+            sp.ck_no_improve = 1;
+            ck_opts = 1;
         } else if (strcmp(a, "--time-limit") == 0 && v) {
             if (cli_parse_seconds(v, &sp.ck_time_limit)) {
                 cli_error(cmd, "--time-limit '%s': give seconds > 0 (60, 60s or 2m)", v);
@@ -495,7 +501,8 @@ int cmd_sweep(int argc, char **argv)
         goto out;
     }
     if (ck_opts && !any_ck) {
-        cli_error(cmd, "--iteration, --coarsen, --time-limit and --seed-policies set the "
+        cli_error(cmd, "--iteration, --coarsen, --time-limit, --no-improve and --seed-policies "
+                       "set the "
                        "optimal schedule's "
                        "runs, and --policies names neither checkmate nor checkmate-approx");
         goto out;

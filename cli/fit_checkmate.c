@@ -20,7 +20,7 @@ typedef struct ck_probe_ctx {
     const char *hash, *policy;
     const fit_checkmate_opts *o;
     double max_overhead;
-    unsigned solved, cached;
+    unsigned solved, cached, by_windows, searched;
     ck_note *notes; /* the probes that have one */
     size_t n_notes, cap_notes;
 } ck_probe_ctx;
@@ -39,14 +39,17 @@ static int probe(void *vctx, uint64_t budget, fit_probe *out, gms_error *err)
     ck_probe_ctx *c = vctx;
     sim_result res;
     int cached = 0;
+    sweep_checkmate_how how;
     char note[sizeof c->notes->text];
     int rc = sweep_checkmate_run_observed(c->db, c->t, c->hash, c->policy, budget,
                                           c->o->coarsen ? c->o->coarsen : "auto",
-                                          c->o->iteration, c->o->time_limit,
-                                          c->o->seed_policies, NULL, NULL, &res, &cached,
+                                          c->o->iteration, c->o->time_limit, c->o->no_improve,
+                                          c->o->seed_policies, NULL, NULL, &res, &cached, &how,
                                           note, sizeof note, err);
     if (rc)
         return rc;
+    c->by_windows += how.from && !strcmp(how.from, "window-search");
+    c->searched += how.searched != 0;
     if (note[0]) {
         if (c->n_notes == c->cap_notes) {
             size_t cap = c->cap_notes ? 2 * c->cap_notes : 8;
@@ -94,8 +97,8 @@ static void pick_note(const ck_probe_ctx *c, const fit_answer *ans, fit_checkmat
 
 int fit_checkmate(const sim_trace *t, const char *trace_path, const char *policy,
                   const fit_checkmate_opts *o, double max_overhead, const fit_search_opts *so,
-                  fit_answer *ans, unsigned *solved, unsigned *cached,
-                  fit_checkmate_note *note, gms_error *err)
+                  fit_answer *ans, unsigned *solved, unsigned *cached, unsigned *searched,
+                  unsigned *by_windows, fit_checkmate_note *note, gms_error *err)
 {
     ck_probe_ctx c = {.t = t, .hash = "", .policy = policy, .o = o,
                       .max_overhead = max_overhead};
@@ -109,6 +112,10 @@ int fit_checkmate(const sim_trace *t, const char *trace_path, const char *policy
     store_close(c.db);
     *solved = c.solved;
     *cached = c.cached;
+    if (searched)
+        *searched = c.searched;
+    if (by_windows)
+        *by_windows = c.by_windows;
     pick_note(&c, ans, note);
     free(c.notes);
     return rc;

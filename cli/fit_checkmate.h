@@ -18,6 +18,7 @@ typedef struct fit_checkmate_opts {
     const char *coarsen;     /* "auto" (NULL), "layers", "outputs" or "none" */
     uint32_t iteration;
     double time_limit;       /* seconds per solve; 0 = none */
+    int no_improve;          /* no window search with the time limit (--no-improve) */
     const char *seed_policies; /* seeds of an exact solve (optimal_seeds.h); NULL: default */
 } fit_checkmate_opts;
 
@@ -33,12 +34,13 @@ typedef struct fit_checkmate_note {
 
 /* Searches for policy (a fit_checkmate_policy name) on t (read from trace_path, for the
  * store's content hash). *solved and *cached count the probes solved and taken from the
- * store. *note gets the note of the failing budget just below the answer, else of the
+ * store, *searched (may be NULL) the probes whose solve ran the window search, *by_windows
+ * (may be NULL) the probes whose answer it found (cached ones by what the store says). *note gets the note of the failing budget just below the answer, else of the
  * answer's budget, else (no answer) of the highest budget probed that has one.
  * 0 or an error (unreadable store, a trace without that iteration, ...). */
 int fit_checkmate(const sim_trace *t, const char *trace_path, const char *policy,
                   const fit_checkmate_opts *o, double max_overhead, const fit_search_opts *so,
-                  fit_answer *ans, unsigned *solved, unsigned *cached,
-                  fit_checkmate_note *note, gms_error *err);
+                  fit_answer *ans, unsigned *solved, unsigned *cached, unsigned *searched,
+                  unsigned *by_windows, fit_checkmate_note *note, gms_error *err);
 
 #endif

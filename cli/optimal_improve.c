@@ -3,33 +3,32 @@
  */
 #include "optimal_improve.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-const char *optimal_answer_from(const opt_answer *a)
+static void label(const char *name, int width, int colons)
 {
-    if (!a->schedule)
-        return NULL;
-    if (!a->seeded || a->objective < a->seed_objective - 1e-9 * fabs(a->seed_objective))
-        return "solver";
-    return a->seed_from && !strcmp(a->seed_from, "window-search") ? "window-search" : "seed";
+    char l[64];
+    snprintf(l, sizeof l, "%s%s", name, colons ? ":" : "");
+    printf("%-*s", width, l);
 }
 
-void optimal_improve_print(const opt_answer *a)
+void optimal_improve_print(const opt_answer *a, int width, int colons)
 {
     if (!a->improve_ran)
         return;
-    printf("improved:    %s (%.9g ms) by the window search: %u of %u windows improved it, to "
+    label("improved", width, colons);
+    printf("%s (%.9g ms) by the window search: %u of %u windows improved it, to "
            "%.9g ms, in %.1f s%s\n", a->improve_from ? a->improve_from : "the seed",
            a->improve_start, a->improve_improved, a->improve_windows,
            a->improve_improved ? a->seed_objective : a->improve_start, a->improve_seconds,
            a->improve_converged ? " (converged: its widest windows improved nothing)"
                                 : " (stopped by its share of the time limit)");
     if (a->improve_failed)
-        printf("             %u window solves failed (their solver process died); the schedule "
-               "stayed as it was\n", a->improve_failed);
-    printf("answer from: %s\n", optimal_answer_from(a) ? optimal_answer_from(a) : "none");
+        printf("%*s%u window solves failed (their solver process died); the schedule "
+               "stayed as it was\n", width, "", a->improve_failed);
+    label("answer from", width, colons);
+    printf("%s\n", opt_answer_from(a) ? opt_answer_from(a) : "none");
 }
 
 json_t *optimal_improve_json(const opt_answer *a)

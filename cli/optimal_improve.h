@@ -9,12 +9,10 @@
 
 #include "opt_solve.h"
 
-/* "solver" (cheaper than every seed), "window-search" (the seed improved by it), "seed", or
- * NULL without a schedule. */
-const char *optimal_answer_from(const opt_answer *a);
-
-/* The text's `search:` line for the window search (nothing when it did not run). */
-void optimal_improve_print(const opt_answer *a);
+/* The text's lines for the window search (nothing when it did not run): what it improved,
+ * and where the answer came from; labels padded to width, with a colon when colons is set
+ * (optimal's style; sim's has none). */
+void optimal_improve_print(const opt_answer *a, int width, int colons);
 
 /* --json's "improvement": what the window search did, or null when it did not run. */
 json_t *optimal_improve_json(const opt_answer *a);

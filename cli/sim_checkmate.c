@@ -17,6 +17,7 @@
 #include "opt_replay.h"
 #include "opt_size.h"
 #include "opt_solve.h"
+#include "optimal_improve.h"
 #include "optimal_seeds.h"
 #include "peak_report.h"
 #include "perfetto.h"
@@ -49,8 +50,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gpumemsim sim TRACE --policy checkmate|checkmate-approx --budget B\n"
             "                     [--iteration N] [--coarsen auto|outputs|layers|none]\n"
-            "                     [--time-limit S] [--seed-policies L] [--db FILE]\n"
-            "                     [--perfetto FILE] [--json]\n"
+            "                     [--time-limit S] [--no-improve] [--seed-policies L]\n"
+            "                     [--db FILE] [--perfetto FILE] [--json]\n"
             "\n"
             "The optimal schedule as a policy (docs/optimal.md): one iteration of TRACE as a\n"
             "dataflow graph (as 'gpumemsim graph'), Checkmate's MILP solved by CBC (checkmate)\n"
@@ -76,7 +77,11 @@ static void usage(FILE *f)
             "                    backward) or none (one node per op, as Checkmate's authors)\n"
             "  --time-limit S    seconds for the solve (60, 60s, 2m; default none); at the limit\n"
             "                    the best schedule found is replayed, with its gap (a hard\n"
-            "                    stop: a solver that overruns is killed, docs/optimal.md)\n"
+            "                    stop: a solver that overruns is killed, docs/optimal.md);\n"
+            "                    checkmate first improves its seed by the window search (small\n"
+            "                    programs over windows of the schedule), as 'optimal' does,\n"
+            "                    and says where the answer came from\n"
+            "  --no-improve      with --time-limit, no window search (seed, LP and CBC only)\n"
             "  --seed-policies L eviction policies run at the same budget (default\n"
             "                    dtr,dtr-eq,msps,lru; 'none'), as in 'optimal': on an op-level\n"
             "                    graph (outputs, none) each run, as a schedule of the graph,\n"
@@ -86,8 +91,9 @@ static void usage(FILE *f)
             "                    a run fits, is said in a note (worse_than_heuristic in JSON)\n"
             "  --db FILE         the solver's answer cached in this result store (created if\n"
             "                    missing; the one 'sweep' writes): a budget solved before for\n"
-            "                    this trace, iteration, coarsening and time limit replays the\n"
-            "                    stored schedule without solving (\"cached\" in the output)\n"
+            "                    this trace, iteration, coarsening, time limit and search\n"
+            "                    replays the stored schedule without solving (\"cached\" in\n"
+            "                    the output)\n"
             "  --perfetto FILE   also write the replayed schedule as Chrome trace-event JSON\n"
             "                    (ui.perfetto.dev; docs/perfetto.md): a slice per compute and\n"
             "                    recompute, an instant per free (\"evict\" when the schedule\n"
@@ -108,6 +114,8 @@ typedef struct ck_run {
     double ratio;
     uint32_t iteration, nodes, edges;
     int coarsen, ok, cached;
+    const char *search;  /* "windows" or "none" (sweep_checkmate_search) */
+    const char *answer_from; /* opt_answer_from, or a cached answer's as stored (NULL) */
     const char *auto_why; /* --coarsen auto: what it picked and why; else NULL */
     opt_answer a;
     opt_replay r;
@@ -175,6 +183,15 @@ static void print_text(const ck_run *k)
     }
     if (k->a.seeded && k->a.seed_from)
         printf("seed from        %s\n", k->a.seed_from);
+    printf("search           %s\n", !strcmp(k->search, "windows")
+                                        ? "the window search first, then the LP and CBC"
+                                    : strcmp(k->policy, "checkmate") ? "none (the LP's rounding)"
+                                                                     : "none (seed, LP and CBC)");
+    if (k->a.improve_ran)
+        optimal_improve_print(&k->a, 17, 0);
+    else if (k->a.schedule)
+        printf("answer from      %s\n", k->answer_from ? k->answer_from
+                                                     : "not known (cached before it was kept)");
     if (k->worse[0])
         printf("note             %s\n", k->worse);
     printf("baseline         %.9g ms compute, graph peak %s, trace peak %s\n", k->compute,
@@ -219,6 +236,10 @@ static int print_json(const ck_run *k)
     json_object_set_new(o, "seeded", json_boolean(k->a.seeded));
     json_object_set_new(o, "seed_from", k->a.seeded && k->a.seed_from ?
                         json_string(k->a.seed_from) : json_null());
+    json_object_set_new(o, "search", json_string(k->search));
+    json_object_set_new(o, "improvement", optimal_improve_json(&k->a));
+    json_object_set_new(o, "answer_from", k->answer_from ? json_string(k->answer_from)
+                                                          : json_null());
     json_object_set_new(o, "heuristics", optimal_seeds_json(&k->seeds));
     json_object_set_new(o, "worse_than_heuristic", k->worse[0] ? json_string(k->worse)
                                                                 : json_null());
@@ -283,9 +304,12 @@ static int solve_and_replay(ck_run *k, const opt_graph *g, double limit, store *
     store_solution_key key = {hash, k->iteration, opt_coarsen_name((opt_coarsen)k->coarsen),
                               k->budget,
                               rq.mode == OPT_MODE_APPROX ? "approx" : "exact",
-                              limit > 0 ? limit : 0};
-    if (sweep_checkmate_solve(db, g, &key, limit, &k->seeds, &k->a, &k->cached, err) != 0)
+                              limit > 0 ? limit : 0, k->search};
+    sweep_checkmate_how how;
+    if (sweep_checkmate_solve(db, g, &key, limit, &k->seeds, &k->a, &k->cached, &how,
+                              err) != 0)
         return -1;
+    k->answer_from = how.from;
     if (!k->a.schedule) {
         if (k->a.status == OPT_STATUS_INFEASIBLE && k->cached) {
             k->reason = "infeasible: no schedule fits (the store's cached answer)";
@@ -362,6 +386,7 @@ int sim_checkmate_main(int argc, char **argv)
         {"db", required_argument, NULL, 'd'},
         {"perfetto", required_argument, NULL, 'P'},
         {"seed-policies", required_argument, NULL, 's'},
+        {"no-improve", no_argument, NULL, 'I'},
         /* sim's own, refused below by name (not taken as abbreviations of --seed-policies) */
         {"seed", no_argument, NULL, 'X'},
         {"seeds", no_argument, NULL, 'X'},
@@ -374,7 +399,7 @@ int sim_checkmate_main(int argc, char **argv)
     const char *budget_s = NULL, *db_path = NULL, *perfetto = NULL;
     const char *seed_policies = OPTIMAL_SEEDS_DEFAULT;
     double limit = 0;
-    int json = 0, c;
+    int json = 0, no_improve = 0, c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -384,6 +409,7 @@ int sim_checkmate_main(int argc, char **argv)
         case 'j': json = 1; break;
         case 'd': db_path = optarg; break;
         case 's': seed_policies = optarg; break;
+        case 'I': no_improve = 1; break;
         case 'P':
             if (!*optarg || strcmp(optarg, "-") == 0) {
                 cli_error(CMD, "--perfetto '%s': give a file name for the trace-event JSON",
@@ -418,7 +444,8 @@ int sim_checkmate_main(int argc, char **argv)
             return 2;
         default:
             cli_error(CMD, "option '%s' does not apply to --policy %s (it takes --budget, "
-                           "--iteration, --coarsen, --time-limit, --seed-policies, --db, "
+                           "--iteration, --coarsen, --time-limit, --no-improve, "
+                           "--seed-policies, --db, "
                            "--perfetto and --json; see gpumemsim sim --policy checkmate "
                            "--help)", argv[optind - 1],
                       k.policy);
@@ -450,6 +477,7 @@ int sim_checkmate_main(int argc, char **argv)
         cli_error(CMD, "%s", cli_budget_error(budget_s, brc, msg, sizeof msg));
         return 2;
     }
+    k.search = sweep_checkmate_search(k.policy, limit, no_improve);
     double t0 = now_s();
     k.trace = argv[optind];
     sim_trace *t;

@@ -94,13 +94,14 @@ static void window_nodes(const opt_graph *g, const opt_schedule *inc, const lns_
 /* Solves one window; *better = 1 when inc was replaced by a cheaper schedule, *too_big = 1
  * when the window's program is over the size cap (not solved). */
 static int try_window(const opt_graph *g, uint64_t act, opt_schedule *inc, opt_schedule *cand,
-                      uint32_t a, uint32_t b, const uint8_t *free_nodes, const opt_lns_opts *o,
+                      uint32_t a, uint32_t b, const uint8_t *free_nodes,
+                      const uint8_t *quiet, const opt_lns_opts *o,
                       double limit, opt_lns_result *r, int *better, int *too_big,
                       gms_error *err)
 {
     *better = *too_big = 0;
     opt_window *w;
-    int rc = opt_window_build(g, inc, act, a, b, free_nodes, &w, err);
+    int rc = opt_window_build(g, inc, act, a, b, free_nodes, quiet, &w, err);
     if (rc)
         return rc;
     if ((double)w->p->n_ent > o->max_nonzeros) {
@@ -174,10 +175,10 @@ int opt_lns_improve(const opt_graph *g, uint64_t act, opt_schedule *inc, const o
     uint32_t n = g->n, maxw = o.max_width && o.max_width < n ? o.max_width : n;
     uint32_t width = o.width < maxw ? o.width : maxw;
     opt_schedule *cand = opt_schedule_new(n);
-    uint8_t *free_nodes = malloc((size_t)n + 1);
+    uint8_t *free_nodes = malloc((size_t)n + 1), *quiet = malloc((size_t)n + 1);
     lns_window *list = malloc(((size_t)n * 2 + 2) * sizeof *list);
     int rc = 0, timed_out = 0;
-    if (!cand || !free_nodes || !list) {
+    if (!cand || !free_nodes || !quiet || !list) {
         rc = gms_error_set(err, GMS_ENOMEM, "out of memory in the window search");
         goto done;
     }
@@ -209,8 +210,14 @@ int opt_lns_improve(const opt_graph *g, uint64_t act, opt_schedule *inc, const o
             uint32_t end = lw->kind == 0 ? lw->b : n;
             if (recompute_cost(g, inc, lw->a, end, free_nodes) <= 0)
                 continue; /* an earlier window took its recomputations away */
+            /* a node window recomputes its nodes only where inc computes or reads them */
+            const uint8_t *calm = NULL;
+            if (lw->kind == 1 && !o.whole_node_windows) {
+                opt_window_quiet_stages(g, inc, lw->a, end, free_nodes, quiet);
+                calm = quiet;
+            }
             int better, too_big;
-            rc = try_window(g, act, inc, cand, lw->a, end, free_nodes, &o,
+            rc = try_window(g, act, inc, cand, lw->a, end, free_nodes, calm, &o,
                             left < o.window_seconds ? left : o.window_seconds, r, &better,
                             &too_big, err);
             if (rc || r->failed >= 8) /* eight failed solves: something is wrong here */
@@ -232,6 +239,7 @@ int opt_lns_improve(const opt_graph *g, uint64_t act, opt_schedule *inc, const o
     }
 done:
     free(list);
+    free(quiet);
     free(free_nodes);
     opt_schedule_free(cand);
     r->cost = opt_schedule_cost(g, inc);

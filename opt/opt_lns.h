@@ -29,6 +29,10 @@ typedef struct opt_lns_opts {
     double max_nonzeros;   /* a wider window whose program is larger ends the widening
                             * (0: OPT_LNS_MAX_NONZEROS) */
     int log;               /* one line per improving window on stderr */
+    int whole_node_windows; /* a node window's nodes may be recomputed in every stage from
+                             * its first (as before issue 28's follow-up; for comparison),
+                             * not only where the incumbent computes or reads them
+                             * (opt_window_quiet_stages) */
 } opt_lns_opts;
 
 #define OPT_LNS_WIDTH 8

@@ -728,3 +728,12 @@ int opt_solve(const opt_graph *g, const opt_request *rq, opt_answer *a, gms_erro
     }
     return lp_then(g, rq, act, t0, &bb, NULL, a, err);
 }
+
+const char *opt_answer_from(const opt_answer *a)
+{
+    if (!a->schedule)
+        return NULL;
+    if (!a->seeded || a->objective < a->seed_objective - 1e-9 * fabs(a->seed_objective))
+        return "solver";
+    return a->seed_from && !strcmp(a->seed_from, "window-search") ? "window-search" : "seed";
+}

@@ -103,6 +103,11 @@ typedef struct opt_answer {
 } opt_answer;
 
 int opt_solve(const opt_graph *g, const opt_request *rq, opt_answer *a, gms_error *err);
+
+/* Where a's schedule came from: "solver" (cheaper than every seed), "window-search" (the seed
+ * improved by the window search, opt_lns.h), "seed", or NULL without a schedule. A static
+ * string. */
+const char *opt_answer_from(const opt_answer *a);
 void opt_answer_clear(opt_answer *a);
 
 /* The smallest activation budget (bytes) the greedy heuristic fits in, by bisection between

@@ -20,6 +20,7 @@ typedef struct wbuild {
     uint32_t *u_col;       /* (t - a) * n_nodes + j: U[t, nodes[j]] */
     uint32_t *f_col;       /* (t - a) * n_edges + e: FREE_E[t, e], or NONE */
     double *m;             /* bytes in budget units */
+    const uint8_t *quiet;  /* per stage of the window: the free nodes' R fixed; NULL: none */
     size_t cap_cols, cap_rows, cap_ent;
     /* the row being built */
     double konst;
@@ -123,11 +124,10 @@ static uint32_t colR(const wbuild *b, uint32_t t, uint32_t i, double *v)
     *v = 0;
     if (i > t)
         return NONE;
-    if (j == NONE) {
+    uint32_t c = j == NONE ? NONE : b->w->r_col[(size_t)(t - b->w->a) * b->w->n_nodes + j];
+    if (c == NONE) /* not free, or free in a quiet stage: the incumbent's */
         *v = inc_R(b, t, i);
-        return NONE;
-    }
-    return b->w->r_col[(size_t)(t - b->w->a) * b->w->n_nodes + j];
+    return c;
 }
 
 /* S[t, i] for t in [a, b]: its column, or NONE with *v the incumbent's value */
@@ -217,12 +217,27 @@ static int slot_nodes(wbuild *b, const uint8_t *free_nodes)
 static int free_edge_varies(const wbuild *b, uint32_t t, uint32_t i, uint32_t k)
 {
     const opt_graph *g = b->g;
-    if (is_free(b, k) || (is_free(b, i) && t + 1 > b->w->a && t + 1 < b->w->b))
+    double v;
+    if (colR(b, t, k, &v) != NONE)
+        return 1;
+    if (v == 0) /* k is not computed here (a quiet stage): nothing is freed after it */
+        return 0;
+    /* S[t + 1, i] is a column (stage t + 1's columns are not made yet: by the window) */
+    if (is_free(b, i) && t + 1 > b->w->a && t + 1 < b->w->b)
         return 1;
     for (uint32_t q = g->succ_off[i]; q < g->succ_off[i + 1]; q++)
-        if (g->succ[q] > k && g->succ[q] <= t && is_free(b, g->succ[q]))
+        if (g->succ[q] > k && g->succ[q] <= t && colR(b, t, g->succ[q], &v) != NONE)
             return 1;
     return 0;
+}
+
+/* Stage t and the one before it are quiet: nothing reads a free node in either, so keeping
+ * it through the run and dropping it where the run starts are the only choices worth having
+ * (dropping it later only holds memory longer, at the same cost): one S column per free node
+ * serves the whole run of quiet stages. */
+static int quiet_run(const wbuild *b, uint32_t t)
+{
+    return b->quiet && t > b->w->a && b->quiet[t - b->w->a] && b->quiet[t - 1 - b->w->a];
 }
 
 /* The columns: R, S per stage and free node, U per stage and node that may run there,
@@ -239,13 +254,19 @@ static void make_columns(wbuild *b)
             w->r_col[row + j] = w->s_col[row + j] = NONE;
             if (i > t)
                 continue;
-            w->r_col[row + j] = new_col(b, i == t, 1, g->nodes[i].cost, 1);
-            if (i < t && t > w->a)
+            if (!b->quiet || !b->quiet[t - w->a])
+                w->r_col[row + j] = new_col(b, i == t, 1, g->nodes[i].cost, 1);
+            if (i < t && t > w->a && quiet_run(b, t) && w->s_col[row - J + j] != NONE)
+                w->s_col[row + j] = w->s_col[row - J + j]; /* the run's one column */
+            else if (i < t && t > w->a)
                 w->s_col[row + j] = new_col(b, 0, 1, 0, 1);
         }
-        for (uint32_t k = 0; k <= t; k++)
+        for (uint32_t k = 0; k <= t; k++) {
+            double v;
             b->u_col[(size_t)(t - w->a) * g->n + k] =
-                is_free(b, k) || inc_R(b, t, k) ? new_col(b, 0, b->p->budget_units, 0, 0) : NONE;
+                colR(b, t, k, &v) != NONE || v != 0 ? new_col(b, 0, b->p->budget_units, 0, 0)
+                                                    : NONE;
+        }
         for (uint32_t e = 0; e < g->pred_edge_off[t]; e++) {
             uint32_t i = g->edges[e].u, k = g->edges[e].v;
             b->f_col[(size_t)(t - w->a) * g->n_edges + e] =
@@ -265,6 +286,10 @@ static void stage_rows(wbuild *b, uint32_t t)
         uint32_t i = w->nodes[j];
         if (i > t)
             break;
+        double v1, v0;
+        uint32_t c1 = colS(b, t + 1, i, &v1), c0 = colS(b, t, i, &v0);
+        if (c1 != NONE && c1 == c0)
+            continue; /* one column through a quiet run, R[t, i] the incumbent's 0 there */
         row_open(b);
         termS(b, t + 1, i, 1);
         termS(b, t, i, -1);
@@ -274,8 +299,9 @@ static void stage_rows(wbuild *b, uint32_t t)
     /* a computed node's inputs are computed or kept */
     for (uint32_t e = 0; e < g->pred_edge_off[t + 1]; e++) {
         uint32_t u = g->edges[e].u, k = g->edges[e].v;
-        if (!is_free(b, u) && !is_free(b, k))
-            continue;
+        double v;
+        if ((!is_free(b, u) && !is_free(b, k)) || (colR(b, t, k, &v) == NONE && v == 0))
+            continue; /* nothing free, or k is not computed here: the row holds */
         row_open(b);
         termR(b, t, k, 1);
         termR(b, t, u, -1);
@@ -343,14 +369,34 @@ static void stage_rows(wbuild *b, uint32_t t)
     }
 }
 
+void opt_window_quiet_stages(const opt_graph *g, const opt_schedule *inc, uint32_t a,
+                             uint32_t b, const uint8_t *free_nodes, uint8_t *quiet)
+{
+    uint32_t n = g->n;
+    for (uint32_t t = a; t < b; t++) {
+        int busy = free_nodes[t] != 0;
+        for (uint32_t i = 0; i < t && !busy; i++) {
+            if (!inc->R[(size_t)t * n + i])
+                continue;
+            busy = free_nodes[i] != 0;
+            for (uint32_t k = 0; k < g->nodes[i].n_inputs && !busy; k++)
+                busy = free_nodes[g->nodes[i].inputs[k]] != 0;
+        }
+        for (uint32_t k = 0; k < g->nodes[t].n_inputs && !busy; k++)
+            busy = free_nodes[g->nodes[t].inputs[k]] != 0;
+        quiet[t - a] = (uint8_t)!busy;
+    }
+}
+
 int opt_window_build(const opt_graph *g, const opt_schedule *inc, uint64_t act, uint32_t a,
-                     uint32_t b, const uint8_t *free_nodes, opt_window **out, gms_error *err)
+                     uint32_t b, const uint8_t *free_nodes, const uint8_t *quiet,
+                     opt_window **out, gms_error *err)
 {
     *out = NULL;
     if (a >= b || b > g->n)
         return gms_error_set(err, GMS_EINVAL, "window [%u, %u) of %u stages", a, b, g->n);
     opt_window *w = calloc(1, sizeof *w);
-    wbuild bd = {.g = g, .inc = inc, .w = w};
+    wbuild bd = {.g = g, .inc = inc, .w = w, .quiet = quiet};
     if (!w || !(w->p = calloc(1, sizeof *w->p)) ||
         !(bd.slot = malloc(((size_t)g->n + 1) * sizeof *bd.slot)))
         goto oom;
@@ -377,7 +423,8 @@ int opt_window_build(const opt_graph *g, const opt_schedule *inc, uint64_t act, 
     for (uint32_t t = a; t < b && !bd.failed; t++) {
         stage_rows(&bd, t);
         for (uint32_t j = 0; j < w->n_nodes && w->nodes[j] <= t; j++)
-            w->incumbent_cost += inc_R(&bd, t, w->nodes[j]) ? g->nodes[w->nodes[j]].cost : 0;
+            if (w->r_col[(size_t)(t - a) * w->n_nodes + j] != NONE)
+                w->incumbent_cost += inc_R(&bd, t, w->nodes[j]) ? g->nodes[w->nodes[j]].cost : 0;
     }
     if (bd.failed)
         goto oom;
@@ -403,14 +450,19 @@ void opt_window_start(const opt_window *w, const opt_graph *g, const opt_schedul
                       double *x)
 {
     memset(x, 0, (size_t)w->p->n_cols * sizeof *x);
+    /* a run's S column is kept only if inc keeps the node through the whole run (else it
+     * is dropped where the run starts: as feasible, at the same cost) */
+    for (size_t c = 0; c < (size_t)(w->b - w->a) * w->n_nodes; c++)
+        if (w->s_col[c] != NONE)
+            x[w->s_col[c]] = 1;
     for (uint32_t t = w->a; t < w->b; t++)
         for (uint32_t j = 0; j < w->n_nodes; j++) {
             size_t cell = (size_t)(t - w->a) * w->n_nodes + j;
             uint32_t i = w->nodes[j];
             if (w->r_col[cell] != NONE)
                 x[w->r_col[cell]] = inc->R[(size_t)t * g->n + i];
-            if (w->s_col[cell] != NONE)
-                x[w->s_col[cell]] = inc->S[(size_t)t * g->n + i];
+            if (w->s_col[cell] != NONE && !inc->S[(size_t)t * g->n + i])
+                x[w->s_col[cell]] = 0;
         }
 }
 

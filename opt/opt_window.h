@@ -14,7 +14,10 @@
  * incumbent's values there. Two neighbourhoods use it (opt_lns.c): a few consecutive stages
  * with every node they could touch free (opt_window_stage_nodes), and a few consecutive nodes
  * free over every stage from their own on, which can change what is kept across the long
- * stretch from a forward node to its backward reader. The rows are the tightened program's
+ * stretch from a forward node to its backward reader; in a node window the stages where the
+ * incumbent neither computes nor reads a free node are quiet (opt_window_quiet_stages): the
+ * free nodes' R stay the incumbent's there, their S stay free, so the program grows with the
+ * stages that matter to the window, not with the graph. The rows are the tightened program's
  * (opt_program.h, tighten): the same integer solutions, a tighter LP. Memory is in units of
  * the budget, as the whole program's.
  */
@@ -39,9 +42,23 @@ typedef struct opt_window {
 
 /* Builds the program of stages [a, b) (a < b <= g->n) with the nodes free[i] != 0 free,
  * around the incumbent inc, which must be correct and fit the activation budget act (bytes).
- * 0, GMS_EINVAL (an empty window), GMS_ENOMEM. */
+ * quiet (b - a bytes, or NULL): stages where the free nodes' R stay the incumbent's (their S
+ * stay free: a node window keeps its choice of what is kept across them), so the program
+ * has no columns for what runs there and one memory row per node that runs; the other rows
+ * of such a stage that hold nothing free are left out. 0, GMS_EINVAL (an empty window),
+ * GMS_ENOMEM. */
 int opt_window_build(const opt_graph *g, const opt_schedule *inc, uint64_t act, uint32_t a,
-                     uint32_t b, const uint8_t *free_nodes, opt_window **out, gms_error *err);
+                     uint32_t b, const uint8_t *free_nodes, const uint8_t *quiet,
+                     opt_window **out, gms_error *err);
+
+/* The quiet stages of a window (issue 28's follow-up: the ResNet-50 ET's node windows spanned
+ * up to 2,052 stages, over the size cap): quiet[t - a] = 1 for each stage t of [a, b) where
+ * inc computes no free node and no node that reads one, and t's own node is not free nor
+ * reads one. A window then recomputes its nodes only where inc computes or reads them (the
+ * stages where recomputing can save: elsewhere nothing needs them), and decides what it keeps
+ * everywhere. */
+void opt_window_quiet_stages(const opt_graph *g, const opt_schedule *inc, uint32_t a,
+                             uint32_t b, const uint8_t *free_nodes, uint8_t *quiet);
 
 /* The stage neighbourhood's free nodes into free (g->n bytes): the stages' own nodes, what
  * inc computes or keeps in stages [a, b] and their inputs, depth levels deep. */

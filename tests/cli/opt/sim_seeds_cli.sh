@@ -4,14 +4,16 @@
 # answer (here the LP alone outlasts the limit: before, the greedy seed) is never worse than
 # the best run that fits the program's memory, also when the answer comes from a store filled
 # without seeds; on the layer graph an answer worse than a run, or none where a run fits, is
-# said in text (note) and --json (worse_than_heuristic).
+# said in text (note) and --json (worse_than_heuristic). The time-limited solves here run
+# without the window search (--no-improve), whose answer would be a run improved further
+# (checkmate_search_cli.sh tests it).
 # shellcheck source=tests/cli/opt/lib.sh
 . "$(dirname "$0")/lib.sh"
 rm -f *.db
 T="$GMS_SOURCE_DIR/traces/samples/unet-small.gmt"
 
 # op level, 3 s: the answer is at most the best fitting run's schedule, and says its seed
-"$GMS_BIN" sim "$T" --policy checkmate --coarsen outputs --budget 0.7 --time-limit 3 --json \
+"$GMS_BIN" sim "$T" --policy checkmate --coarsen outputs --budget 0.7 --time-limit 3 --no-improve --json \
   >a.json || fail "outputs 0.7: $(cat a.json)"
 python3 - <<'PY' || fail "seeded sim: $(head -c 3000 a.json)"
 import json
@@ -25,7 +27,7 @@ assert d["status"] == "ok" and d["overhead"] <= best + 1e-9, (d["overhead"], bes
 assert d["seeded"] and d["seed_from"] in [r["policy"] for r in fit], d["seed_from"]
 assert d["worse_than_heuristic"] is None, d["worse_than_heuristic"]
 PY
-txt=$("$GMS_BIN" sim "$T" --policy checkmate --coarsen outputs --budget 0.7 --time-limit 3) \
+txt=$("$GMS_BIN" sim "$T" --policy checkmate --coarsen outputs --budget 0.7 --time-limit 3 --no-improve) \
   || fail "text: $txt"
 grep -q "^heuristics *dtr [0-9.]*, dtr-eq [0-9.]*, msps [0-9.]*, lru " <<<"$txt" \
   || fail "no heuristics line: $txt"
@@ -33,7 +35,7 @@ grep -q "^seed from *\(dtr\|dtr-eq\|msps\|lru\)$" <<<"$txt" || fail "no seed lin
 
 # a store filled without seeds (sweep --seed-policies none: the greedy seed's answer) is
 # keyed apart; its answer, read by a sim that has seeds, is replaced by the better run
-"$GMS_BIN" sweep "$T" --policies checkmate --coarsen outputs --budgets 0.7 --time-limit 3 \
+"$GMS_BIN" sweep "$T" --policies checkmate --coarsen outputs --budgets 0.7 --time-limit 3 --no-improve \
   --seed-policies none --db n.db -j1 --quiet 2>err || fail "sweep none: $(cat err)"
 python3 - <<'PY' || fail "sweep none"
 import sqlite3
@@ -41,7 +43,7 @@ c = sqlite3.connect("n.db")
 assert c.execute("SELECT params FROM runs").fetchall() == \
     [("coarsen=outputs,iteration=0,time_limit=3,seeds=none",)], c.execute("SELECT params FROM runs").fetchall()
 PY
-"$GMS_BIN" sim "$T" --policy checkmate --coarsen outputs --budget 0.7 --time-limit 3 --db n.db \
+"$GMS_BIN" sim "$T" --policy checkmate --coarsen outputs --budget 0.7 --time-limit 3 --no-improve --db n.db \
   --json >c.json || fail "cached: $(cat c.json)"
 python3 - <<'PY' || fail "cached answer: $(head -c 3000 c.json)"
 import json, sqlite3
@@ -55,7 +57,7 @@ assert none > best + 1e-9 and d["seeded"] and d["seed_from"] in ("dtr", "dtr-eq"
 PY
 
 # sweep's checkmate row, default seeds: never worse than the best seeded run (sim's answer)
-"$GMS_BIN" sweep "$T" --policies checkmate,msps --coarsen outputs --budgets 0.7 --time-limit 3 \
+"$GMS_BIN" sweep "$T" --policies checkmate,msps --coarsen outputs --budgets 0.7 --time-limit 3 --no-improve \
   --db s.db -j1 --quiet 2>err || fail "sweep: $(cat err)"
 python3 - <<'PY' || fail "sweep seeded row"
 import json, sqlite3

@@ -8,10 +8,10 @@ int sweep_checkmate_is(const char *policy)
     return 0;
 }
 
-void sweep_checkmate_params(const sweep_spec *sp, const sim_trace *t, uint64_t budget,
-                            char *buf, size_t len)
+void sweep_checkmate_params(const sweep_spec *sp, const char *policy, const sim_trace *t,
+                            uint64_t budget, char *buf, size_t len)
 {
-    (void)sp, (void)t, (void)budget;
+    (void)sp, (void)policy, (void)t, (void)budget;
     if (len)
         buf[0] = '\0';
 }

@@ -259,12 +259,14 @@ START_TEST(test_solutions_round_trip_and_merge)
     store_solution_clear(&got);
     /* any field of the key differing: not found */
     store_solution_key other[] = {
-        {"00000000000000d5", 0, "layers", 4096, "exact", 0},
-        {"00000000000000d4", 1, "layers", 4096, "exact", 0},
-        {"00000000000000d4", 0, "none", 4096, "exact", 0},
-        {"00000000000000d4", 0, "layers", 4097, "exact", 0},
-        {"00000000000000d4", 0, "layers", 4096, "approx", 0},
-        {"00000000000000d4", 0, "layers", 4096, "exact", 30},
+        {"00000000000000d5", 0, "layers", 4096, "exact", 0, NULL},
+        {"00000000000000d4", 1, "layers", 4096, "exact", 0, NULL},
+        {"00000000000000d4", 0, "none", 4096, "exact", 0, NULL},
+        {"00000000000000d4", 0, "layers", 4097, "exact", 0, NULL},
+        {"00000000000000d4", 0, "layers", 4096, "approx", 0, NULL},
+        {"00000000000000d4", 0, "layers", 4096, "exact", 30, NULL},
+        /* v12: an answer found without the window search is not one found with it */
+        {"00000000000000d4", 0, "layers", 4096, "exact", 0, "windows"},
     };
     for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
         ck_assert_int_eq(store_get_solution(s, &other[i], &got, &found, &err), 0);

@@ -113,7 +113,7 @@ START_TEST(test_window_program_keeps_the_stages_outside_it)
         opt_window *w;
         gms_error err = {0};
         opt_window_stage_nodes(g, s, a, a + 3, 1, free_nodes);
-        ck_assert_int_eq(opt_window_build(g, s, act, a, a + 3, free_nodes, &w, &err), 0);
+        ck_assert_int_eq(opt_window_build(g, s, act, a, a + 3, free_nodes, NULL, &w, &err), 0);
         opt_solver_opts o = {0};
         opt_solver_result r;
         ck_assert_int_eq(opt_solver_solve(w->p, g, &o, &r, &err), 0);
@@ -140,6 +140,104 @@ START_TEST(test_window_program_keeps_the_stages_outside_it)
 }
 END_TEST
 
+/* Issue 28's follow-up: a node window whose nodes are recomputed only in the stages where the
+ * incumbent computes or reads them (its quiet stages keep their R) has a smaller program than
+ * the same window free in every stage, never a better optimum than it (its schedules are a
+ * subset), and its solution, put back, is a schedule that passes every check and costs what
+ * the program says. */
+START_TEST(test_node_window_with_quiet_stages_is_smaller_and_exact)
+{
+    opt_graph *g = training_chain(12);
+    uint64_t peak = opt_graph_peak(g) - g->constant_bytes, floor = opt_graph_floor(g);
+    uint64_t act = floor + (peak - floor) / 2;
+    opt_schedule *s = opt_schedule_new(g->n);
+    ck_assert_int_eq(opt_schedule_greedy(g, act, s), 0);
+    assert_fits(g, s, act);
+    uint8_t free_nodes[24], quiet[24];
+    int smaller = 0;
+    for (uint32_t c = 0; c + 2 <= g->n; c += 2) {
+        memset(free_nodes, 0, sizeof free_nodes);
+        for (uint32_t v = c; v < c + 2; v++) {
+            free_nodes[v] = 1;
+            for (uint32_t k = 0; k < g->nodes[v].n_inputs; k++)
+                free_nodes[g->nodes[v].inputs[k]] = 1;
+        }
+        opt_window_quiet_stages(g, s, c, g->n, free_nodes, quiet);
+        int n_quiet = 0;
+        for (uint32_t t = c; t < g->n; t++)
+            n_quiet += quiet[t - c];
+        opt_window *wq, *wf;
+        gms_error err = {0};
+        ck_assert_int_eq(opt_window_build(g, s, act, c, g->n, free_nodes, quiet, &wq, &err), 0);
+        ck_assert_int_eq(opt_window_build(g, s, act, c, g->n, free_nodes, NULL, &wf, &err), 0);
+        if (n_quiet) {
+            ck_assert_uint_lt(wq->p->n_ent, wf->p->n_ent);
+            ck_assert_uint_lt(wq->p->n_cols, wf->p->n_cols);
+            smaller++;
+        }
+        opt_solver_opts o = {0};
+        opt_solver_result rq, rf;
+        ck_assert_int_eq(opt_solver_solve(wq->p, g, &o, &rq, &err), 0);
+        ck_assert_int_eq(opt_solver_solve(wf->p, g, &o, &rf, &err), 0);
+        ck_assert_int_eq(rq.status, OPT_STATUS_OPTIMAL);
+        ck_assert_int_eq(rf.status, OPT_STATUS_OPTIMAL);
+        /* what the quiet window can gain, the whole one can too */
+        double gain_q = wq->incumbent_cost - rq.objective, gain_f = wf->incumbent_cost - rf.objective;
+        ck_assert(gain_q >= -1e-9 && gain_q <= gain_f + 1e-9);
+        opt_schedule *cand = opt_schedule_new(g->n);
+        memcpy(cand->R, s->R, (size_t)g->n * g->n);
+        memcpy(cand->S, s->S, (size_t)g->n * g->n);
+        opt_window_apply(wq, g, rq.x, cand);
+        assert_fits(g, cand, act);
+        ck_assert_double_eq_tol(opt_schedule_cost(g, s) - opt_schedule_cost(g, cand), gain_q, 1e-9);
+        /* the quiet stages kept the incumbent's R */
+        for (uint32_t t = c; t < g->n; t++)
+            if (quiet[t - c])
+                ck_assert_int_eq(memcmp(cand->R + (size_t)t * g->n, s->R + (size_t)t * g->n,
+                                        g->n), 0);
+        free(rq.x), free(rf.x);
+        opt_schedule_free(cand);
+        opt_window_free(wq), opt_window_free(wf);
+    }
+    ck_assert_int_ge(smaller, 3);
+    opt_schedule_free(s);
+    opt_graph_free(g);
+}
+END_TEST
+
+/* From greedy seeds (which keep much, so node windows have quiet stages) on random graphs:
+ * every schedule the search keeps passes every check, none costs more than the seed, and no
+ * window's solution is refused by the checks (the window programs are exact). */
+START_TEST(test_lns_with_quiet_node_windows_keeps_only_checked_schedules)
+{
+    unsigned seed = 2812;
+    int improved = 0;
+    for (int trial = 0; trial < 12; trial++) {
+        opt_graph *g = random_graph(10 + (uint32_t)trial % 8, &seed);
+        uint64_t peak = opt_graph_peak(g) - g->constant_bytes, floor = opt_graph_floor(g);
+        uint64_t act = floor + (peak > floor ? (peak - floor) / 3 : 0);
+        opt_schedule *s = opt_schedule_new(g->n);
+        if (opt_schedule_greedy(g, act, s) != 0) {
+            opt_schedule_free(s);
+            opt_graph_free(g);
+            continue;
+        }
+        double seed_cost = opt_schedule_cost(g, s);
+        opt_lns_opts o = {.seconds = 30, .width = 2, .window_seconds = 10};
+        opt_lns_result r;
+        gms_error err = {0};
+        ck_assert_msg(opt_lns_improve(g, act, s, &o, &r, &err) == 0, "%s", err.msg);
+        assert_fits(g, s, act);
+        ck_assert(r.cost <= seed_cost + 1e-12);
+        ck_assert_uint_eq(r.rejected, 0);
+        improved += r.improved > 0;
+        opt_schedule_free(s);
+        opt_graph_free(g);
+    }
+    ck_assert_int_ge(improved, 1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("opt_lns");
@@ -148,6 +246,8 @@ int main(void)
     tcase_add_test(tc, test_window_program_keeps_the_stages_outside_it);
     tcase_add_test(tc, test_lns_improves_a_bad_seed_to_the_optimum_on_a_training_chain);
     tcase_add_test(tc, test_lns_never_keeps_an_infeasible_or_worse_schedule_on_random_graphs);
+    tcase_add_test(tc, test_node_window_with_quiet_stages_is_smaller_and_exact);
+    tcase_add_test(tc, test_lns_with_quiet_node_windows_keeps_only_checked_schedules);
     suite_add_tcase(s, tc);
     return gms_check_run(s);
 }
