@@ -147,7 +147,7 @@ END_TEST
  * the program says. */
 START_TEST(test_node_window_with_quiet_stages_is_smaller_and_exact)
 {
-    opt_graph *g = training_chain(12);
+    opt_graph *g = opt_test_training_chain(12);
     uint64_t peak = opt_graph_peak(g) - g->constant_bytes, floor = opt_graph_floor(g);
     uint64_t act = floor + (peak - floor) / 2;
     opt_schedule *s = opt_schedule_new(g->n);
@@ -213,7 +213,7 @@ START_TEST(test_lns_with_quiet_node_windows_keeps_only_checked_schedules)
     unsigned seed = 2812;
     int improved = 0;
     for (int trial = 0; trial < 12; trial++) {
-        opt_graph *g = random_graph(10 + (uint32_t)trial % 8, &seed);
+        opt_graph *g = opt_test_random_graph(10 + (uint32_t)trial % 8, &seed);
         uint64_t peak = opt_graph_peak(g) - g->constant_bytes, floor = opt_graph_floor(g);
         uint64_t act = floor + (peak > floor ? (peak - floor) / 3 : 0);
         opt_schedule *s = opt_schedule_new(g->n);
