@@ -7,7 +7,7 @@
 #     minutes per run) also with the old binary, side by side;
 #  2. `fit` over the default policies on it (wall and CPU), old and new;
 #  3. per executed op: the simulator's own time of a run (sim --json wall_s, loading aside,
-#     best of 3) over its executed ops (first runs + rematerializations), for every real
+#     best of GMS_REAL_REPEAT, default 3) over its executed ops (first runs + rematerializations), for every real
 #     trace (the ETs and the DTR logs) and the 1M-op synthetic GPT trace (`synth --model
 #     transformer --iterations 1000 --vary-input 128:512`; GMS_REAL_GPT1000 names a made one),
 #     at budgets 0.7 and 0.9, and each against the synthetic trace's run of the same policy
@@ -90,14 +90,14 @@ fi
 
 if on 3; then
 echo
-echo "-- 3. per executed op: the run's own time (best of 3) / ops executed, and x the 1M-op GPT synth"
+echo "-- 3. per executed op: the run's own time (best of ${GMS_REAL_REPEAT:-3}) / ops executed, and x the 1M-op GPT synth"
 gpt1000="${GMS_REAL_GPT1000:-$tmp/gpt1000.gmt}"
 [ -f "$gpt1000" ] || "$bin" synth --model transformer --iterations 1000 --vary-input 128:512 \
   -o "$gpt1000" >/dev/null 2>&1
 # per_op TRACE POLICY BUDGET: "NS_PER_OP OPS"
 per_op() {
   local best="" ops=0 i
-  for i in 1 2 3; do
+  for ((i = 0; i < ${GMS_REAL_REPEAT:-3}; i++)); do
     local j
     j=$("$bin" sim "$1" --policy "$2" --budget "$3" --json 2>/dev/null) || { echo "- 0"; return; }
     local w e
