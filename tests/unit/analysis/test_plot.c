@@ -259,7 +259,7 @@ START_TEST(test_optimum_line_and_lp_bound_region)
     run(s, "dtr", "", 5, 1, 1.375);
     run(s, "dtr", "", 7, 1, 1.125);
     const unsigned char sched[2] = {1, 0};
-    store_solution a = {.key = {"00000000000000a1", 0, "layers", 5, "exact", 0},
+    store_solution a = {.key = {"00000000000000a1", 0, "layers", 5, "exact", 0, NULL},
                         .status = "optimal", .objective = 12.5, .lower_bound = 11.5,
                         .compute = 10, .nodes = 1, .schedule = sched, .schedule_len = 2};
     store_solution b = a;
@@ -270,7 +270,7 @@ START_TEST(test_optimum_line_and_lp_bound_region)
     store_solution op = a;
     op.key.coarsen = "none";
     op.lower_bound = 10.5;
-    store_solution inf = {.key = {"00000000000000a1", 0, "layers", 3, "exact", 0},
+    store_solution inf = {.key = {"00000000000000a1", 0, "layers", 3, "exact", 0, NULL},
                           .status = "infeasible", .lower_bound = -1, .compute = 10, .nodes = 1};
     ck_assert_int_eq(store_put_solution(s, &a, &err), 0);
     ck_assert_int_eq(store_put_solution(s, &b, &err), 0);

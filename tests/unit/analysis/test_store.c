@@ -214,12 +214,12 @@ START_TEST(test_solutions_round_trip_and_merge)
     ck_assert_int_eq(store_count_solutions(s, &n, &err), 0);
     ck_assert_int_eq(n, 0);
     const unsigned char sched[] = {3, 0, 1, 0, 1, 1, 0, 0, 2};
-    store_solution a = {.key = {"00000000000000d4", 0, "layers", 4096, "exact", 0},
+    store_solution a = {.key = {"00000000000000d4", 0, "layers", 4096, "exact", 0, NULL},
                         .status = "optimal", .objective = 12.5, .lower_bound = 11.0,
                         .gap = 0, .solve_s = 0.75, .nodes = 3, .schedule = sched,
                         .schedule_len = sizeof sched};
     ck_assert_msg(store_put_solution(s, &a, &err) == 0, "%s", err.msg);
-    store_solution none = {.key = {"00000000000000d4", 0, "layers", 1024, "exact", 0},
+    store_solution none = {.key = {"00000000000000d4", 0, "layers", 1024, "exact", 0, NULL},
                            .status = "infeasible", .lower_bound = -1, .solve_s = 0.1,
                            .nodes = 3};
     ck_assert_msg(store_put_solution(s, &none, &err) == 0, "%s", err.msg);

@@ -167,13 +167,13 @@ START_TEST(test_store_gaps_and_view_agree)
     put_run(s, "lru", 600, "oom", 0);
     put_run(s, "dtr", 800, "ok", 1.1); /* no solution at 800 */
     /* at 600: an op-level optimum and a layer-coarsened one, and an approx answer (ignored) */
-    store_solution op = {.key = {"00000000000000e1", 0, "none", 600, "exact", 0},
+    store_solution op = {.key = {"00000000000000e1", 0, "none", 600, "exact", 0, NULL},
                          .status = "optimal", .objective = 12, .lower_bound = 11,
                          .nodes = 4, .compute = 10, .solve_s = 1};
-    store_solution ly = {.key = {"00000000000000e1", 0, "layers", 600, "exact", 30},
+    store_solution ly = {.key = {"00000000000000e1", 0, "layers", 600, "exact", 30, NULL},
                          .status = "feasible", .objective = 16, .lower_bound = 13,
                          .nodes = 2, .compute = 10, .solve_s = 30};
-    store_solution ap = {.key = {"00000000000000e1", 0, "none", 600, "approx", 0},
+    store_solution ap = {.key = {"00000000000000e1", 0, "none", 600, "approx", 0, NULL},
                          .status = "feasible", .objective = 14, .lower_bound = 11,
                          .nodes = 4, .compute = 10};
     const unsigned char sched[32] = {0};
@@ -231,7 +231,7 @@ START_TEST(test_old_solution_gets_its_compute)
     store *s;
     gms_error err;
     ck_assert_int_eq(store_open(p, STORE_CREATE, &s, &err), 0);
-    store_solution a = {.key = {"00000000000000e2", 0, "layers", 600, "exact", 0},
+    store_solution a = {.key = {"00000000000000e2", 0, "layers", 600, "exact", 0, NULL},
                         .status = "optimal", .objective = 12, .lower_bound = 11,
                         .nodes = 1, .compute = -1};
     const unsigned char sched[2] = {1, 0};
