@@ -11,78 +11,18 @@
 
 #include "graph.h"
 #include "random_dag.h"
+#include "run_hash.h"
 #include "sim_internal.h" /* sim_region_by_difference, sim_region_exact*, bitset_max */
-
-static void hash_event(void *ctx, const sim_event *ev)
-{
-    uint64_t *h = ctx;
-    const uint64_t f[6] = {ev->kind, ev->clock, ev->memory, ev->size, ev->op_index, ev->storage};
-    for (int i = 0; i < 6; i++) {
-        *h = (*h ^ f[i]) * UINT64_C(0x100000001b3);
-        *h ^= *h >> 29;
-    }
-}
 
 static uint64_t hashed_run(const sim_trace *t, const char *pol, double ratio, sim_result *res)
 {
-    uint64_t h = UINT64_C(14695981039346656037);
     sim_config cfg;
     sim_config_init(&cfg);
     cfg.policy = pol_find(pol);
     ck_assert_ptr_nonnull(cfg.policy);
     cfg.budget = sim_budget_for_ratio(t, ratio);
-    cfg.observer = hash_event;
-    cfg.observer_ctx = &h;
     cfg.link_gbps = 2; /* hybrid-mix: swaps and drops both */
-    gms_error err = {0};
-    ck_assert_msg(sim_run(t, &cfg, res, &err) == 0, "%s", err.msg);
-    return h;
-}
-
-/* random_dag with in-place ops too: views whose op also reads another live tensor (as an
- * imported in-place op writes into its first input's storage from others), which give an
- * existing storage a new parent. */
-static sim_trace *random_dag_inplace(uint64_t seed, int n)
-{
-    sim_trace_builder *b = g_new();
-    uint64_t live[2048], x = seed * 2654435761u + 7, next = 3;
-    int n_live = 0;
-    g_constant(b, 1, 64);
-    g_constant(b, 2, 64);
-    live[n_live++] = 1;
-#define RND(k) ((x = x * 6364136223846793005u + 1442695040888963407u), (x >> 33) % (k))
-    for (int i = 0; i < n && n_live < 2000; i++) {
-        uint64_t out = next++;
-        uint64_t r = n_live > 4 ? RND(100) : 100;
-        if (r < 15) {
-            uint64_t in[2];
-            in[0] = live[1 + RND((uint64_t)n_live - 1)];
-            in[1] = live[n_live - 1 - (int)RND(4)];
-            gmt_output o = {.id = out, .size = 12345, .alias_of = 0};
-            uint64_t cost = 1 + RND(20);
-            g_call_multi(b, "add_", cost, in, in[1] == in[0] ? 1 : 2, &o, 1);
-        } else {
-            uint64_t in[3];
-            int k = 1 + (int)RND(3);
-            for (int j = 0; j < k; j++)
-                in[j] = j == 2 ? 2 : live[n_live - 1 - (int)RND(n_live < 6 ? (uint64_t)n_live : 6)];
-            if (k >= 2 && in[1] == in[0])
-                k = 1;
-            if (k == 3 && (in[2] == in[0] || in[2] == in[1]))
-                k = 2;
-            gmt_output o = {.id = out, .size = 1000 * (1 + RND(100)), .alias_of = -1};
-            uint64_t cost = 1 + RND(100);
-            g_call_multi(b, "f", cost, in, k, &o, 1);
-        }
-        live[n_live++] = out;
-        if (n_live > 8 && RND(100) < 45) {
-            int j = 1 + (int)RND((uint64_t)n_live - 6);
-            g_release(b, live[j]);
-            live[j] = live[--n_live];
-        }
-    }
-#undef RND
-    return g_finish(b);
+    return hash_cfg_run(t, NULL, &cfg, res);
 }
 
 static const char *const pols[4] = {"dtr", "msps", "hybrid-mix", "capuchin"};
