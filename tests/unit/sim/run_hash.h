@@ -45,6 +45,20 @@ static inline uint64_t hash_cfg_run(const sim_trace *t, sim_runner *run, sim_con
     return h;
 }
 
+/* The registry's policy pol on t at ratio of its baseline, on a slow link (2 GB/s: a swapping
+ * policy such as hybrid-mix both swaps and drops); returns the events' hash. */
+static inline uint64_t hash_policy_run(const sim_trace *t, const char *pol, double ratio,
+                                       sim_result *res)
+{
+    sim_config cfg;
+    sim_config_init(&cfg);
+    cfg.policy = pol_find(pol);
+    ck_assert_msg(cfg.policy != NULL, "no policy %s", pol);
+    cfg.budget = sim_budget_for_ratio(t, ratio);
+    cfg.link_gbps = 2;
+    return hash_cfg_run(t, NULL, &cfg, res);
+}
+
 /* DTR, folding every region cost it reads into the hash the observer also writes
  * (cfg->observer_ctx): two runs with equal hashes read the same region costs. */
 static inline int probe_init(const sim_config *cfg, void **state, gms_error *err)

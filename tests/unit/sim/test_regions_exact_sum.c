@@ -14,17 +14,6 @@
 #include "run_hash.h"
 #include "sim_internal.h" /* sim_region_by_difference, sim_region_exact*, bitset_max */
 
-static uint64_t hashed_run(const sim_trace *t, const char *pol, double ratio, sim_result *res)
-{
-    sim_config cfg;
-    sim_config_init(&cfg);
-    cfg.policy = pol_find(pol);
-    ck_assert_ptr_nonnull(cfg.policy);
-    cfg.budget = sim_budget_for_ratio(t, ratio);
-    cfg.link_gbps = 2; /* hybrid-mix: swaps and drops both */
-    return hash_cfg_run(t, NULL, &cfg, res);
-}
-
 static const char *const pols[4] = {"dtr", "msps", "hybrid-mix", "capuchin"};
 static const double ratios[3] = {0.2, 0.4, 0.7};
 
@@ -48,7 +37,7 @@ START_TEST(test_sums_claimed_exact_are_the_interiors_sums)
                 for (int k = 0; k < 3; k++) {
                     sim_region_bitset_max = w ? 0 : saved_max;
                     sim_result r;
-                    hashed_run(t, pols[p], ratios[k], &r);
+                    hash_policy_run(t, pols[p], ratios[k], &r);
                     evictions += r.evictions + r.eager_evictions;
                 }
         sim_trace_free(t);
@@ -76,9 +65,9 @@ START_TEST(test_absorbs_by_difference_and_one_by_one_give_identical_runs)
                     sim_region_bitset_max = w ? 0 : saved_max;
                     sim_result a, b;
                     sim_region_by_difference = 0;
-                    uint64_t ha = hashed_run(t, pols[p], ratios[k], &a);
+                    uint64_t ha = hash_policy_run(t, pols[p], ratios[k], &a);
                     sim_region_by_difference = 1;
-                    uint64_t hb = hashed_run(t, pols[p], ratios[k], &b);
+                    uint64_t hb = hash_policy_run(t, pols[p], ratios[k], &b);
                     ck_assert_msg(ha == hb, "seed %llu %s at %g (windowed %d): runs differ",
                                   (unsigned long long)seed, pols[p], ratios[k], w);
                     ck_assert_int_eq(a.status, b.status);
@@ -107,9 +96,9 @@ START_TEST(test_deferred_and_eager_absorbs_give_identical_runs)
                     sim_region_bitset_max = w ? 0 : saved_max;
                     sim_result a, b;
                     sim_region_defer_absorbs = 0;
-                    uint64_t ha = hashed_run(t, pols[p], ratios[k], &a);
+                    uint64_t ha = hash_policy_run(t, pols[p], ratios[k], &a);
                     sim_region_defer_absorbs = 1;
-                    uint64_t hb = hashed_run(t, pols[p], ratios[k], &b);
+                    uint64_t hb = hash_policy_run(t, pols[p], ratios[k], &b);
                     ck_assert_msg(ha == hb, "seed %llu %s at %g (windowed %d): runs differ",
                                   (unsigned long long)seed, pols[p], ratios[k], w);
                     ck_assert_int_eq(a.status, b.status);

@@ -12,18 +12,6 @@
 #include "run_hash.h"
 #include "sim_internal.h" /* sim_region_fresh*, sim_region_bitset_max */
 
-/* One run (hybrid-mix on a slow link: swaps and drops both): its events' hash. */
-static uint64_t hashed_run(const sim_trace *t, const char *pol, double ratio, sim_result *res)
-{
-    sim_config cfg;
-    sim_config_init(&cfg);
-    cfg.policy = pol_find(pol);
-    ck_assert_ptr_nonnull(cfg.policy);
-    cfg.budget = sim_budget_for_ratio(t, ratio);
-    cfg.link_gbps = 2; /* hybrid-mix: swaps and drops both */
-    return hash_cfg_run(t, NULL, &cfg, res);
-}
-
 static const char *const pols[4] = {"dtr", "msps", "hybrid-mix", "dtr-local"};
 static const double ratios[3] = {0.2, 0.4, 0.7};
 
@@ -45,7 +33,7 @@ START_TEST(test_fresh_forward_regions_are_what_the_walk_rebuilds)
                 for (int k = 0; k < 3; k++) {
                     sim_region_bitset_max = w ? 0 : saved_max;
                     sim_result r;
-                    hashed_run(t, pols[p], ratios[k], &r);
+                    hash_policy_run(t, pols[p], ratios[k], &r);
                     evictions += r.evictions;
                 }
         sim_trace_free(t);
