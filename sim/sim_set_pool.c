@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 1 MiB: one malloc per many thousand sets, populated in one call (sim_prefault.h): the
- * sets of a run write most of every chunk, and a fault per page cost a fifth of DenseNet's
- * replay (issue 26) */
+/* The largest chunk, 1 MiB: one malloc per many thousand sets, populated in one call
+ * (sim_prefault.h): the sets of a run write most of every chunk, and a fault per page cost a
+ * fifth of DenseNet's replay (issue 26). Smaller chunks come first (sim_set_pool.h) */
 #define CHUNK_WORDS (UINT64_C(1) << 17)
 
 #ifndef GMS_SIM_SET_POOL_MALLOC
@@ -37,14 +37,16 @@ uint64_t *sim_set_pool_get(sim_set_pool *p, uint32_t n)
      * traces small enough for full sets */
     uint64_t size = sim_set_pool_windowed(p) ? UINT64_C(1) << c : n;
     if (p->left < size) { /* the rest of the chunk (< 4096 words) is left unused */
-        uint64_t *chunk = malloc(CHUNK_WORDS * sizeof *chunk);
+        uint64_t words = p->chunk_words ? p->chunk_words : SIM_SET_POOL_FIRST_CHUNK;
+        uint64_t *chunk = malloc(words * sizeof *chunk);
         if (!chunk)
             return NULL;
-        sim_prefault(chunk, CHUNK_WORDS * sizeof *chunk);
+        sim_prefault(chunk, words * sizeof *chunk);
         memcpy(chunk, &p->chunks, sizeof(uint64_t *)); /* the chunk list */
         p->chunks = chunk;
         p->next = chunk + 1;
-        p->left = CHUNK_WORDS - 1;
+        p->left = words - 1;
+        p->chunk_words = words < CHUNK_WORDS ? 2 * words : CHUNK_WORDS;
     }
     b = p->next;
     p->next += size;

@@ -2,7 +2,10 @@
  * sim_set_pool: where sim_set takes its words from during a run. DTR's regions create and
  * drop millions of small windowed bitsets (issue 15: ~3.5M malloc/free pairs on the 1M-op
  * GPT trace); the pool keeps a free list per power-of-two block size, carves new blocks
- * from large chunks and gives everything back at once when the run ends.
+ * from chunks and gives everything back at once when the run ends. Chunks double in size
+ * from SIM_SET_POOL_FIRST_CHUNK words up to a megabyte: a run on a small trace uses a few
+ * kilobytes of sets, and a first chunk of a megabyte, populated whole, cost it more than
+ * its replay (issue 26: 256 pages zeroed for the ~60 KiB U-Net's regions use).
  *
  * A block of n words comes from the class 2^ceil(log2 n); the caller gives n back with the
  * block (sim_set knows it: its wcap). In the full layout every block is the universe's size
@@ -18,12 +21,15 @@
 
 #define SIM_SET_POOL_CLASSES 13                 /* blocks of 1, 2, 4, ... 4096 words */
 #define SIM_SET_POOL_MAX_WORDS (1u << (SIM_SET_POOL_CLASSES - 1))
+/* The first chunk's words: room for the largest pooled block and its chunk's link word */
+#define SIM_SET_POOL_FIRST_CHUNK (2u * SIM_SET_POOL_MAX_WORDS)
 
 typedef struct sim_set_pool {
     uint64_t *free_list[SIM_SET_POOL_CLASSES]; /* linked through each block's first word */
     uint64_t *chunks;    /* chunks, linked through their first word */
     uint64_t *next;      /* the unused rest of the newest chunk */
     uint64_t left;       /* its words */
+    uint64_t chunk_words; /* the next chunk's size (0: the first, SIM_SET_POOL_FIRST_CHUNK) */
     uint64_t n_big;      /* blocks above SIM_SET_POOL_MAX_WORDS handed out, not given back */
     /* the universe its sets share, words << 1, | 1 for the windowed layout: kept here, not
      * in each set, so that an all-zero sim_set is a valid empty one and a million storages'

@@ -196,6 +196,41 @@ START_TEST(test_full_pool_blocks_are_not_rounded_up)
 }
 END_TEST
 
+/* The pool's chunks start at SIM_SET_POOL_FIRST_CHUNK words and double up to a megabyte
+ * (2^17 words), again from the small one after the pool is freed: a run whose sets need a
+ * few kilobytes takes a few kilobytes, not a megabyte populated in full (issue 26). Counted
+ * in 1024-word blocks: a chunk of w words holds (w - 1) / 1024 of them. */
+START_TEST(test_pool_chunks_start_small_and_double_to_a_megabyte)
+{
+#ifndef GMS_SIM_SET_POOL_MALLOC
+    ck_assert_uint_eq(SIM_SET_POOL_FIRST_CHUNK, 8192);
+    sim_set_pool pool = {0};
+    sim_set_pool_layout(&pool, UNIVERSE_WORDS, 1);
+    static const uint32_t want[] = {7, 15, 31, 63, 127, 127, 127};
+    for (int round = 0; round < 2; round++) {
+        uint32_t per_chunk[8] = {0};
+        int chunk = -1;
+        uint64_t *current = NULL;
+        while (chunk < 7) {
+            uint64_t *b = sim_set_pool_get(&pool, 1024);
+            ck_assert_ptr_nonnull(b);
+            b[0] = b[1023] = 1; /* writable to its end */
+            if (pool.chunks != current) {
+                current = pool.chunks;
+                chunk++;
+            }
+            if (chunk < 8)
+                per_chunk[chunk]++;
+        }
+        for (int c = 0; c < 7; c++)
+            ck_assert_msg(per_chunk[c] == want[c], "round %d chunk %d held %u blocks, want %u",
+                          round, c, per_chunk[c], want[c]);
+        sim_set_pool_free(&pool); /* the next run starts small again */
+    }
+#endif
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim_set");
@@ -205,6 +240,7 @@ int main(void)
     tcase_add_test(tc, test_take_words_copies_and_zeroes_the_scratch);
     tcase_add_test(tc, test_pool_reuses_blocks_per_size_class);
     tcase_add_test(tc, test_full_pool_blocks_are_not_rounded_up);
+    tcase_add_test(tc, test_pool_chunks_start_small_and_double_to_a_megabyte);
     suite_add_tcase(s, tc);
     return gms_check_run(s);
 }
