@@ -19,6 +19,24 @@ static unsigned size_class(uint32_t n)
     return n <= 1 ? 0 : 32 - (unsigned)__builtin_clz(n - 1);
 }
 
+/* Starts a new chunk, the next size up (the rest of the current one, < 4096 words, is left
+ * unused). 0, or -1 when out of memory. Out of line: a get that carves or reuses a block,
+ * nearly every one, then saves no registers. */
+static __attribute__((noinline)) int new_chunk(sim_set_pool *p)
+{
+    uint64_t words = p->chunk_words ? p->chunk_words : SIM_SET_POOL_FIRST_CHUNK;
+    uint64_t *chunk = malloc(words * sizeof *chunk);
+    if (!chunk)
+        return -1;
+    sim_prefault(chunk, words * sizeof *chunk);
+    memcpy(chunk, &p->chunks, sizeof(uint64_t *)); /* the chunk list */
+    p->chunks = chunk;
+    p->next = chunk + 1;
+    p->left = words - 1;
+    p->chunk_words = words < CHUNK_WORDS ? 2 * words : CHUNK_WORDS;
+    return 0;
+}
+
 uint64_t *sim_set_pool_get(sim_set_pool *p, uint32_t n)
 {
     if (n > SIM_SET_POOL_MAX_WORDS) {
@@ -36,18 +54,8 @@ uint64_t *sim_set_pool_get(sim_set_pool *p, uint32_t n)
      * class holds one size and needs no rounding: up to 2x less memory for the regions of
      * traces small enough for full sets */
     uint64_t size = sim_set_pool_windowed(p) ? UINT64_C(1) << c : n;
-    if (p->left < size) { /* the rest of the chunk (< 4096 words) is left unused */
-        uint64_t words = p->chunk_words ? p->chunk_words : SIM_SET_POOL_FIRST_CHUNK;
-        uint64_t *chunk = malloc(words * sizeof *chunk);
-        if (!chunk)
-            return NULL;
-        sim_prefault(chunk, words * sizeof *chunk);
-        memcpy(chunk, &p->chunks, sizeof(uint64_t *)); /* the chunk list */
-        p->chunks = chunk;
-        p->next = chunk + 1;
-        p->left = words - 1;
-        p->chunk_words = words < CHUNK_WORDS ? 2 * words : CHUNK_WORDS;
-    }
+    if (p->left < size && new_chunk(p))
+        return NULL;
     b = p->next;
     p->next += size;
     p->left -= size;
