@@ -409,15 +409,21 @@ static inline int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
  * lower it so that runs need one after all and are redone. */
 extern double sim_no_upkeep_from;
 
-/* regions (sim_regions.c). Traces with at most this many storages keep region sets as
- * bitsets over the whole universe (allocated on first use; 4 x n^2 bits per runner at most:
- * 128 MiB at the limit) and rebuild the reverse batches from memoised closures; larger ones
- * keep windowed bitsets (only the words a set spans: regions are local in storage index).
- * Both are bitsets: the same word loops, the same results. */
+/* regions (sim_regions.c). Traces with at most this many storages and an unordered storage
+ * graph (sim_trace.graph_ordered 0) keep region sets as bitsets over the whole universe
+ * (allocated on first use; 4 x n^2 bits per runner at most: 128 MiB at the limit) and
+ * rebuild the reverse batches from memoised closures; the others keep windowed bitsets (only
+ * the words a set spans: regions are local in storage index). Both are bitsets: the same
+ * word loops, the same results. */
 #define SIM_REGION_BITSET_MAX 16384
 /* The limit in force (SIM_REGION_BITSET_MAX); tests lower it to exercise the hash sets. Read
  * when a runner first needs regions; set it only while no simulation runs. */
 extern uint32_t sim_region_bitset_max;
+/* 0 (default): ordered storage graphs keep windowed sets whatever their size; 1: full ones
+ * up to sim_region_bitset_max, as unordered graphs do (tests, so that the full layout's
+ * rebuilds stay covered on ordered graphs). Same results. Set it only while no simulation
+ * runs. */
+extern int sim_region_full_ordered;
 /* 1 (default): reverse-region rebuilds wait for the next flush (sim_regions_flush); 0: they
  * run at once, one region at a time, as simrd does them. Same results; tests compare. */
 extern int sim_region_defer;

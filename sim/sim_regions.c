@@ -31,6 +31,7 @@ static void region_release(sim_view *v, sim_region *r)
 }
 
 uint32_t sim_region_bitset_max = SIM_REGION_BITSET_MAX;
+int sim_region_full_ordered;
 int sim_region_defer = 1;
 int sim_region_by_difference = 1;
 
@@ -51,7 +52,13 @@ void sim_regions_init(sim_view *v)
 {
     uint32_t n = v->tr->n_storages;
     uint32_t words = (n + 63) / 64 + 1; /* + 1: never 0, even with no storage */
-    if (n <= sim_region_bitset_max) {
+    /* Full sets only where the reverse batches need the memoised closures: an unordered
+     * storage graph, which the multi-base sweep does not take (sim_regions_sweep.c). Over an
+     * ordered one the full layout only saves the windowed rebuild's copy (~2% of the
+     * instructions) and costs up to 4 n^2 bits, nearly all written: 2.4 MB for DenseNet's
+     * 3,041 storages where windowed sets hold 0.3 MB, and its page faults and cache misses
+     * made the small logs' replays slower than windowed ones (issue 26) */
+    if (n <= sim_region_bitset_max && (!v->tr->graph_ordered || sim_region_full_ordered)) {
         v->memo_gen = calloc((size_t)n + 1, sizeof *v->memo_gen);
         v->memo_slot = calloc((size_t)n + 1, sizeof *v->memo_slot);
         if (!v->memo_gen || !v->memo_slot) { /* windowed sets then: same results */

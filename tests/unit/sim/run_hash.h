@@ -192,6 +192,7 @@ static inline paths_sums paths_agree(sim_trace *const *traces, int n_traces,
                 snprintf(where, sizeof where, "trace %d %s at %g (windowed %d)", ti,
                          c->policy[1]->name, ratios[k], w);
                 sim_region_bitset_max = w ? 0 : saved_max;
+                sim_region_full_ordered = !w; /* ordered graphs too */
                 paths_runs p = paths_pair(traces[ti], sim_budget_for_ratio(traces[ti], ratios[k]),
                                           c, where);
                 sum.evictions += p.r[0].evictions;
@@ -201,6 +202,7 @@ static inline paths_sums paths_agree(sim_trace *const *traces, int n_traces,
                 sum.probe[1] += p.probe[1];
             }
     sim_region_bitset_max = saved_max;
+    sim_region_full_ordered = 0;
     return sum;
 }
 

@@ -36,6 +36,7 @@ START_TEST(test_sums_claimed_exact_are_the_interiors_sums)
             for (int p = 0; p < 4; p++)
                 for (int k = 0; k < 3; k++) {
                     sim_region_bitset_max = w ? 0 : saved_max;
+                    sim_region_full_ordered = !w; /* ordered graphs too */
                     sim_result r;
                     hash_policy_run(t, pols[p], ratios[k], &r);
                     evictions += r.evictions + r.eager_evictions;
@@ -43,6 +44,7 @@ START_TEST(test_sums_claimed_exact_are_the_interiors_sums)
         sim_trace_free(t);
     }
     sim_region_bitset_max = saved_max;
+    sim_region_full_ordered = 0;
     sim_region_exact_check = 0;
     ck_assert_uint_gt(evictions, 1000);
     ck_assert_uint_gt(sim_region_exact_taken, 100000);
@@ -63,6 +65,7 @@ START_TEST(test_absorbs_by_difference_and_one_by_one_give_identical_runs)
             for (int p = 0; p < 4; p++)
                 for (int k = 0; k < 3; k++) {
                     sim_region_bitset_max = w ? 0 : saved_max;
+                    sim_region_full_ordered = !w; /* ordered graphs too */
                     sim_result a, b;
                     sim_region_by_difference = 0;
                     uint64_t ha = hash_policy_run(t, pols[p], ratios[k], &a);
@@ -77,6 +80,7 @@ START_TEST(test_absorbs_by_difference_and_one_by_one_give_identical_runs)
         sim_trace_free(t);
     }
     sim_region_bitset_max = saved_max;
+    sim_region_full_ordered = 0;
 }
 END_TEST
 
@@ -94,6 +98,7 @@ START_TEST(test_deferred_and_eager_absorbs_give_identical_runs)
             for (int p = 0; p < 4; p++)
                 for (int k = 0; k < 3; k++) {
                     sim_region_bitset_max = w ? 0 : saved_max;
+                    sim_region_full_ordered = !w; /* ordered graphs too */
                     sim_result a, b;
                     sim_region_defer_absorbs = 0;
                     uint64_t ha = hash_policy_run(t, pols[p], ratios[k], &a);
@@ -109,6 +114,7 @@ START_TEST(test_deferred_and_eager_absorbs_give_identical_runs)
         sim_trace_free(t);
     }
     sim_region_bitset_max = saved_max;
+    sim_region_full_ordered = 0;
     ck_assert_uint_gt(evictions, 1000);
 }
 END_TEST

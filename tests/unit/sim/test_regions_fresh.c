@@ -32,6 +32,7 @@ START_TEST(test_fresh_forward_regions_are_what_the_walk_rebuilds)
             for (int p = 0; p < 3; p++)
                 for (int k = 0; k < 3; k++) {
                     sim_region_bitset_max = w ? 0 : saved_max;
+                    sim_region_full_ordered = !w; /* ordered graphs too */
                     sim_result r;
                     hash_policy_run(t, pols[p], ratios[k], &r);
                     evictions += r.evictions;
@@ -39,6 +40,7 @@ START_TEST(test_fresh_forward_regions_are_what_the_walk_rebuilds)
         sim_trace_free(t);
     }
     sim_region_bitset_max = saved_max;
+    sim_region_full_ordered = 0;
     sim_region_fresh_check = 0;
     ck_assert_uint_gt(evictions, 1000);
     ck_assert_uint_gt(sim_region_fresh_taken, 10000);

@@ -153,6 +153,7 @@ START_TEST(test_grouped_walks_give_the_plain_graph_runs)
                 for (int p = 0; p < 3; p++)
                     for (int k = 0; k < 3; k++) {
                         sim_region_bitset_max = w ? 0 : saved_max;
+                        sim_region_full_ordered = !w; /* ordered graphs too */
                         sim_region_defer = !d;
                         sim_result a, c;
                         uint64_t ha = hashed_run(grouped, pols[p], ratios[k], &a);
@@ -170,6 +171,7 @@ START_TEST(test_grouped_walks_give_the_plain_graph_runs)
     }
     sim_region_defer = saved_defer;
     sim_region_bitset_max = saved_max;
+    sim_region_full_ordered = 0;
     ck_assert_uint_gt(groups, 20);
     ck_assert_uint_gt(evictions, 0);
 }
