@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A time-limited MILP hands CBC the whole program first when it is no larger than the window
 # search's widest window and its LP fits the slice (opt_first.h; issue 28's leftover): on a
-# 16-node training chain at 0.6 (about 2,400 nonzeros; the slice is a tenth of the 100 s limit,
+# 16-node training chain at 0.6 (2,214 nonzeros; the slice is a tenth of the 100 s limit,
 # at most 10 s, which CBC needs a fraction of) CBC proves the optimum, no window is solved,
 # and the answer is --no-improve's; --json's solver_first and the text say so. With the program
 # over the largest that goes first (GMS_OPT_SOLVER_FIRST_NONZEROS=0) the window search runs as
