@@ -79,7 +79,9 @@ static void usage(FILE *f)
             "                    than the best run is said so\n"
             "  --no-improve      with --time-limit, do not improve the seed by the window\n"
             "                    search first (windows of stages re-solved as small MILPs\n"
-            "                    around the best seed; on by default; docs/optimal.md)\n"
+            "                    around the best seed; on by default; a small program\n"
+            "                    goes to CBC whole first, for a tenth of the limit, and a\n"
+            "                    proof there skips the windows; docs/optimal.md)\n"
             "  --round           with --time-limit, also round the search's LP solutions into\n"
             "                    schedules (opt-in: no gain measured, and CBC 2.10.8 crashed\n"
             "                    on one program with it; docs/optimal.md); refused without\n"
@@ -660,6 +662,7 @@ int cmd_optimal(int argc, char **argv)
                                 json_string(a.seed_from) : json_null());
             /* issue 28, item 3: the window search, and where the answer came from */
             json_object_set_new(o, "improvement", optimal_improve_json(&a));
+            json_object_set_new(o, "solver_first", optimal_first_json(&a));
             json_object_set_new(o, "answer_from", opt_answer_from(&a) ?
                                 json_string(opt_answer_from(&a)) : json_null());
             json_object_set_new(o, "heuristics", optimal_seeds_json(&seeds));

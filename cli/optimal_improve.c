@@ -13,10 +13,31 @@ static void label(const char *name, int width, int colons)
     printf("%-*s", width, l);
 }
 
+/* CBC on the whole program before the window search (opt_first.h): what its slice did. */
+static void first_print(const opt_answer *a, int width, int colons)
+{
+    label("first try", width, colons);
+    if (a->first_proved)
+        printf("CBC proved the answer on the whole program (%llu nonzeros) in %.2f s of its "
+               "%.3g s slice: no window search\n", (unsigned long long)a->first_nonzeros,
+               a->first_seconds, a->first_slice);
+    else
+        printf("CBC did not prove the answer on the whole program (%llu nonzeros) in its "
+               "%.3g s slice (%.2f s): the window search went on\n",
+               (unsigned long long)a->first_nonzeros, a->first_slice, a->first_seconds);
+}
+
 void optimal_improve_print(const opt_answer *a, int width, int colons)
 {
-    if (!a->improve_ran)
+    if (a->first_tried)
+        first_print(a, width, colons);
+    if (!a->improve_ran) {
+        if (a->first_tried) {
+            label("answer from", width, colons);
+            printf("%s\n", opt_answer_from(a) ? opt_answer_from(a) : "none");
+        }
         return;
+    }
     label("improved", width, colons);
     printf("%s (%.9g ms) by the window search: %u of %u windows improved it, to "
            "%.9g ms, in %.1f s%s\n", a->improve_from ? a->improve_from : "the seed",
@@ -46,5 +67,17 @@ json_t *optimal_improve_json(const opt_answer *a)
     json_object_set_new(o, "windows_failed", json_integer(a->improve_failed));
     json_object_set_new(o, "seconds", json_real(a->improve_seconds));
     json_object_set_new(o, "converged", json_boolean(a->improve_converged));
+    return o;
+}
+
+json_t *optimal_first_json(const opt_answer *a)
+{
+    if (!a->first_tried)
+        return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "proved", json_boolean(a->first_proved));
+    json_object_set_new(o, "seconds", json_real(a->first_seconds));
+    json_object_set_new(o, "slice", json_real(a->first_slice));
+    json_object_set_new(o, "program_nonzeros", json_integer((json_int_t)a->first_nonzeros));
     return o;
 }

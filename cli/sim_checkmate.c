@@ -80,7 +80,8 @@ static void usage(FILE *f)
             "                    stop: a solver that overruns is killed, docs/optimal.md);\n"
             "                    checkmate first improves its seed by the window search (small\n"
             "                    programs over windows of the schedule), as 'optimal' does,\n"
-            "                    and says where the answer came from\n"
+            "                    unless CBC proves a small program whole in a tenth of the\n"
+            "                    limit first, and says where the answer came from\n"
             "  --no-improve      with --time-limit, no window search (seed, LP and CBC only)\n"
             "  --seed-policies L eviction policies run at the same budget (default\n"
             "                    dtr,dtr-eq,msps,lru; 'none'), as in 'optimal': on an op-level\n"
@@ -183,11 +184,18 @@ static void print_text(const ck_run *k)
     }
     if (k->a.seeded && k->a.seed_from)
         printf("seed from        %s\n", k->a.seed_from);
-    printf("search           %s\n", !strcmp(k->search, "windows")
-                                        ? "the window search first, then the LP and CBC"
+    /* with the window search on, a small program goes to CBC first (opt_first.h) */
+    const char *windows = k->a.first_proved
+                              ? "CBC on the whole program first, which proved the answer: "
+                                "no window search"
+                          : k->a.first_tried
+                              ? "CBC on the whole program first, then the window search, the "
+                                "LP and CBC"
+                              : "the window search first, then the LP and CBC";
+    printf("search           %s\n", !strcmp(k->search, "windows") ? windows
                                     : strcmp(k->policy, "checkmate") ? "none (the LP's rounding)"
                                                                      : "none (seed, LP and CBC)");
-    if (k->a.improve_ran)
+    if (k->a.improve_ran || k->a.first_tried)
         optimal_improve_print(&k->a, 17, 0);
     else if (k->a.schedule)
         printf("answer from      %s\n", k->answer_from ? k->answer_from
@@ -238,6 +246,7 @@ static int print_json(const ck_run *k)
                         json_string(k->a.seed_from) : json_null());
     json_object_set_new(o, "search", json_string(k->search));
     json_object_set_new(o, "improvement", optimal_improve_json(&k->a));
+    json_object_set_new(o, "solver_first", optimal_first_json(&k->a));
     json_object_set_new(o, "answer_from", k->answer_from ? json_string(k->answer_from)
                                                           : json_null());
     json_object_set_new(o, "heuristics", optimal_seeds_json(&k->seeds));

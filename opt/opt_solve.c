@@ -10,6 +10,7 @@
 
 #include "opt_bound.h"
 #include "opt_child.h"
+#include "opt_first.h"
 #include "opt_lns.h"
 #include "opt_moccasin.h"
 #include "opt_program.h"
@@ -211,16 +212,22 @@ static int wants_improve(const opt_request *rq)
            rq->formulation == OPT_FORM_CHECKMATE;
 }
 
+/* The search's widest window (nonzeros): OPT_LNS_MAX_NONZEROS, or less where the memory cap
+ * allows less (each window's program stays under the cap too, item 4). */
+static double widest_window_nonzeros(void)
+{
+    double cap_nz = opt_size_memory_cap() / opt_solver_bytes_per_nonzero();
+    return cap_nz < OPT_LNS_MAX_NONZEROS ? cap_nz : OPT_LNS_MAX_NONZEROS;
+}
+
 /* Issue 28, item 3: improves s (the best seed, named name) in place by the window search for
  * up to share of the time left, and says so in a (adding to an earlier run's counts). */
 static int improve_seed(const opt_graph *g, uint64_t act, const opt_request *rq, double t0,
                         double share, opt_schedule *s, const char *name, opt_answer *a,
                         gms_error *err)
 {
-    /* each window's program stays under the memory cap too (item 4) */
-    double cap_nz = opt_size_memory_cap() / opt_solver_bytes_per_nonzero();
     opt_lns_opts o = {.seconds = share * remaining(rq, t0), .log = rq->log,
-                      .max_nonzeros = cap_nz < OPT_LNS_MAX_NONZEROS ? cap_nz : 0};
+                      .max_nonzeros = widest_window_nonzeros()};
     opt_lns_result r;
     int rc = opt_lns_improve(g, act, s, &o, &r, err);
     if (rc)
@@ -622,32 +629,131 @@ static int lp_then(const opt_graph *g, const opt_request *rq, uint64_t act, doub
     return 0;
 }
 
+/* rq with one more seed, s named name: *out is rq's copy, its seed arrays (*seeds, *names,
+ * the caller frees them) rq's and s. */
+static int add_seed(const opt_request *rq, const opt_schedule *s, const char *name,
+                    opt_request *out, const opt_schedule ***seeds, const char ***names,
+                    gms_error *err)
+{
+    uint32_t n = rq->n_seeds + 1;
+    *seeds = malloc(n * sizeof **seeds);
+    *names = malloc(n * sizeof **names);
+    if (!*seeds || !*names) {
+        free(*seeds), free(*names);
+        *seeds = NULL, *names = NULL;
+        return gms_error_set(err, GMS_ENOMEM, "out of memory");
+    }
+    for (uint32_t k = 0; k + 1 < n; k++) {
+        (*seeds)[k] = rq->seeds[k];
+        (*names)[k] = rq->seed_names ? rq->seed_names[k] : "given";
+    }
+    (*seeds)[n - 1] = s;
+    (*names)[n - 1] = name;
+    *out = *rq;
+    out->seeds = *seeds;
+    out->seed_names = *names;
+    out->n_seeds = n;
+    return 0;
+}
+
 /* lp_then with one more seed, s (the window search's schedule, "window-search", which the
  * search may go on improving while the LP is stopped). */
 static int solve_with_seed(const opt_graph *g, const opt_request *rq, uint64_t act, double t0,
                            const opt_bound_result *bb, opt_schedule *s, opt_answer *a,
                            gms_error *err)
 {
-    uint32_t n = rq->n_seeds + 1;
-    const opt_schedule **seeds = malloc(n * sizeof *seeds);
-    const char **names = malloc(n * sizeof *names);
-    if (!seeds || !names) {
-        free(seeds), free(names);
+    opt_request rq2;
+    const opt_schedule **seeds;
+    const char **names;
+    int rc = add_seed(rq, s, "window-search", &rq2, &seeds, &names, err);
+    if (rc) {
         opt_answer_clear(a);
-        return gms_error_set(err, GMS_ENOMEM, "out of memory");
+        return rc;
     }
-    for (uint32_t k = 0; k + 1 < n; k++) {
-        seeds[k] = rq->seeds[k];
-        names[k] = rq->seed_names ? rq->seed_names[k] : "given";
-    }
-    seeds[n - 1] = s;
-    names[n - 1] = "window-search";
-    opt_request rq2 = *rq;
-    rq2.seeds = seeds;
-    rq2.seed_names = names;
-    rq2.n_seeds = n;
-    int rc = lp_then(g, &rq2, act, t0, bb, s, a, err);
+    rc = lp_then(g, &rq2, act, t0, bb, s, a, err);
     free(seeds), free(names);
+    return rc;
+}
+
+/* CBC on the whole program first, for plan's slice (opt_first.h): the LP and the MILP as
+ * without the window search, under the slice. A proof (optimal or infeasible) is the answer,
+ * in *a; otherwise *a keeps only what the slice did (a->first_*) and *best gets the slice's
+ * schedule (NULL when it has none), which seeds the window search. */
+static int solver_first(const opt_graph *g, const opt_request *rq, uint64_t act, double t0,
+                        const opt_bound_result *bb, const opt_first_plan *plan, opt_answer *a,
+                        opt_schedule **best, gms_error *err)
+{
+    *best = NULL;
+    double start = now_s();
+    opt_request rq1 = *rq;
+    rq1.improve = 0;
+    rq1.time_limit = (start - t0) + plan->seconds;
+    opt_answer a1 = *a; /* opt_solve's first values, no schedule yet */
+    int rc = lp_then(g, &rq1, act, t0, bb, NULL, &a1, err);
+    if (rc)
+        return rc;
+    int proved = !a1.killed_at_limit &&
+                 (a1.status == OPT_STATUS_OPTIMAL || a1.status == OPT_STATUS_INFEASIBLE);
+    if (proved) {
+        *a = a1;
+    } else {
+        *best = a1.schedule;
+        a1.schedule = NULL;
+        opt_answer_clear(&a1);
+    }
+    a->first_tried = 1;
+    a->first_proved = proved;
+    a->first_slice = plan->seconds;
+    a->first_seconds = now_s() - start;
+    a->first_nonzeros = plan->nonzeros;
+    return 0;
+}
+
+/* The window search from the best seed (rq's), then the LP and CBC from its schedule. */
+static int search_then_lp(const opt_graph *g, const opt_request *rq, uint64_t act, double t0,
+                          const opt_bound_result *bb, opt_answer *a, gms_error *err)
+{
+    const char *name = NULL;
+    opt_schedule *s = seed_schedule(g, act, rq, NULL, NULL, &name);
+    int rc = s ? improve_seed(g, act, rq, t0, improve_share(rq), s, name, a, err) : 0;
+    if (rc == 0 && s)
+        rc = solve_with_seed(g, rq, act, t0, bb, s, a, err);
+    else if (rc == 0)
+        rc = lp_then(g, rq, act, t0, bb, NULL, a, err);
+    else
+        opt_answer_clear(a);
+    opt_schedule_free(s);
+    return rc;
+}
+
+/* A time-limited MILP with the window search (wants_improve): CBC first on a small program
+ * (opt_first.h); the search where that proved nothing, from CBC's best schedule too. */
+static int improve_then_lp(const opt_graph *g, const opt_request *rq, uint64_t act, double t0,
+                           const opt_bound_result *bb, opt_answer *a, gms_error *err)
+{
+    opt_size sz;
+    opt_size_program(g, &sz);
+    opt_first_plan plan;
+    opt_first_plan_for(&sz, rq->time_limit, opt_first_max_nonzeros(widest_window_nonzeros()),
+                       &plan);
+    if (!plan.first)
+        return search_then_lp(g, rq, act, t0, bb, a, err);
+    opt_schedule *cbc = NULL;
+    int rc = solver_first(g, rq, act, t0, bb, &plan, a, &cbc, err);
+    if (rc || a->first_proved)
+        return rc;
+    if (!cbc)
+        return search_then_lp(g, rq, act, t0, bb, a, err);
+    opt_request rq2;
+    const opt_schedule **seeds;
+    const char **names;
+    rc = add_seed(rq, cbc, OPT_FIRST_SEED_NAME, &rq2, &seeds, &names, err);
+    if (rc == 0)
+        rc = search_then_lp(g, &rq2, act, t0, bb, a, err);
+    else
+        opt_answer_clear(a);
+    free(seeds), free(names);
+    opt_schedule_free(cbc);
     return rc;
 }
 
@@ -713,19 +819,8 @@ int opt_solve(const opt_graph *g, const opt_request *rq, opt_answer *a, gms_erro
      * program, so it is the search, and the LP and CBC get what it leaves (measured: on the
      * unet log at 0.5 a finished LP and 280 s of CBC after it found nothing, where the
      * windows kept improving; docs/benchmarks.md). Its schedule joins the seeds */
-    if (wants_improve(rq)) {
-        const char *name = NULL;
-        opt_schedule *s = seed_schedule(g, act, rq, NULL, NULL, &name);
-        int irc = s ? improve_seed(g, act, rq, t0, improve_share(rq), s, name, a, err) : 0;
-        if (irc == 0 && s)
-            irc = solve_with_seed(g, rq, act, t0, &bb, s, a, err);
-        else if (irc == 0)
-            irc = lp_then(g, rq, act, t0, &bb, NULL, a, err);
-        else
-            opt_answer_clear(a);
-        opt_schedule_free(s);
-        return irc;
-    }
+    if (wants_improve(rq))
+        return improve_then_lp(g, rq, act, t0, &bb, a, err);
     return lp_then(g, rq, act, t0, &bb, NULL, a, err);
 }
 
@@ -735,5 +830,7 @@ const char *opt_answer_from(const opt_answer *a)
         return NULL;
     if (!a->seeded || a->objective < a->seed_objective - 1e-9 * fabs(a->seed_objective))
         return "solver";
+    if (a->seed_from && !strcmp(a->seed_from, OPT_FIRST_SEED_NAME))
+        return "solver"; /* CBC's schedule from its first slice (opt_first.h) */
     return a->seed_from && !strcmp(a->seed_from, "window-search") ? "window-search" : "seed";
 }

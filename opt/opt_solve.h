@@ -40,7 +40,9 @@ typedef struct opt_request {
     uint32_t n_seeds;
     int round;               /* round the search's LP solutions (opt_solve.c): opt-in, CBC
                               * 2.10.8's preprocessing crashed on a program with the hook */
-    int improve;             /* a time-limited MILP (Checkmate's program) first improves its
+    int improve;             /* a time-limited MILP (Checkmate's program) gives CBC the whole
+                              * program first when it is small (opt_first.h: a proof is the
+                              * answer), else improves its
                               * seed by the window search (opt_lns.h) for up to improve_share
                               * of the limit, less when it converges; then (with time left)
                               * the LP gets half the time left, and when it is stopped the
@@ -96,6 +98,13 @@ typedef struct opt_answer {
     uint32_t improve_windows, improve_improved, improve_failed;
     double improve_seconds;
     int improve_converged;
+    /* CBC on the whole program before the window search (opt_first.h): tried, under which
+     * slice (s), for how long, on a program of how many nonzeros, and whether it proved the
+     * answer (optimal or infeasible; then no window search ran). Not proved: the search went
+     * on, its seeds including CBC's best schedule (OPT_FIRST_SEED_NAME) */
+    int first_tried, first_proved;
+    double first_slice, first_seconds;
+    uint64_t first_nonzeros;
     /* INFEASIBLE: what the smallest feasible budget needs */
     uint64_t floor;         /* no budget below this can work (largest node with its inputs) */
     uint32_t floor_node;
@@ -104,9 +113,9 @@ typedef struct opt_answer {
 
 int opt_solve(const opt_graph *g, const opt_request *rq, opt_answer *a, gms_error *err);
 
-/* Where a's schedule came from: "solver" (cheaper than every seed), "window-search" (the seed
- * improved by the window search, opt_lns.h), "seed", or NULL without a schedule. A static
- * string. */
+/* Where a's schedule came from: "solver" (cheaper than every seed, or CBC's own schedule from
+ * its first slice, opt_first.h), "window-search" (the seed improved by the window search,
+ * opt_lns.h), "seed", or NULL without a schedule. A static string. */
 const char *opt_answer_from(const opt_answer *a);
 void opt_answer_clear(opt_answer *a);
 

@@ -6,6 +6,9 @@
 # budget and costs what it says; --no-improve and an unlimited solve run no window search.
 # shellcheck source=tests/cli/opt/lib.sh
 . "$(dirname "$0")/lib.sh"
+# this test pins the window search itself: the chain's program (5,230 nonzeros) would go to
+# CBC whole first, which proves it (opt_first.h; tests/cli/opt/solver_first_cli.sh)
+export GMS_OPT_SOLVER_FIRST_NONZEROS=0
 python3 - <<'PY'
 import json
 L = 12; n = 2 * L; nodes = []
