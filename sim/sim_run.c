@@ -187,7 +187,9 @@ static void evict(sim_view *v, uint32_t s, int eager)
 {
     const sim_trace *tr = v->tr;
     if (SIM_REGIONS_PENDING(v)) {
-        if (v->sw.on) /* swaps change flags the regions do not follow: everything now */
+        /* once storages may be away, their flags change without region updates:
+         * everything now (before the first swap-out, as in a run without swaps) */
+        if (sim_swap_started(&v->sw))
             sim_regions_flush(v);
         else
             sim_regions_before_evict(v, s);
