@@ -10,6 +10,10 @@
  * sets of a run write most of every chunk, and a fault per page cost a fifth of DenseNet's
  * replay (issue 26) */
 #define CHUNK_WORDS (UINT64_C(1) << 17)
+/* The first chunk of a pool, 32 KiB; each next one twice the last, up to CHUNK_WORDS. A
+ * small trace's regions fill a few tens of KiB: populating a whole MiB for them was half
+ * the wall time of capuchin's run on the unet log (the kernel zeroing pages nobody used). */
+#define FIRST_CHUNK_WORDS (UINT64_C(1) << 12)
 
 #ifndef GMS_SIM_SET_POOL_MALLOC
 
@@ -36,15 +40,19 @@ uint64_t *sim_set_pool_get(sim_set_pool *p, uint32_t n)
      * class holds one size and needs no rounding: up to 2x less memory for the regions of
      * traces small enough for full sets */
     uint64_t size = sim_set_pool_windowed(p) ? UINT64_C(1) << c : n;
-    if (p->left < size) { /* the rest of the chunk (< 4096 words) is left unused */
-        uint64_t *chunk = malloc(CHUNK_WORDS * sizeof *chunk);
+    if (p->left < size) { /* the rest of the chunk is left unused */
+        uint64_t words = p->chunk_words ? p->chunk_words : FIRST_CHUNK_WORDS;
+        if (words < size + 1) /* a full-layout universe larger than the chunk */
+            words = size + 1;
+        uint64_t *chunk = malloc(words * sizeof *chunk);
         if (!chunk)
             return NULL;
-        sim_prefault(chunk, CHUNK_WORDS * sizeof *chunk);
+        sim_prefault(chunk, words * sizeof *chunk); /* from 1 MiB on (sim_prefault.h) */
         memcpy(chunk, &p->chunks, sizeof(uint64_t *)); /* the chunk list */
         p->chunks = chunk;
         p->next = chunk + 1;
-        p->left = CHUNK_WORDS - 1;
+        p->left = words - 1;
+        p->chunk_words = words < CHUNK_WORDS ? 2 * words : words;
     }
     b = p->next;
     p->next += size;

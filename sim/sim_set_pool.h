@@ -2,7 +2,8 @@
  * sim_set_pool: where sim_set takes its words from during a run. DTR's regions create and
  * drop millions of small windowed bitsets (issue 15: ~3.5M malloc/free pairs on the 1M-op
  * GPT trace); the pool keeps a free list per power-of-two block size, carves new blocks
- * from large chunks and gives everything back at once when the run ends.
+ * from large chunks (32 KiB first, doubling to 1 MiB, so that a small trace's regions do
+ * not pay for a MiB of pages) and gives everything back at once when the run ends.
  *
  * A block of n words comes from the class 2^ceil(log2 n); the caller gives n back with the
  * block (sim_set knows it: its wcap). In the full layout every block is the universe's size
@@ -24,6 +25,7 @@ typedef struct sim_set_pool {
     uint64_t *chunks;    /* chunks, linked through their first word */
     uint64_t *next;      /* the unused rest of the newest chunk */
     uint64_t left;       /* its words */
+    uint64_t chunk_words; /* the next chunk's size (0: the first chunk's): chunks double */
     uint64_t n_big;      /* blocks above SIM_SET_POOL_MAX_WORDS handed out, not given back */
     /* the universe its sets share, words << 1, | 1 for the windowed layout: kept here, not
      * in each set, so that an all-zero sim_set is a valid empty one and a million storages'
