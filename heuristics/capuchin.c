@@ -266,7 +266,9 @@ const sim_policy pol_capuchin = {
     .name = "capuchin",
     .description = "Capuchin-style: swap what can come back in time (prefetched), else "
                    "recompute by MSPS",
-    .needs = SIM_NEEDS_REGIONS | SIM_NEEDS_SWAP | SIM_NEEDS_MSPS_SCORES,
+    /* it reads reverse region costs only (MSPS's price) */
+    .needs = SIM_NEEDS_REGIONS | SIM_NEEDS_SWAP | SIM_NEEDS_MSPS_SCORES |
+             SIM_NEEDS_REV_REGIONS_ONLY,
     .choose = cap_choose,
     .init = cap_init,
     .free = cap_free,

@@ -70,6 +70,10 @@ enum {
      * for msps itself, so that sim_view_msps_last_min answers without scoring the pool
      * (capuchin, issue 26). Not for plugins. */
     SIM_NEEDS_MSPS_SCORES = 1u << 6,
+    /* With SIM_NEEDS_REGIONS: the policy and every hook of it read reverse region costs only,
+     * never sim_view_region_fwd_cost, so the engine keeps forward regions as frontiers only,
+     * without interiors or sums, as for msps's own scan (capuchin). Not for plugins. */
+    SIM_NEEDS_REV_REGIONS_ONLY = 1u << 7,
 };
 
 /* What happens to a victim (sim_policy.action). */

@@ -446,6 +446,9 @@ extern int sim_region_by_difference, sim_region_exact_check;
  * rebuild request (sim_regions.c, defer_rev); 0: absorbed at once. Same results. */
 extern int sim_region_defer_absorbs;
 extern uint64_t sim_region_exact_taken, sim_region_exact_diff;
+/* Counts the evictions that found reverse rebuilds pending and left them for the next flush
+ * (sim_regions_before_evict; tests). */
+extern uint64_t sim_region_evict_waits;
 /* Once, right after allocating fwd/rev/rcomp (zeroed): the regions are then as
  * sim_regions_reset leaves them. */
 void sim_regions_init(sim_view *v);

@@ -47,6 +47,7 @@ int sim_region_defer_absorbs = 1;
 #define SIM_DEFER_MAX 64
 int sim_region_exact_check;
 uint64_t sim_region_exact_taken, sim_region_exact_diff;
+uint64_t sim_region_evict_waits;
 
 void sim_regions_init(sim_view *v)
 {
@@ -518,7 +519,9 @@ void sim_regions_on_evict(sim_view *v, uint32_t s)
     for (sim_set_iter_init(&it, &v->rev[s].frontier); sim_set_iter_next(&it, &x);)
         if (!(v->fl[x] & SIM_FL_PINNED))
             absorb(v, &v->fwd[x], sim_rcomp(v, x, 1), s, &v->fwd[s], 1, v->fwd_frontier_only);
-    /* with swaps, flags change that the regions do not follow: no deferral (evict) */
+    /* with swaps, flags change that the regions do not follow: no deferral (evict). Before
+     * the first swap-out (sim_swap_started) it would be exact, as in a plain run, but on the
+     * GPT synth capuchin's walks at the flushes then cost more than the absorbs they save */
     int defer = sim_region_defer && sim_region_defer_absorbs && !v->sw.on;
     for (sim_set_iter_init(&it, &v->fwd[s].frontier); sim_set_iter_next(&it, &x);) {
         if ((v->fl[x] & SIM_FL_PINNED) || (v->n_rev_pend && v->rev_pend_on[x]))
@@ -869,7 +872,10 @@ static void defer_rev(sim_view *v, const uint32_t *bases, uint32_t n)
  * to do now wait for the next choice, and merge (issue 15). */
 void sim_regions_before_evict(sim_view *v, uint32_t s)
 {
-    if (!v->n_rev_pend || !v->rev_pend_on[s])
+    if (!v->n_rev_pend)
+        return;
+    sim_region_evict_waits++;
+    if (!v->rev_pend_on[s])
         return;
     v->rev_pend_on[s] = 0; /* its entry in rev_pend is skipped by the flush */
     rebuild(v, s, 0);

@@ -187,7 +187,9 @@ static void evict(sim_view *v, uint32_t s, int eager)
 {
     const sim_trace *tr = v->tr;
     if (SIM_REGIONS_PENDING(v)) {
-        if (v->sw.on) /* swaps change flags the regions do not follow: everything now */
+        /* once storages may be away, their flags change without region updates:
+         * everything now (before the first swap-out, as in a run without swaps) */
+        if (sim_swap_started(&v->sw))
             sim_regions_flush(v);
         else
             sim_regions_before_evict(v, s);
@@ -744,13 +746,15 @@ static int reset(sim_view *v, const sim_config *cfg, int allow_no_upkeep, gms_er
             return gms_error_set(err, GMS_ENOMEM, "out of memory for the pool's bounds");
         v->scores_as = SIM_SCORE_CUSTOM; /* a policy may ask during the run (sim_choose.c) */
     }
-    /* nothing reads forward interiors or sums: MSPS's own scan, no hook that could ask
-     * sim_view_region_fwd_cost, no planner. Either set layout: the memoised and swept
-     * rebuilds are reverse ones, which never read a forward region */
-    v->fwd_frontier_only = v->regions_on && v->pol->score_kind == SIM_SCORE_MSPS &&
-                           !v->pol->choose && cfg->sample == 0 && !v->pol->on_evict &&
-                           !v->pol->on_remat && !v->pol->on_access && !v->pol->on_iteration &&
-                           !v->pol->action && !cfg->planner;
+    /* nothing reads forward interiors or sums: MSPS's own scan with no hook that could ask
+     * sim_view_region_fwd_cost, or a policy that declares it never asks, and no planner.
+     * Either set layout: the memoised and swept rebuilds are reverse ones, which never read
+     * a forward region */
+    int msps_scan_alone = v->pol->score_kind == SIM_SCORE_MSPS && !v->pol->choose &&
+                          !v->pol->on_evict && !v->pol->on_remat && !v->pol->on_access &&
+                          !v->pol->on_iteration && !v->pol->action;
+    v->fwd_frontier_only = v->regions_on && cfg->sample == 0 && !cfg->planner &&
+                           (msps_scan_alone || (v->pol->needs & SIM_NEEDS_REV_REGIONS_ONLY));
     if (sim_streams_reset(v, err))
         return -1;
     return sim_mem_reset(v, err);

@@ -2,6 +2,7 @@
  * sim_view: what a policy may read about a running simulation (policy.h), and the score
  * arithmetic that makes C scores equal simrd's Python ones bit for bit.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,8 @@ uint64_t sim_view_compute(const sim_view *v, uint32_t s)
 
 uint64_t sim_view_region_fwd_cost(const sim_view *v, uint32_t s)
 {
+    /* forward sums are not kept for a policy that declared it never reads them */
+    assert(!v->fwd_frontier_only);
     if (SIM_REGIONS_PENDING(v)) /* a hook reading between choices: rebuild now */
         sim_regions_flush((sim_view *)v);
     return v->regions_on ? v->rcomp[2 * (size_t)s] : 0;

@@ -80,4 +80,13 @@ void sim_swap_wait_args(struct sim_view *v, uint32_t o);
 /* Storage s became resident by recomputation, or its last reference died while it was not
  * resident: its host copy (or queued swap-out) is no longer needed. */
 void sim_swap_forget(struct sim_view *v, uint32_t s);
+
+/* 1 once this run has queued a swap-out; until then every storage is on the device (no
+ * SIM_FL_HOST, no host copy to forget), so an eviction may leave the pending reverse
+ * rebuilds waiting for the next flush as in a plain run (sim_run.c, evict): capuchin's and
+ * hybrid's runs that free memory by drops alone. */
+static inline int sim_swap_started(const sim_streams *sw)
+{
+    return sw->on && sw->swaps_out != 0;
+}
 #endif

@@ -119,6 +119,45 @@ START_TEST(test_deferred_and_eager_absorbs_give_identical_runs)
 }
 END_TEST
 
+/* A swapping policy's run is a plain one for the regions until its first swap-out (no
+ * storage is away from the device before it): an eviction rebuilds only its own pending
+ * reverse region and leaves the others waiting for the next flush, and from the first swap
+ * on every eviction flushes them all. On random DAGs where capuchin and hybrid-mix drop
+ * before they swap, full and windowed sets: evictions leave rebuilds waiting, and the runs
+ * are those with every reverse rebuild done at once (sim_region_defer 0), event for event. */
+START_TEST(test_swapping_runs_defer_rebuilds_until_their_first_swap)
+{
+    static const char *const swapping[2] = {"capuchin", "hybrid-mix"};
+    static const double budgets[3] = {0.5, 0.7, 0.9};
+    uint32_t saved_max = sim_region_bitset_max;
+    uint64_t waits[2] = {0, 0};
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        sim_trace *t = seed % 2 ? random_dag(seed + 260, 800) : random_dag_inplace(seed + 30, 800);
+        for (int w = 0; w < 2; w++)
+            for (int p = 0; p < 2; p++)
+                for (int k = 0; k < 3; k++) {
+                    sim_region_bitset_max = w ? 0 : saved_max;
+                    sim_result a, b;
+                    sim_region_defer = 0;
+                    uint64_t ha = hash_policy_run(t, swapping[p], budgets[k], &a);
+                    sim_region_defer = 1;
+                    sim_region_evict_waits = 0;
+                    uint64_t hb = hash_policy_run(t, swapping[p], budgets[k], &b);
+                    waits[p] += sim_region_evict_waits;
+                    ck_assert_msg(ha == hb, "seed %llu %s at %g (windowed %d): runs differ",
+                                  (unsigned long long)seed, swapping[p], budgets[k], w);
+                    ck_assert_uint_eq(a.clock, b.clock);
+                    ck_assert_uint_eq(a.swaps_out, b.swaps_out);
+                    ck_assert_uint_eq(a.candidates, b.candidates);
+                }
+        sim_trace_free(t);
+    }
+    sim_region_bitset_max = saved_max;
+    ck_assert_uint_gt(waits[0], 100);
+    ck_assert_uint_gt(waits[1], 10); /* hybrid-mix swaps sooner */
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("regions_exact_sum");
@@ -127,6 +166,7 @@ int main(void)
     tcase_add_test(tc, test_sums_claimed_exact_are_the_interiors_sums);
     tcase_add_test(tc, test_absorbs_by_difference_and_one_by_one_give_identical_runs);
     tcase_add_test(tc, test_deferred_and_eager_absorbs_give_identical_runs);
+    tcase_add_test(tc, test_swapping_runs_defer_rebuilds_until_their_first_swap);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

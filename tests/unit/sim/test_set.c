@@ -231,6 +231,48 @@ START_TEST(test_pool_chunks_start_small_and_double_to_a_megabyte)
 }
 END_TEST
 
+/* A pool starts with a small chunk (a small trace's regions need a few tens of KiB, and a
+ * MiB populated for them cost more than the run) and carves later ones ever larger: blocks
+ * from many chunks stay distinct and writable, full-layout universes larger than the first
+ * chunk included, and the pool starts small again after it gave everything back. */
+START_TEST(test_pool_chunks_start_small_and_grow)
+{
+#ifndef GMS_SIM_SET_POOL_MALLOC
+    for (int round = 0; round < 2; round++) {
+        sim_set_pool pool = {0};
+        sim_set_pool_layout(&pool, 6000, 0); /* full: 6,000-word blocks, over 4096 */
+        uint64_t *a = sim_set_pool_get(&pool, 6000), *b = sim_set_pool_get(&pool, 6000);
+        ck_assert_ptr_nonnull(a);
+        ck_assert_ptr_nonnull(b);
+        for (uint32_t w = 0; w < 6000; w++) {
+            a[w] = w;
+            b[w] = ~(uint64_t)w;
+        }
+        for (uint32_t w = 0; w < 6000; w++) {
+            ck_assert_uint_eq(a[w], w);
+            ck_assert_uint_eq(b[w], ~(uint64_t)w);
+        }
+        sim_set_pool_free(&pool);
+        sim_set_pool_layout(&pool, UNIVERSE_WORDS, 1);
+        ck_assert_ptr_nonnull(sim_set_pool_get(&pool, 1));
+        ck_assert_uint_lt(pool.left, 8192); /* the first chunk: 64 KiB, not a MiB */
+        enum { N = 2000 };
+        static uint64_t *blk[N];
+        for (int i = 0; i < N; i++) { /* 64 words each: 128k words, chunks up to 1 MiB */
+            blk[i] = sim_set_pool_get(&pool, 64);
+            ck_assert_ptr_nonnull(blk[i]);
+            for (uint32_t w = 0; w < 64; w++)
+                blk[i][w] = (uint64_t)i << 8 | w;
+        }
+        for (int i = 0; i < N; i++)
+            for (uint32_t w = 0; w < 64; w++)
+                ck_assert_uint_eq(blk[i][w], (uint64_t)i << 8 | w);
+        sim_set_pool_free(&pool);
+    }
+#endif
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim_set");
@@ -241,6 +283,7 @@ int main(void)
     tcase_add_test(tc, test_pool_reuses_blocks_per_size_class);
     tcase_add_test(tc, test_full_pool_blocks_are_not_rounded_up);
     tcase_add_test(tc, test_pool_chunks_start_small_and_double_to_a_megabyte);
+    tcase_add_test(tc, test_pool_chunks_start_small_and_grow);
     suite_add_tcase(s, tc);
     return gms_check_run(s);
 }

@@ -9,6 +9,7 @@
 
 #include "check_run.h"
 #include "graph.h"
+#include "random_dag.h"
 #include "run_hash.h"
 #include "sim_internal.h" /* sim_region_bitset_max, sim_region_defer */
 #include "sim_pool_bound.h" /* sim_pkb_bounds */
@@ -406,6 +407,48 @@ START_TEST(test_capuchin_bounded_pass_chooses_like_the_plain_pass)
 }
 END_TEST
 
+/* The evictions of a run so far whose forward regions were kept as frontiers only: a
+ * paths_case.probe, bumped by the on_evict hook frontier_probe (which changes no choice). */
+static uint64_t frontier_only_evictions;
+
+static void frontier_probe(const sim_view *v, uint32_t s, int eager, void *state)
+{
+    (void)s, (void)eager, (void)state;
+    frontier_only_evictions += v->fwd_frontier_only != 0;
+}
+
+/* capuchin reads reverse region costs only (SIM_NEEDS_REV_REGIONS_ONLY), so its forward
+ * regions are kept as frontiers only, without interiors or sums: it must replay as with them
+ * kept in full, event for event, with the same swaps and candidates, on a chain and random
+ * DAGs (in-place ops among them), full and windowed regions, four budgets. */
+START_TEST(test_capuchin_replays_alike_with_forward_frontiers_only)
+{
+    sim_trace *traces[4];
+    gms_error err = {0};
+    ck_assert_int_eq(sim_trace_chain(600, &traces[0], &err), 0);
+    traces[1] = random_dag_trace(31, 1500);
+    traces[2] = random_dag(32, 1200);
+    traces[3] = random_dag_inplace(33, 1200);
+    const double ratios[4] = {0.2, 0.4, 0.7, 0.9};
+    sim_policy pol[2] = {*pol_find("capuchin"), *pol_find("capuchin")};
+    ck_assert_ptr_null(pol[0].on_evict);
+    pol[0].needs &= ~(unsigned)SIM_NEEDS_REV_REGIONS_ONLY; /* forward regions in full */
+    pol[0].on_evict = pol[1].on_evict = frontier_probe;
+    paths_case c = {.policy = {&pol[0], &pol[1]},
+                    .what = "runs with full and frontier-only forward regions",
+                    .probe = &frontier_only_evictions,
+                    .link_gbps = 2,
+                    .windowed_too = 1};
+    paths_sums sum = paths_agree(traces, 4, ratios, 4, &c);
+    ck_assert_uint_gt(sum.evictions, 1000);
+    ck_assert_uint_gt(sum.swaps, 100);
+    ck_assert_uint_eq(sum.probe[0], 0);
+    ck_assert_uint_gt(sum.probe[1], 1000);
+    for (int i = 0; i < 4; i++)
+        sim_trace_free(traces[i]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim_paths");
@@ -420,6 +463,7 @@ int main(void)
     tcase_add_test(tc, test_msps_block_summaries_choose_like_the_slot_scan);
     tcase_add_test(tc, test_pool_bounds_choose_like_the_plain_scan);
     tcase_add_test(tc, test_capuchin_bounded_pass_chooses_like_the_plain_pass);
+    tcase_add_test(tc, test_capuchin_replays_alike_with_forward_frontiers_only);
     suite_add_tcase(s, tc);
     return gms_check_run(s);
 }
