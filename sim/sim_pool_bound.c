@@ -139,14 +139,31 @@ static inline int pkb_before(pkb_entry x, pkb_entry y)
     return x.bound < y.bound || (x.bound == y.bound && x.b > y.b);
 }
 
-/* The entry of h[0..n) that comes first (n > 0). A linear pass: a scan takes one to a few
- * blocks out of some tens, so this beats keeping a heap of them all. */
-static inline uint32_t pkb_first(const pkb_entry *h, uint32_t n)
+/* Whether a block with entry x can hold a member that beats the best so far, `best` at pool
+ * slot bpos: its bound is below best, or equal and the block lies after bpos's (the last of
+ * equal scores wins). A block that cannot never can again in this scan: best only goes down,
+ * and while it stays, bpos only moves later. */
+static inline int pkb_may_win(pkb_entry x, double best, uint32_t bpos)
 {
-    uint32_t f = 0;
-    for (uint32_t i = 1; i < n; i++)
-        if (pkb_before(h[i], h[f]))
-            f = i;
+    return !(x.bound > best || (x.bound == best && x.b < bpos / 64));
+}
+
+/* Keeps the entries of h[0..*n) that may still win (pkb_may_win), in place, and returns the
+ * index of the one that comes first among them (*n is then 0 when none is left). One pass
+ * after each visited block, so that the passes that follow the first visit run over the few
+ * blocks whose bounds reach the best found, not over all of them. */
+static inline uint32_t pkb_keep(pkb_entry *h, uint32_t *n, double best, uint32_t bpos)
+{
+    uint32_t k = 0, f = 0;
+    for (uint32_t i = 0; i < *n; i++) {
+        if (!pkb_may_win(h[i], best, bpos))
+            continue;
+        h[k] = h[i];
+        if (k > 0 && pkb_before(h[k], h[f]))
+            f = k;
+        k++;
+    }
+    *n = k;
     return f;
 }
 
@@ -223,8 +240,9 @@ static inline void acc_store(sim_view *v, unsigned kind, uint32_t b, const pkb_a
  * that may hold a zero (block z) no scan stops, so the state the plain scan has after those
  * blocks is their last minimum, which any visiting order finds when it compares positions on
  * ties: the blocks are visited least bound first (later block first among equal bounds), and
- * the visits end at a block whose bound is above the best, or equal to it in a block before
- * the best's (a tie there loses to the later member): every block left is one of those. So
+ * the visits end when every block left has a bound above the best, or equal to it in a block
+ * before the best's (a tie there loses to the later member): after each visit the list keeps
+ * only the others (pkb_keep), so the next picks run over a few blocks, not all. So
  * the many blocks that hold a member of the largest size (size) are skipped, as are all but
  * the oldest block (lru) and all but the few that hold the least scores (dtr's). From block z
  * on, the scan goes forwards as the plain one, from that state, skipping a block only when
@@ -246,6 +264,7 @@ static inline void acc_store(sim_view *v, unsigned kind, uint32_t b, const pkb_a
         pkb_acc acc;                                                                          \
         pkb_entry *h = v->pkb_heap;                                                           \
         (void)size, (void)scomp, (void)rcomp, (void)clock, (void)last;                        \
+        uint32_t f = 0; /* the entry that comes first */                                      \
         for (z = 0; z < nb; z++) { /* the blocks before z: their bounds */                    \
             if (!occ[z])                                                                      \
                 continue;                                                                     \
@@ -254,14 +273,13 @@ static inline void acc_store(sim_view *v, unsigned kind, uint32_t b, const pkb_a
             (void)bl, (void)br;                                                               \
             if (MAYZERO)                                                                      \
                 break;                                                                        \
-            h[nh++] = (pkb_entry){.bound = (BOUND), .b = z};                                  \
+            h[nh] = (pkb_entry){.bound = (BOUND), .b = z};                                    \
+            if (pkb_before(h[nh], h[f]))                                                      \
+                f = nh;                                                                       \
+            nh++;                                                                             \
         }                                                                                     \
-        while (nh > 0) { /* before z, least bound first */                                    \
-            uint32_t f = pkb_first(h, nh);                                                    \
+        while (nh > 0) { /* before z, least bound first, while a block may hold a winner */   \
             pkb_entry top = h[f];                                                             \
-            if (bi != SIM_NONE &&                                                             \
-                (top.bound > best || (top.bound == best && top.b < bpos / 64)))               \
-                break; /* neither this block nor any left holds a winner */                   \
             h[f] = h[--nh];                                                                   \
             uint32_t b = top.b, hi = b * 64 + 64 < n ? b * 64 + 64 : n;                       \
             acc_init(&acc);                                                                   \
@@ -283,6 +301,7 @@ static inline void acc_store(sim_view *v, unsigned kind, uint32_t b, const pkb_a
             acc_store(v, KIND, b, &acc, clock);                                               \
             if (plain)                                                                        \
                 break;                                                                        \
+            f = pkb_keep(h, &nh, best, bpos); /* (a visited block holds a member: bi set) */  \
         }                                                                                     \
         if (plain) { /* from the start, every member */                                      \
             z = 0, best = *best_cost, bi = SIM_NONE;                                          \
