@@ -12,63 +12,20 @@ typedef struct {
     uint32_t b;
 } pkb_entry;
 
-/* The keys of a block or sub-block from its k members m[] now (none: l INT64_MAX, r +inf),
- * into *kl and *kr, from their cached ratio keys: K the least ratio, L = now - K max((now -
- * l_i) / r_i), as folding each member with that K would give (sim_pkb_fold_stale), in one
- * pass. */
-static void keys_from(sim_view *v, int64_t *kl, double *kr, const uint32_t *m, uint32_t k)
+void sim_pkb_note_ratio(sim_view *v, uint32_t s, uint32_t i)
 {
-    const int64_t *last = v->last;
-    int64_t lm = INT64_MAX;
-    double rm = INFINITY;
-    if (v->pkb_kind == SIM_SCORE_LRU) {
-        for (uint32_t j = 0; j < k; j++)
-            lm = last[m[j]] < lm ? last[m[j]] : lm;
-        *kl = lm;
+    uint32_t sb = i >> 4;
+    double r = sim_pkb_ratio(v, s);
+    v->pkb_rs[s] = r;
+    v->pkb_r[i >> 6] = NAN; /* the block's keys: from its sub-blocks' when next read */
+    if (v->pkb_kind == SIM_SCORE_SIZE) {
+        if (r < v->pkb_sr[sb])
+            v->pkb_sr[sb] = r;
         return;
     }
-    double *rs = v->pkb_rs;
-    if (v->pkb_kind == SIM_SCORE_DTR) /* absorbs raised region sums unnoted: read them anew */
-        for (uint32_t j = 0; j < k; j++) {
-            double r = sim_pkb_ratio(v, m[j]);
-            rs[m[j]] = r;
-            v->pkb_ri[m[j]] = r == INFINITY ? 0 : 1 / r;
-        }
-    for (uint32_t j = 0; j < k; j++)
-        rm = rs[m[j]] < rm ? rs[m[j]] : rm;
-    *kr = !(rm >= 0) ? -INFINITY : rm; /* a NaN or negative ratio: never skipped */
-    if (v->pkb_kind == SIM_SCORE_SIZE || !(rm > 0) || rm == INFINITY)
-        return; /* L: unused, or the bound is 0, -inf or +inf whatever it is */
-    const double *ri = v->pkb_ri;
-    const uint64_t now = v->clock;
-    double mx = 0;
-    int never = 0;
-    for (uint32_t j = 0; j < k; j++) {
-        int64_t l = last[m[j]];
-        never |= l == INT64_MIN;
-        double x = (double)(now - (uint64_t)l) * ri[m[j]];
-        mx = x > mx ? x : mx;
-    }
-    *kl = never ? INT64_MIN : sim_pkb_l(now, rm * mx);
-}
-
-/* Block b's keys, and its four sub-blocks', from their members. */
-static void block_keys(sim_view *v, uint32_t b)
-{
-    uint32_t m[64];
-    uint32_t k = 0, hi = b * 64 + 64 < v->pool_len ? b * 64 + 64 : v->pool_len;
-    uint32_t first[5] = {0, 0, 0, 0, 0}; /* m[first[j] .. first[j + 1]): sub-block j's */
-    for (uint32_t i = b * 64; i < hi; i++) {
-        if (v->pool_ord[i] != SIM_NONE)
-            m[k++] = v->pool_ord[i];
-        first[(i - b * 64) / 16 + 1] = k;
-    }
-    for (uint32_t j = 1; j < 5; j++) /* sub-blocks past the pool's end: none */
-        first[j] = first[j] < first[j - 1] ? first[j - 1] : first[j];
-    keys_from(v, &v->pkb_l[b], &v->pkb_r[b], m, k);
-    for (uint32_t j = 0; j < 4; j++)
-        keys_from(v, &v->pkb_sl[4 * b + j], &v->pkb_sr[4 * b + j], m + first[j],
-                  first[j + 1] - first[j]);
+    double ri = r == INFINITY ? 0 : 1 / r;
+    v->pkb_ri[s] = ri;
+    sim_pkb_fold_stale(v, &v->pkb_sr[sb], &v->pkb_sl[sb], r, ri, v->last[s]);
 }
 
 int sim_pkb_reset(sim_view *v, unsigned kind)
@@ -109,14 +66,6 @@ int sim_pkb_reset(sim_view *v, unsigned kind)
     }
     v->pkb_kind = kind;
     return 0;
-}
-
-void sim_pkb_compacted(sim_view *v, uint32_t old_len)
-{
-    if (!sim_pkb_on(v))
-        return;
-    for (uint32_t b = 0; b < (old_len + 63) / 64; b++)
-        block_keys(v, b);
 }
 
 void sim_pkb_free(sim_view *v)
@@ -199,9 +148,11 @@ static uint64_t members_through(const sim_view *v, uint32_t i)
     return k + (uint64_t)__builtin_popcountll(v->pool_occ[i / 64] & m);
 }
 
-/* A sub-block's keys gathered while its members are scored, as keys_from gathers them from
- * its member list (same operations in the same order, so the same keys): kind is a constant
- * in each scan function, so the branches on it fold away. */
+/* A sub-block's keys from its members now (none: l INT64_MAX, r +inf), from their cached
+ * ratio keys: K the least ratio, L = now - K max((now - l_i) / r_i), as folding each member
+ * with that K would give (sim_pkb_fold_stale), gathered in one pass (acc_add per member, then
+ * acc_store), while a scan scores them or at a compaction; kind is a constant in each scan
+ * function, so the branches on it fold away there. */
 typedef struct {
     int64_t lm;
     double rm, mx;
@@ -237,7 +188,7 @@ static inline void acc_add(sim_view *v, unsigned kind, pkb_acc *a, uint32_t s, u
     a->mx = x > a->mx ? x : a->mx;
 }
 
-/* keys_from's last step: sub-block sb's keys from what acc_add gathered. */
+/* Sub-block sb's keys from what acc_add gathered. */
 static inline void acc_store(sim_view *v, unsigned kind, uint32_t sb, const pkb_acc *a,
                              uint64_t now)
 {
@@ -294,6 +245,30 @@ static inline void block_from_subs(sim_view *v, unsigned kind, uint32_t b, uint6
     v->pkb_l[b] = never ? INT64_MIN : sim_pkb_l(now, r * mx);
 }
 
+/* Block b's four sub-blocks' keys from their members, and the block's from theirs. */
+static void block_keys(sim_view *v, uint32_t b)
+{
+    const unsigned kind = v->pkb_kind;
+    for (uint32_t j = 0; j < 4; j++) {
+        uint32_t lo = b * 64 + 16 * j, hi = lo + 16 < v->pool_len ? lo + 16 : v->pool_len;
+        pkb_acc acc;
+        acc_init(&acc);
+        for (uint32_t i = lo; i < hi; i++)
+            if (v->pool_ord[i] != SIM_NONE)
+                acc_add(v, kind, &acc, v->pool_ord[i], v->clock);
+        acc_store(v, kind, 4 * b + j, &acc, v->clock);
+    }
+    block_from_subs(v, kind, b, v->pool_occ[b], v->clock);
+}
+
+void sim_pkb_compacted(sim_view *v, uint32_t old_len)
+{
+    if (!sim_pkb_on(v))
+        return;
+    for (uint32_t b = 0; b < (old_len + 63) / 64; b++)
+        block_keys(v, b);
+}
+
 /* The columns a scan reads, loaded once. */
 typedef struct {
     const uint32_t *ord;
@@ -347,6 +322,17 @@ static inline int keys_may_zero(unsigned kind, int64_t l, double r)
     default:
         return !(r > 0);
     }
+}
+
+/* Block b's bound now, its keys first rebuilt from its sub-blocks' where a note left them
+ * stale (pkb_r NaN: sim_pkb_note_ratio); in *may_zero whether they allow a zero score. */
+static inline double block_bound(sim_view *v, unsigned kind, uint32_t b, uint64_t w,
+                                 uint64_t now, int *may_zero)
+{
+    if (kind != SIM_SCORE_LRU && isnan(v->pkb_r[b]))
+        block_from_subs(v, kind, b, w, now);
+    *may_zero = keys_may_zero(kind, v->pkb_l[b], v->pkb_r[b]);
+    return keys_bound(kind, v->pkb_l[b], v->pkb_r[b], now);
 }
 
 /* The running choice of a scan: the best score, its storage and pool slot; whether a zero
@@ -471,9 +457,11 @@ scan_kind(sim_view *v, unsigned kind, double *best_cost, uint64_t *scored)
     for (z = 0; z < nb; z++) { /* the blocks before z: their bounds, and the first of them */
         if (!occ[z])
             continue;
-        if (keys_may_zero(kind, v->pkb_l[z], v->pkb_r[z]))
+        int may_zero;
+        double bound = block_bound(v, kind, z, occ[z], c.clock, &may_zero);
+        if (may_zero)
             break;
-        h[nh] = (pkb_entry){.bound = keys_bound(kind, v->pkb_l[z], v->pkb_r[z], c.clock), .b = z};
+        h[nh] = (pkb_entry){.bound = bound, .b = z};
         if (pkb_before(h[nh], h[f]))
             f = nh;
         nh++;
@@ -497,7 +485,8 @@ scan_kind(sim_view *v, unsigned kind, double *best_cost, uint64_t *scored)
         if (!w)
             continue;
         if (!plain) {
-            const double bound = keys_bound(kind, v->pkb_l[b], v->pkb_r[b], c.clock);
+            int may_zero;
+            const double bound = block_bound(v, kind, b, w, c.clock, &may_zero);
             if (bound > run.best && bound > 0) /* no member wins, none is zero */
                 continue;
         }

@@ -29,7 +29,9 @@
  * own bounds can hold the choice.
  *
  * Every write that can lower a member's keys folds it in through sim_pkb_note, which also
- * caches its ratio key (and its inverse) per storage for the visits: its entry into the pool,
+ * caches its ratio key (and its inverse) per storage for the visits (size's and dtr's fold
+ * into the sub-block and leave the block's keys stale, rebuilt from its sub-blocks' when a
+ * scan reads them: many notes between two choices cost one rebuild): its entry into the pool,
  * and every region sum rebuilt or copied (sim_mscore_update for the reverse ones, as MSPS's
  * cached scores; the forward rebuilds call it directly). Writes that only raise a score need
  * not: an absorb grows a sum (the cached ratio stays below it, still a bound), an access
@@ -81,7 +83,7 @@ static inline int64_t sim_pkb_l(uint64_t now, double q)
 }
 
 /* dtr-local and dtr: folds a member with ratio r (ri = 1 / r, 0 for +inf) and last access l
- * (now = v->clock) into the keys K (*kr) and L (*kl) of its block or sub-block, which promise
+ * (now = v->clock) into the keys K (*kr) and L (*kl) of its sub-block, which promise
  * K / (t - L) <= r_i / (t - l_i) for every member i at every t >= now: K <= r and
  * L <= now - K (now - l) / r (lowering K keeps the promise to the others: t - l_i >= 0). */
 static inline void sim_pkb_fold_stale(const sim_view *v, double *kr, int64_t *kl, double r,
@@ -102,6 +104,10 @@ static inline void sim_pkb_fold_stale(const sim_view *v, double *kr, int64_t *kl
         *kl = lj;
 }
 
+/* sim_pkb_note's part for the ratio keys (size, dtr-local, dtr), member s in pool slot i: out
+ * of line, so that the note stays small where it is inlined (every pool entry). */
+void sim_pkb_note_ratio(sim_view *v, uint32_t s, uint32_t i);
+
 /* Pool member s entered, or its compute or region sums were written: caches its ratio key
  * and folds it into the keys of its block (64 slots) and of its sub-block (16 slots). Any
  * storage may be passed (one out of the pool is ignored). */
@@ -110,28 +116,15 @@ static inline void sim_pkb_note(sim_view *v, uint32_t s)
     uint32_t i;
     if (!sim_pkb_on(v) || (i = v->ss[s].pool_idx) == SIM_NONE)
         return;
-    uint32_t b = i >> 6, sb = i >> 4;
-    if (v->pkb_kind == SIM_SCORE_LRU) {
-        int64_t l = v->last[s];
-        if (l < v->pkb_l[b])
-            v->pkb_l[b] = l;
-        if (l < v->pkb_sl[sb])
-            v->pkb_sl[sb] = l;
+    if (v->pkb_kind != SIM_SCORE_LRU) {
+        sim_pkb_note_ratio(v, s, i);
         return;
     }
-    double r = sim_pkb_ratio(v, s);
-    v->pkb_rs[s] = r;
-    if (v->pkb_kind == SIM_SCORE_SIZE) {
-        if (r < v->pkb_r[b])
-            v->pkb_r[b] = r;
-        if (r < v->pkb_sr[sb])
-            v->pkb_sr[sb] = r;
-        return;
-    }
-    double ri = r == INFINITY ? 0 : 1 / r;
-    v->pkb_ri[s] = ri;
-    sim_pkb_fold_stale(v, &v->pkb_r[b], &v->pkb_l[b], r, ri, v->last[s]);
-    sim_pkb_fold_stale(v, &v->pkb_sr[sb], &v->pkb_sl[sb], r, ri, v->last[s]);
+    int64_t l = v->last[s];
+    if (l < v->pkb_l[i >> 6])
+        v->pkb_l[i >> 6] = l;
+    if (l < v->pkb_sl[i >> 4])
+        v->pkb_sl[i >> 4] = l;
 }
 
 /* Sets up the bounds for a run of policy kind `kind` (SIM_SCORE_CUSTOM: off). 0, or -1 when
