@@ -270,6 +270,8 @@ struct sim_view {
     unsigned pkb_kind;
     int64_t *pkb_l;
     double *pkb_r;
+    int64_t *pkb_sl; /* the same per sub-block of 16 slots (four to a block) */
+    double *pkb_sr;
     void *pkb_heap;       /* scratch of a scan: its blocks and bounds (sim_pool_bound.c) */
     uint64_t pkb_scored;  /* members those scans scored in this run (benchmarks, tests) */
     double *pkb_rs, *pkb_ri; /* per storage: its ratio key as last folded, and 1 / it */

@@ -11,8 +11,10 @@
  * the blocks in order, skips those, scores the others exactly as the plain scan does, and
  * chooses what it chooses.
  *
- * Per block, keys that only loosen between two full visits of the block (a visit recomputes
- * them, a compaction recomputes all), so that a bound never lies:
+ * Per block, and per sub-block of 16 slots (four to a block), keys that only loosen between
+ * two visits (a visit recomputes a sub-block's keys from its members and its block's from
+ * its sub-blocks', a compaction recomputes all from the members), so that a bound never
+ * lies:
  *   lru: l, the least last access of its members (the bound is (double)l);
  *   size: r, the least 1/size (the bound is r, exact);
  *   dtr-local, dtr: K and L with K / (t - L) <= each member's r_i / (t - l_i) at every later
@@ -21,9 +23,15 @@
  *     block's least score (up to roundings); it decreases as the members age as their scores
  *     do. The bound is shrunk by 2^-40 relative so that its roundings (a few units in the
  *     last place) can never skip a member the exact score would keep.
+ * A block's keys taken from its sub-blocks' (those that hold members) are the least of each
+ * key: K / (t - L) is then at most each sub-block's bound, so at most each member's score.
+ * A scan picks blocks by their bounds and, inside a block, scores only the sub-blocks whose
+ * own bounds can hold the choice.
  *
  * Every write that can lower a member's keys folds it in through sim_pkb_note, which also
- * caches its ratio key (and its inverse) per storage for the visits: its entry into the pool,
+ * caches its ratio key (and its inverse) per storage for the visits (size's and dtr's fold
+ * into the sub-block and leave the block's keys stale, rebuilt from its sub-blocks' when a
+ * scan reads them: many notes between two choices cost one rebuild): its entry into the pool,
  * and every region sum rebuilt or copied (sim_mscore_update for the reverse ones, as MSPS's
  * cached scores; the forward rebuilds call it directly). Writes that only raise a score need
  * not: an absorb grows a sum (the cached ratio stays below it, still a bound), an access
@@ -75,50 +83,48 @@ static inline int64_t sim_pkb_l(uint64_t now, double q)
 }
 
 /* dtr-local and dtr: folds a member with ratio r (ri = 1 / r, 0 for +inf) and last access l
- * (now = v->clock) into block b's keys K (pkb_r) and L (pkb_l), which promise
+ * (now = v->clock) into the keys K (*kr) and L (*kl) of its sub-block, which promise
  * K / (t - L) <= r_i / (t - l_i) for every member i at every t >= now: K <= r and
  * L <= now - K (now - l) / r (lowering K keeps the promise to the others: t - l_i >= 0). */
-static inline void sim_pkb_fold_stale(sim_view *v, uint32_t b, double r, double ri, int64_t l)
+static inline void sim_pkb_fold_stale(const sim_view *v, double *kr, int64_t *kl, double r,
+                                      double ri, int64_t l)
 {
     if (!(r >= 0)) { /* a negative numerator: never skipped */
-        v->pkb_r[b] = -INFINITY;
+        *kr = -INFINITY;
         return;
     }
-    if (r < v->pkb_r[b])
-        v->pkb_r[b] = r;
-    double k = v->pkb_r[b];
+    if (r < *kr)
+        *kr = r;
+    double k = *kr;
     if (r == INFINITY || k <= 0)
         return; /* its score is +inf; or the bound is zero whatever L is */
     int64_t lj = l == INT64_MIN ? INT64_MIN /* never accessed: staleness "infinite" */
                                 : sim_pkb_l(v->clock, k * (double)(v->clock - (uint64_t)l) * ri);
-    if (lj < v->pkb_l[b])
-        v->pkb_l[b] = lj;
+    if (lj < *kl)
+        *kl = lj;
 }
 
+/* sim_pkb_note's part for the ratio keys (size, dtr-local, dtr), member s in pool slot i: out
+ * of line, so that the note stays small where it is inlined (every pool entry). */
+void sim_pkb_note_ratio(sim_view *v, uint32_t s, uint32_t i);
+
 /* Pool member s entered, or its compute or region sums were written: caches its ratio key
- * and folds it into its block's keys. Any storage may be passed (one out of the pool is
- * ignored). */
+ * and folds it into the keys of its block (64 slots) and of its sub-block (16 slots). Any
+ * storage may be passed (one out of the pool is ignored). */
 static inline void sim_pkb_note(sim_view *v, uint32_t s)
 {
     uint32_t i;
     if (!sim_pkb_on(v) || (i = v->ss[s].pool_idx) == SIM_NONE)
         return;
-    uint32_t b = i >> 6;
-    if (v->pkb_kind == SIM_SCORE_LRU) {
-        if (v->last[s] < v->pkb_l[b])
-            v->pkb_l[b] = v->last[s];
+    if (v->pkb_kind != SIM_SCORE_LRU) {
+        sim_pkb_note_ratio(v, s, i);
         return;
     }
-    double r = sim_pkb_ratio(v, s);
-    v->pkb_rs[s] = r;
-    if (v->pkb_kind == SIM_SCORE_SIZE) {
-        if (r < v->pkb_r[b])
-            v->pkb_r[b] = r;
-        return;
-    }
-    double ri = r == INFINITY ? 0 : 1 / r;
-    v->pkb_ri[s] = ri;
-    sim_pkb_fold_stale(v, b, r, ri, v->last[s]);
+    int64_t l = v->last[s];
+    if (l < v->pkb_l[i >> 6])
+        v->pkb_l[i >> 6] = l;
+    if (l < v->pkb_sl[i >> 4])
+        v->pkb_sl[i >> 4] = l;
 }
 
 /* Sets up the bounds for a run of policy kind `kind` (SIM_SCORE_CUSTOM: off). 0, or -1 when

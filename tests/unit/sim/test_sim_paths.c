@@ -379,6 +379,37 @@ START_TEST(test_pool_bounds_choose_like_the_plain_scan)
 }
 END_TEST
 
+/* Inside a block of 64 pool slots the bounded scans score only the sub-blocks of 16 whose
+ * own bounds can hold the choice (sim_pool_bound.h). On pools that stay within a block or two
+ * (a 60-layer chain, random DAGs of 90 ops), where the block bounds alone leave 82-95% of the
+ * candidates to score, the scans must still choose as the plain scan does, event for event,
+ * and score under 4/5 of the candidates (43-71% with the sub-blocks). */
+START_TEST(test_pool_sub_block_bounds_skip_inside_a_block)
+{
+    sim_trace *traces[4];
+    gms_error err = {0};
+    ck_assert_int_eq(sim_trace_chain(60, &traces[0], &err), 0);
+    for (int i = 1; i < 4; i++)
+        traces[i] = random_dag_trace((uint64_t)i + 23, 90);
+    const char *names[4] = {"lru", "size", "dtr-local", "dtr"};
+    const double ratios[4] = {0.1, 0.2, 0.3, 0.6};
+    for (int p = 0; p < 4; p++) {
+        sim_policy pol = scored_policy(names[p]);
+        paths_case c = {.policy = {&pol, &pol},
+                        .flags = (int *const[]){&sim_pkb_bounds, NULL},
+                        .what = "plain and bounded scans of small pools",
+                        .probe = bounded_scored()};
+        paths_sums sum = paths_agree(traces, 4, ratios, 4, &c);
+        ck_assert_uint_gt(sum.evictions, 1000);
+        ck_assert_msg(sum.probe[1] > 0 && sum.probe[1] < sum.candidates / 5 * 4,
+                      "%s: the bounded scans scored %llu of %llu candidates", names[p],
+                      (unsigned long long)sum.probe[1], (unsigned long long)sum.candidates);
+    }
+    for (int i = 0; i < 4; i++)
+        sim_trace_free(traces[i]);
+}
+END_TEST
+
 /* capuchin with the engine's caches (MSPS's cached choice, the pool's bytes, the block sizes
  * of its bounded swap pass, the memo and early stop of its chain walks) and without them (a
  * plain pass scoring every member both ways, full walks) must replay alike, event for event,
@@ -462,6 +493,7 @@ int main(void)
     tcase_add_test(tc, test_dtr_eq_cached_class_costs_choose_like_fresh_walks);
     tcase_add_test(tc, test_msps_block_summaries_choose_like_the_slot_scan);
     tcase_add_test(tc, test_pool_bounds_choose_like_the_plain_scan);
+    tcase_add_test(tc, test_pool_sub_block_bounds_skip_inside_a_block);
     tcase_add_test(tc, test_capuchin_bounded_pass_chooses_like_the_plain_pass);
     tcase_add_test(tc, test_capuchin_replays_alike_with_forward_frontiers_only);
     suite_add_tcase(s, tc);
