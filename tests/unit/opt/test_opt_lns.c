@@ -86,7 +86,8 @@ END_TEST
 START_TEST(test_lns_never_keeps_an_infeasible_or_worse_schedule_on_random_graphs)
 {
     unsigned seed = 2811;
-    for (int trial = 0; trial < 12; trial++) {
+    /* sanitizer builds: the first 6, one graph of each size */
+    for (int trial = 0; trial < gms_test_rounds(12, 6); trial++) {
         opt_graph *g = opt_test_random_graph(8 + (uint32_t)trial % 6, &seed);
         opt_schedule *s = bad_seed(g);
         uint64_t bad_peak = opt_schedule_peak(g, s);
@@ -212,7 +213,8 @@ START_TEST(test_lns_with_quiet_node_windows_keeps_only_checked_schedules)
 {
     unsigned seed = 2812;
     int improved = 0;
-    for (int trial = 0; trial < 12; trial++) {
+    /* sanitizer builds: the first 8, one graph of each size */
+    for (int trial = 0; trial < gms_test_rounds(12, 8); trial++) {
         opt_graph *g = opt_test_random_graph(10 + (uint32_t)trial % 8, &seed);
         uint64_t peak = opt_graph_peak(g) - g->constant_bytes, floor = opt_graph_floor(g);
         uint64_t act = floor + (peak > floor ? (peak - floor) / 3 : 0);
