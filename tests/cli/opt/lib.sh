@@ -1,6 +1,6 @@
 # Shared by the opt CLI tests (sourced): the variables ctest sets, $GMS_TMP as the working
-# folder, fail, field EXPR (a Python expression over the JSON on stdin, as d) and
-# write_diamond FILE.
+# folder, fail, field EXPR (a Python expression over the JSON on stdin, as d),
+# write_diamond FILE and write_training_chain L FILE.
 # Not strict (set -u only): the tests check each command's exit status themselves.
 set -u
 : "${GMS_BIN:?}" "${GMS_SOURCE_DIR:?}" "${GMS_TMP:?}"
@@ -20,4 +20,20 @@ write_diamond() {
  {"name": "d", "cost": 1, "bytes": 10, "inputs": [1, 2]},
  {"name": "e", "cost": 1, "bytes": 10, "inputs": [3, 0]}]}
 G
+}
+
+# A training chain of L forward and L backward nodes (opt_test_build.h's shape): backward
+# node v reads v - 1 and its forward twin n - 1 - v; costs and bytes vary with v.
+write_training_chain() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+L = int(sys.argv[1]); n = 2 * L; nodes = []
+for v in range(n):
+    ins = [v - 1] if v > 0 else []
+    if v >= L and n - 1 - v != v - 1:
+        ins.append(n - 1 - v)
+    nodes.append({"name": "n%d" % v, "cost": 1 + (v * 7) % 5, "bytes": 10 + (v * 13) % 17,
+                  "inputs": sorted(ins)})
+json.dump({"constant_bytes": 0, "nodes": nodes}, open(sys.argv[2], "w"))
+PY
 }

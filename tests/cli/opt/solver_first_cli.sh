@@ -8,17 +8,7 @@
 # before, to the same optimum. sim --policy checkmate says it in its search line and --json.
 # shellcheck source=tests/cli/opt/lib.sh
 . "$(dirname "$0")/lib.sh"
-python3 - <<'PY'
-import json
-L = 5; n = 2 * L; nodes = []
-for v in range(n):
-    ins = [v - 1] if v > 0 else []
-    if v >= L and n - 1 - v != v - 1:
-        ins.append(n - 1 - v)
-    nodes.append({"name": "n%d" % v, "cost": 1 + (v * 7) % 5, "bytes": 10 + (v * 13) % 17,
-                  "inputs": sorted(ins)})
-json.dump({"constant_bytes": 0, "nodes": nodes}, open("chain.json", "w"))
-PY
+write_training_chain 5 chain.json || fail "the chain graph"
 opt() { "$GMS_BIN" optimal chain.json --budget 0.6 --time-limit 100 "$@" 2>/dev/null; }
 opt --json >f.json || fail "first: $(head -c 2000 f.json)"
 opt --json --no-improve >n.json || fail "--no-improve: $(head -c 2000 n.json)"

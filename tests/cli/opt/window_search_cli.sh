@@ -9,17 +9,7 @@
 # this test pins the window search itself: the chain's program (5,230 nonzeros) would go to
 # CBC whole first, which proves it (opt_first.h; tests/cli/opt/solver_first_cli.sh)
 export GMS_OPT_SOLVER_FIRST_NONZEROS=0
-python3 - <<'PY'
-import json
-L = 12; n = 2 * L; nodes = []
-for v in range(n):
-    ins = [v - 1] if v > 0 else []
-    if v >= L and n - 1 - v != v - 1:
-        ins.append(n - 1 - v)
-    nodes.append({"name": "n%d" % v, "cost": 1 + (v * 7) % 5, "bytes": 10 + (v * 13) % 17,
-                  "inputs": sorted(ins)})
-json.dump({"constant_bytes": 0, "nodes": nodes}, open("chain.json", "w"))
-PY
+write_training_chain 12 chain.json || fail "the chain graph"
 
 "$GMS_BIN" optimal chain.json --budget 0.6 --time-limit 40 --json >a.json 2>err \
   || fail "window search: $(cat err) $(head -c 2000 a.json)"
